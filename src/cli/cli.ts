@@ -1,0 +1,120 @@
+/**
+ * The command line, declared as data and free of side effects: `createCLI()` builds the parser,
+ * actions only parse and call one command module, and `runCLI()` turns errors into exit codes
+ * (0 ok, 1 bad input or failed check, 2 usage) with one line on stderr.
+ */
+import { cac, type CAC } from "cac";
+import { VERSION } from "../version.ts";
+
+export type CommandResult = number | void;
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** An error the user can act on: printed as one line, exit code 1. */
+export class UserError extends Error {
+  override readonly name = "UserError";
+}
+
+const dbOption = ["--db <path>", "state database (default: $MINIKUBELET_DB, else the per-user state directory)"] as const;
+
+export function createCLI(): CAC {
+  const cli = cac("minikubelet");
+
+  cli
+    .command("run", "run the agent: keep processes matching the manifests in --manifests")
+    .option(...dbOption)
+    .option("--manifests <dir>", "directory of Pod manifests (static pods)")
+    .option("--node <name>", "node name; pods are named NAME-NODE like mirror pods", { default: "" })
+    .option("--runtime <name>", "process or docker", { default: "process" })
+    .option("--status-file <file>", "write the pods as a v1 List after each pass (atomically)")
+    .option("--backoff-base <seconds>", "first restart back-off", { default: 10 })
+    .option("--backoff-max <seconds>", "back-off cap", { default: 300 })
+    .option("--stop-pods-on-exit", "docker runtime: stop pods when the agent exits")
+    .option("--pause-image <image>", "docker runtime: sandbox image", { default: "registry.k8s.io/pause:3.10" })
+    .option("--resync <seconds>", "periodic full rescan of the manifest directory", { default: 20 })
+    .action(async (options) => (await import("./run.ts")).runCommand(options));
+
+  cli
+    .command("validate <dir>", "check every manifest in DIR; print each pod and its probes")
+    .option("--node <name>", "node name", { default: "" })
+    .action(async (dir, options) => (await import("./validate.ts")).validateCommand(dir, options));
+
+  cli
+    .command("backoff", "print the restart back-off schedule")
+    .option("--backoff-base <seconds>", "first restart back-off", { default: 10 })
+    .option("--backoff-max <seconds>", "back-off cap", { default: 300 })
+    .action(async (options) => (await import("./backoff.ts")).backoffCommand(options));
+
+  cli
+    .command("get <resource> [name]", "list pods like kubectl get pods")
+    .option(...dbOption)
+    .option("-f, --filename <file>", "read a v1 Pod, PodList or List instead of the database")
+    .option("-n, --namespace <ns>", "namespace")
+    .option("-A, --all-namespaces", "all namespaces")
+    .option("-o, --output <format>", "wide, json, yaml or name")
+    .option("-w, --watch", "print a new row when a pod changes")
+    .action(async (resource, name, options) => (await import("./get.ts")).getCommand(resource, name, options));
+
+  cli
+    .command("describe <resource> <name>", "describe a pod like kubectl describe pod")
+    .option(...dbOption)
+    .option("-n, --namespace <ns>", "namespace")
+    .action(async (resource, name, options) => (await import("./describe.ts")).describeCommand(resource, name, options));
+
+  cli
+    .command("events", "list events like kubectl events")
+    .option(...dbOption)
+    .option("--for <object>", "only events of pod/NAME")
+    .option("--types <types>", "comma-separated: Normal, Warning")
+    .option("-o, --output <format>", "json")
+    .option("-w, --watch", "keep printing new events")
+    .action(async (options) => (await import("./events.ts")).eventsCommand(options));
+
+  cli
+    .command("logs <pod>", "print a container's output")
+    .option(...dbOption)
+    .option("-c, --container <name>", "container name (default: the only or first container)")
+    .option("-p, --previous", "the previous attempt's output")
+    .option("-f, --follow", "keep printing new output")
+    .option("--tail <lines>", "only the last N lines")
+    .action(async (pod, options) => (await import("./logs.ts")).logsCommand(pod, options));
+
+  cli
+    .command("sql <query>", "run a read-only SQL query on the state database")
+    .option(...dbOption)
+    .option("-o, --output <format>", "json")
+    .action(async (query, options) => (await import("./sql.ts")).sqlCommand(query, options));
+
+  cli.help();
+  cli.version(VERSION);
+  return cli;
+}
+
+/** Parses argv (without the node and script entries), runs the command, returns the exit code. */
+export async function runCLI(argv: string[]): Promise<number> {
+  const cli = createCLI();
+  try {
+    cli.parse(["minikubelet", "minikubelet", ...argv], { run: false });
+    if (cli.options.help || cli.options.version) return 0;
+    if (!cli.matchedCommand) {
+      if (argv.length === 0) {
+        cli.outputHelp();
+        return 2;
+      }
+      throw new UsageError(`unknown command "${argv[0]}"; see minikubelet --help`);
+    }
+    const result = await cli.runMatchedCommand();
+    return typeof result === "number" ? result : 0;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  const message = error instanceof Error ? error.message : String(error);
+  const isUsage = error instanceof UsageError || (error instanceof Error && error.name === "CACError");
+  process.stderr.write(`error: ${message}\n`);
+  return isUsage ? 2 : 1;
+}

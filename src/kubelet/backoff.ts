@@ -1,0 +1,131 @@
+/**
+ * The kubelet's container restart back-off: a pure delay curve plus a keyed store of entries.
+ * The first restart is immediate, then `base`, doubling to `cap`, measured from the container's finish.
+ */
+import type { Clock } from "../clock.ts";
+
+export interface BackoffOptions {
+  /** Seconds to wait before the second restart. Default 10, like the kubelet. */
+  baseSeconds?: number;
+  /** Longest wait in seconds. Default 300, like the kubelet. */
+  capSeconds?: number;
+}
+
+export class BackoffOptionError extends Error {
+  override readonly name = "BackoffOptionError";
+}
+
+export interface BackoffSettings {
+  baseMs: number;
+  capMs: number;
+}
+
+/** Validates the options up front, so a bad flag fails at start, naming the option and the value. */
+export function backoffSettings(options: BackoffOptions = {}): BackoffSettings {
+  const base = options.baseSeconds ?? 10;
+  const cap = options.capSeconds ?? 300;
+  if (!Number.isFinite(base) || base <= 0) {
+    throw new BackoffOptionError(`--backoff-base must be a number of seconds above 0 (got ${base})`);
+  }
+  if (!Number.isFinite(cap) || cap <= 0) {
+    throw new BackoffOptionError(`--backoff-max must be a number of seconds above 0 (got ${cap})`);
+  }
+  // A node cap below the base also lowers the first wait, as the kubelet does since 1.35.
+  return { baseMs: Math.min(base, cap) * 1000, capMs: cap * 1000 };
+}
+
+/** The wait before restart number `restart` (1-based) of a container that keeps crashing at once. */
+export function restartDelayMs(restart: number, settings: BackoffSettings): number {
+  if (restart <= 1) return 0;
+  return Math.min(settings.baseMs * 2 ** (restart - 2), settings.capMs);
+}
+
+export interface BackoffRow {
+  restart: number;
+  waitMs: number;
+  sinceFirstCrashMs: number;
+}
+
+/** The schedule `minikubelet backoff` prints, for a container that crashes the moment it starts. */
+export function backoffSchedule(settings: BackoffSettings, rows = 9): BackoffRow[] {
+  const schedule: BackoffRow[] = [];
+  let since = 0;
+  for (let restart = 1; restart <= rows; restart++) {
+    const waitMs = restartDelayMs(restart, settings);
+    since += waitMs;
+    schedule.push({ restart, waitMs, sinceFirstCrashMs: since });
+  }
+  return schedule;
+}
+
+/** One key per (pod uid, container name), as the kubelet keys its back-off. */
+export type BackoffKey = string;
+
+export function backoffKey(podUid: string, container: string): BackoffKey {
+  return `${podUid}/${container}`;
+}
+
+export interface BackoffEntry {
+  key: BackoffKey;
+  /** The wait that applies to the next crash. */
+  delayMs: number;
+  /** When the delay was last raised (the last restart). */
+  updatedAt: number;
+}
+
+export class BackoffStore {
+  private readonly entries = new Map<BackoffKey, BackoffEntry>();
+
+  constructor(
+    private readonly clock: Clock,
+    readonly settings: BackoffSettings,
+  ) {}
+
+  /**
+   * Milliseconds still to wait before restarting a container that finished at `finishedAt`, or 0.
+   * No entry means the first crash: restart at once.
+   */
+  remainingMs(key: BackoffKey, finishedAt: number): number {
+    const entry = this.live(key, finishedAt);
+    if (!entry) return 0;
+    return Math.max(0, finishedAt + entry.delayMs - this.clock.now());
+  }
+
+  /** Records a restart: the next crash waits `base`, or twice the previous wait, up to the cap. */
+  next(key: BackoffKey, finishedAt: number): BackoffEntry {
+    const entry = this.live(key, finishedAt);
+    const delayMs = entry ? Math.min(entry.delayMs * 2, this.settings.capMs) : this.settings.baseMs;
+    const updated = { key, delayMs, updatedAt: this.clock.now() };
+    this.entries.set(key, updated);
+    return updated;
+  }
+
+  get(key: BackoffKey): BackoffEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  forget(key: BackoffKey): void {
+    this.entries.delete(key);
+  }
+
+  all(): BackoffEntry[] {
+    return [...this.entries.values()];
+  }
+
+  /** Reloads entries from a checkpoint (after an agent restart), so the curve is not reset. */
+  restore(entries: Iterable<BackoffEntry>): void {
+    for (const entry of entries) this.entries.set(entry.key, { ...entry });
+  }
+
+  private live(key: BackoffKey, finishedAt: number): BackoffEntry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    // After 2 x cap of clean running we restart the back-off factor, like the kubelet: a container
+    // that crashes once a week should not wait five minutes because it crashed often last month.
+    if (finishedAt - entry.updatedAt > 2 * this.settings.capMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * A Pod as minikubelet runs it: validated, with the API server's defaults filled in.
+ * Field names follow the v1 API so the mapping to a manifest stays obvious.
+ */
+
+/** `${namespace}/${fullName}`: the identity of a pod across files, passes and restarts. */
+export type PodKey = string;
+
+export type RestartPolicy = "Always" | "OnFailure" | "Never";
+export type PullPolicy = "Always" | "IfNotPresent" | "Never";
+export type ProbeKind = "startup" | "liveness" | "readiness";
+
+export interface HttpHeader {
+  name: string;
+  value: string;
+}
+
+export interface ExecAction {
+  type: "exec";
+  command: string[];
+}
+
+export interface HttpGetAction {
+  type: "httpGet";
+  scheme: "HTTP" | "HTTPS";
+  /** Empty means the pod IP. */
+  host: string;
+  path: string;
+  /** Resolved port number (a named port is looked up in the container's ports). */
+  port: number;
+  /** The port as written, when it was a name, for describe output (`http-get http://:http/`). */
+  portName?: string;
+  httpHeaders: HttpHeader[];
+}
+
+export interface TcpSocketAction {
+  type: "tcpSocket";
+  host: string;
+  port: number;
+  portName?: string;
+}
+
+export interface SleepAction {
+  type: "sleep";
+  seconds: number;
+}
+
+export type ProbeHandler = ExecAction | HttpGetAction | TcpSocketAction;
+export type LifecycleHandler = ExecAction | HttpGetAction | SleepAction;
+
+export interface Probe {
+  handler: ProbeHandler;
+  initialDelaySeconds: number;
+  timeoutSeconds: number;
+  periodSeconds: number;
+  successThreshold: number;
+  failureThreshold: number;
+  /** Overrides the pod's grace period when a liveness or startup failure kills the container. */
+  terminationGracePeriodSeconds?: number;
+}
+
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  protocol: "TCP" | "UDP" | "SCTP";
+}
+
+export interface EnvVar {
+  name: string;
+  value: string;
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly: boolean;
+  subPath?: string;
+}
+
+export type Volume =
+  | { name: string; type: "emptyDir" }
+  | { name: string; type: "hostPath"; path: string; hostPathType: string };
+
+export interface ContainerSpec {
+  name: string;
+  image: string;
+  imagePullPolicy: PullPolicy;
+  /** Replaces the image's ENTRYPOINT; required by the process runtime, which has no image. */
+  command: string[];
+  /** Replaces the image's CMD. */
+  args: string[];
+  workingDir?: string;
+  env: EnvVar[];
+  ports: ContainerPort[];
+  volumeMounts: VolumeMount[];
+  startupProbe?: Probe;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  preStop?: LifecycleHandler;
+  /** Only on init containers: "Always" makes it a native sidecar. */
+  restartPolicy?: "Always";
+  terminationMessagePath: string;
+}
+
+export interface PodSpec {
+  key: PodKey;
+  namespace: string;
+  /** metadata.name as written in the file. */
+  name: string;
+  /** `NAME-NODE` when a node name is set (mirror-pod naming), else NAME. */
+  fullName: string;
+  node: string;
+  /** Stable for the same node, file and content; changes when the file changes. */
+  uid: string;
+  /** Hash of the canonical pod JSON and the node: a change means the pod is replaced. */
+  configHash: string;
+  /** The manifest file this pod came from. */
+  source: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  restartPolicy: RestartPolicy;
+  terminationGracePeriodSeconds: number;
+  initContainers: ContainerSpec[];
+  containers: ContainerSpec[];
+  volumes: Volume[];
+  hostNetwork: boolean;
+  shareProcessNamespace: boolean;
+  /** The manifest object as decoded, echoed back as the status object's spec. */
+  manifest: Record<string, unknown>;
+}
+
+/** A restartable init container (KEP-753): started in order, then kept running beside the app. */
+export function isSidecar(container: ContainerSpec): boolean {
+  return container.restartPolicy === "Always";
+}

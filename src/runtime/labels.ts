@@ -1,0 +1,51 @@
+/**
+ * The labels and annotations put on every container and sandbox, named like the kubelet's, so
+ * `docker ps --filter label=io.kubernetes.pod.name=web-lab` works and a restarted agent can adopt.
+ */
+import type { ContainerConfig } from "./runtime.ts";
+import type { PodSpec } from "../manifest/types.ts";
+
+export const LABEL = {
+  managedBy: "io.minikubelet.managed",
+  podName: "io.kubernetes.pod.name",
+  podNamespace: "io.kubernetes.pod.namespace",
+  podUid: "io.kubernetes.pod.uid",
+  containerName: "io.kubernetes.container.name",
+  containerKind: "io.minikubelet.container.kind",
+  attempt: "io.kubernetes.container.restartCount",
+  configHash: "io.minikubelet.config.hash",
+  sandbox: "io.minikubelet.sandbox",
+  gracePeriod: "io.kubernetes.pod.terminationGracePeriod",
+} as const;
+
+export function sandboxLabels(pod: PodSpec): Record<string, string> {
+  return {
+    [LABEL.managedBy]: "true",
+    [LABEL.podName]: pod.fullName,
+    [LABEL.podNamespace]: pod.namespace,
+    [LABEL.podUid]: pod.uid,
+    [LABEL.configHash]: pod.configHash,
+    [LABEL.sandbox]: "true",
+    [LABEL.gracePeriod]: String(pod.terminationGracePeriodSeconds),
+  };
+}
+
+export function containerLabels(config: ContainerConfig): Record<string, string> {
+  return {
+    ...sandboxLabels(config.pod),
+    [LABEL.sandbox]: "false",
+    [LABEL.containerName]: config.container.name,
+    [LABEL.containerKind]: config.kind,
+    [LABEL.attempt]: String(config.attempt),
+  };
+}
+
+/** A readable, unique name like dockershim's: k8s_<container>_<pod>_<namespace>_<uid>_<attempt>. */
+export function containerName(config: ContainerConfig): string {
+  const { pod } = config;
+  return `k8s_${config.container.name}_${pod.fullName}_${pod.namespace}_${pod.uid.slice(0, 8)}_${config.attempt}`;
+}
+
+export function sandboxName(pod: PodSpec): string {
+  return `k8s_POD_${pod.fullName}_${pod.namespace}_${pod.uid.slice(0, 8)}_0`;
+}

@@ -1,0 +1,144 @@
+/**
+ * The runtime seam, shaped like the CRI: a sandbox manager, a container manager and an image
+ * manager, composed into `Runtime`. The kubelet never starts a process itself; it calls these.
+ * Every runtime (fake, process, docker) runs the same contract suite in test/runtime-contract.ts.
+ */
+import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+
+/** RunPodSandbox's result: the thing every container of a pod joins. */
+export interface Sandbox {
+  id: string;
+  /** The pod IP: 127.0.0.1 for the process runtime, the pause container's address for docker. */
+  ip: string;
+  podUid: string;
+}
+
+export type ContainerKind = "init" | "sidecar" | "app";
+
+export interface ContainerConfig {
+  pod: PodSpec;
+  container: ContainerSpec;
+  kind: ContainerKind;
+  /** 0 for the first start of this container in this pod, then 1, 2 ... (the restart count). */
+  attempt: number;
+  sandbox: Sandbox;
+}
+
+export type RuntimeContainerState = "created" | "running" | "exited" | "unknown";
+
+export interface ContainerStatus {
+  id: string;
+  state: RuntimeContainerState;
+  /** Exit code as a runtime reports it: 128 + n for a process killed by signal n. */
+  exitCode?: number;
+  /** The signal that ended the process, when one did. */
+  signal?: number;
+  /** Runtime-given reason, e.g. "OOMKilled"; the kubelet fills Completed/Error when absent. */
+  reason?: string;
+  /** Epoch milliseconds. */
+  startedAt?: number;
+  finishedAt?: number;
+  /** The host pid of the container's main process, while it runs (process runtime, docker). */
+  pid?: number;
+  /** A file holding the container's combined stdout/stderr, when the runtime keeps one. */
+  logPath?: string;
+}
+
+/** A container the runtime has, with the labels minikubelet put on it: what adoption reads. */
+export interface ContainerInfo extends ContainerStatus {
+  labels: Record<string, string>;
+  sandboxId?: string;
+}
+
+export interface SandboxInfo extends Sandbox {
+  labels: Record<string, string>;
+  ready: boolean;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  /** Combined stdout and stderr, possibly truncated. */
+  output: string;
+  timedOut: boolean;
+}
+
+export type RuntimeEvent =
+  | { type: "exited"; containerId: string }
+  | { type: "started"; containerId: string }
+  /** The runtime itself went away or came back (dockerd restarting). */
+  | { type: "health"; healthy: boolean; message: string };
+
+export interface PullResult {
+  /** False when the image was already present and the policy did not ask for a pull. */
+  pulled: boolean;
+  durationMs: number;
+  sizeBytes?: number;
+}
+
+export interface LogOptions {
+  tail?: number;
+}
+
+export interface SandboxManager {
+  /** Creates the pod's sandbox, or returns the existing one for the same pod uid (idempotent). */
+  runPodSandbox(pod: PodSpec): Promise<Sandbox>;
+  /** Stops and removes the sandbox. Removing a removed sandbox is a no-op. */
+  removePodSandbox(id: string): Promise<void>;
+  listPodSandboxes(): Promise<SandboxInfo[]>;
+}
+
+export interface ContainerManager {
+  /** Creates and starts one container attempt; resolves with its id once it is running. */
+  startContainer(config: ContainerConfig): Promise<string>;
+  /** Current status. An id the runtime no longer knows gives state "unknown". */
+  containerStatus(id: string): Promise<ContainerStatus>;
+  /** Sends a signal to the container's processes. Signalling an exited container is a no-op. */
+  killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void>;
+  /** Runs a command inside the container; a command still running at the timeout is killed. */
+  execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult>;
+  /** Removes an exited container and its logs. Removing a removed container is a no-op. */
+  removeContainer(id: string): Promise<void>;
+  /** Every container carrying minikubelet's labels, running or exited. */
+  listContainers(): Promise<ContainerInfo[]>;
+  /** The container's output; a container already removed gives an error. */
+  readLogs(id: string, options?: LogOptions): Promise<string>;
+}
+
+export interface ImageManager {
+  /** Applies the pull policy: pulls when asked or missing; rejects with ImagePullError. */
+  ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult>;
+}
+
+export interface Runtime extends SandboxManager, ContainerManager, ImageManager {
+  readonly name: "process" | "docker" | "fake";
+  /** Subscribes to container events so the loop wakes at once; returns the unsubscribe function. */
+  watch(listener: (event: RuntimeEvent) => void): () => void;
+  /** Releases connections and watchers; containers keep running. Idempotent. */
+  close(): Promise<void>;
+}
+
+export class ImagePullError extends Error {
+  override readonly name = "ImagePullError";
+  constructor(
+    readonly image: string,
+    /** ErrImagePull or ErrImageNeverPull, as the kubelet words the waiting reason. */
+    readonly reason: "ErrImagePull" | "ErrImageNeverPull",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export class ContainerStartError extends Error {
+  override readonly name = "ContainerStartError";
+  constructor(
+    readonly container: string,
+    message: string,
+    /** The kubelet's terminated reason for a container that could not start. */
+    readonly reason = "StartError",
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

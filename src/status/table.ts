@@ -1,0 +1,17 @@
+/**
+ * kubectl's column layout: left-aligned cells, columns separated by three spaces, no trailing
+ * padding on the last column.
+ */
+export function formatTable(headers: string[], rows: string[][]): string {
+  const all = [headers, ...rows];
+  const widths = headers.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length)));
+  return all
+    .map((row) =>
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]! + 3)))
+        .join("")
+        .trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join("");
+}
