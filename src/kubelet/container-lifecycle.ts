@@ -1,0 +1,163 @@
+/**
+ * Starting, back-off and noticing exits for one container: the part of syncPod that asks the
+ * runtime to create something, and the part that reads back what happened to it.
+ */
+import { ContainerStartError, ImagePullError, type ContainerStatus } from "../runtime/runtime.ts";
+import { goDuration } from "../status/go-duration.ts";
+import { backoffKey } from "./backoff.ts";
+import type { ContainerRecord, PodRecord, Termination } from "./pod-state.ts";
+import type { SyncContext } from "./sync-context.ts";
+
+/** Reads a live container's status from the runtime and records an exit if there was one. */
+export async function refreshContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
+  if (container.state !== "running" || !container.containerId) return;
+  const status = await ctx.runtime.containerStatus(container.containerId);
+  if (status.state === "exited" || status.state === "unknown") recordExit(ctx, pod, container, status);
+}
+
+export function recordExit(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, status: ContainerStatus): void {
+  const lost = status.state === "unknown";
+  const exitCode = lost ? 137 : (status.exitCode ?? 0);
+  const termination: Termination = {
+    containerId: status.id,
+    exitCode,
+    reason: lost ? "ContainerStatusUnknown" : (status.reason ?? (exitCode === 0 ? "Completed" : "Error")),
+    startedAt: status.startedAt ?? container.startedAt,
+    finishedAt: status.finishedAt ?? ctx.clock.now(),
+  };
+  if (status.signal !== undefined) termination.signal = status.signal;
+  if (lost) termination.message = "The container could not be located when the pod was synced";
+  container.state = "terminated";
+  container.terminated = termination;
+  container.waiting = undefined;
+  container.ready = false;
+  container.started = false;
+  container.stopping = undefined;
+  ctx.event(
+    pod,
+    exitCode === 0 ? "Normal" : "Warning",
+    "Exited",
+    container,
+    `exit code ${exitCode} (${termination.reason})`,
+  );
+}
+
+/**
+ * Starts a container, or, after a crash, waits out its back-off first: while it waits the container
+ * is waiting with reason CrashLoopBackOff and one BackOff event is emitted per wait.
+ */
+export async function startOrBackOff(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
+  if (container.attempts > 0) {
+    if (container.state === "terminated") {
+      container.lastTermination = container.terminated;
+      container.terminated = undefined;
+      container.state = "waiting";
+    }
+    const finishedAt = container.lastTermination?.finishedAt ?? ctx.clock.now();
+    const key = backoffKey(pod.spec.uid, container.name);
+    const remaining = ctx.backoff.remainingMs(key, finishedAt);
+    if (remaining > 0) {
+      const delay = ctx.backoff.get(key)?.delayMs ?? remaining;
+      container.waiting = {
+        reason: "CrashLoopBackOff",
+        message: `back-off ${goDuration(delay)} restarting failed container=${container.name} pod=${pod.spec.fullName}_${pod.spec.namespace}(${pod.spec.uid})`,
+      };
+      if (container.backoffAnnouncedFor !== finishedAt) {
+        container.backoffAnnouncedFor = finishedAt;
+        ctx.event(pod, "Warning", "BackOff", container, `Back-off restarting failed container ${container.name} in pod ${pod.spec.fullName}`);
+      }
+      ctx.wakeAt(pod, ctx.clock.now() + remaining);
+      return;
+    }
+    ctx.backoff.next(key, finishedAt);
+  }
+  await startContainer(ctx, pod, container);
+}
+
+async function startContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
+  if (!pod.sandbox) return;
+  if (!(await ensureImage(ctx, pod, container))) return;
+  const attempt = container.attempts;
+  let id: string;
+  try {
+    id = await ctx.runtime.startContainer({ pod: pod.spec, container: container.spec, kind: container.kind, attempt, sandbox: pod.sandbox });
+  } catch (error) {
+    if (!(error instanceof ContainerStartError)) throw error;
+    recordStartError(ctx, pod, container, error);
+    return;
+  }
+  const now = ctx.clock.now();
+  const previous = container.lastTermination?.containerId;
+  // Keep one dead container per container (for logs --previous), like the kubelet's GC.
+  if (container.previousContainerId && container.previousContainerId !== previous) {
+    ctx.untrack(container.previousContainerId);
+    await ctx.runtime.removeContainer(container.previousContainerId).catch((error) => ctx.log(`removing ${container.previousContainerId}: ${error}`));
+  }
+  container.previousContainerId = previous;
+  container.attempts = attempt + 1;
+  container.restartCount = attempt;
+  container.containerId = id;
+  container.state = "running";
+  container.startedAt = now;
+  container.waiting = undefined;
+  container.terminated = undefined;
+  container.started = !container.spec.startupProbe;
+  container.ready = container.started && !container.spec.readinessProbe;
+  pod.startTime ??= now;
+  ctx.track(id, pod);
+  ctx.event(pod, "Normal", "Created", container, `Created container: ${container.name}`);
+  ctx.event(pod, "Normal", "Started", container, `Started container ${container.name}`);
+}
+
+function recordStartError(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, error: ContainerStartError): void {
+  const now = ctx.clock.now();
+  container.attempts += 1;
+  container.restartCount = container.attempts - 1;
+  container.lastTermination = container.state === "terminated" ? container.terminated : container.lastTermination;
+  container.state = "terminated";
+  container.terminated = { containerId: "", exitCode: 128, reason: error.reason, message: error.message, startedAt: now, finishedAt: now };
+  container.waiting = undefined;
+  ctx.event(pod, "Warning", "Failed", container, `Error: ${error.message}`);
+}
+
+/** Applies the pull policy with its own back-off; false while the image is not there. */
+async function ensureImage(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<boolean> {
+  const image = container.spec.image;
+  const key = `${backoffKey(pod.spec.uid, container.name)}/pull`;
+  const failedAt = ctx.pullBackoff.get(key)?.updatedAt;
+  if (failedAt !== undefined) {
+    const remaining = ctx.pullBackoff.remainingMs(key, failedAt);
+    if (remaining > 0) {
+      if (container.waiting?.reason !== "ImagePullBackOff") {
+        ctx.event(pod, "Normal", "BackOff", container, `Back-off pulling image "${image}"`);
+      }
+      container.waiting = { reason: "ImagePullBackOff", message: `Back-off pulling image "${image}"` };
+      ctx.wakeAt(pod, ctx.clock.now() + remaining);
+      return false;
+    }
+  }
+  const willPull = container.spec.imagePullPolicy === "Always";
+  if (willPull && ctx.runtime.name === "docker") ctx.event(pod, "Normal", "Pulling", container, `Pulling image "${image}"`);
+  try {
+    const result = await ctx.runtime.ensureImage(container.spec, (line) => ctx.log(`${pod.spec.fullName} ${container.name}: ${line}`));
+    if (result.pulled) {
+      if (!willPull) ctx.event(pod, "Normal", "Pulling", container, `Pulling image "${image}"`);
+      const size = result.sizeBytes !== undefined ? ` Image size: ${result.sizeBytes} bytes.` : "";
+      ctx.event(pod, "Normal", "Pulled", container, `Successfully pulled image "${image}" in ${goDuration(result.durationMs)}.${size}`);
+    } else if (ctx.runtime.name === "docker") {
+      ctx.event(pod, "Normal", "Pulled", container, `Container image "${image}" already present on machine`);
+    }
+    ctx.pullBackoff.forget(key);
+    return true;
+  } catch (error) {
+    if (!(error instanceof ImagePullError)) throw error;
+    ctx.pullBackoff.next(key, ctx.clock.now());
+    container.waiting = { reason: error.reason, message: error.message };
+    ctx.event(pod, "Warning", "Failed", container, error.reason === "ErrImageNeverPull"
+      ? `Container image "${image}" is not present with pull policy of Never`
+      : `Failed to pull image "${image}": ${error.message}`);
+    ctx.event(pod, "Warning", "Failed", container, `Error: ${error.reason}`);
+    if (error.reason === "ErrImagePull") ctx.wakeAt(pod, ctx.clock.now() + (ctx.pullBackoff.get(key)?.delayMs ?? 0));
+    return false;
+  }
+}

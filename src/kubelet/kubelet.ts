@@ -1,0 +1,375 @@
+/**
+ * The sync loop. `sync(desired)` is level-triggered: it receives every wanted pod and reacts to the
+ * difference with what it runs. Each pod is then synced by its own worker, in the kubelet's order:
+ * sandbox, refresh from the runtime, termination if going away, init containers, app containers,
+ * probes. The loop never sleeps: it wakes on runtime events, on timers it armed (back-off expiry,
+ * grace deadlines, probe periods) and on the caller's periodic resync.
+ */
+import type { Clock } from "../clock.ts";
+import type { PodKey, PodSpec } from "../manifest/types.ts";
+import type { Runtime, RuntimeEvent } from "../runtime/runtime.ts";
+import { BackoffStore, type BackoffEntry, type BackoffSettings } from "./backoff.ts";
+import { refreshContainer, startOrBackOff } from "./container-lifecycle.ts";
+import { EventRecorder, type EventType, type KubeEvent } from "./events.ts";
+import { isTerminalPhase, podPhase } from "./phase.ts";
+import { allContainers, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
+import { PodWorkers } from "./pod-workers.ts";
+import { containerShouldRestart } from "./restart-policy.ts";
+import type { SyncContext } from "./sync-context.ts";
+import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
+
+/** Where each pass's outcome goes: the SQLite store in production, nothing or a spy in tests. */
+export interface PodStateSink {
+  /** Persists one pod's state with the events and back-off entries of the pass, atomically. */
+  savePod(pod: PodRecord, events: KubeEvent[], backoff: BackoffEntry[]): void;
+  /** Records that a pod is gone, with the events of its last pass. */
+  deletePod(pod: PodRecord, events: KubeEvent[]): void;
+}
+
+/** The prober's side of the loop: starts due probes and applies their verdicts on later passes. */
+export interface ProbeDriver {
+  syncContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): void;
+  /** Drops trackers and in-flight results of a container attempt that is gone. */
+  forget(containerId: string): void;
+}
+
+export interface KubeletOptions {
+  runtime: Runtime;
+  clock: Clock;
+  backoff?: BackoffSettings;
+  recorder?: EventRecorder;
+  store?: PodStateSink;
+  probes?: ProbeDriver;
+  log?: (message: string) => void;
+}
+
+interface ArmedWake {
+  at: number;
+  cancel: () => void;
+}
+
+export class Kubelet {
+  readonly pods = new Map<PodKey, PodRecord>();
+  readonly recorder: EventRecorder;
+  readonly backoff: BackoffStore;
+  private readonly pullBackoff: BackoffStore;
+  private readonly runtime: Runtime;
+  private readonly clock: Clock;
+  private readonly store?: PodStateSink;
+  private readonly probes?: ProbeDriver;
+  private readonly log: (message: string) => void;
+  private readonly workers: PodWorkers;
+  private readonly wakes = new Map<PodKey, ArmedWake>();
+  private readonly pendingEvents = new Map<PodKey, KubeEvent[]>();
+  private readonly containerPods = new Map<string, PodKey>();
+  private readonly podListeners = new Set<(pod: PodRecord, removed: boolean) => void>();
+  private readonly emptyWaiters: Array<() => void> = [];
+  private unwatch?: () => void;
+  private readonly ctx: SyncContext;
+
+  constructor(options: KubeletOptions) {
+    this.runtime = options.runtime;
+    this.clock = options.clock;
+    this.store = options.store;
+    this.probes = options.probes;
+    this.log = options.log ?? (() => {});
+    this.recorder = options.recorder ?? new EventRecorder();
+    const settings = options.backoff ?? { baseMs: 10_000, capMs: 300_000 };
+    this.backoff = new BackoffStore(this.clock, settings);
+    this.pullBackoff = new BackoffStore(this.clock, settings);
+    this.workers = new PodWorkers(
+      (key) => this.syncPod(key),
+      (key, error) => this.onSyncError(key, error),
+    );
+    this.ctx = {
+      runtime: this.runtime,
+      clock: this.clock,
+      backoff: this.backoff,
+      pullBackoff: this.pullBackoff,
+      event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
+      wakeAt: (pod, at) => this.wakeAt(pod.spec.key, at),
+      requestSync: (pod) => this.workers.dispatch(pod.spec.key),
+      track: (id, pod) => this.containerPods.set(id, pod.spec.key),
+      untrack: (id) => {
+        this.containerPods.delete(id);
+        this.probes?.forget(id);
+      },
+      log: this.log,
+    };
+  }
+
+  /** Subscribes to runtime events so an exit wakes its pod at once. Idempotent. */
+  start(): void {
+    this.unwatch ??= this.runtime.watch((event) => this.onRuntimeEvent(event));
+  }
+
+  /** Stops listening to the runtime and cancels every timer; containers are left as they are. */
+  stop(): void {
+    this.unwatch?.();
+    this.unwatch = undefined;
+    for (const wake of this.wakes.values()) wake.cancel();
+    this.wakes.clear();
+  }
+
+  /**
+   * One level-triggered pass: creates new pods, replaces changed ones, stops removed ones, then
+   * syncs every pod. Resolves once every pod worker is idle (tests await it; `run` need not).
+   * Until `sourcesReady`, nothing is stopped: the agent cannot kill what it is about to adopt.
+   */
+  sync(desired: Map<PodKey, PodSpec>, options: { sourcesReady?: boolean } = {}): Promise<void> {
+    const now = this.clock.now();
+    for (const [key, spec] of desired) {
+      const pod = this.pods.get(key);
+      if (!pod) {
+        this.pods.set(key, newPodRecord(spec, now));
+      } else if (pod.deletionRequestedAt === undefined) {
+        if (pod.spec.configHash !== spec.configHash) {
+          pod.replacement = spec;
+          this.requestDeletion(pod, "replaced");
+        }
+      } else if (pod.deletionCause !== "shutdown" && pod.replacement?.configHash !== spec.configHash) {
+        // Wanted again (or changed again) while still stopping: run the newest spec afterwards.
+        pod.replacement = spec;
+      }
+    }
+    if (options.sourcesReady ?? true) {
+      for (const [key, pod] of this.pods) {
+        if (desired.has(key) || pod.deletionCause === "shutdown") continue;
+        pod.replacement = undefined;
+        this.requestDeletion(pod, "removed");
+      }
+    }
+    for (const key of this.pods.keys()) this.workers.dispatch(key);
+    return this.workers.idle();
+  }
+
+  /** Stops every pod (preStop, SIGTERM, grace, SIGKILL) and resolves when all are gone. */
+  async shutdown(): Promise<void> {
+    for (const pod of this.pods.values()) {
+      pod.replacement = undefined;
+      this.requestDeletion(pod, "shutdown");
+      this.workers.dispatch(pod.spec.key);
+    }
+    if (this.pods.size === 0) return;
+    await new Promise<void>((resolve) => this.emptyWaiters.push(resolve));
+    await this.workers.idle();
+  }
+
+  /** Resolves once no pod sync is running or queued (timers may still be armed). */
+  idle(): Promise<void> {
+    return this.workers.idle();
+  }
+
+  /** Called with each pod after its sync, and with `removed` once it is gone. */
+  onPodSynced(listener: (pod: PodRecord, removed: boolean) => void): () => void {
+    this.podListeners.add(listener);
+    return () => this.podListeners.delete(listener);
+  }
+
+  /** Re-runs a pod's sync now (used by a caller that knows something changed). */
+  requestSync(key: PodKey): void {
+    if (this.pods.has(key)) this.workers.dispatch(key);
+  }
+
+  private requestDeletion(pod: PodRecord, cause: NonNullable<PodRecord["deletionCause"]>): void {
+    if (pod.deletionRequestedAt !== undefined) {
+      if (cause === "shutdown") pod.deletionCause = cause;
+      return;
+    }
+    pod.deletionRequestedAt = this.clock.now();
+    pod.deletionCause = cause;
+  }
+
+  private async syncPod(key: PodKey): Promise<void> {
+    const pod = this.pods.get(key);
+    if (!pod) return;
+    this.cancelWake(key);
+    for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
+    if (pod.deletionRequestedAt !== undefined) {
+      if (await this.syncTerminating(pod)) return;
+    } else {
+      await this.syncRunning(pod);
+    }
+    pod.phase = podPhase(pod);
+    this.checkpoint(pod);
+  }
+
+  private async syncRunning(pod: PodRecord): Promise<void> {
+    if (!pod.sandbox) {
+      try {
+        pod.sandbox = await this.runtime.runPodSandbox(pod.spec);
+      } catch (error) {
+        this.event(pod, "Warning", "FailedCreatePodSandBox", undefined, `Failed to create pod sandbox: ${errorMessage(error)}`);
+        this.wakeAt(pod.spec.key, this.clock.now() + 5000);
+        return;
+      }
+    }
+    if (!isTerminalPhase(podPhase(pod))) {
+      if (await this.syncInit(pod)) await this.syncApps(pod);
+    }
+    if (isTerminalPhase(podPhase(pod))) {
+      // A finished pod stops its sidecars, last declared first (KEP-753).
+      this.stopNextSidecar(pod, "completed", remainingPodGraceMs(pod, this.clock.now()));
+    } else {
+      for (const container of allContainers(pod)) {
+        if (container.state === "running" && !container.stopping) this.probes?.syncContainer(this.ctx, pod, container);
+      }
+    }
+    for (const container of allContainers(pod)) await advanceStop(this.ctx, pod, container);
+  }
+
+  /** Init containers one at a time; sidecars let the next one start once they have started. */
+  private async syncInit(pod: PodRecord): Promise<boolean> {
+    if (pod.initFailed) return false;
+    for (const container of pod.init) {
+      if (container.kind === "sidecar") {
+        if (container.state !== "running") await startOrBackOff(this.ctx, pod, container);
+        if (pod.initialized || (container.state === "running" && container.started)) continue;
+        return false;
+      }
+      if (pod.initialized) continue;
+      if (container.state === "terminated" && container.terminated?.exitCode === 0) continue;
+      if (container.state === "running") return false;
+      if (container.attempts > 0 && pod.spec.restartPolicy === "Never") {
+        pod.initFailed = true;
+        return false;
+      }
+      await startOrBackOff(this.ctx, pod, container);
+      return false;
+    }
+    pod.initialized = true;
+    return true;
+  }
+
+  private async syncApps(pod: PodRecord): Promise<void> {
+    for (const container of pod.app) {
+      if (container.state === "running") continue;
+      const last = container.terminated ?? container.lastTermination;
+      if (container.attempts > 0 && last && !containerShouldRestart(pod.spec.restartPolicy, container, last.exitCode)) continue;
+      await startOrBackOff(this.ctx, pod, container);
+    }
+  }
+
+  /** Drives a pod that is going away; true once it is gone (removed or replaced). */
+  private async syncTerminating(pod: PodRecord): Promise<boolean> {
+    const cause = pod.deletionCause ?? "removed";
+    const graceMs = remainingPodGraceMs(pod, this.clock.now());
+    const mains = allContainers(pod).filter((c) => c.kind !== "sidecar" && c.state === "running");
+    for (const container of mains) beginStop(this.ctx, pod, container, cause, graceMs);
+    if (mains.length === 0) this.stopNextSidecar(pod, cause, graceMs);
+    for (const container of allContainers(pod)) await advanceStop(this.ctx, pod, container);
+    if (allContainers(pod).some((c) => c.state === "running")) return false;
+    await this.removePod(pod);
+    return true;
+  }
+
+  /** Sidecars stop in reverse order of declaration, each after the later ones have exited. */
+  private stopNextSidecar(pod: PodRecord, cause: "removed" | "replaced" | "shutdown" | "completed", graceMs: number): void {
+    if (pod.app.some((c) => c.state === "running")) return;
+    const running = pod.init.filter((c) => c.kind === "sidecar" && c.state === "running");
+    const last = running[running.length - 1];
+    if (last) beginStop(this.ctx, pod, last, cause, graceMs);
+  }
+
+  private async removePod(pod: PodRecord): Promise<void> {
+    const key = pod.spec.key;
+    for (const container of allContainers(pod)) {
+      for (const id of [container.containerId, container.previousContainerId]) {
+        if (!id) continue;
+        this.ctx.untrack(id);
+        await this.runtime.removeContainer(id).catch((error) => this.log(`removing container ${id}: ${errorMessage(error)}`));
+      }
+    }
+    if (pod.sandbox) {
+      await this.runtime.removePodSandbox(pod.sandbox.id).catch((error) => this.log(`removing sandbox ${pod.sandbox?.id}: ${errorMessage(error)}`));
+    }
+    for (const entry of this.backoff.all()) if (entry.key.startsWith(`${pod.spec.uid}/`)) this.backoff.forget(entry.key);
+    for (const entry of this.pullBackoff.all()) if (entry.key.startsWith(`${pod.spec.uid}/`)) this.pullBackoff.forget(entry.key);
+    this.cancelWake(key);
+    this.pods.delete(key);
+    if (pod.deletionCause === "removed") {
+      this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} was removed`);
+    }
+    pod.phase = podPhase(pod);
+    this.store?.deletePod(pod, this.takeEvents(key));
+    for (const listener of this.podListeners) listener(pod, true);
+    if (pod.replacement) {
+      this.pods.set(key, newPodRecord(pod.replacement, this.clock.now()));
+      this.workers.dispatch(key);
+    } else if (this.pods.size === 0) {
+      for (const resolve of this.emptyWaiters.splice(0)) resolve();
+    }
+  }
+
+  private checkpoint(pod: PodRecord): void {
+    const events = this.takeEvents(pod.spec.key);
+    const prefix = `${pod.spec.uid}/`;
+    this.store?.savePod(pod, events, this.backoff.all().filter((entry) => entry.key.startsWith(prefix)));
+    for (const listener of this.podListeners) listener(pod, false);
+  }
+
+  private event(pod: PodRecord, type: EventType, reason: string, container: ContainerRecord | undefined, message: string): void {
+    const event: KubeEvent = {
+      at: this.clock.now(),
+      type,
+      reason,
+      podKey: pod.spec.key,
+      namespace: pod.spec.namespace,
+      pod: pod.spec.fullName,
+      podUid: pod.spec.uid,
+      container: container?.name ?? "",
+      message,
+    };
+    const pending = this.pendingEvents.get(pod.spec.key) ?? [];
+    pending.push(event);
+    this.pendingEvents.set(pod.spec.key, pending);
+    this.recorder.emit(event);
+  }
+
+  private takeEvents(key: PodKey): KubeEvent[] {
+    const events = this.pendingEvents.get(key) ?? [];
+    this.pendingEvents.delete(key);
+    return events;
+  }
+
+  private wakeAt(key: PodKey, at: number): void {
+    const armed = this.wakes.get(key);
+    if (armed && armed.at <= at) return;
+    armed?.cancel();
+    const cancel = this.clock.setTimeout(() => {
+      this.wakes.delete(key);
+      this.requestSync(key);
+    }, at - this.clock.now());
+    this.wakes.set(key, { at, cancel });
+  }
+
+  private cancelWake(key: PodKey): void {
+    this.wakes.get(key)?.cancel();
+    this.wakes.delete(key);
+  }
+
+  private onRuntimeEvent(event: RuntimeEvent): void {
+    if (event.type === "health") {
+      this.log(`runtime ${event.healthy ? "healthy" : "unhealthy"}: ${event.message}`);
+      if (event.healthy) for (const key of this.pods.keys()) this.workers.dispatch(key);
+      return;
+    }
+    const key = this.containerPods.get(event.containerId);
+    if (key) this.requestSync(key);
+  }
+
+  private onSyncError(key: PodKey, error: unknown): void {
+    // One pod's failure never stops the loop or another pod: report it and try again shortly.
+    this.log(`sync of pod ${key} failed: ${errorMessage(error)}`);
+    const pod = this.pods.get(key);
+    if (pod) {
+      this.event(pod, "Warning", "FailedSync", undefined, `error syncing pod: ${errorMessage(error)}`);
+      this.checkpoint(pod);
+      this.wakeAt(key, this.clock.now() + 2000);
+    }
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

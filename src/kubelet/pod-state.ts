@@ -1,0 +1,122 @@
+/**
+ * What the loop knows about each pod and container between passes. Everything here is plain data,
+ * so the store can checkpoint it and a restarted agent can load it back.
+ */
+import type { ContainerSpec, PodKey, PodSpec } from "../manifest/types.ts";
+import { isSidecar } from "../manifest/types.ts";
+import type { ContainerKind, Sandbox } from "../runtime/runtime.ts";
+
+export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
+export type ContainerPhase = "waiting" | "running" | "terminated";
+
+export interface Termination {
+  containerId: string;
+  exitCode: number;
+  signal?: number;
+  /** Completed, Error, OOMKilled, StartError ... */
+  reason: string;
+  message?: string;
+  startedAt?: number;
+  finishedAt: number;
+}
+
+export interface Waiting {
+  /** ContainerCreating, PodInitializing, CrashLoopBackOff, ErrImagePull, ImagePullBackOff ... */
+  reason: string;
+  message?: string;
+}
+
+/** A stop in progress: preStop first, then SIGTERM, then SIGKILL at `deadline`. */
+export interface Stopping {
+  /** Why, for the event and for what follows (a liveness kill restarts, a pod removal does not). */
+  cause: "removed" | "replaced" | "shutdown" | "liveness" | "startup" | "completed";
+  startedAt: number;
+  graceMs: number;
+  stage: "preStop" | "sigterm" | "sigkill";
+  /** When SIGKILL is due (set once SIGTERM is sent). */
+  deadline?: number;
+}
+
+export interface ContainerRecord {
+  name: string;
+  kind: ContainerKind;
+  spec: ContainerSpec;
+  state: ContainerPhase;
+  waiting?: Waiting;
+  /** The current attempt's runtime id, while there is one. */
+  containerId?: string;
+  /** The dead container kept for `logs --previous`, like the kubelet's garbage collector keeps one. */
+  previousContainerId?: string;
+  /** Starts so far; the next start is attempt number `attempts`. */
+  attempts: number;
+  restartCount: number;
+  startedAt?: number;
+  /** Set while state is terminated. */
+  terminated?: Termination;
+  lastTermination?: Termination;
+  ready: boolean;
+  /** Follows the startup probe: true once it succeeded (or at start when there is none). */
+  started: boolean;
+  stopping?: Stopping;
+  /** The finish time whose back-off wait already produced a BackOff event (one per wait). */
+  backoffAnnouncedFor?: number;
+}
+
+export interface PodRecord {
+  spec: PodSpec;
+  createdAt: number;
+  /** When the first container started, like status.startTime. */
+  startTime?: number;
+  sandbox?: Sandbox;
+  init: ContainerRecord[];
+  app: ContainerRecord[];
+  /** Set when the pod is going away (removed, replaced, shutdown). */
+  deletionRequestedAt?: number;
+  deletionCause?: "removed" | "replaced" | "shutdown";
+  /** A changed manifest waiting for the old pod to stop completely. */
+  replacement?: PodSpec;
+  /** All init containers have succeeded (or sidecars started) once; never unset. */
+  initialized: boolean;
+  /** An init container failed under restartPolicy Never: the pod is Failed. */
+  initFailed: boolean;
+  phase: PodPhase;
+}
+
+export function newContainerRecord(spec: ContainerSpec, kind: ContainerKind): ContainerRecord {
+  return {
+    name: spec.name,
+    kind,
+    spec,
+    state: "waiting",
+    waiting: { reason: kind === "app" ? "ContainerCreating" : "PodInitializing" },
+    attempts: 0,
+    restartCount: 0,
+    ready: false,
+    started: false,
+  };
+}
+
+export function newPodRecord(spec: PodSpec, now: number): PodRecord {
+  return {
+    spec,
+    createdAt: now,
+    init: spec.initContainers.map((c) => newContainerRecord(c, isSidecar(c) ? "sidecar" : "init")),
+    app: spec.containers.map((c) => newContainerRecord(c, "app")),
+    initialized: spec.initContainers.length === 0,
+    initFailed: false,
+    phase: "Pending",
+  };
+}
+
+export function allContainers(pod: PodRecord): ContainerRecord[] {
+  return [...pod.init, ...pod.app];
+}
+
+export function podKeyOf(pod: PodRecord): PodKey {
+  return pod.spec.key;
+}
+
+/** The name the kubelet uses in messages: `NAME_NAMESPACE(UID)`. */
+export function podFullDescription(pod: PodRecord): string {
+  return `${pod.spec.fullName}_${pod.spec.namespace}(${pod.spec.uid})`;
+}

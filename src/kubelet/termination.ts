@@ -1,0 +1,98 @@
+/**
+ * Stopping containers the kubelet's way, without blocking the loop: preStop first (its time comes
+ * out of the grace period), then SIGTERM, then SIGKILL once the remaining grace (at least 2s) is
+ * gone. Each step is started here and its outcome picked up by a later pass.
+ */
+import type { ContainerRecord, PodRecord, Stopping } from "./pod-state.ts";
+import { MIN_GRACE_MS, type SyncContext } from "./sync-context.ts";
+import { runPreStop } from "./lifecycle-hooks.ts";
+import { goDuration } from "../status/go-duration.ts";
+
+function killingMessage(container: ContainerRecord, cause: Stopping["cause"]): string {
+  switch (cause) {
+    case "liveness":
+      return `Container ${container.name} failed liveness probe, will be restarted`;
+    case "startup":
+      return `Container ${container.name} failed startup probe, will be restarted`;
+    default:
+      return `Stopping container ${container.name}`;
+  }
+}
+
+/** Begins stopping a running container; a container already stopping is left alone (idempotent). */
+export function beginStop(
+  ctx: SyncContext,
+  pod: PodRecord,
+  container: ContainerRecord,
+  cause: Stopping["cause"],
+  graceMs: number,
+): void {
+  if (container.state !== "running" || container.stopping || !container.containerId) return;
+  const now = ctx.clock.now();
+  container.stopping = { cause, startedAt: now, graceMs, stage: "preStop" };
+  container.ready = false;
+  ctx.event(pod, "Normal", "Killing", container, killingMessage(container, cause));
+  const hook = container.spec.preStop;
+  if (!hook || graceMs <= 0) {
+    sendTerm(ctx, pod, container);
+    return;
+  }
+  const id = container.containerId;
+  ctx.wakeAt(pod, now + graceMs);
+  runPreStop(ctx.runtime, ctx.clock, hook, { containerId: id, podIP: pod.sandbox?.ip ?? "127.0.0.1" }, graceMs)
+    .then((result) => {
+      if (!result.ok) ctx.event(pod, "Warning", "FailedPreStopHook", container, `PreStopHook failed: ${result.message}`);
+    })
+    .catch((error) => ctx.event(pod, "Warning", "FailedPreStopHook", container, `PreStopHook failed: ${error}`))
+    .finally(() => {
+      if (container.containerId === id && container.stopping?.stage === "preStop") {
+        sendTerm(ctx, pod, container);
+        ctx.requestSync(pod);
+      }
+    });
+}
+
+function sendTerm(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): void {
+  const stopping = container.stopping;
+  if (!stopping || !container.containerId) return;
+  const now = ctx.clock.now();
+  const remaining = Math.max(stopping.graceMs - (now - stopping.startedAt), MIN_GRACE_MS);
+  stopping.stage = "sigterm";
+  stopping.deadline = now + remaining;
+  ctx.wakeAt(pod, stopping.deadline);
+  ctx.runtime.killContainer(container.containerId, "SIGTERM").catch((error) => ctx.log(`SIGTERM ${container.name}: ${error}`));
+}
+
+/** Moves a stop along: SIGTERM when preStop overran the grace, SIGKILL when the deadline passed. */
+export async function advanceStop(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
+  const stopping = container.stopping;
+  if (!stopping || container.state !== "running" || !container.containerId) return;
+  const now = ctx.clock.now();
+  if (stopping.stage === "preStop") {
+    if (now >= stopping.startedAt + stopping.graceMs) sendTerm(ctx, pod, container);
+    else ctx.wakeAt(pod, stopping.startedAt + stopping.graceMs);
+    return;
+  }
+  if (stopping.stage === "sigterm" && stopping.deadline !== undefined) {
+    if (now < stopping.deadline) {
+      ctx.wakeAt(pod, stopping.deadline);
+      return;
+    }
+    stopping.stage = "sigkill";
+    ctx.event(
+      pod,
+      "Warning",
+      "GraceExpired",
+      container,
+      `Container ${container.name} did not stop within its grace period (${goDuration(stopping.graceMs)}); sending SIGKILL`,
+    );
+    await ctx.runtime.killContainer(container.containerId, "SIGKILL");
+  }
+}
+
+/** The grace left for a pod that began terminating at `since`, never below the kubelet's floor. */
+export function remainingPodGraceMs(pod: PodRecord, now: number): number {
+  const graceMs = pod.spec.terminationGracePeriodSeconds * 1000;
+  const used = pod.deletionRequestedAt === undefined ? 0 : now - pod.deletionRequestedAt;
+  return Math.max(graceMs - used, 0);
+}
