@@ -52,4 +52,26 @@ export class FakeClock implements Clock {
   pendingTimers(): number {
     return this.timers.length;
   }
+
+  /** When the earliest armed timer falls due, if any. */
+  nextDueAt(): number | undefined {
+    return this.timers.reduce<number | undefined>((min, t) => (min === undefined || t.at < min ? t.at : min), undefined);
+  }
+}
+
+/**
+ * Advances `clock` by `ms` one due timer at a time, letting async work settle (`settle`, usually
+ * `kubelet.idle()`) after each, so what a timer triggers runs at that timer's time, not at the end.
+ */
+export async function advance(clock: FakeClock, ms: number, settle: () => Promise<void>): Promise<void> {
+  const end = clock.now() + ms;
+  await settle();
+  for (;;) {
+    const next = clock.nextDueAt();
+    if (next === undefined || next > end) break;
+    clock.step(Math.max(0, next - clock.now()));
+    await settle();
+  }
+  clock.step(end - clock.now());
+  await settle();
 }

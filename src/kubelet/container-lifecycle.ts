@@ -118,6 +118,8 @@ function recordStartError(ctx: SyncContext, pod: PodRecord, container: Container
   container.terminated = { containerId: "", exitCode: 128, reason: error.reason, message: error.message, startedAt: now, finishedAt: now };
   container.waiting = undefined;
   ctx.event(pod, "Warning", "Failed", container, `Error: ${error.message}`);
+  // Nothing will exit to wake us: ask for the pass that applies the restart policy and back-off.
+  ctx.wakeAt(pod, now);
 }
 
 /** Applies the pull policy with its own back-off; false while the image is not there. */

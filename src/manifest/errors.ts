@@ -1,0 +1,69 @@
+/**
+ * Manifest errors, zod-style: a file's problems are collected as issues, each with a field path,
+ * so one run of `validate` shows everything that is wrong instead of the first thing.
+ */
+
+/** A path into the decoded manifest: `["spec", "containers", 0, "image"]`. */
+export type FieldPath = readonly (string | number)[];
+
+export interface Issue {
+  /** Empty for problems with the file itself (size, syntax). */
+  path: FieldPath;
+  message: string;
+}
+
+/** Renders a path the way the API server does: `spec.containers[0].livenessProbe`. */
+export function formatPath(path: FieldPath): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? part : `.${part}`;
+  }
+  return out;
+}
+
+/** One line per issue, without the file name: `spec.containers[0].image: required`. */
+export function formatIssue(issue: Issue): string {
+  return issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`;
+}
+
+/**
+ * Everything wrong with one manifest file. The message is a single line (issues joined by "; ")
+ * that starts with the file name, so a loop can log it and a CLI can print it as is.
+ */
+export class ManifestError extends Error {
+  override readonly name = "ManifestError";
+  /** The file as it should appear in messages (usually its base name). */
+  readonly file: string;
+  readonly issues: readonly Issue[];
+
+  constructor(file: string, issues: readonly Issue[], options?: { cause?: unknown }) {
+    super(`${file}: ${issues.map(formatIssue).join("; ")}`, options);
+    this.file = file;
+    this.issues = issues;
+  }
+}
+
+/** The manifest directory itself cannot be read: nothing at all could be loaded. */
+export class ManifestSourceError extends Error {
+  override readonly name = "ManifestSourceError";
+  readonly dir: string;
+
+  constructor(dir: string, message: string, options?: { cause?: unknown }) {
+    super(`manifest directory ${dir}: ${message}`, options);
+    this.dir = dir;
+  }
+}
+
+/** Accumulates issues while a manifest is walked; validators add to it and never throw. */
+export class IssueList {
+  readonly items: Issue[] = [];
+
+  add(path: FieldPath, message: string): void {
+    this.items.push({ path: [...path], message });
+  }
+
+  get empty(): boolean {
+    return this.items.length === 0;
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * One container (init or app): names, image and pull policy, command, env, ports, volume mounts,
+ * probes and the preStop hook, with the API server's defaults filled in.
+ */
+import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "./types.ts";
+import { describeValue, type Fields } from "./fields.ts";
+import { checkDns1123Label, checkEnvVarName, checkPortName } from "./names.ts";
+import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
+
+export type ContainerKind = "init" | "app";
+
+export interface ContainerContext {
+  kind: ContainerKind;
+  /** Names declared in spec.volumes, which volumeMounts must reference. */
+  volumeNames: ReadonlySet<string>;
+}
+
+export const DEFAULT_TERMINATION_MESSAGE_PATH = "/dev/termination-log";
+
+const PROBE_FIELDS: readonly [string, ProbeKind][] = [
+  ["startupProbe", "startup"],
+  ["livenessProbe", "liveness"],
+  ["readinessProbe", "readiness"],
+];
+
+/**
+ * The API default: Always when the image has no tag or the tag is `latest`, else IfNotPresent
+ * (a digest without a tag is IfNotPresent too).
+ */
+export function defaultPullPolicy(image: string): PullPolicy {
+  const [named, digest] = image.split("@", 2);
+  const lastSegment = (named ?? "").slice((named ?? "").lastIndexOf("/") + 1);
+  const colon = lastSegment.indexOf(":");
+  const tag = colon === -1 ? (digest === undefined ? "latest" : "") : lastSegment.slice(colon + 1);
+  return tag === "latest" ? "Always" : "IfNotPresent";
+}
+
+export function validateContainer(fields: Fields, context: ContainerContext): ContainerSpec {
+  const name = fields.requiredString("name");
+  const nameProblem = name === "" ? undefined : checkDns1123Label(name);
+  if (nameProblem) fields.fail("name", nameProblem);
+
+  const image = fields.requiredString("image");
+  if (image !== image.trim()) fields.fail("image", `must not have leading or trailing whitespace (found ${JSON.stringify(image)})`);
+
+  const ports = readPorts(fields);
+  const container: ContainerSpec = {
+    name,
+    image,
+    imagePullPolicy: fields.oneOf("imagePullPolicy", ["Always", "IfNotPresent", "Never"] as const, defaultPullPolicy(image)),
+    command: fields.stringList("command"),
+    args: fields.stringList("args"),
+    env: readEnv(fields),
+    ports,
+    volumeMounts: readVolumeMounts(fields, context.volumeNames),
+    terminationMessagePath: fields.string("terminationMessagePath") || DEFAULT_TERMINATION_MESSAGE_PATH,
+  };
+  const workingDir = fields.string("workingDir");
+  if (workingDir) container.workingDir = workingDir;
+  if (fields.has("envFrom")) {
+    fields.fail("envFrom", "not supported: static pods cannot reference ConfigMaps or Secrets");
+  }
+
+  readRestartPolicy(fields, context.kind, container);
+  // Probes and hooks on a plain init container would never run: it must exit for the pod to go on.
+  const mayHaveProbes = context.kind === "app" || container.restartPolicy === "Always";
+  const scope: PortScope = { ports, path: fields.at("ports") };
+  for (const [key, kind] of PROBE_FIELDS) {
+    if (!fields.has(key)) continue;
+    if (!mayHaveProbes) {
+      fields.fail(key, "may not be set for init containers without restartPolicy: Always");
+      continue;
+    }
+    const probeFields = fields.object(key);
+    const probe = probeFields && validateProbe(probeFields, kind, scope);
+    if (probe) container[`${kind}Probe`] = probe;
+  }
+  readLifecycle(fields, scope, mayHaveProbes, container);
+  return container;
+}
+
+function readRestartPolicy(fields: Fields, kind: ContainerKind, container: ContainerSpec): void {
+  if (!fields.has("restartPolicy")) return;
+  const value = fields.string("restartPolicy");
+  if (value === undefined) return;
+  if (kind === "app") {
+    fields.fail("restartPolicy", "may only be set on init containers (restartPolicy: Always makes a sidecar); use spec.restartPolicy for the pod");
+  } else if (value !== "Always") {
+    fields.fail("restartPolicy", `must be "Always" (found ${JSON.stringify(value)})`);
+  } else {
+    container.restartPolicy = "Always";
+  }
+}
+
+function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, container: ContainerSpec): void {
+  const lifecycle = fields.object("lifecycle");
+  if (!lifecycle) return;
+  if (!allowed) {
+    fields.fail("lifecycle", "may not be set for init containers without restartPolicy: Always");
+    return;
+  }
+  if (lifecycle.has("postStart")) lifecycle.fail("postStart", "postStart hooks are not supported by minikubelet");
+  const preStop = lifecycle.object("preStop");
+  const handler = preStop && validateLifecycleHandler(preStop, scope);
+  if (handler) container.preStop = handler;
+}
+
+function readEnv(fields: Fields): EnvVar[] {
+  const env: EnvVar[] = [];
+  for (const item of fields.objectList("env")) {
+    const name = item.requiredString("name");
+    const problem = name === "" ? undefined : checkEnvVarName(name);
+    if (problem) item.fail("name", problem);
+    if (item.has("valueFrom")) {
+      item.fail("valueFrom", "not supported: static pods cannot reference ConfigMaps, Secrets or the API; use value");
+      continue;
+    }
+    const raw = item.raw("value");
+    if (raw !== undefined && typeof raw !== "string") {
+      item.fail("value", `must be a string (found ${describeValue(raw)}); quote it`);
+      continue;
+    }
+    env.push({ name, value: raw ?? "" });
+  }
+  return env;
+}
+
+function readPorts(fields: Fields): ContainerPort[] {
+  const ports: ContainerPort[] = [];
+  const seen = new Set<string>();
+  for (const item of fields.objectList("ports")) {
+    if (!item.has("containerPort")) item.fail("containerPort", "required");
+    const port: ContainerPort = {
+      containerPort: item.int("containerPort", { min: 1, max: 65535, default: 0 }),
+      protocol: item.oneOf("protocol", ["TCP", "UDP", "SCTP"] as const, "TCP"),
+    };
+    item.int("hostPort", { min: 0, max: 65535, default: 0 });
+    const name = item.string("name");
+    if (name !== undefined && name !== "") {
+      const problem = checkPortName(name);
+      if (problem) item.fail("name", problem);
+      else if (seen.has(name)) item.fail("name", `duplicate port name ${JSON.stringify(name)}`);
+      seen.add(name);
+      port.name = name;
+    }
+    ports.push(port);
+  }
+  return ports;
+}
+
+function readVolumeMounts(fields: Fields, volumeNames: ReadonlySet<string>): VolumeMount[] {
+  const mounts: VolumeMount[] = [];
+  const paths = new Set<string>();
+  for (const item of fields.objectList("volumeMounts")) {
+    const name = item.requiredString("name");
+    if (name !== "" && !volumeNames.has(name)) {
+      item.fail("name", `no volume named ${JSON.stringify(name)} in spec.volumes`);
+    }
+    const mountPath = item.requiredString("mountPath");
+    if (mountPath !== "" && !mountPath.startsWith("/")) {
+      item.fail("mountPath", `must be an absolute path (found ${JSON.stringify(mountPath)})`);
+    } else if (paths.has(mountPath)) {
+      item.fail("mountPath", `${JSON.stringify(mountPath)} is mounted twice`);
+    }
+    paths.add(mountPath);
+    const mount: VolumeMount = { name, mountPath, readOnly: item.bool("readOnly", false) };
+    const subPath = item.string("subPath");
+    if (subPath) {
+      if (subPath.startsWith("/") || subPath.split("/").includes("..")) {
+        item.fail("subPath", `must be a relative path without '..' (found ${JSON.stringify(subPath)})`);
+      }
+      mount.subPath = subPath;
+    }
+    mounts.push(mount);
+  }
+  return mounts;
+}

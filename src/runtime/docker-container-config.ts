@@ -1,0 +1,103 @@
+/**
+ * Pure translation of a pod and a container into the engine's create options: the sandbox (pause)
+ * container and the containers that join it. No I/O here, so the mapping is unit tested alone.
+ */
+import { join } from "node:path";
+import type { ContainerCreateOptions } from "dockerode";
+import type { ContainerSpec, PodSpec, Volume } from "../manifest/types.ts";
+import { containerLabels, containerName, sandboxLabels, sandboxName } from "./labels.ts";
+import type { ContainerConfig } from "./runtime.ts";
+
+/** The pause container: owns the pod's network (bridge, or the host's) and a shareable IPC namespace. */
+export function sandboxCreateOptions(pod: PodSpec, pauseImage: string): ContainerCreateOptions {
+  return {
+    name: sandboxName(pod),
+    Image: pauseImage,
+    Labels: sandboxLabels(pod),
+    // The engine refuses a hostname on a host-network container; the kubelet uses the pod name.
+    Hostname: pod.hostNetwork ? undefined : hostnameFor(pod.name),
+    HostConfig: {
+      NetworkMode: pod.hostNetwork ? "host" : "bridge",
+      IpcMode: "shareable",
+      RestartPolicy: { Name: "no" },
+    },
+  };
+}
+
+/** A host directory bind-mounted into a container, resolved from a volumeMount. */
+export interface ResolvedMount {
+  /** The directory or file on the host. */
+  source: string;
+  target: string;
+  readOnly: boolean;
+  /** emptyDir directories are created by the runtime; hostPath ones only with *OrCreate types. */
+  create?: "directory" | "file";
+}
+
+/** Where a pod's emptyDir lives on the host: one directory per pod uid, one per volume inside it. */
+export function emptyDirPath(volumeRoot: string, podUid: string, volumeName: string): string {
+  return join(podVolumeDir(volumeRoot, podUid), volumeName);
+}
+
+export function podVolumeDir(volumeRoot: string, podUid: string): string {
+  if (!/^[A-Za-z0-9._-]+$/.test(podUid) || podUid === "." || podUid === "..") {
+    throw new Error(`pod uid ${JSON.stringify(podUid)} cannot name a volume directory under ${volumeRoot}`);
+  }
+  return join(volumeRoot, podUid);
+}
+
+/** Resolves each of the container's volumeMounts against the pod's volumes. */
+export function resolveMounts(pod: PodSpec, container: ContainerSpec, volumeRoot: string): ResolvedMount[] {
+  return container.volumeMounts.map((mount, index) => {
+    const volume: Volume | undefined = pod.volumes.find((v) => v.name === mount.name);
+    if (!volume) {
+      throw new Error(
+        `container ${container.name}: volumeMounts[${index}].name ${JSON.stringify(mount.name)} names no volume of pod ${pod.key}`,
+      );
+    }
+    const base = volume.type === "emptyDir" ? emptyDirPath(volumeRoot, pod.uid, volume.name) : volume.path;
+    const source = mount.subPath ? join(base, mount.subPath) : base;
+    return { source, target: mount.mountPath, readOnly: mount.readOnly, create: createKind(volume, !!mount.subPath) };
+  });
+}
+
+function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"] {
+  if (volume.type === "emptyDir" || hasSubPath) return "directory";
+  if (volume.hostPathType === "DirectoryOrCreate") return "directory";
+  if (volume.hostPathType === "FileOrCreate") return "file";
+  return undefined;
+}
+
+/**
+ * A container joining the sandbox: network and IPC (and PID with shareProcessNamespace) come from
+ * the pause container. Kubernetes `command` replaces ENTRYPOINT and `args` replaces CMD; the engine
+ * keeps the image's value for whichever is left unset, and drops the image's CMD once ENTRYPOINT is
+ * given, which is the Kubernetes rule too.
+ */
+export function containerCreateOptions(config: ContainerConfig, mounts: ResolvedMount[]): ContainerCreateOptions {
+  const { container, pod, sandbox } = config;
+  const joined = `container:${sandbox.id}`;
+  return {
+    name: containerName(config),
+    Image: container.image,
+    Entrypoint: container.command.length > 0 ? container.command : undefined,
+    Cmd: container.args.length > 0 ? container.args : undefined,
+    Env: container.env.map((e) => `${e.name}=${e.value}`),
+    WorkingDir: container.workingDir,
+    Labels: containerLabels(config),
+    Tty: false,
+    OpenStdin: false,
+    HostConfig: {
+      NetworkMode: joined,
+      IpcMode: joined,
+      PidMode: pod.shareProcessNamespace ? joined : undefined,
+      Binds: mounts.map((m) => `${m.source}:${m.target}${m.readOnly ? ":ro" : ""}`),
+      RestartPolicy: { Name: "no" },
+    },
+  };
+}
+
+/** A pod name made a valid hostname (63 characters at most, as the kubelet truncates). */
+function hostnameFor(name: string): string {
+  return name.slice(0, 63).replace(/[-.]+$/, "");
+}

@@ -1,0 +1,33 @@
+/** Narrow predicates over dockerode's errors, which carry the engine's HTTP status code. */
+
+export function dockerStatusCode(error: unknown): number | undefined {
+  if (typeof error === "object" && error !== null && "statusCode" in error) {
+    const code = (error as { statusCode: unknown }).statusCode;
+    return typeof code === "number" ? code : undefined;
+  }
+  return undefined;
+}
+
+/** 404: no such container, image or exec. */
+export function isNotFound(error: unknown): boolean {
+  return dockerStatusCode(error) === 404;
+}
+
+/** 409: a name already in use, or a container not running (kill, exec). */
+export function isConflict(error: unknown): boolean {
+  return dockerStatusCode(error) === 409;
+}
+
+/** 304: already started / already stopped. */
+export function isNotModified(error: unknown): boolean {
+  return dockerStatusCode(error) === 304;
+}
+
+/** The engine's message without dockerode's "(HTTP code 404) no such container - " prefix. */
+export function dockerMessage(error: unknown): string {
+  if (typeof error === "object" && error !== null) {
+    const json = (error as { json?: { message?: unknown } }).json;
+    if (json && typeof json.message === "string") return json.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

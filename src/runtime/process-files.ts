@@ -1,0 +1,205 @@
+/**
+ * The process runtime's on-disk state: where each pod and container attempt lives, and how the
+ * files the monitor writes are read back. Everything the runtime knows is in these files, so a new
+ * agent process on the same root sees exactly what the old one saw.
+ *
+ * Layout under `rootDir`:
+ * ```
+ * monitor.sh                          the monitor script (replaced atomically, never rewritten in place)
+ * events/<id>.started|.exited         empty markers the monitor creates; one directory watch sees them all
+ * pods/<podUid>/sandbox.json          { id, podUid, labels, createdAt }
+ * pods/<podUid>/volumes/<name>/       emptyDir volumes
+ * pods/<podUid>/containers/<id>/      one directory per container attempt:
+ *     config.json  labels.json  log   written by the agent before the monitor starts
+ *     pid                             "<pid> <starttime> <startedNs> <monitorPid> <monitorStarttime>"
+ *     exit                            "<code> <finishedNs>" (+ " lost" when the agent had to write it)
+ * ```
+ * `pid` and `exit` are written to a temp file and renamed, so a reader sees all of a file or none.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** What the agent records at create time: enough to exec in the container after a restart. */
+export interface ContainerRecord {
+  id: string;
+  podUid: string;
+  sandboxId: string;
+  name: string;
+  attempt: number;
+  workingDir: string;
+  env: Record<string, string>;
+  command: string[];
+  createdAt: number;
+}
+
+export interface SandboxRecord {
+  id: string;
+  podUid: string;
+  labels: Record<string, string>;
+  createdAt: number;
+}
+
+/** The `pid` file: the container's main process and its monitor, each with its kernel start time. */
+export interface PidRecord {
+  pid: number;
+  /** /proc/<pid>/stat field 22 (clock ticks since boot): tells a reused pid from ours. */
+  startTicks: string;
+  startedAt: number;
+  monitorPid: number;
+  monitorStartTicks: string;
+}
+
+export interface ExitRecord {
+  exitCode: number;
+  finishedAt: number;
+  /** The monitor died before the container did, so the agent wrote this record itself. */
+  lost: boolean;
+}
+
+export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export class ProcessLayout {
+  constructor(readonly rootDir: string) {}
+
+  get podsDir(): string {
+    return join(this.rootDir, "pods");
+  }
+  get eventsDir(): string {
+    return join(this.rootDir, "events");
+  }
+  get monitorScript(): string {
+    return join(this.rootDir, "monitor.sh");
+  }
+  podDir(podUid: string): string {
+    return join(this.podsDir, podUid);
+  }
+  volumeDir(podUid: string, volume: string): string {
+    return join(this.podDir(podUid), "volumes", volume);
+  }
+  containersDir(podUid: string): string {
+    return join(this.podDir(podUid), "containers");
+  }
+  containerDir(podUid: string, id: string): string {
+    return join(this.containersDir(podUid), id);
+  }
+  marker(id: string, kind: "started" | "exited"): string {
+    return join(this.eventsDir, `${id}.${kind}`);
+  }
+
+  /** Every container directory under the root, as (podUid, id, dir). Unreadable entries are skipped. */
+  scanContainers(): { podUid: string; id: string; dir: string }[] {
+    const found: { podUid: string; id: string; dir: string }[] = [];
+    for (const podUid of listDir(this.podsDir)) {
+      for (const id of listDir(this.containersDir(podUid))) {
+        found.push({ podUid, id, dir: this.containerDir(podUid, id) });
+      }
+    }
+    return found;
+  }
+
+  scanSandboxes(): string[] {
+    return listDir(this.podsDir).filter((uid) => existsSync(join(this.podDir(uid), "sandbox.json")));
+  }
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Writes `content` to `file` through a temp file and a rename, so readers never see half of it. */
+export function writeAtomic(file: string, content: string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, content);
+  renameSync(tmp, file);
+}
+
+export function writeJson(file: string, value: unknown): void {
+  writeAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+export function ensureDir(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a time the monitor wrote with `date +%s%N`. GNU date gives 19 digits of nanoseconds;
+ * busybox date prints `%N` literally, so then the file's own mtime (set by the kernel as it was
+ * written, a moment after) stands in. Returns epoch milliseconds.
+ */
+export function parseMonitorTime(text: string | undefined, file: string): number {
+  if (text && /^\d{19}$/.test(text)) return Math.floor(Number(BigInt(text) / 1000n)) / 1000;
+  if (text && /^\d{10}/.test(text) && existsSync(file)) return statSync(file).mtimeMs;
+  if (text && /^\d{10}/.test(text)) return Number(text.slice(0, 10)) * 1000;
+  return Number.NaN;
+}
+
+export function readPid(dir: string): PidRecord | undefined {
+  const file = join(dir, "pid");
+  const fields = readText(file)?.trim().split(/\s+/);
+  if (!fields || fields.length < 5) return undefined;
+  const [pid, startTicks, started, monitorPid, monitorStartTicks] = fields as [string, string, string, string, string];
+  return {
+    pid: Number(pid),
+    startTicks,
+    startedAt: Math.round(parseMonitorTime(started, file)),
+    monitorPid: Number(monitorPid),
+    monitorStartTicks,
+  };
+}
+
+export function readExit(dir: string): ExitRecord | undefined {
+  const file = join(dir, "exit");
+  const fields = readText(file)?.trim().split(/\s+/);
+  if (!fields || fields.length < 2) return undefined;
+  return {
+    exitCode: Number(fields[0]),
+    finishedAt: Math.round(parseMonitorTime(fields[1], file)),
+    lost: fields[2] === "lost",
+  };
+}
+
+/** Records an exit the monitor could not (it died first); `finishedAt` is when the agent noticed. */
+export function writeLostExit(dir: string, finishedAt: number): void {
+  writeAtomic(join(dir, "exit"), `255 ${BigInt(Math.round(finishedAt)) * 1_000_000n} lost\n`);
+}
+
+/**
+ * The kernel start time of `pid` (/proc/<pid>/stat field 22), or undefined when there is no such
+ * process. A zombie still has its stat, so a process that exited but was not yet reaped counts.
+ */
+export function procStartTicks(pid: number): string | undefined {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  const stat = readText(`/proc/${pid}/stat`);
+  if (!stat) return undefined;
+  // Field 2 (comm) may hold spaces and parentheses: count from after its closing ") ".
+  const rest = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+  return rest[19];
+}
+
+/** True while `pid` is the very process that was recorded (same kernel start time) and not a zombie. */
+export function isSameProcessAlive(pid: number, startTicks: string): boolean {
+  if (procStartTicks(pid) !== startTicks) return false;
+  const stat = readText(`/proc/${pid}/stat`) ?? "";
+  const state = stat.slice(stat.lastIndexOf(") ") + 2, stat.lastIndexOf(") ") + 3);
+  return state !== "Z" && state !== "X";
+}

@@ -1,0 +1,127 @@
+/**
+ * The container monitor, minikubelet's conmon: a few lines of /bin/sh that start one container
+ * process, wait for it, and record how it ended. It runs in its own session with its stdio on
+ * /dev/null, so it outlives the agent; a restarted agent re-attaches through the files it writes
+ * (see process-files.ts) and the markers it drops into the events directory.
+ *
+ * Why a shell: the agent is meant to hold a thousand containers, and a dash process costs about a
+ * megabyte (bench/monitor-memory.ts measures it), where a second Bun process would cost ~14 MB.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import type { ProcessLayout } from "./process-files.ts";
+import { writeAtomic } from "./process-files.ts";
+
+/**
+ * Arguments: DIR EVENTS ID SETSID DATE MV -- COMMAND [ARGS...]; the working directory and the
+ * environment are the container's own (the agent spawns the monitor with them).
+ * Variable names carry a `__mk_` prefix because every variable the container's env defines is
+ * exported here too: plain names like `dir` would leak into, or be overwritten from, its env.
+ * Tools are absolute paths resolved by the agent, because the container's PATH may not hold them.
+ * The container's exit status comes from `wait`, which is 128+n for a signal, as runtimes report.
+ * When the main process ends, the rest of its process group is killed, as a container's pid
+ * namespace dies with its init.
+ */
+export const MONITOR_SCRIPT = `# minikubelet container monitor (generated; replaced by rename, never edited in place)
+set -f
+__mk_dir=$1 __mk_events=$2 __mk_id=$3 __mk_setsid=$4 __mk_date=$5 __mk_mv=$6
+shift 6
+[ "$1" = -- ] && shift
+exec 2>>"$__mk_dir/monitor.err"
+__mk_write() {
+  printf '%s\\n' "$2" >"$__mk_dir/.$1.tmp" && "$__mk_mv" -f "$__mk_dir/.$1.tmp" "$__mk_dir/$1"
+}
+__mk_ticks() {
+  IFS= read -r __mk_stat <"/proc/$1/stat" || return 1
+  __mk_stat=\${__mk_stat##*) }
+  set -- $__mk_stat
+  shift 19
+  __mk_t=$1
+}
+"$__mk_setsid" "$@" >>"$__mk_dir/log" 2>&1 </dev/null &
+__mk_pid=$!
+__mk_started=$("$__mk_date" +%s%N)
+__mk_ticks "$__mk_pid"; __mk_cticks=$__mk_t
+__mk_ticks "$$"; __mk_mticks=$__mk_t
+__mk_write pid "$__mk_pid $__mk_cticks $__mk_started $$ $__mk_mticks"
+: >"$__mk_events/$__mk_id.started"
+wait "$__mk_pid"
+__mk_code=$?
+__mk_finished=$("$__mk_date" +%s%N)
+kill -s KILL -- "-$__mk_pid" 2>/dev/null
+__mk_write exit "$__mk_code $__mk_finished"
+: >"$__mk_events/$__mk_id.exited"
+`;
+
+/** The external tools the monitor runs, resolved once on the agent's own PATH. */
+export interface MonitorTools {
+  shell: string;
+  setsid: string;
+  date: string;
+  mv: string;
+}
+
+export function resolveMonitorTools(): MonitorTools {
+  const find = (name: string, fallbacks: string[]): string => {
+    const found = Bun.which(name) ?? fallbacks.find((path) => existsSync(path));
+    if (!found) throw new Error(`process runtime: '${name}' not found on PATH or in ${fallbacks.join(", ")}`);
+    return found;
+  };
+  return {
+    shell: "/bin/sh",
+    setsid: find("setsid", ["/usr/bin/setsid", "/bin/setsid"]),
+    date: find("date", ["/usr/bin/date", "/bin/date"]),
+    mv: find("mv", ["/usr/bin/mv", "/bin/mv"]),
+  };
+}
+
+/**
+ * Puts the current script at layout.monitorScript. A running dash reads its script as it goes, so
+ * an old file is replaced by rename (the running monitors keep the old inode), never overwritten.
+ */
+export function installMonitorScript(layout: ProcessLayout): void {
+  const path = layout.monitorScript;
+  const current = existsSync(path) ? readFileSync(path, "utf8") : undefined;
+  if (current !== MONITOR_SCRIPT) writeAtomic(path, MONITOR_SCRIPT);
+}
+
+export interface MonitorLaunch {
+  layout: ProcessLayout;
+  tools: MonitorTools;
+  id: string;
+  containerDir: string;
+  workingDir: string;
+  env: Record<string, string>;
+  argv: string[];
+  /** Called when the monitor (our child until the agent goes) exits. */
+  onExit: () => void;
+}
+
+/** Starts a detached monitor for one container attempt; returns the monitor's pid. */
+export function launchMonitor(launch: MonitorLaunch): number {
+  const { layout, tools } = launch;
+  const child = Bun.spawn(
+    [
+      tools.shell,
+      layout.monitorScript,
+      launch.containerDir,
+      layout.eventsDir,
+      launch.id,
+      tools.setsid,
+      tools.date,
+      tools.mv,
+      "--",
+      ...launch.argv,
+    ],
+    {
+      cwd: launch.workingDir,
+      env: launch.env,
+      // setsid(): its own session, so neither a terminal's Ctrl-C nor the agent's exit reaches it.
+      detached: true,
+      stdio: ["ignore", "ignore", "ignore"],
+      onExit: () => launch.onExit(),
+    },
+  );
+  // The agent may exit while monitors run; they must not keep it alive.
+  child.unref();
+  return child.pid;
+}

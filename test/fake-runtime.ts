@@ -1,0 +1,190 @@
+import type {
+  ContainerConfig,
+  ContainerInfo,
+  ContainerStatus,
+  ExecResult,
+  PullResult,
+  Runtime,
+  RuntimeEvent,
+  Sandbox,
+  SandboxInfo,
+} from "../src/runtime/runtime.ts";
+import { ContainerStartError, ImagePullError } from "../src/runtime/runtime.ts";
+import { containerLabels, sandboxLabels } from "../src/runtime/labels.ts";
+import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
+import type { FakeClock } from "./fake-clock.ts";
+
+/** How a fake container behaves once started; seeded per container name by the test. */
+export interface FakeBehaviour {
+  /** Exit this many ms after starting; absent means run until killed. */
+  exitAfterMs?: number;
+  exitCode?: number;
+  /** Ignore SIGTERM, like a PID 1 without a handler: only SIGKILL ends it. */
+  ignoreSigterm?: boolean;
+  /** Time between SIGTERM and the exit (143) for a container that handles it. */
+  termDelayMs?: number;
+  /** Make startContainer fail with this message (a StartError). */
+  startError?: string;
+}
+
+interface FakeContainer extends ContainerInfo {
+  config: ContainerConfig;
+  cancelExit?: () => void;
+  logs: string;
+}
+
+/**
+ * A runtime that keeps containers in memory and runs them on a FakeClock. Tests seed behaviour
+ * through public fields and read `calls` to see what the loop asked for, in order.
+ */
+export class FakeRuntime implements Runtime {
+  readonly name = "fake" as const;
+  readonly calls: string[] = [];
+  readonly containers = new Map<string, FakeContainer>();
+  readonly sandboxes = new Map<string, SandboxInfo>();
+  /** Per container name; a function gets the attempt number. */
+  behaviours = new Map<string, FakeBehaviour | ((attempt: number) => FakeBehaviour)>();
+  /** Exec results per command line ("sh -c exit 1"); default exit 0 at once. */
+  exec: (container: ContainerConfig, command: string[]) => { exitCode: number; output?: string; durationMs?: number } = () => ({
+    exitCode: 0,
+  });
+  /** Images whose pull fails; the rest are pulled (policy Always) or present. */
+  missingImages = new Set<string>();
+  private readonly listeners = new Set<(event: RuntimeEvent) => void>();
+  private nextId = 1;
+
+  constructor(private readonly clock: FakeClock) {}
+
+  async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
+    for (const sandbox of this.sandboxes.values()) if (sandbox.podUid === pod.uid) return sandbox;
+    const sandbox: SandboxInfo = { id: `sandbox-${this.nextId++}`, ip: "10.0.0.2", podUid: pod.uid, labels: sandboxLabels(pod), ready: true };
+    this.sandboxes.set(sandbox.id, sandbox);
+    this.calls.push(`sandbox ${pod.fullName}`);
+    return sandbox;
+  }
+
+  async removePodSandbox(id: string): Promise<void> {
+    if (this.sandboxes.delete(id)) this.calls.push(`remove-sandbox ${id}`);
+  }
+
+  async listPodSandboxes(): Promise<SandboxInfo[]> {
+    return [...this.sandboxes.values()];
+  }
+
+  async ensureImage(container: ContainerSpec): Promise<PullResult> {
+    if (this.missingImages.has(container.image)) {
+      throw new ImagePullError(container.image, container.imagePullPolicy === "Never" ? "ErrImageNeverPull" : "ErrImagePull", `manifest for ${container.image} not found`);
+    }
+    return { pulled: container.imagePullPolicy === "Always", durationMs: 0 };
+  }
+
+  async startContainer(config: ContainerConfig): Promise<string> {
+    const name = config.container.name;
+    const seeded = this.behaviours.get(name);
+    const behaviour = typeof seeded === "function" ? seeded(config.attempt) : (seeded ?? {});
+    if (behaviour.startError) throw new ContainerStartError(name, behaviour.startError);
+    const id = `${name}-${config.attempt}-${this.nextId++}`;
+    const container: FakeContainer = {
+      id,
+      config,
+      state: "running",
+      startedAt: this.clock.now(),
+      labels: containerLabels(config),
+      sandboxId: config.sandbox.id,
+      logs: `${name} attempt ${config.attempt}\n`,
+    };
+    this.containers.set(id, container);
+    this.calls.push(`start ${name} attempt=${config.attempt}`);
+    if (behaviour.exitAfterMs !== undefined) {
+      container.cancelExit = this.clock.setTimeout(() => this.finish(id, behaviour.exitCode ?? 0), behaviour.exitAfterMs);
+    }
+    (container as FakeContainer & { behaviour: FakeBehaviour }).behaviour = behaviour;
+    return id;
+  }
+
+  async containerStatus(id: string): Promise<ContainerStatus> {
+    const container = this.containers.get(id);
+    if (!container) return { id, state: "unknown" };
+    const { config: _config, cancelExit: _cancel, logs: _logs, labels: _labels, ...status } = container;
+    return { ...status };
+  }
+
+  async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+    const container = this.containers.get(id);
+    if (!container || container.state !== "running") return;
+    this.calls.push(`kill ${container.config.container.name} ${signal}`);
+    const behaviour = (container as FakeContainer & { behaviour?: FakeBehaviour }).behaviour ?? {};
+    if (signal === "SIGKILL") return this.finish(id, 137, 9);
+    if (behaviour.ignoreSigterm) return;
+    container.cancelExit?.();
+    if (behaviour.termDelayMs) {
+      container.cancelExit = this.clock.setTimeout(() => this.finish(id, 143, 15), behaviour.termDelayMs);
+    } else {
+      this.finish(id, 143, 15);
+    }
+  }
+
+  async execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult> {
+    const container = this.containers.get(id);
+    if (!container || container.state !== "running") return { exitCode: 126, output: "container not running", timedOut: false };
+    this.calls.push(`exec ${container.config.container.name} ${command.join(" ")}`);
+    const result = this.exec(container.config, command);
+    const duration = result.durationMs ?? 0;
+    if (duration === 0) return { exitCode: result.exitCode, output: result.output ?? "", timedOut: false };
+    return new Promise((resolve) => {
+      if (duration > timeoutMs) {
+        this.clock.setTimeout(() => resolve({ exitCode: -1, output: "", timedOut: true }), timeoutMs);
+      } else {
+        this.clock.setTimeout(() => resolve({ exitCode: result.exitCode, output: result.output ?? "", timedOut: false }), duration);
+      }
+    });
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    const container = this.containers.get(id);
+    if (!container) return;
+    container.cancelExit?.();
+    this.containers.delete(id);
+    this.calls.push(`remove ${container.config.container.name}`);
+  }
+
+  async listContainers(): Promise<ContainerInfo[]> {
+    return [...this.containers.values()].map(({ config: _c, cancelExit: _x, logs: _l, ...info }) => ({ ...info }));
+  }
+
+  async readLogs(id: string): Promise<string> {
+    const container = this.containers.get(id);
+    if (!container) throw new Error(`container ${id} not found`);
+    return container.logs;
+  }
+
+  watch(listener: (event: RuntimeEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+
+  /** Ends a running container now with `exitCode`, as if its process exited. */
+  finish(id: string, exitCode: number, signal?: number): void {
+    const container = this.containers.get(id);
+    if (!container || container.state !== "running") return;
+    container.cancelExit?.();
+    container.state = "exited";
+    container.exitCode = exitCode;
+    if (signal !== undefined) container.signal = signal;
+    container.finishedAt = this.clock.now();
+    for (const listener of this.listeners) listener({ type: "exited", containerId: id });
+  }
+
+  /** The running container of that name, for tests that end one by hand. */
+  running(name: string): FakeContainer | undefined {
+    return [...this.containers.values()].find((c) => c.config.container.name === name && c.state === "running");
+  }
+
+  startsOf(name: string): number {
+    return this.calls.filter((call) => call.startsWith(`start ${name} `)).length;
+  }
+}

@@ -1,0 +1,35 @@
+import { Kubelet, type KubeletOptions } from "../src/kubelet/kubelet.ts";
+import type { KubeEvent } from "../src/kubelet/events.ts";
+import { backoffSettings } from "../src/kubelet/backoff.ts";
+import { FakeClock, advance } from "./fake-clock.ts";
+import { FakeRuntime } from "./fake-runtime.ts";
+
+/** A kubelet on a fake runtime and a fake clock, recording every event with its time offset. */
+export function harness(options: Partial<KubeletOptions> & { baseSeconds?: number; capSeconds?: number } = {}) {
+  const clock = new FakeClock();
+  const start = clock.now();
+  const runtime = new FakeRuntime(clock);
+  const kubelet = new Kubelet({
+    runtime,
+    clock,
+    backoff: backoffSettings({ baseSeconds: options.baseSeconds ?? 10, capSeconds: options.capSeconds ?? 300 }),
+    ...options,
+  });
+  const events: KubeEvent[] = [];
+  kubelet.recorder.subscribe((event) => events.push(event));
+  kubelet.start();
+  return {
+    clock,
+    runtime,
+    kubelet,
+    events,
+    /** Steps the clock, letting each timer's consequences run at its own time. */
+    advance: (seconds: number) => advance(clock, seconds * 1000, () => kubelet.idle()),
+    /** "12.0s Warning BackOff crash" lines, like `run` prints, for readable assertions. */
+    lines: (filter?: (e: KubeEvent) => boolean) =>
+      events
+        .filter(filter ?? (() => true))
+        .map((e) => `${((e.at - start) / 1000).toFixed(1)}s ${e.reason} ${e.container}${e.reason === "Exited" ? ` ${e.message}` : ""}`.trimEnd()),
+    pod: (key: string) => kubelet.pods.get(key),
+  };
+}

@@ -1,0 +1,158 @@
+import { describe, expect, test } from "bun:test";
+import { container, desired, pod } from "../pod-builder.ts";
+import { harness } from "../kubelet-harness.ts";
+
+describe("restart policy and CrashLoopBackOff", () => {
+  test("first restart is immediate, then base, 2 x base ... up to the cap, measured from the finish", async () => {
+    const h = harness({ baseSeconds: 1, capSeconds: 8 });
+    h.runtime.behaviours.set("crash", { exitAfterMs: 1000, exitCode: 1 });
+    const crash = pod({ name: "crash", containers: [container("crash")] });
+    await h.kubelet.sync(desired(crash));
+    await h.advance(40);
+    const starts = h.events.filter((e) => e.reason === "Started").map((e) => (e.at - h.events[0]!.at) / 1000);
+    // Runs 1s each; waits 0, 1, 2, 4, 8, 8 ... between a finish and the next start.
+    expect(starts.slice(0, 7)).toEqual([0, 1, 3, 6, 11, 20, 29]);
+    const backoffs = h.events.filter((e) => e.reason === "BackOff");
+    expect(backoffs[0]!.message).toBe("Back-off restarting failed container crash in pod crash-lab");
+    // One BackOff event per wait: every restart but the first waited.
+    expect(backoffs.length).toBe(starts.length - 2 + (h.pod(crash.key)!.app[0]!.state === "waiting" ? 1 : 0));
+  });
+
+  test("a crash-looping pod under Always stays Running while its container waits in CrashLoopBackOff", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("crash", { exitAfterMs: 100, exitCode: 1 });
+    const crash = pod({ name: "crash", containers: [container("crash")] });
+    await h.kubelet.sync(desired(crash));
+    await h.advance(1);
+    const record = h.pod(crash.key)!;
+    const c = record.app[0]!;
+    expect(c.state).toBe("waiting");
+    expect(c.waiting?.reason).toBe("CrashLoopBackOff");
+    expect(c.lastTermination?.exitCode).toBe(1);
+    expect(c.lastTermination?.reason).toBe("Error");
+    expect(c.restartCount).toBe(1);
+    expect(record.phase).toBe("Running");
+  });
+
+  test("the back-off is forgotten after 2 x cap of clean running", async () => {
+    const h = harness({ baseSeconds: 10, capSeconds: 60 });
+    let attempt = 0;
+    h.runtime.behaviours.set("app", (n) => {
+      attempt = n;
+      // Three quick crashes, then one long clean run of 121s (> 2 x 60s) before crashing again.
+      if (n >= 4) return {};
+      return { exitAfterMs: n === 3 ? 121_000 : 100, exitCode: 1 };
+    });
+    const app = pod({ name: "app", containers: [container("app")] });
+    await h.kubelet.sync(desired(app));
+    await h.advance(31); // starts at 0, 0.1, 10.2, 30.3
+    expect(attempt).toBe(3);
+    await h.advance(121.2); // the long run ends; the entry is older than 2 x cap
+    const record = h.pod(app.key)!;
+    expect(record.app[0]!.state).toBe("running");
+    expect(record.app[0]!.restartCount).toBe(4);
+    // Restarted at once, with no BackOff: the curve started over.
+    const last = h.events.filter((e) => e.reason === "Started").at(-1)!;
+    const lastExit = h.events.filter((e) => e.reason === "Exited").at(-1)!;
+    expect(last.at).toBe(lastExit.at);
+    expect(h.events.filter((e) => e.reason === "BackOff" && e.at >= lastExit.at)).toEqual([]);
+  });
+
+  test("OnFailure with exit 0 completes: Succeeded", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("job", { exitAfterMs: 500, exitCode: 0 });
+    const job = pod({ name: "job", restartPolicy: "OnFailure", containers: [container("job")] });
+    await h.kubelet.sync(desired(job));
+    await h.advance(30);
+    const record = h.pod(job.key)!;
+    expect(h.runtime.startsOf("job")).toBe(1);
+    expect(record.phase).toBe("Succeeded");
+    expect(record.app[0]!.terminated?.reason).toBe("Completed");
+  });
+
+  test("OnFailure restarts a non-zero exit", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("job", (n) => ({ exitAfterMs: 500, exitCode: n < 2 ? 1 : 0 }));
+    const job = pod({ name: "job", restartPolicy: "OnFailure", containers: [container("job")] });
+    await h.kubelet.sync(desired(job));
+    await h.advance(60);
+    expect(h.runtime.startsOf("job")).toBe(3);
+    expect(h.pod(job.key)!.phase).toBe("Succeeded");
+  });
+
+  test("Never with a non-zero exit: Failed, no restart", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("job", { exitAfterMs: 500, exitCode: 2 });
+    const job = pod({ name: "job", restartPolicy: "Never", containers: [container("job")] });
+    await h.kubelet.sync(desired(job));
+    await h.advance(60);
+    expect(h.runtime.startsOf("job")).toBe(1);
+    const record = h.pod(job.key)!;
+    expect(record.phase).toBe("Failed");
+    expect(record.app[0]!.terminated).toMatchObject({ exitCode: 2, reason: "Error" });
+  });
+
+  test("Always restarts a container that exited 0 too", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("done", { exitAfterMs: 100, exitCode: 0 });
+    const done = pod({ name: "done", containers: [container("done")] });
+    await h.kubelet.sync(desired(done));
+    await h.advance(15);
+    expect(h.runtime.startsOf("done")).toBe(3);
+    expect(h.pod(done.key)!.phase).toBe("Running");
+  });
+
+  test("a start error is a crash: StartError, then back-off", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("bad", { startError: 'exec: "nope": executable file not found in $PATH' });
+    const bad = pod({ name: "bad", containers: [container("bad")] });
+    await h.kubelet.sync(desired(bad));
+    await h.advance(5);
+    const c = h.pod(bad.key)!.app[0]!;
+    expect(c.waiting?.reason).toBe("CrashLoopBackOff");
+    expect(c.lastTermination).toMatchObject({ exitCode: 128, reason: "StartError" });
+    expect(h.events.some((e) => e.reason === "Failed" && e.message.includes("executable file not found"))).toBe(true);
+  });
+});
+
+describe("init containers", () => {
+  test("run one at a time, in order, before the app containers", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("first", { exitAfterMs: 1000, exitCode: 0 });
+    h.runtime.behaviours.set("second", { exitAfterMs: 2000, exitCode: 0 });
+    const web = pod({ init: [container("first"), container("second")], containers: [container("web")] });
+    await h.kubelet.sync(desired(web));
+    expect(h.pod(web.key)!.phase).toBe("Pending");
+    await h.advance(5);
+    expect(h.lines((e) => e.reason === "Started")).toEqual(["0.0s Started first", "1.0s Started second", "3.0s Started web"]);
+    const record = h.pod(web.key)!;
+    expect(record.phase).toBe("Running");
+    expect(record.initialized).toBe(true);
+  });
+
+  test("a failing init container crash-loops and blocks the app: Init:CrashLoopBackOff material", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("init", { exitAfterMs: 100, exitCode: 1 });
+    const web = pod({ init: [container("init")], containers: [container("web")] });
+    await h.kubelet.sync(desired(web));
+    await h.advance(40);
+    const record = h.pod(web.key)!;
+    expect(record.init[0]!.waiting?.reason).toBe("CrashLoopBackOff");
+    expect(record.init[0]!.restartCount).toBeGreaterThanOrEqual(3);
+    expect(h.runtime.startsOf("web")).toBe(0);
+    expect(record.phase).toBe("Pending");
+  });
+
+  test("under Never a failed init container fails the pod", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("init", { exitAfterMs: 100, exitCode: 1 });
+    const web = pod({ restartPolicy: "Never", init: [container("init")], containers: [container("web")] });
+    await h.kubelet.sync(desired(web));
+    await h.advance(30);
+    const record = h.pod(web.key)!;
+    expect(h.runtime.startsOf("init")).toBe(1);
+    expect(h.runtime.startsOf("web")).toBe(0);
+    expect(record.phase).toBe("Failed");
+    expect(record.init[0]!.terminated?.reason).toBe("Error");
+  });
+});
