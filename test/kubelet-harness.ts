@@ -4,6 +4,17 @@ import { backoffSettings } from "../src/kubelet/backoff.ts";
 import { FakeClock, advance } from "./fake-clock.ts";
 import { FakeRuntime } from "./fake-runtime.ts";
 
+/**
+ * Lets everything a timer set off finish: promise chains (a preStop hook's completion) need a turn
+ * of the event loop before the pod worker they wake is running.
+ */
+async function settle(kubelet: Kubelet): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await kubelet.idle();
+  }
+}
+
 /** A kubelet on a fake runtime and a fake clock, recording every event with its time offset. */
 export function harness(options: Partial<KubeletOptions> & { baseSeconds?: number; capSeconds?: number } = {}) {
   const clock = new FakeClock();
@@ -24,7 +35,7 @@ export function harness(options: Partial<KubeletOptions> & { baseSeconds?: numbe
     kubelet,
     events,
     /** Steps the clock, letting each timer's consequences run at its own time. */
-    advance: (seconds: number) => advance(clock, seconds * 1000, () => kubelet.idle()),
+    advance: (seconds: number) => advance(clock, seconds * 1000, () => settle(kubelet)),
     /** "12.0s Warning BackOff crash" lines, like `run` prints, for readable assertions. */
     lines: (filter?: (e: KubeEvent) => boolean) =>
       events

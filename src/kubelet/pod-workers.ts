@@ -19,8 +19,7 @@ export class PodWorkers {
       this.again.add(key);
       return;
     }
-    const work = this.loop(key).finally(() => this.running.delete(key));
-    this.running.set(key, work);
+    this.running.set(key, this.loop(key));
   }
 
   /** Resolves once no pod has a sync running or queued. */
@@ -41,5 +40,7 @@ export class PodWorkers {
         this.onError(key, error);
       }
     } while (this.again.has(key));
+    // In the same synchronous step as the last check of `again`, so no request can fall between.
+    this.running.delete(key);
   }
 }
