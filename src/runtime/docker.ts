@@ -1,0 +1,350 @@
+/**
+ * The docker runtime: real pods over the engine's API (dockerode; DOCKER_HOST honoured, else the
+ * default socket). Each pod gets a pause container that owns its network and IPC namespaces, and
+ * every container of the pod joins it, so containers of one pod reach each other on 127.0.0.1.
+ * Everything it creates carries the labels of labels.ts, which is all a restarted agent needs to
+ * adopt what is running.
+ */
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import Dockerode from "dockerode";
+import { realClock, type Clock } from "../clock.ts";
+import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+import {
+  containerCreateOptions,
+  podVolumeDir,
+  resolveMounts,
+  sandboxCreateOptions,
+  type ResolvedMount,
+} from "./docker-container-config.ts";
+import { dockerMessage, isConflict, isNotFound, isNotModified } from "./docker-errors.ts";
+import { DockerEventWatcher } from "./docker-events.ts";
+import { execWithTimeout } from "./docker-exec.ts";
+import { demuxToText } from "./docker-frames.ts";
+import { DockerImages } from "./docker-images.ts";
+import { LABEL } from "./labels.ts";
+import {
+  ContainerStartError,
+  type ContainerConfig,
+  type ContainerInfo,
+  type ContainerStatus,
+  type ExecResult,
+  type LogOptions,
+  type PullResult,
+  type Runtime,
+  type RuntimeContainerState,
+  type RuntimeEvent,
+  type Sandbox,
+  type SandboxInfo,
+} from "./runtime.ts";
+
+export const DEFAULT_PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
+
+export interface DockerRuntimeOptions {
+  /** Default: the real clock. Times pulls, exec deadlines and event-stream reconnects. */
+  clock?: Clock;
+  /** The sandbox image; default registry.k8s.io/pause:3.10 (pulled if missing). */
+  pauseImage?: string;
+  /** Default: `new Dockerode()`, which reads DOCKER_HOST or uses /var/run/docker.sock. */
+  docker?: Dockerode;
+  /**
+   * Host directory holding emptyDir volumes as <root>/<podUid>/<volume>; default
+   * /var/lib/minikubelet/pods as root, else $XDG_STATE_HOME (or ~/.local/state)/minikubelet/pods.
+   */
+  volumeRoot?: string;
+}
+
+/** The engine's zero time, which it reports for "never started" / "never finished". */
+const ZERO_TIME = "0001-01-01T00:00:00Z";
+
+export class DockerRuntime implements Runtime {
+  readonly name = "docker" as const;
+  readonly pauseImage: string;
+  readonly volumeRoot: string;
+  private readonly docker: Dockerode;
+  private readonly clock: Clock;
+  private readonly images: DockerImages;
+  private readonly events: DockerEventWatcher;
+
+  constructor(options: DockerRuntimeOptions = {}) {
+    this.clock = options.clock ?? realClock;
+    this.docker = options.docker ?? new Dockerode();
+    this.pauseImage = options.pauseImage ?? DEFAULT_PAUSE_IMAGE;
+    this.volumeRoot = options.volumeRoot ?? defaultVolumeRoot();
+    this.images = new DockerImages(this.docker, this.clock);
+    this.events = new DockerEventWatcher(this.docker, this.clock);
+  }
+
+  async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
+    const existing = await this.docker.listContainers({
+      all: true,
+      filters: { label: [`${LABEL.podUid}=${pod.uid}`, `${LABEL.sandbox}=true`, `${LABEL.managedBy}=true`] },
+    });
+    for (const found of existing) {
+      if (found.State === "running") return this.sandboxFromInspect(found.Id, pod.uid);
+      // A dead sandbox cannot be restarted into the same namespaces: replace it, like the kubelet.
+      await this.removeQuietly(found.Id);
+    }
+    await this.images.ensureImage({ image: this.pauseImage, imagePullPolicy: "IfNotPresent" });
+    const container = await this.docker.createContainer(sandboxCreateOptions(pod, this.pauseImage));
+    try {
+      await container.start();
+    } catch (error) {
+      await this.removeQuietly(container.id);
+      throw new Error(`pod ${pod.key}: starting sandbox (${this.pauseImage}) failed: ${dockerMessage(error)}`, {
+        cause: error,
+      });
+    }
+    return this.sandboxFromInspect(container.id, pod.uid);
+  }
+
+  /** Removes the pod's containers, its pause container and its emptyDir volumes. */
+  async removePodSandbox(id: string): Promise<void> {
+    let podUid: string | undefined;
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      podUid = info.Config.Labels?.[LABEL.podUid];
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    if (podUid) {
+      const members = await this.docker.listContainers({
+        all: true,
+        filters: { label: [`${LABEL.podUid}=${podUid}`, `${LABEL.sandbox}=false`, `${LABEL.managedBy}=true`] },
+      });
+      await Promise.all(members.map((c) => this.removeQuietly(c.Id)));
+    }
+    await this.removeQuietly(id);
+    if (podUid) rmSync(podVolumeDir(this.volumeRoot, podUid), { recursive: true, force: true });
+  }
+
+  async listPodSandboxes(): Promise<SandboxInfo[]> {
+    const found = await this.docker.listContainers({
+      all: true,
+      filters: { label: [`${LABEL.managedBy}=true`, `${LABEL.sandbox}=true`] },
+    });
+    return found.map((c) => {
+      const hostNetwork = c.HostConfig?.NetworkMode === "host";
+      const networks = Object.values(c.NetworkSettings?.Networks ?? {});
+      return {
+        id: c.Id,
+        podUid: c.Labels[LABEL.podUid] ?? "",
+        ip: hostNetwork ? "127.0.0.1" : (networks.find((n) => n.IPAddress)?.IPAddress ?? ""),
+        labels: c.Labels,
+        ready: c.State === "running",
+      };
+    });
+  }
+
+  async startContainer(config: ContainerConfig): Promise<string> {
+    const name = config.container.name;
+    let options: Dockerode.ContainerCreateOptions;
+    try {
+      const mounts = resolveMounts(config.pod, config.container, this.volumeRoot);
+      prepareMounts(mounts);
+      options = containerCreateOptions(config, mounts);
+    } catch (error) {
+      throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });
+    }
+    let container: Dockerode.Container;
+    try {
+      container = await this.docker.createContainer(options);
+    } catch (error) {
+      if (!isConflict(error)) {
+        throw new ContainerStartError(name, `creating container ${name}: ${dockerMessage(error)}`, "CreateContainerError", {
+          cause: error,
+        });
+      }
+      // This attempt's name exists: a call repeated after a crash of ours. Reuse a running one.
+      const previous = await this.docker.getContainer(options.name as string).inspect();
+      if (previous.State.Running) return previous.Id;
+      await this.removeQuietly(previous.Id);
+      return this.startContainer(config);
+    }
+    try {
+      await container.start();
+    } catch (error) {
+      if (isNotModified(error)) return container.id;
+      await this.removeQuietly(container.id);
+      throw new ContainerStartError(name, `starting container ${name}: ${dockerMessage(error)}`, "StartError", {
+        cause: error,
+      });
+    }
+    return container.id;
+  }
+
+  async containerStatus(id: string): Promise<ContainerStatus> {
+    try {
+      return statusFromInspect(await this.docker.getContainer(id).inspect());
+    } catch (error) {
+      if (isNotFound(error)) return { id, state: "unknown" };
+      throw error;
+    }
+  }
+
+  async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+    try {
+      await this.docker.getContainer(id).kill({ signal });
+    } catch (error) {
+      // 409: not running; 404: gone. Both mean there is nothing left to signal.
+      if (isConflict(error) || isNotFound(error)) return;
+      throw error;
+    }
+  }
+
+  async execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult> {
+    try {
+      return await execWithTimeout(this.docker.getContainer(id), command, timeoutMs, this.clock);
+    } catch (error) {
+      if (isConflict(error) || isNotFound(error)) {
+        throw new Error(`exec ${JSON.stringify(command)} in container ${id.slice(0, 12)}: ${dockerMessage(error)}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    await this.removeQuietly(id);
+  }
+
+  async listContainers(): Promise<ContainerInfo[]> {
+    const found = await this.docker.listContainers({
+      all: true,
+      filters: { label: [`${LABEL.managedBy}=true`, `${LABEL.sandbox}=false`] },
+    });
+    // The list lacks exit codes and times; inspect each (the count is bounded by garbage collection).
+    const inspected = await Promise.all(
+      found.map(async (c) => {
+        try {
+          return await this.docker.getContainer(c.Id).inspect();
+        } catch (error) {
+          if (isNotFound(error)) return undefined; // removed between list and inspect
+          throw error;
+        }
+      }),
+    );
+    return inspected.flatMap((info) => {
+      if (!info) return [];
+      const network = info.HostConfig.NetworkMode ?? "";
+      return [
+        {
+          ...statusFromInspect(info),
+          labels: info.Config.Labels ?? {},
+          sandboxId: network.startsWith("container:") ? network.slice("container:".length) : undefined,
+        },
+      ];
+    });
+  }
+
+  async readLogs(id: string, options: LogOptions = {}): Promise<string> {
+    try {
+      const buffer = (await this.docker.getContainer(id).logs({
+        stdout: true,
+        stderr: true,
+        follow: false,
+        // The engine takes "all" for no limit; the typings only know numbers.
+        tail: (options.tail ?? "all") as number,
+      })) as unknown as Buffer;
+      return demuxToText(Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer));
+    } catch (error) {
+      if (isNotFound(error)) {
+        throw new Error(`logs of container ${id.slice(0, 12)}: no such container (removed)`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult> {
+    return this.images.ensureImage(container, onProgress);
+  }
+
+  watch(listener: (event: RuntimeEvent) => void): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  async close(): Promise<void> {
+    this.events.close();
+  }
+
+  private async sandboxFromInspect(id: string, podUid: string): Promise<Sandbox> {
+    const info = await this.docker.getContainer(id).inspect();
+    const hostNetwork = info.HostConfig.NetworkMode === "host";
+    const networks = Object.values(info.NetworkSettings.Networks ?? {});
+    const ip = hostNetwork
+      ? "127.0.0.1"
+      : info.NetworkSettings.IPAddress || (networks.find((n) => n.IPAddress)?.IPAddress ?? "");
+    return { id: info.Id, ip, podUid };
+  }
+
+  private async removeQuietly(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).remove({ force: true, v: true });
+    } catch (error) {
+      // 404: already gone; 409: removal already in progress. Either way it will not exist.
+      if (isNotFound(error) || isConflict(error)) return;
+      throw error;
+    }
+  }
+}
+
+/** Maps the engine's inspect document to the runtime's status. */
+export function statusFromInspect(info: Dockerode.ContainerInspectInfo): ContainerStatus {
+  const state = info.State;
+  const status: ContainerStatus = { id: info.Id, state: stateOf(state.Status) };
+  const started = parseEngineTime(state.StartedAt);
+  if (started !== undefined) status.startedAt = started;
+  if (status.state === "running" && state.Pid > 0) status.pid = state.Pid;
+  if (status.state === "exited") {
+    status.exitCode = state.ExitCode;
+    const finished = parseEngineTime(state.FinishedAt);
+    if (finished !== undefined) status.finishedAt = finished;
+    if (state.OOMKilled) status.reason = "OOMKilled";
+  }
+  return status;
+}
+
+function stateOf(status: string): RuntimeContainerState {
+  switch (status) {
+    case "created":
+      return "created";
+    case "running":
+    case "paused":
+    case "restarting":
+      return "running";
+    case "exited":
+    case "dead":
+    case "removing":
+      return "exited";
+    default:
+      return "unknown";
+  }
+}
+
+function parseEngineTime(value: string | undefined): number | undefined {
+  if (!value || value.startsWith(ZERO_TIME.slice(0, 4))) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** Creates emptyDir directories (world-writable, so a non-root container can write) and *OrCreate paths. */
+function prepareMounts(mounts: ResolvedMount[]): void {
+  for (const mount of mounts) {
+    if (mount.create === "directory" && !existsSync(mount.source)) {
+      mkdirSync(mount.source, { recursive: true });
+      chmodSync(mount.source, 0o777); // mkdir's mode is cut by the umask
+    } else if (mount.create === "file" && !existsSync(mount.source)) {
+      mkdirSync(dirname(mount.source), { recursive: true });
+      writeFileSync(mount.source, "");
+    }
+  }
+}
+
+function defaultVolumeRoot(): string {
+  if (process.getuid?.() === 0) return "/var/lib/minikubelet/pods";
+  const state = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(state, "minikubelet", "pods");
+}
