@@ -14,6 +14,7 @@ import { EventRecorder, type EventType, type KubeEvent } from "./events.ts";
 import { isTerminalPhase, podPhase } from "./phase.ts";
 import { allContainers, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 import { PodWorkers } from "./pod-workers.ts";
+import { updateConditions } from "../status/conditions.ts";
 import { containerShouldRestart } from "./restart-policy.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
@@ -191,6 +192,7 @@ export class Kubelet {
       await this.syncRunning(pod);
     }
     pod.phase = podPhase(pod);
+    updateConditions(pod, this.clock.now());
     this.checkpoint(pod);
   }
 

@@ -80,6 +80,8 @@ export interface PodRecord {
   /** An init container failed under restartPolicy Never: the pod is Failed. */
   initFailed: boolean;
   phase: PodPhase;
+  /** Each condition's status and when it last changed (lastTransitionTime), by condition type. */
+  conditions: Record<string, { status: "True" | "False"; since: number }>;
 }
 
 export function newContainerRecord(spec: ContainerSpec, kind: ContainerKind): ContainerRecord {
@@ -105,6 +107,7 @@ export function newPodRecord(spec: PodSpec, now: number): PodRecord {
     initialized: spec.initContainers.length === 0,
     initFailed: false,
     phase: "Pending",
+    conditions: {},
   };
 }
 
