@@ -1,0 +1,184 @@
+/**
+ * Turns a decoded manifest into a PodSpec the way the API server would admit it: every problem is
+ * collected with its field path (not just the first), and the API's defaults are filled in.
+ * Pure: no I/O; the file name is only used in messages.
+ */
+import type { ContainerSpec, PodSpec, RestartPolicy, Volume } from "./types.ts";
+import { IssueList, ManifestError } from "./errors.ts";
+import { isPlainObject, describeValue, objectAt, type Fields } from "./fields.ts";
+import { checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./names.ts";
+import { validateContainer, type ContainerKind } from "./validate-container.ts";
+import { configHash, podUid } from "./hash.ts";
+
+export const DEFAULT_NAMESPACE = "default";
+export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
+const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
+const SUPPORTED_VOLUME_SOURCES = ["emptyDir", "hostPath"] as const;
+
+export interface ValidateContext {
+  /** The file as it appears in messages, e.g. `web.yaml`. */
+  file: string;
+  /** The absolute path of the file: recorded as PodSpec.source and hashed into the UID. */
+  source: string;
+  /** Node name ("" for none); pods are named NAME-NODE when set. */
+  node: string;
+}
+
+/** `NAME-NODE` when a node is set (mirror-pod naming), else NAME. */
+export function fullPodName(name: string, node: string): string {
+  return node ? `${name}-${node}` : name;
+}
+
+/** Why a node name cannot be used (it becomes part of every pod name), or undefined. */
+export function checkNodeName(node: string): string | undefined {
+  return node === "" ? undefined : checkDns1123Subdomain(node);
+}
+
+/**
+ * Validates `raw` (the decoded file) as a v1 Pod.
+ * @throws ManifestError listing every issue found, each with its field path.
+ */
+export function validatePod(raw: unknown, context: ValidateContext): PodSpec {
+  const issues = new IssueList();
+  if (!isPlainObject(raw)) {
+    throw new ManifestError(context.file, [{ path: [], message: `must be a Pod object (found ${describeValue(raw)})` }]);
+  }
+  const root = objectAt(raw, [], issues)!;
+  checkKind(root);
+
+  const metadata = root.object("metadata");
+  if (!metadata && !root.has("metadata")) root.fail("metadata", "required");
+  const name = readName(metadata, context.node);
+  const namespace = readNamespace(metadata);
+  const labels = readStringMap(metadata, "labels", true);
+  const annotations = readStringMap(metadata, "annotations", false);
+
+  const spec = root.object("spec");
+  if (!spec && !root.has("spec")) root.fail("spec", "required");
+  const volumes = spec ? readVolumes(spec) : [];
+  const volumeNames = new Set(volumes.map((volume) => volume.name));
+  const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames) : [];
+  const containers = spec ? readContainers(spec, "containers", "app", volumeNames) : [];
+  if (spec && !spec.has("containers")) spec.fail("containers", "required: a pod needs at least one container");
+  else if (spec && Array.isArray(spec.raw("containers")) && (spec.raw("containers") as unknown[]).length === 0) {
+    spec.fail("containers", "must have at least one container");
+  }
+  if (spec) checkUniqueContainerNames(spec, initContainers, containers);
+  const restartPolicy = spec?.oneOf<RestartPolicy>("restartPolicy", ["Always", "OnFailure", "Never"], "Always") ?? "Always";
+  const terminationGracePeriodSeconds =
+    spec?.int("terminationGracePeriodSeconds", { min: 0, default: DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS }) ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+  const hostNetwork = spec?.bool("hostNetwork", false) ?? false;
+  const shareProcessNamespace = spec?.bool("shareProcessNamespace", false) ?? false;
+
+  if (!issues.empty) throw new ManifestError(context.file, issues.items);
+  const fullName = fullPodName(name, context.node);
+  return {
+    key: `${namespace}/${fullName}`,
+    namespace,
+    name,
+    fullName,
+    node: context.node,
+    uid: podUid(context.node, context.source, raw),
+    configHash: configHash(raw, context.node),
+    source: context.source,
+    labels,
+    annotations,
+    restartPolicy,
+    terminationGracePeriodSeconds,
+    initContainers,
+    containers,
+    volumes,
+    hostNetwork,
+    shareProcessNamespace,
+    manifest: raw,
+  };
+}
+
+function checkKind(root: Fields): void {
+  const apiVersion = root.string("apiVersion");
+  if (!root.has("apiVersion")) root.fail("apiVersion", 'required (must be "v1")');
+  else if (apiVersion !== undefined && apiVersion !== "v1") root.fail("apiVersion", `must be "v1" (found ${JSON.stringify(apiVersion)})`);
+  const kind = root.string("kind");
+  if (!root.has("kind")) root.fail("kind", 'required (must be "Pod")');
+  else if (kind !== undefined && kind !== "Pod") root.fail("kind", `must be "Pod" (found ${JSON.stringify(kind)}); only Pods can be static pods`);
+}
+
+function readName(metadata: Fields | undefined, node: string): string {
+  if (!metadata) return "";
+  const name = metadata.requiredString("name");
+  if (name === "") return name;
+  const problem = checkDns1123Subdomain(name) ?? checkDns1123Subdomain(fullPodName(name, node));
+  if (problem) metadata.fail("name", node && !checkDns1123Subdomain(name) ? `with node ${JSON.stringify(node)}: ${problem}` : problem);
+  return name;
+}
+
+function readNamespace(metadata: Fields | undefined): string {
+  const namespace = metadata?.string("namespace") || DEFAULT_NAMESPACE;
+  const problem = checkDns1123Label(namespace);
+  if (problem) metadata!.fail("namespace", problem);
+  return namespace;
+}
+
+function readStringMap(metadata: Fields | undefined, key: string, isLabels: boolean): Record<string, string> {
+  if (!metadata) return {};
+  const map = metadata.stringMap(key);
+  for (const [name, value] of Object.entries(map)) {
+    const problem = checkQualifiedName(name) ?? (isLabels ? checkLabelValue(value) : undefined);
+    if (problem) metadata.issues.add([...metadata.at(key), name], problem);
+  }
+  return map;
+}
+
+function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNames: ReadonlySet<string>): ContainerSpec[] {
+  return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames }));
+}
+
+/** Names are unique across init and app containers: they key logs, restarts and back-off. */
+function checkUniqueContainerNames(spec: Fields, init: ContainerSpec[], app: ContainerSpec[]): void {
+  const firstSeen = new Map<string, string>();
+  const all = [
+    ...init.map((container, index) => ({ container, where: `initContainers[${index}]`, path: ["initContainers", index] as const })),
+    ...app.map((container, index) => ({ container, where: `containers[${index}]`, path: ["containers", index] as const })),
+  ];
+  for (const { container, where, path } of all) {
+    if (container.name === "") continue;
+    const previous = firstSeen.get(container.name);
+    if (previous) {
+      spec.issues.add([...spec.path, ...path, "name"], `duplicate container name ${JSON.stringify(container.name)} (also spec.${previous}.name)`);
+    } else {
+      firstSeen.set(container.name, where);
+    }
+  }
+}
+
+function readVolumes(spec: Fields): Volume[] {
+  const volumes: Volume[] = [];
+  const names = new Set<string>();
+  for (const item of spec.objectList("volumes")) {
+    const name = item.requiredString("name");
+    const problem = name === "" ? undefined : checkDns1123Label(name);
+    if (problem) item.fail("name", problem);
+    else if (names.has(name)) item.fail("name", `duplicate volume name ${JSON.stringify(name)}`);
+    names.add(name);
+    const sources = Object.keys(item.obj).filter((key) => key !== "name" && item.has(key));
+    if (sources.length !== 1) {
+      item.fail(undefined, `needs exactly one volume source, ${SUPPORTED_VOLUME_SOURCES.join(" or ")} (found ${sources.join(", ") || "none"})`);
+      continue;
+    }
+    const source = sources[0]!;
+    if (source === "emptyDir") {
+      item.object("emptyDir");
+      volumes.push({ name, type: "emptyDir" });
+    } else if (source === "hostPath") {
+      const hostPath = item.object("hostPath");
+      if (!hostPath) continue;
+      const path = hostPath.requiredString("path");
+      if (path !== "" && !path.startsWith("/")) hostPath.fail("path", `must be an absolute path (found ${JSON.stringify(path)})`);
+      const hostPathType = hostPath.oneOf("type", HOST_PATH_TYPES, "");
+      volumes.push({ name, type: "hostPath", path, hostPathType });
+    } else {
+      item.fail(source, `${source} volumes are not supported: static pods support only emptyDir and hostPath`);
+    }
+  }
+  return volumes;
+}
