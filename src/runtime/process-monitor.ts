@@ -31,7 +31,7 @@ __mk_write() {
   printf '%s\\n' "$2" >"$__mk_dir/.$1.tmp" && "$__mk_mv" -f "$__mk_dir/.$1.tmp" "$__mk_dir/$1"
 }
 __mk_ticks() {
-  IFS= read -r __mk_stat <"/proc/$1/stat" || return 1
+  IFS= read -r __mk_stat 2>/dev/null <"/proc/$1/stat" || return 1
   __mk_stat=\${__mk_stat##*) }
   set -- $__mk_stat
   shift 19
@@ -39,9 +39,11 @@ __mk_ticks() {
 }
 "$__mk_setsid" "$@" >>"$__mk_dir/log" 2>&1 </dev/null &
 __mk_pid=$!
+# Read the start time before anything else forks: dash reaps every child while it waits for a
+# command substitution, and a container that already exited would then leave no /proc entry.
+__mk_t=0; __mk_ticks "$__mk_pid"; __mk_cticks=$__mk_t
+__mk_t=0; __mk_ticks "$$"; __mk_mticks=$__mk_t
 __mk_started=$("$__mk_date" +%s%N)
-__mk_ticks "$__mk_pid"; __mk_cticks=$__mk_t
-__mk_ticks "$$"; __mk_mticks=$__mk_t
 __mk_write pid "$__mk_pid $__mk_cticks $__mk_started $$ $__mk_mticks"
 : >"$__mk_events/$__mk_id.started"
 wait "$__mk_pid"

@@ -1,0 +1,374 @@
+/**
+ * The plain-process runtime: no images, no namespaces; each container attempt is a process in a
+ * session of its own, held by a /bin/sh monitor (process-monitor.ts) that outlives the agent.
+ * All state lives in files under `rootDir` (process-files.ts), so a new agent adopts what an old
+ * one started: same ids, same pids, exits recorded while nobody watched.
+ *
+ * Choices a user can see:
+ * - Container ids are `<podUid first 8>-<container>-<attempt>-<6 random hex>`: readable in `ps`
+ *   and logs, unique even if an attempt number is reused after lost agent state.
+ * - A command that cannot be found is refused up front with ContainerStartError, reason
+ *   "StartError" and containerd's wording (`exec: "x": executable file not found in $PATH`). If
+ *   the file vanishes between that check and the exec, the container exits 127 instead.
+ * - Volumes cannot be mounted (no mount namespace), so `mountPath` is not honoured: the process
+ *   finds each mounted volume's host directory in `MINIKUBELET_VOLUME_<NAME>` (upper case, dashes
+ *   as underscores). emptyDir lives at `pods/<uid>/volumes/<name>`; hostPath is the path itself.
+ * - The default working directory, and HOME when the spec sets none, is the pod directory.
+ */
+import { accessSync, constants, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { realClock, type Clock } from "../clock.ts";
+import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+import { containerLabels, sandboxLabels } from "./labels.ts";
+import {
+  ContainerStartError,
+  type ContainerConfig,
+  type ContainerInfo,
+  type ContainerStatus,
+  type ExecResult,
+  type LogOptions,
+  type PullResult,
+  type Runtime,
+  type RuntimeEvent,
+  type Sandbox,
+  type SandboxInfo,
+} from "./runtime.ts";
+import { ContainerEvents } from "./process-events.ts";
+import { execInContainer, killGroup } from "./process-exec.ts";
+import {
+  ProcessLayout,
+  SAFE_NAME,
+  ensureDir,
+  isSameProcessAlive,
+  readExit,
+  readJson,
+  readPid,
+  writeJson,
+  writeLostExit,
+  type ContainerRecord,
+  type SandboxRecord,
+} from "./process-files.ts";
+import { installMonitorScript, launchMonitor, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
+
+/** containerd's default PATH for a container whose image sets none. */
+export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+export interface ProcessRuntimeOptions {
+  /** Holds every pod and container directory; created if missing. */
+  rootDir: string;
+  /** Default: the real clock. Drives the backstop re-check and the start/exec timeouts. */
+  clock?: Clock;
+  /** Period of the backstop re-check for exits missed by the directory watch. Default 5000 ms. */
+  resyncMs?: number;
+  /** How long startContainer waits for the monitor to report the process. Default 10000 ms. */
+  startTimeoutMs?: number;
+}
+
+export class ProcessRuntime implements Runtime {
+  readonly name = "process" as const;
+  private readonly layout: ProcessLayout;
+  private readonly clock: Clock;
+  private readonly tools: MonitorTools;
+  private readonly events: ContainerEvents;
+  private readonly startTimeoutMs: number;
+  /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
+  private readonly dirs = new Map<string, string>();
+
+  constructor(options: ProcessRuntimeOptions) {
+    this.layout = new ProcessLayout(resolve(options.rootDir));
+    this.clock = options.clock ?? realClock;
+    this.startTimeoutMs = options.startTimeoutMs ?? 10_000;
+    ensureDir(this.layout.podsDir);
+    ensureDir(this.layout.eventsDir);
+    installMonitorScript(this.layout);
+    this.tools = resolveMonitorTools();
+    this.events = new ContainerEvents({
+      eventsDir: this.layout.eventsDir,
+      clock: this.clock,
+      resyncMs: options.resyncMs ?? 5000,
+      hasExited: (id) => this.readStatus(id).state === "exited",
+    });
+  }
+
+  async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
+    if (!SAFE_NAME.test(pod.uid)) throw new Error(`pod ${pod.key}: uid "${pod.uid}" is not usable as a directory name`);
+    const dir = this.layout.podDir(pod.uid);
+    ensureDir(join(dir, "containers"));
+    for (const volume of pod.volumes) if (volume.type === "emptyDir") ensureDir(this.layout.volumeDir(pod.uid, volume.name));
+    const file = join(dir, "sandbox.json");
+    if (!existsSync(file)) {
+      const record: SandboxRecord = { id: pod.uid, podUid: pod.uid, labels: sandboxLabels(pod), createdAt: this.clock.now() };
+      writeJson(file, record);
+    }
+    return { id: pod.uid, ip: "127.0.0.1", podUid: pod.uid };
+  }
+
+  async removePodSandbox(id: string): Promise<void> {
+    if (!SAFE_NAME.test(id)) return;
+    const dir = this.layout.podDir(id);
+    if (!existsSync(dir)) return;
+    for (const entry of this.layout.scanContainers().filter((c) => c.podUid === id)) {
+      this.dirs.set(entry.id, entry.dir);
+      await this.removeContainer(entry.id);
+    }
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  async listPodSandboxes(): Promise<SandboxInfo[]> {
+    const sandboxes: SandboxInfo[] = [];
+    for (const uid of this.layout.scanSandboxes()) {
+      const record = readJson<SandboxRecord>(join(this.layout.podDir(uid), "sandbox.json"));
+      if (record) sandboxes.push({ id: record.id, podUid: record.podUid, ip: "127.0.0.1", labels: record.labels, ready: true });
+    }
+    return sandboxes;
+  }
+
+  async startContainer(config: ContainerConfig): Promise<string> {
+    const { container, pod } = config;
+    const podUid = config.sandbox.podUid;
+    const podDir = this.layout.podDir(podUid);
+    const fail = (message: string): never => {
+      throw new ContainerStartError(container.name, `container ${container.name}: ${message}`);
+    };
+    if (container.command.length === 0) {
+      fail("command is required: the process runtime has no image entrypoint");
+    }
+    if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
+    const env = this.containerEnv(pod, container, podDir, fail);
+    const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
+    if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
+    const argv = [...container.command, ...container.args];
+    checkExecutable(argv[0] as string, env.PATH ?? DEFAULT_PATH, workingDir, fail);
+
+    const id = `${podUid.slice(0, 8)}-${container.name}-${config.attempt}-${randomBytes(3).toString("hex")}`;
+    const dir = this.layout.containerDir(podUid, id);
+    ensureDir(dir);
+    const record: ContainerRecord = {
+      id,
+      podUid,
+      sandboxId: config.sandbox.id,
+      name: container.name,
+      attempt: config.attempt,
+      workingDir,
+      env,
+      command: argv,
+      createdAt: this.clock.now(),
+    };
+    writeJson(join(dir, "config.json"), record);
+    writeJson(join(dir, "labels.json"), containerLabels(config));
+    writeFileSync(join(dir, "log"), "", { flag: "a" });
+    this.dirs.set(id, dir);
+
+    let monitorGone = false;
+    try {
+      launchMonitor({
+        layout: this.layout,
+        tools: this.tools,
+        id,
+        containerDir: dir,
+        workingDir,
+        env,
+        argv,
+        onExit: () => {
+          monitorGone = true;
+          this.events.notify(id);
+        },
+      });
+    } catch (cause) {
+      throw new ContainerStartError(container.name, `container ${container.name}: monitor failed to start`, "StartError", {
+        cause,
+      });
+    }
+    const started = await this.events.waitFor(id, () => readPid(dir) !== undefined || monitorGone, this.startTimeoutMs);
+    if (!started || readPid(dir) === undefined) {
+      const detail = readText(join(dir, "monitor.err")).trim() || `no pid recorded within ${this.startTimeoutMs}ms`;
+      fail(`monitor did not start the process: ${detail}`);
+    }
+    this.events.track(id);
+    return id;
+  }
+
+  async containerStatus(id: string): Promise<ContainerStatus> {
+    return this.readStatus(id);
+  }
+
+  async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+    const dir = this.findDir(id);
+    if (!dir || readExit(dir)) return;
+    const pid = readPid(dir);
+    // The recorded start time guards against signalling a stranger that inherited the pid.
+    if (pid && isSameProcessAlive(pid.pid, pid.startTicks)) killGroup(pid.pid, signal);
+  }
+
+  async execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult> {
+    const dir = this.findDir(id);
+    const record = dir && readJson<ContainerRecord>(join(dir, "config.json"));
+    if (!dir || !record) throw new Error(`exec in container ${id}: no such container`);
+    const state = this.readStatus(id).state;
+    if (state !== "running") throw new Error(`exec in container ${id}: container is ${state}, not running`);
+    return execInContainer({ argv: command, cwd: record.workingDir, env: record.env, timeoutMs, clock: this.clock });
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    const dir = this.findDir(id);
+    if (!dir) return;
+    const pid = readPid(dir);
+    if (this.readStatus(id).state === "running") {
+      await this.killContainer(id, "SIGKILL");
+    }
+    // Let the monitor finish its last writes (exit file, then marker) so nothing is left behind.
+    if (pid && !readExit(dir)?.lost) {
+      const marker = this.layout.marker(id, "exited");
+      await this.events.waitFor(
+        id,
+        () => existsSync(marker) || !isSameProcessAlive(pid.monitorPid, pid.monitorStartTicks),
+        2000,
+        20,
+      );
+    }
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    rmSync(this.layout.marker(id, "started"), { force: true });
+    rmSync(this.layout.marker(id, "exited"), { force: true });
+    this.dirs.delete(id);
+    this.events.forget(id);
+  }
+
+  async listContainers(): Promise<ContainerInfo[]> {
+    const infos: ContainerInfo[] = [];
+    for (const { id, dir } of this.layout.scanContainers()) {
+      this.dirs.set(id, dir);
+      const labels = readJson<Record<string, string>>(join(dir, "labels.json"));
+      const record = readJson<ContainerRecord>(join(dir, "config.json"));
+      if (!labels || !record) continue;
+      const status = this.readStatus(id);
+      if (status.state === "running") this.events.track(id);
+      infos.push({ ...status, labels, sandboxId: record.sandboxId });
+    }
+    return infos;
+  }
+
+  async readLogs(id: string, options: LogOptions = {}): Promise<string> {
+    const dir = this.findDir(id);
+    if (!dir) throw new Error(`logs of container ${id}: no such container`);
+    const text = readText(join(dir, "log"));
+    if (options.tail === undefined) return text;
+    if (options.tail <= 0) return "";
+    const lines = text.split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    return lines.length === 0 ? "" : `${lines.slice(-options.tail).join("\n")}\n`;
+  }
+
+  async ensureImage(_container: ContainerSpec): Promise<PullResult> {
+    return { pulled: false, durationMs: 0 };
+  }
+
+  watch(listener: (event: RuntimeEvent) => void): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  async close(): Promise<void> {
+    this.events.close();
+  }
+
+  /** The backstop pass, for tests: re-checks every container seen running. */
+  recheck(): void {
+    this.events.recheck();
+  }
+
+  private findDir(id: string): string | undefined {
+    const cached = this.dirs.get(id);
+    if (cached && existsSync(cached)) return cached;
+    this.dirs.delete(id);
+    for (const entry of this.layout.scanContainers()) this.dirs.set(entry.id, entry.dir);
+    const found = this.dirs.get(id);
+    return found && existsSync(found) ? found : undefined;
+  }
+
+  private readStatus(id: string): ContainerStatus {
+    const dir = this.findDir(id);
+    if (!dir) return { id, state: "unknown" };
+    const logPath = join(dir, "log");
+    const pid = readPid(dir);
+    const exited = (): ContainerStatus | undefined => {
+      const exit = readExit(dir);
+      if (!exit) return undefined;
+      return {
+        id,
+        state: "exited",
+        exitCode: exit.exitCode,
+        ...(exit.lost ? { reason: "Unknown" } : {}),
+        startedAt: pid?.startedAt,
+        finishedAt: exit.finishedAt,
+        logPath,
+      };
+    };
+    const done = exited();
+    if (done) return done;
+    if (!pid) return { id, state: "created", logPath };
+    const running: ContainerStatus = { id, state: "running", pid: pid.pid, startedAt: pid.startedAt, logPath };
+    if (isSameProcessAlive(pid.pid, pid.startTicks)) return running;
+    // The process is gone. A live monitor is about to write the exit file; a dead one never will.
+    if (isSameProcessAlive(pid.monitorPid, pid.monitorStartTicks)) return running;
+    const late = exited();
+    if (late) return late;
+    writeLostExit(dir, this.clock.now());
+    return exited() ?? { id, state: "unknown" };
+  }
+
+  private containerEnv(
+    pod: PodSpec,
+    container: ContainerSpec,
+    podDir: string,
+    fail: (message: string) => never,
+  ): Record<string, string> {
+    const env: Record<string, string> = { PATH: DEFAULT_PATH, HOME: podDir };
+    for (const mount of container.volumeMounts) {
+      const volume = pod.volumes.find((v) => v.name === mount.name);
+      if (!volume) return fail(`volumeMounts: volume "${mount.name}" is not defined in the pod`);
+      let path = volume.type === "emptyDir" ? this.layout.volumeDir(pod.uid, volume.name) : volume.path;
+      if (volume.type === "emptyDir" || volume.hostPathType === "DirectoryOrCreate") ensureDir(path);
+      if (mount.subPath) {
+        path = join(path, mount.subPath);
+        if (volume.type === "emptyDir") ensureDir(path);
+      }
+      env[volumeEnvName(mount.name)] = path;
+    }
+    for (const { name, value } of container.env) env[name] = value;
+    return env;
+  }
+}
+
+/** `MINIKUBELET_VOLUME_<NAME>`: where a process finds a mounted volume (no mountPath remapping). */
+export function volumeEnvName(volume: string): string {
+  return `MINIKUBELET_VOLUME_${volume.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+function checkExecutable(command: string, path: string, cwd: string, fail: (message: string) => never): void {
+  if (command.includes("/")) {
+    const file = isAbsolute(command) ? command : join(cwd, command);
+    try {
+      accessSync(file, constants.X_OK);
+    } catch {
+      fail(`exec: "${command}": stat ${file}: no such file or directory, or not executable`);
+    }
+    return;
+  }
+  if (!Bun.which(command, { PATH: path, cwd })) fail(`exec: "${command}": executable file not found in $PATH`);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,298 @@
+/**
+ * The conformance suite every Runtime runs (Hono's `common.case.test.ts` shape): a runtime's test
+ * file calls `runtimeContract("process", () => new ProcessRuntime(...), { image })` and gets these
+ * cases. Commands are tiny POSIX shell lines that busybox also has, so the docker runtime runs the
+ * very same cases. Every sandbox and container a case creates is removed after it.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
+import { LABEL } from "../src/runtime/labels.ts";
+import type { ContainerStatus, Runtime, RuntimeEvent, Sandbox } from "../src/runtime/runtime.ts";
+
+export interface RuntimeContractOptions {
+  /** The image each container names (the process runtime ignores it; docker needs busybox). */
+  image: string;
+  /** Called after each case, once its sandboxes are removed and the runtime is closed. */
+  cleanup?: () => void | Promise<void>;
+}
+
+let podSeq = 0;
+
+/** A container spec with the API defaults filled in; `command` is run with `args` appended. */
+export function contractContainer(name: string, command: string[], image = "busybox"): ContainerSpec {
+  return {
+    name,
+    image,
+    imagePullPolicy: "IfNotPresent",
+    command,
+    args: [],
+    env: [],
+    ports: [],
+    volumeMounts: [],
+    terminationMessagePath: "/dev/termination-log",
+  };
+}
+
+/** A pod with a fresh uid (so cases never share containers on a shared runtime like dockerd). */
+export function contractPod(name: string, containers: ContainerSpec[] = []): PodSpec {
+  podSeq += 1;
+  const uid = `${crypto.randomUUID().slice(0, 8)}-c0ffee-${String(podSeq).padStart(4, "0")}`;
+  return {
+    key: `contract/${name}`,
+    namespace: "contract",
+    name,
+    fullName: name,
+    node: "",
+    uid,
+    configHash: `hash-${uid}`,
+    source: `/manifests/${name}.yaml`,
+    labels: {},
+    annotations: {},
+    restartPolicy: "Never",
+    terminationGracePeriodSeconds: 30,
+    initContainers: [],
+    containers,
+    volumes: [],
+    hostNetwork: false,
+    shareProcessNamespace: false,
+    manifest: {},
+  };
+}
+
+/** Resolves `promise`, or rejects naming `what` once `ms` of real time pass. */
+export function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: not within ${ms}ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Waits (re-reading on each runtime event, and every 25 ms) until `id`'s status passes `done`. */
+export async function waitForStatus(
+  runtime: Runtime,
+  id: string,
+  done: (status: ContainerStatus) => boolean,
+  ms = 5000,
+): Promise<ContainerStatus> {
+  return within(
+    ms,
+    `container ${id} status`,
+    (async () => {
+      for (;;) {
+        const status = await runtime.containerStatus(id);
+        if (done(status)) return status;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })(),
+  );
+}
+
+export async function waitForLog(runtime: Runtime, id: string, text: string, ms = 5000): Promise<string> {
+  return within(
+    ms,
+    `log of ${id} containing "${text}"`,
+    (async () => {
+      for (;;) {
+        const logs = await runtime.readLogs(id);
+        if (logs.includes(text)) return logs;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })(),
+  );
+}
+
+export function runtimeContract(
+  name: string,
+  makeRuntime: () => Runtime | Promise<Runtime>,
+  options: RuntimeContractOptions,
+): void {
+  describe(`runtime contract: ${name}`, () => {
+    let runtime: Runtime;
+    let sandboxes: Sandbox[] = [];
+    let containers: string[] = [];
+
+    beforeEach(async () => {
+      runtime = await makeRuntime();
+      sandboxes = [];
+      containers = [];
+    });
+
+    afterEach(async () => {
+      for (const id of containers) await runtime.removeContainer(id);
+      for (const sandbox of sandboxes) await runtime.removePodSandbox(sandbox.id);
+      await runtime.close();
+      await options.cleanup?.();
+    });
+
+    async function sandboxFor(pod: PodSpec): Promise<Sandbox> {
+      const sandbox = await runtime.runPodSandbox(pod);
+      sandboxes.push(sandbox);
+      return sandbox;
+    }
+
+    /** Starts one container running `sh -c script` in a new pod. */
+    async function start(script: string, containerName = "main", attempt = 0) {
+      const container = contractContainer(containerName, ["sh", "-c", script], options.image);
+      const pod = contractPod(`${containerName}-pod`, [container]);
+      const sandbox = await sandboxFor(pod);
+      const id = await runtime.startContainer({ pod, container, kind: "app", attempt, sandbox });
+      containers.push(id);
+      return { id, pod, sandbox };
+    }
+
+    const exited = (s: ContainerStatus) => s.state === "exited";
+
+    test("runPodSandbox is idempotent for the same pod uid and lists the sandbox labels", async () => {
+      const pod = contractPod("sandbox-pod");
+      const first = await sandboxFor(pod);
+      const second = await runtime.runPodSandbox(pod);
+      expect(second.id).toBe(first.id);
+      expect(first.podUid).toBe(pod.uid);
+      expect(first.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+      const listed = (await runtime.listPodSandboxes()).filter((s) => s.podUid === pod.uid);
+      expect(listed).toHaveLength(1);
+      expect(listed[0]?.labels[LABEL.podName]).toBe("sandbox-pod");
+      expect(listed[0]?.labels[LABEL.configHash]).toBe(pod.configHash);
+      await runtime.removePodSandbox(first.id);
+      await runtime.removePodSandbox(first.id);
+      expect((await runtime.listPodSandboxes()).filter((s) => s.podUid === pod.uid)).toHaveLength(0);
+    });
+
+    test("a started container writes its output to its log", async () => {
+      const { id } = await start("echo hello from the container; echo to stderr >&2");
+      const status = await waitForStatus(runtime, id, exited);
+      expect(status.exitCode).toBe(0);
+      const logs = await runtime.readLogs(id);
+      expect(logs).toContain("hello from the container\n");
+      expect(logs).toContain("to stderr\n");
+    });
+
+    test.each([
+      [0, "exit 0"],
+      [1, "exit 1"],
+      [3, "exit 3"],
+    ])("exit code %d is reported with finishedAt >= startedAt", async (code, script) => {
+      const { id } = await start(script);
+      const status = await waitForStatus(runtime, id, exited);
+      expect(status.exitCode).toBe(code);
+      expect(status.startedAt).toBeNumber();
+      expect(status.finishedAt).toBeNumber();
+      expect(status.finishedAt as number).toBeGreaterThanOrEqual(status.startedAt as number);
+    });
+
+    test("a running container is reported running with a start time", async () => {
+      const { id } = await start("sleep 30");
+      const status = await runtime.containerStatus(id);
+      expect(status.state).toBe("running");
+      expect(status.startedAt).toBeNumber();
+      expect(status.exitCode).toBeUndefined();
+      await runtime.killContainer(id, "SIGKILL");
+    });
+
+    test("SIGTERM ends a process that exits on it: exit code 143", async () => {
+      const { id } = await start('trap "exit 143" TERM; echo ready; sleep 30 & wait');
+      await waitForLog(runtime, id, "ready");
+      await runtime.killContainer(id, "SIGTERM");
+      const status = await waitForStatus(runtime, id, exited);
+      expect(status.exitCode).toBe(143);
+    });
+
+    test("a process that traps SIGTERM keeps running; SIGKILL ends it with 137", async () => {
+      const { id } = await start('trap "echo got TERM" TERM; echo ready; while :; do sleep 0.05; done');
+      await waitForLog(runtime, id, "ready");
+      await runtime.killContainer(id, "SIGTERM");
+      await waitForLog(runtime, id, "got TERM");
+      expect((await runtime.containerStatus(id)).state).toBe("running");
+      await runtime.killContainer(id, "SIGKILL");
+      const status = await waitForStatus(runtime, id, exited);
+      expect(status.exitCode).toBe(137);
+    });
+
+    test("killing an exited container is a no-op that keeps its exit code", async () => {
+      const { id } = await start("exit 5");
+      const before = await waitForStatus(runtime, id, exited);
+      await runtime.killContainer(id, "SIGTERM");
+      await runtime.killContainer(id, "SIGKILL");
+      const after = await runtime.containerStatus(id);
+      expect(after).toEqual(before);
+    });
+
+    test("execSync returns combined output and the exit code", async () => {
+      const { id } = await start("sleep 30");
+      const result = await runtime.execSync(id, ["sh", "-c", "echo out; echo err >&2; exit 4"], 5000);
+      expect(result).toEqual({ exitCode: 4, output: "out\nerr\n", timedOut: false });
+      const ok = await runtime.execSync(id, ["echo", "fine"], 5000);
+      expect(ok).toEqual({ exitCode: 0, output: "fine\n", timedOut: false });
+      await runtime.killContainer(id, "SIGKILL");
+    });
+
+    test("execSync kills a command still running at the timeout", async () => {
+      const { id } = await start("sleep 30");
+      const result = await within(3000, "exec with a 200ms timeout", runtime.execSync(id, ["sh", "-c", "echo started; sleep 20"], 200));
+      expect(result.timedOut).toBe(true);
+      expect(result.exitCode).not.toBe(0);
+      expect(result.output).toContain("started");
+      await runtime.killContainer(id, "SIGKILL");
+    });
+
+    test("watch() reports the exit promptly, from an event rather than a poll", async () => {
+      const { id } = await start("sleep 30");
+      const seen: RuntimeEvent[] = [];
+      const exitedEvent = new Promise<void>((resolve) => {
+        const stop = runtime.watch((event) => {
+          seen.push(event);
+          if (event.type === "exited" && event.containerId === id) {
+            stop();
+            resolve();
+          }
+        });
+      });
+      await runtime.killContainer(id, "SIGKILL");
+      await within(1000, `exited event for ${id}`, exitedEvent);
+      expect((await runtime.containerStatus(id)).exitCode).toBe(137);
+      expect(seen.filter((e) => e.type === "exited" && e.containerId === id)).toHaveLength(1);
+    });
+
+    test("listContainers returns each container with the labels minikubelet put on it", async () => {
+      const { id, pod, sandbox } = await start("sleep 30", "labelled", 2);
+      const found = (await runtime.listContainers()).find((c) => c.id === id);
+      expect(found).toBeDefined();
+      expect(found?.state).toBe("running");
+      expect(found?.sandboxId).toBe(sandbox.id);
+      expect(found?.labels).toMatchObject({
+        [LABEL.managedBy]: "true",
+        [LABEL.podUid]: pod.uid,
+        [LABEL.podName]: pod.fullName,
+        [LABEL.containerName]: "labelled",
+        [LABEL.attempt]: "2",
+        [LABEL.configHash]: pod.configHash,
+      });
+      await runtime.killContainer(id, "SIGKILL");
+    });
+
+    test("removeContainer kills a running container, is idempotent, and forgets it", async () => {
+      const { id } = await start("sleep 30");
+      await runtime.removeContainer(id);
+      await runtime.removeContainer(id);
+      expect((await runtime.containerStatus(id)).state).toBe("unknown");
+      expect((await runtime.listContainers()).map((c) => c.id)).not.toContain(id);
+      await expect(runtime.readLogs(id)).rejects.toThrow();
+    });
+
+    test("readLogs with tail returns the last lines", async () => {
+      const { id } = await start("for i in 1 2 3 4 5; do echo line$i; done");
+      await waitForStatus(runtime, id, exited);
+      expect(await runtime.readLogs(id, { tail: 2 })).toBe("line4\nline5\n");
+      expect(await runtime.readLogs(id, { tail: 10 })).toBe("line1\nline2\nline3\nline4\nline5\n");
+    });
+  });
+}
