@@ -48,17 +48,29 @@ async function missingEnvironment(): Promise<string | undefined> {
   return undefined;
 }
 
-const missing = await missingEnvironment();
+const environmentMissing = await missingEnvironment();
+const registryMissing = environmentMissing ?? (await missingRegistry());
+
+async function missingRegistry(): Promise<string | undefined> {
+  try {
+    const response = await fetch(`http://${REGISTRY}/v2/`, { signal: AbortSignal.timeout(3000) });
+    if (response.ok) return undefined;
+    return `the registry on ${REGISTRY} answers ${response.status}; run ./scripts/docker-env up`;
+  } catch (error) {
+    return `no registry answers on ${REGISTRY} (${(error as Error).message}); run ./scripts/docker-env up`;
+  }
+}
 
 /**
- * `describe` for tests that need the engine. Without one: under CI=true a single failing test says
+ * `describe` for tests that need the engine (and with `needs.registry`, the local registry). Without: under CI=true a single failing test says
  * why (the docker tests must run in CI); elsewhere the block is skipped with the reason printed.
  */
-export function describeDocker(name: string, body: () => void): void {
+export function describeDocker(name: string, body: () => void, needs: { registry?: boolean } = {}): void {
+  const missing = needs.registry ? registryMissing : environmentMissing;
   if (!missing) return describe(name, body);
   if (process.env.CI === "true") {
     describe(name, () => {
-      test("docker engine is available (required under CI=true)", () => {
+      test("the docker test environment is available (required under CI=true)", () => {
         throw new Error(`CI=true requires the docker tests to run, but ${missing}`);
       });
     });
