@@ -1,0 +1,376 @@
+import { describe, expect, test } from "bun:test";
+import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
+import { validatePod } from "../../src/manifest/validate.ts";
+import type { PodSpec } from "../../src/manifest/types.ts";
+
+// Manifests are untyped JSON by nature; the cases edit them freely.
+type Json = Record<string, any>;
+
+const context = { file: "web.yaml", source: "/etc/minikubelet/web.yaml", node: "" };
+
+function basePod(): Json {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "web", namespace: "demo" },
+    spec: {
+      containers: [
+        {
+          name: "web",
+          image: "python:3.12",
+          command: ["python3", "-m", "http.server"],
+          ports: [{ name: "http", containerPort: 8088 }],
+        },
+      ],
+    },
+  };
+}
+
+const app = (pod: Json): Json => pod.spec.containers[0];
+const probe = (handler: Json = { httpGet: { port: "http" } }): Json => ({ ...handler });
+
+/** Validates, returning the rendered issues ([] when the pod is admitted). */
+function issuesOf(raw: unknown, node = ""): string[] {
+  try {
+    validatePod(raw, { ...context, node });
+    return [];
+  } catch (error) {
+    if (!(error instanceof ManifestError)) throw error;
+    return error.issues.map(formatIssue);
+  }
+}
+
+interface Case {
+  name: string;
+  edit: (pod: Json) => void;
+  /** The exact rendered issue expected; omitted for a manifest that must be admitted. */
+  error?: string;
+  /** Checks on the admitted pod. */
+  check?: (pod: PodSpec) => void;
+}
+
+const cases: Case[] = [
+  // kind and apiVersion
+  { name: "kind Pod is admitted", edit: () => {} },
+  { name: "kind Deployment is refused", edit: (p) => (p.kind = "Deployment"), error: 'kind: must be "Pod" (found "Deployment"); only Pods can be static pods' },
+  { name: "missing kind is refused", edit: (p) => delete p.kind, error: 'kind: required (must be "Pod")' },
+  { name: "apiVersion apps/v1 is refused", edit: (p) => (p.apiVersion = "apps/v1"), error: 'apiVersion: must be "v1" (found "apps/v1")' },
+
+  // metadata
+  { name: "a dotted pod name is a valid subdomain", edit: (p) => (p.metadata.name = "web.v2"), check: (pod) => expect(pod.name).toBe("web.v2") },
+  { name: "upper case pod name is refused", edit: (p) => (p.metadata.name = "Web_1"), error: 'metadata.name: "Web_1" must be a DNS-1123 subdomain: lower case letters, digits, \'-\' and \'.\', starting and ending with a letter or digit' },
+  { name: "a name that escapes a directory is refused", edit: (p) => (p.metadata.name = "../x"), error: 'metadata.name: "../x" must be a DNS-1123 subdomain: lower case letters, digits, \'-\' and \'.\', starting and ending with a letter or digit' },
+  { name: "a name with a slash is refused", edit: (p) => (p.metadata.name = "a/b"), error: 'metadata.name: "a/b" must be a DNS-1123 subdomain: lower case letters, digits, \'-\' and \'.\', starting and ending with a letter or digit' },
+  { name: "missing name is refused", edit: (p) => delete p.metadata.name, error: "metadata.name: required" },
+  { name: "missing metadata is refused", edit: (p) => delete p.metadata, error: "metadata: required" },
+  { name: "namespace defaults to default", edit: (p) => delete p.metadata.namespace, check: (pod) => expect(pod.key).toBe("default/web") },
+  { name: "a dotted namespace is refused (labels have no dots)", edit: (p) => (p.metadata.namespace = "a.b"), error: 'metadata.namespace: "a.b" must be a DNS-1123 label: lower case letters, digits and \'-\', starting and ending with a letter or digit' },
+  { name: "a namespace that escapes a directory is refused", edit: (p) => (p.metadata.namespace = "../etc"), error: 'metadata.namespace: "../etc" must be a DNS-1123 label: lower case letters, digits and \'-\', starting and ending with a letter or digit' },
+  { name: "labels are kept", edit: (p) => (p.metadata.labels = { app: "web", "example.com/tier": "front" }), check: (pod) => expect(pod.labels).toEqual({ app: "web", "example.com/tier": "front" }) },
+  { name: "a numeric label value is refused", edit: (p) => (p.metadata.labels = { version: 2 }), error: "metadata.labels.version: must be a string (found number 2)" },
+  { name: "annotations must be a map", edit: (p) => (p.metadata.annotations = ["a"]), error: "metadata.annotations: must be an object (found a list)" },
+
+  // containers
+  { name: "no containers field is refused", edit: (p) => delete p.spec.containers, error: "spec.containers: required: a pod needs at least one container" },
+  { name: "an empty container list is refused", edit: (p) => (p.spec.containers = []), error: "spec.containers: must have at least one container" },
+  { name: "containers as a map is refused", edit: (p) => (p.spec.containers = { web: {} }), error: "spec.containers: must be a list (found an object)" },
+  { name: "a container that is a string is refused", edit: (p) => (p.spec.containers = ["web"]), error: 'spec.containers[0]: must be an object (found string "web")' },
+  { name: "spec as a string is refused", edit: (p) => (p.spec = "x"), error: 'spec: must be an object (found string "x")' },
+  { name: "upper case container name is refused", edit: (p) => (app(p).name = "Web"), error: 'spec.containers[0].name: "Web" must be a DNS-1123 label: lower case letters, digits and \'-\', starting and ending with a letter or digit' },
+  { name: "a dotted container name is refused", edit: (p) => (app(p).name = "web.1"), error: 'spec.containers[0].name: "web.1" must be a DNS-1123 label: lower case letters, digits and \'-\', starting and ending with a letter or digit' },
+  {
+    name: "a container name used by an init container is refused",
+    edit: (p) => (p.spec.initContainers = [{ name: "web", image: "busybox" }]),
+    error: 'spec.containers[0].name: duplicate container name "web" (also spec.initContainers[0].name)',
+  },
+  {
+    name: "two app containers with one name are refused",
+    edit: (p) => p.spec.containers.push({ name: "web", image: "busybox" }),
+    error: 'spec.containers[1].name: duplicate container name "web" (also spec.containers[0].name)',
+  },
+
+  // image and pull policy
+  { name: "missing image is refused", edit: (p) => delete app(p).image, error: "spec.containers[0].image: required" },
+  { name: "an empty image is refused", edit: (p) => (app(p).image = ""), error: "spec.containers[0].image: required (found an empty string)" },
+  { name: "a numeric image is refused", edit: (p) => (app(p).image = 3), error: "spec.containers[0].image: must be a string (found number 3)" },
+  { name: "an image with spaces is refused", edit: (p) => (app(p).image = " busybox"), error: 'spec.containers[0].image: must not have leading or trailing whitespace (found " busybox")' },
+  { name: "an explicit pull policy is kept", edit: (p) => (app(p).imagePullPolicy = "Never"), check: (pod) => expect(pod.containers[0]!.imagePullPolicy).toBe("Never") },
+  { name: "an unknown pull policy is refused", edit: (p) => (app(p).imagePullPolicy = "Sometimes"), error: 'spec.containers[0].imagePullPolicy: must be one of Always, IfNotPresent, Never (found "Sometimes")' },
+
+  // command and args
+  { name: "command and args are lists of strings", edit: (p) => (app(p).args = ["8088"]), check: (pod) => expect(pod.containers[0]!.args).toEqual(["8088"]) },
+  { name: "command as a string is refused", edit: (p) => (app(p).command = "python3 -m http.server"), error: 'spec.containers[0].command: must be a list (found string "python3 -m http.server")' },
+  { name: "a number in args is refused", edit: (p) => (app(p).args = ["--port", 8088]), error: "spec.containers[0].args[1]: must be a string (found number 8088)" },
+
+  // restart policy
+  { name: "restartPolicy OnFailure is admitted", edit: (p) => (p.spec.restartPolicy = "OnFailure"), check: (pod) => expect(pod.restartPolicy).toBe("OnFailure") },
+  { name: "restartPolicy defaults to Always", edit: () => {}, check: (pod) => expect(pod.restartPolicy).toBe("Always") },
+  { name: "an unknown restartPolicy is refused", edit: (p) => (p.spec.restartPolicy = "Sometimes"), error: 'spec.restartPolicy: must be one of Always, OnFailure, Never (found "Sometimes")' },
+
+  // env
+  { name: "env names and string values are admitted", edit: (p) => (app(p).env = [{ name: "my.var-1", value: "x" }, { name: "EMPTY" }]), check: (pod) => expect(pod.containers[0]!.env).toEqual([{ name: "my.var-1", value: "x" }, { name: "EMPTY", value: "" }]) },
+  { name: "an env name starting with a digit is refused", edit: (p) => (app(p).env = [{ name: "1X", value: "x" }]), error: 'spec.containers[0].env[0].name: "1X" is not a valid environment variable name: letters, digits, \'_\', \'-\' and \'.\', not starting with a digit' },
+  { name: "an env name with '=' is refused", edit: (p) => (app(p).env = [{ name: "A=B", value: "x" }]), error: 'spec.containers[0].env[0].name: "A=B" is not a valid environment variable name: letters, digits, \'_\', \'-\' and \'.\', not starting with a digit' },
+  { name: "a numeric env value is refused", edit: (p) => (app(p).env = [{ name: "PORT", value: 8088 }]), error: "spec.containers[0].env[0].value: must be a string (found number 8088); quote it" },
+  { name: "env valueFrom is refused with the reason", edit: (p) => (app(p).env = [{ name: "PASSWORD", valueFrom: { secretKeyRef: { name: "db", key: "pw" } } }]), error: "spec.containers[0].env[0].valueFrom: not supported: static pods cannot reference ConfigMaps, Secrets or the API; use value" },
+  { name: "envFrom is refused with the reason", edit: (p) => (app(p).envFrom = [{ configMapRef: { name: "c" } }]), error: "spec.containers[0].envFrom: not supported: static pods cannot reference ConfigMaps or Secrets" },
+
+  // ports
+  { name: "protocol defaults to TCP", edit: () => {}, check: (pod) => expect(pod.containers[0]!.ports).toEqual([{ name: "http", containerPort: 8088, protocol: "TCP" }]) },
+  { name: "port 0 is refused", edit: (p) => (app(p).ports[0].containerPort = 0), error: "spec.containers[0].ports[0].containerPort: must be greater than or equal to 1 (found 0)" },
+  { name: "port 65536 is refused", edit: (p) => (app(p).ports[0].containerPort = 65536), error: "spec.containers[0].ports[0].containerPort: must be less than or equal to 65535 (found 65536)" },
+  { name: "a quoted port number is refused", edit: (p) => (app(p).ports[0].containerPort = "8088"), error: 'spec.containers[0].ports[0].containerPort: must be an integer (found string "8088")' },
+  { name: "an unknown protocol is refused", edit: (p) => (app(p).ports[0].protocol = "HTTP"), error: 'spec.containers[0].ports[0].protocol: must be one of TCP, UDP, SCTP (found "HTTP")' },
+  { name: "a port name over 15 characters is refused", edit: (p) => (app(p).ports[0].name = "a-very-long-port-name"), error: 'spec.containers[0].ports[0].name: port name "a-very-long-port-name" must be no more than 15 characters' },
+  { name: "a duplicate port name is refused", edit: (p) => app(p).ports.push({ name: "http", containerPort: 9090 }), error: 'spec.containers[0].ports[1].name: duplicate port name "http"' },
+
+  // probes: handler
+  { name: "a probe with one handler is admitted", edit: (p) => (app(p).livenessProbe = probe()) },
+  { name: "a probe without a handler is refused", edit: (p) => (app(p).livenessProbe = { periodSeconds: 5 }), error: "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none)" },
+  { name: "a probe with two handlers is refused", edit: (p) => (app(p).readinessProbe = { exec: { command: ["true"] }, tcpSocket: { port: 8088 } }), error: "spec.containers[0].readinessProbe: needs exactly one of exec, httpGet, tcpSocket (found exec, tcpSocket)" },
+  { name: "a grpc probe is refused by name", edit: (p) => (app(p).livenessProbe = { grpc: { port: 9000 } }), error: "spec.containers[0].livenessProbe.grpc: grpc probes are not supported by minikubelet; use exec, httpGet or tcpSocket" },
+  { name: "exec without a command is refused", edit: (p) => (app(p).livenessProbe = { exec: {} }), error: "spec.containers[0].livenessProbe.exec.command: required" },
+  { name: "exec with an empty command is refused", edit: (p) => (app(p).livenessProbe = { exec: { command: [] } }), error: "spec.containers[0].livenessProbe.exec.command: required (found an empty list)" },
+  { name: "a probe that is a string is refused", edit: (p) => (app(p).livenessProbe = "http"), error: 'spec.containers[0].livenessProbe: must be an object (found string "http")' },
+
+  // probes: ports
+  { name: "a named httpGet port resolves to its number", edit: (p) => (app(p).readinessProbe = probe()), check: (pod) => expect(pod.containers[0]!.readinessProbe!.handler).toMatchObject({ port: 8088, portName: "http" }) },
+  { name: "a named tcpSocket port resolves to its number", edit: (p) => (app(p).livenessProbe = { tcpSocket: { port: "http" } }), check: (pod) => expect(pod.containers[0]!.livenessProbe!.handler).toEqual({ type: "tcpSocket", host: "", port: 8088, portName: "http" }) },
+  { name: "an unknown port name is refused", edit: (p) => (app(p).readinessProbe = probe({ httpGet: { port: "htp" } })), error: 'spec.containers[0].readinessProbe.httpGet.port: no port named "htp" in spec.containers[0].ports (names: http)' },
+  { name: "a missing probe port is refused", edit: (p) => (app(p).readinessProbe = probe({ tcpSocket: {} })), error: "spec.containers[0].readinessProbe.tcpSocket.port: required" },
+  { name: "a probe port of 70000 is refused", edit: (p) => (app(p).readinessProbe = probe({ tcpSocket: { port: 70000 } })), error: "spec.containers[0].readinessProbe.tcpSocket.port: must be less than or equal to 65535 (found 70000)" },
+  { name: "a quoted probe port number is refused", edit: (p) => (app(p).readinessProbe = probe({ tcpSocket: { port: "8088" } })), error: 'spec.containers[0].readinessProbe.tcpSocket.port: port name "8088" must contain at least one letter; a number must not be quoted' },
+
+  // probes: httpGet fields
+  {
+    name: "httpGet headers are kept",
+    edit: (p) => (app(p).livenessProbe = probe({ httpGet: { port: 8088, path: "/healthz", httpHeaders: [{ name: "X-Probe", value: "1" }] } })),
+    check: (pod) => expect(pod.containers[0]!.livenessProbe!.handler).toEqual({ type: "httpGet", scheme: "HTTP", host: "", path: "/healthz", port: 8088, httpHeaders: [{ name: "X-Probe", value: "1" }] }),
+  },
+  { name: "a header with a bad name is refused", edit: (p) => (app(p).livenessProbe = probe({ httpGet: { port: 8088, httpHeaders: [{ name: "X Probe", value: "1" }] } })), error: 'spec.containers[0].livenessProbe.httpGet.httpHeaders[0].name: "X Probe" is not a valid HTTP header name: letters, digits and \'-\'' },
+  { name: "headers as a map are refused", edit: (p) => (app(p).livenessProbe = probe({ httpGet: { port: 8088, httpHeaders: { "X-Probe": "1" } } })), error: "spec.containers[0].livenessProbe.httpGet.httpHeaders: must be a list (found an object)" },
+  { name: "an unknown scheme is refused", edit: (p) => (app(p).livenessProbe = probe({ httpGet: { port: 8088, scheme: "FTP" } })), error: 'spec.containers[0].livenessProbe.httpGet.scheme: must be one of HTTP, HTTPS (found "FTP")' },
+
+  // probes: timing
+  { name: "liveness successThreshold 2 is refused", edit: (p) => (app(p).livenessProbe = { ...probe(), successThreshold: 2 }), error: "spec.containers[0].livenessProbe.successThreshold: must be 1 for liveness probes (found 2)" },
+  { name: "startup successThreshold 2 is refused", edit: (p) => (app(p).startupProbe = { ...probe(), successThreshold: 2 }), error: "spec.containers[0].startupProbe.successThreshold: must be 1 for startup probes (found 2)" },
+  { name: "readiness successThreshold 2 is admitted", edit: (p) => (app(p).readinessProbe = { ...probe(), successThreshold: 2 }), check: (pod) => expect(pod.containers[0]!.readinessProbe!.successThreshold).toBe(2) },
+  { name: "a negative period is refused", edit: (p) => (app(p).readinessProbe = { ...probe(), periodSeconds: -1 }), error: "spec.containers[0].readinessProbe.periodSeconds: must be greater than or equal to 1 (found -1; 0 means the default, 10)" },
+  { name: "a negative failureThreshold is refused", edit: (p) => (app(p).readinessProbe = { ...probe(), failureThreshold: -3 }), error: "spec.containers[0].readinessProbe.failureThreshold: must be greater than or equal to 1 (found -3; 0 means the default, 3)" },
+  { name: "a fractional timeout is refused", edit: (p) => (app(p).readinessProbe = { ...probe(), timeoutSeconds: 1.5 }), error: "spec.containers[0].readinessProbe.timeoutSeconds: must be an integer (found number 1.5)" },
+  { name: "a negative initialDelay is refused", edit: (p) => (app(p).readinessProbe = { ...probe(), initialDelaySeconds: -1 }), error: "spec.containers[0].readinessProbe.initialDelaySeconds: must be greater than or equal to 0 (found -1)" },
+  { name: "a quoted period is refused", edit: (p) => (app(p).readinessProbe = { ...probe(), periodSeconds: "5" }), error: 'spec.containers[0].readinessProbe.periodSeconds: must be an integer (found string "5")' },
+  {
+    name: "0 takes the API default, as the API server does",
+    edit: (p) => (app(p).readinessProbe = { ...probe(), periodSeconds: 0, timeoutSeconds: 0, failureThreshold: 0, successThreshold: 0 }),
+    check: (pod) => expect(pod.containers[0]!.readinessProbe).toMatchObject({ periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3, successThreshold: 1 }),
+  },
+  { name: "probe grace on liveness is kept", edit: (p) => (app(p).livenessProbe = { ...probe(), terminationGracePeriodSeconds: 5 }), check: (pod) => expect(pod.containers[0]!.livenessProbe!.terminationGracePeriodSeconds).toBe(5) },
+  { name: "probe grace of 0 is refused", edit: (p) => (app(p).startupProbe = { ...probe(), terminationGracePeriodSeconds: 0 }), error: "spec.containers[0].startupProbe.terminationGracePeriodSeconds: must be greater than or equal to 1 (found 0)" },
+  { name: "probe grace on readiness is refused", edit: (p) => (app(p).readinessProbe = { ...probe(), terminationGracePeriodSeconds: 5 }), error: "spec.containers[0].readinessProbe.terminationGracePeriodSeconds: must not be set for readiness probes (only liveness and startup kill the container)" },
+
+  // init containers and sidecars
+  { name: "an init container without probes is admitted", edit: (p) => (p.spec.initContainers = [{ name: "init", image: "busybox", command: ["true"] }]), check: (pod) => expect(pod.initContainers.map((c) => c.name)).toEqual(["init"]) },
+  { name: "an init container with a probe is refused", edit: (p) => (p.spec.initContainers = [{ name: "init", image: "busybox", readinessProbe: { exec: { command: ["true"] } } }]), error: "spec.initContainers[0].readinessProbe: may not be set for init containers without restartPolicy: Always" },
+  { name: "an init container with a preStop hook is refused", edit: (p) => (p.spec.initContainers = [{ name: "init", image: "busybox", lifecycle: { preStop: { sleep: { seconds: 1 } } } }]), error: "spec.initContainers[0].lifecycle: may not be set for init containers without restartPolicy: Always" },
+  {
+    name: "a sidecar may have probes",
+    edit: (p) => (p.spec.initContainers = [{ name: "proxy", image: "busybox", restartPolicy: "Always", startupProbe: { tcpSocket: { port: 15000 } } }]),
+    check: (pod) => expect(pod.initContainers[0]).toMatchObject({ restartPolicy: "Always", startupProbe: { handler: { type: "tcpSocket", port: 15000 } } }),
+  },
+  { name: "an init container restartPolicy other than Always is refused", edit: (p) => (p.spec.initContainers = [{ name: "init", image: "busybox", restartPolicy: "OnFailure" }]), error: 'spec.initContainers[0].restartPolicy: must be "Always" (found "OnFailure")' },
+  { name: "an app container restartPolicy is refused", edit: (p) => (app(p).restartPolicy = "Always"), error: "spec.containers[0].restartPolicy: may only be set on init containers (restartPolicy: Always makes a sidecar); use spec.restartPolicy for the pod" },
+  { name: "initContainers as a map is refused", edit: (p) => (p.spec.initContainers = { init: {} }), error: "spec.initContainers: must be a list (found an object)" },
+
+  // lifecycle
+  { name: "preStop exec is admitted", edit: (p) => (app(p).lifecycle = { preStop: { exec: { command: ["sh", "-c", "sleep 1"] } } }), check: (pod) => expect(pod.containers[0]!.preStop).toEqual({ type: "exec", command: ["sh", "-c", "sleep 1"] }) },
+  { name: "preStop sleep is admitted", edit: (p) => (app(p).lifecycle = { preStop: { sleep: { seconds: 3 } } }), check: (pod) => expect(pod.containers[0]!.preStop).toEqual({ type: "sleep", seconds: 3 }) },
+  { name: "preStop httpGet resolves its named port", edit: (p) => (app(p).lifecycle = { preStop: { httpGet: { port: "http", path: "/quit" } } }), check: (pod) => expect(pod.containers[0]!.preStop).toMatchObject({ type: "httpGet", port: 8088, path: "/quit" }) },
+  { name: "preStop without a handler is refused", edit: (p) => (app(p).lifecycle = { preStop: {} }), error: "spec.containers[0].lifecycle.preStop: needs exactly one of exec, httpGet, sleep (found none)" },
+  { name: "preStop with two handlers is refused", edit: (p) => (app(p).lifecycle = { preStop: { exec: { command: ["true"] }, sleep: { seconds: 1 } } }), error: "spec.containers[0].lifecycle.preStop: needs exactly one of exec, httpGet, sleep (found exec, sleep)" },
+  { name: "preStop tcpSocket is refused by name", edit: (p) => (app(p).lifecycle = { preStop: { tcpSocket: { port: 8088 } } }), error: "spec.containers[0].lifecycle.preStop.tcpSocket: tcpSocket is deprecated as a lifecycle handler and never runs; use exec, httpGet or sleep" },
+  { name: "a negative preStop sleep is refused", edit: (p) => (app(p).lifecycle = { preStop: { sleep: { seconds: -1 } } }), error: "spec.containers[0].lifecycle.preStop.sleep.seconds: must be greater than or equal to 0 (found -1)" },
+  { name: "postStart is refused", edit: (p) => (app(p).lifecycle = { postStart: { exec: { command: ["true"] } } }), error: "spec.containers[0].lifecycle.postStart: postStart hooks are not supported by minikubelet" },
+
+  // grace period
+  { name: "grace period defaults to 30", edit: () => {}, check: (pod) => expect(pod.terminationGracePeriodSeconds).toBe(30) },
+  { name: "grace period 0 is admitted", edit: (p) => (p.spec.terminationGracePeriodSeconds = 0), check: (pod) => expect(pod.terminationGracePeriodSeconds).toBe(0) },
+  { name: "a negative grace period is refused", edit: (p) => (p.spec.terminationGracePeriodSeconds = -1), error: "spec.terminationGracePeriodSeconds: must be greater than or equal to 0 (found -1)" },
+  { name: "a fractional grace period is refused", edit: (p) => (p.spec.terminationGracePeriodSeconds = 2.5), error: "spec.terminationGracePeriodSeconds: must be an integer (found number 2.5)" },
+
+  // volumes
+  {
+    name: "emptyDir and hostPath volumes with mounts are admitted",
+    edit: (p) => {
+      p.spec.volumes = [{ name: "cache", emptyDir: {} }, { name: "logs", hostPath: { path: "/var/log", type: "Directory" } }];
+      app(p).volumeMounts = [{ name: "cache", mountPath: "/cache" }, { name: "logs", mountPath: "/logs", readOnly: true }];
+    },
+    check: (pod) => {
+      expect(pod.volumes).toEqual([{ name: "cache", type: "emptyDir" }, { name: "logs", type: "hostPath", path: "/var/log", hostPathType: "Directory" }]);
+      expect(pod.containers[0]!.volumeMounts).toEqual([{ name: "cache", mountPath: "/cache", readOnly: false }, { name: "logs", mountPath: "/logs", readOnly: true }]);
+    },
+  },
+  { name: "a relative hostPath is refused", edit: (p) => (p.spec.volumes = [{ name: "logs", hostPath: { path: "var/log" } }]), error: 'spec.volumes[0].hostPath.path: must be an absolute path (found "var/log")' },
+  { name: "a configMap volume is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", configMap: { name: "c" } }]), error: "spec.volumes[0].configMap: configMap volumes are not supported: static pods support only emptyDir and hostPath" },
+  { name: "a volume without a source is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg" }]), error: "spec.volumes[0]: needs exactly one volume source, emptyDir or hostPath (found none)" },
+  { name: "a mount of an undeclared volume is refused", edit: (p) => (app(p).volumeMounts = [{ name: "cache", mountPath: "/cache" }]), error: 'spec.containers[0].volumeMounts[0].name: no volume named "cache" in spec.volumes' },
+  {
+    name: "a relative mountPath is refused",
+    edit: (p) => {
+      p.spec.volumes = [{ name: "cache", emptyDir: {} }];
+      app(p).volumeMounts = [{ name: "cache", mountPath: "cache" }];
+    },
+    error: 'spec.containers[0].volumeMounts[0].mountPath: must be an absolute path (found "cache")',
+  },
+  {
+    name: "a subPath with .. is refused",
+    edit: (p) => {
+      p.spec.volumes = [{ name: "cache", emptyDir: {} }];
+      app(p).volumeMounts = [{ name: "cache", mountPath: "/cache", subPath: "../etc" }];
+    },
+    error: "spec.containers[0].volumeMounts[0].subPath: must be a relative path without '..' (found \"../etc\")",
+  },
+
+  // container defaults
+  { name: "terminationMessagePath defaults to /dev/termination-log", edit: () => {}, check: (pod) => expect(pod.containers[0]!.terminationMessagePath).toBe("/dev/termination-log") },
+];
+
+describe("validatePod rules", () => {
+  for (const testCase of cases) {
+    test(testCase.name, () => {
+      const raw = basePod();
+      testCase.edit(raw);
+      const issues = issuesOf(raw);
+      if (testCase.error === undefined) {
+        expect(issues).toEqual([]);
+        testCase.check?.(validatePod(raw, context));
+      } else {
+        expect(issues).toContain(testCase.error);
+      }
+    });
+  }
+});
+
+describe("validatePod defaults", () => {
+  test("probe defaults match the API server's", () => {
+    const raw = basePod();
+    app(raw).livenessProbe = { httpGet: { port: 8088 } };
+    expect(validatePod(raw, context).containers[0]!.livenessProbe).toEqual({
+      handler: { type: "httpGet", scheme: "HTTP", host: "", path: "/", port: 8088, httpHeaders: [] },
+      initialDelaySeconds: 0,
+      timeoutSeconds: 1,
+      periodSeconds: 10,
+      successThreshold: 1,
+      failureThreshold: 3,
+    });
+  });
+
+  const pullPolicies: [string, string][] = [
+    ["busybox", "Always"],
+    ["busybox:latest", "Always"],
+    ["busybox:1.36", "IfNotPresent"],
+    ["localhost:5000/busybox", "Always"],
+    ["localhost:5000/busybox:1.36", "IfNotPresent"],
+    ["busybox@sha256:0123456789abcdef", "IfNotPresent"],
+    ["busybox:latest@sha256:0123456789abcdef", "Always"],
+  ];
+  for (const [image, policy] of pullPolicies) {
+    test(`imagePullPolicy for ${image} defaults to ${policy}`, () => {
+      const raw = basePod();
+      app(raw).image = image;
+      expect(validatePod(raw, context).containers[0]!.imagePullPolicy).toBe(policy as "Always");
+    });
+  }
+
+  test("an admitted pod carries identity, source and the decoded manifest", () => {
+    const raw = basePod();
+    const pod = validatePod(raw, { ...context, node: "lab" });
+    expect(pod).toMatchObject({ key: "demo/web-lab", name: "web", fullName: "web-lab", namespace: "demo", node: "lab", source: "/etc/minikubelet/web.yaml", hostNetwork: false, shareProcessNamespace: false });
+    expect(pod.manifest).toBe(raw);
+    expect(pod.configHash).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe("validatePod errors", () => {
+  test("every issue is collected, not only the first", () => {
+    const raw = basePod();
+    raw.kind = "Deployment";
+    delete app(raw).image;
+    app(raw).livenessProbe = {};
+    expect(issuesOf(raw)).toEqual([
+      'kind: must be "Pod" (found "Deployment"); only Pods can be static pods',
+      "spec.containers[0].image: required",
+      "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none)",
+    ]);
+  });
+
+  test("the message is one line naming the file and the field path", () => {
+    const raw = basePod();
+    app(raw).livenessProbe = {};
+    expect(() => validatePod(raw, context)).toThrow(
+      "web.yaml: spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none)",
+    );
+  });
+
+  test("a manifest that is not an object is refused", () => {
+    expect(issuesOf(["a"])).toEqual(["must be a Pod object (found a list)"]);
+    expect(issuesOf("pod")).toEqual(['must be a Pod object (found string "pod")']);
+    expect(issuesOf(null)).toEqual(["must be a Pod object (found null)"]);
+  });
+
+  test("a name that is too long once the node is appended is refused", () => {
+    const raw = basePod();
+    raw.metadata.name = "a".repeat(250);
+    expect(issuesOf(raw, "lab")).toEqual([`metadata.name: with node "lab": must be no more than 253 characters (found 254)`]);
+    expect(issuesOf(raw)).toEqual([]);
+  });
+});
+
+/** Every value in a rich manifest, replaced in turn by values of every other type. */
+describe("wrong types anywhere give path errors, never a crash", () => {
+  function richPod(): Json {
+    const raw = basePod();
+    raw.metadata.labels = { app: "web" };
+    raw.spec.volumes = [{ name: "cache", emptyDir: {} }, { name: "logs", hostPath: { path: "/var/log" } }];
+    raw.spec.initContainers = [{ name: "proxy", image: "busybox", restartPolicy: "Always", startupProbe: { tcpSocket: { port: 15000 } } }];
+    Object.assign(app(raw), {
+      env: [{ name: "A", value: "1" }],
+      volumeMounts: [{ name: "cache", mountPath: "/cache" }],
+      livenessProbe: { httpGet: { port: "http", httpHeaders: [{ name: "X", value: "y" }] }, terminationGracePeriodSeconds: 3 },
+      readinessProbe: { exec: { command: ["true"] } },
+      lifecycle: { preStop: { sleep: { seconds: 1 } } },
+    });
+    return raw;
+  }
+
+  function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+    if (typeof value !== "object" || value === null) return [prefix];
+    const entries = Array.isArray(value) ? value.map((v, i) => [i, v] as const) : Object.entries(value);
+    return [prefix, ...entries.flatMap(([key, child]) => paths(child, [...prefix, key]))];
+  }
+
+  const replacements: unknown[] = [42, -1, 1.5, "x", "", true, null, [], [1], {}, { a: 1 }];
+  const all = paths(richPod()).filter((path) => path.length > 0);
+
+  test(`each of ${all.length} fields, with ${replacements.length} wrong values`, () => {
+    let refused = 0;
+    for (const path of all) {
+      for (const replacement of replacements) {
+        const raw = richPod();
+        let parent: any = raw;
+        for (const key of path.slice(0, -1)) parent = parent[key];
+        parent[path.at(-1)!] = structuredClone(replacement);
+        try {
+          validatePod(raw, context);
+        } catch (error) {
+          if (!(error instanceof ManifestError)) {
+            throw new Error(`${path.join(".")} = ${JSON.stringify(replacement)} crashed: ${String(error)}`);
+          }
+          for (const issue of error.issues) expect(issue.message.length).toBeGreaterThan(0);
+          refused++;
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(all.length);
+  });
+});
