@@ -1,0 +1,118 @@
+/**
+ * `minikubelet get pods [NAME] [-f FILE] [-n NS | -A] [-o wide|json|yaml|name]`.
+ * With `-f`, the pods come from a v1 Pod, PodList or List file (a `--status-file`, or real
+ * `kubectl get pods -o json`) and every pod in the file is listed unless `-n` narrows it, as
+ * `kubectl get -f` shows a file's objects whatever their namespace. Without `-f` the pods come from
+ * the state database, where no `-n` means the `default` namespace, as in kubectl.
+ */
+import { realClock, type Clock } from "../clock.ts";
+import { readPodsFile } from "../status/pod-list.ts";
+import { formatPods, POD_OUTPUTS, type PodOutput } from "../status/pod-table.ts";
+import { serializeObject } from "../status/serialize.ts";
+import { withTypeMeta, type V1Pod } from "../status/v1.ts";
+import { UsageError, UserError } from "./cli.ts";
+
+/** The flags as cac hands them over (long names, camelCased). */
+export interface GetCommandOptions {
+  db?: string;
+  filename?: string;
+  namespace?: string;
+  allNamespaces?: boolean;
+  output?: string;
+  watch?: boolean;
+}
+
+/** Which pods the caller asked for; the database reader receives it to filter in SQL. */
+export interface PodQuery {
+  db?: string;
+  /** Undefined means every namespace (`-A`). */
+  namespace: string | undefined;
+  name: string | undefined;
+}
+
+export interface GetCommandDeps {
+  clock?: Clock;
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+}
+
+const POD_RESOURCES = new Set(["pods", "pod", "po"]);
+
+/** Runs `get`; returns the exit code. Bad flags throw UsageError (2), missing pods UserError (1). */
+export async function getCommand(
+  resource: string,
+  name: string | undefined,
+  options: GetCommandOptions,
+  deps: GetCommandDeps = {},
+): Promise<number> {
+  const { clock = realClock, stdout = (t) => process.stdout.write(t), stderr = (t) => process.stderr.write(t) } = deps;
+  const target = parseTarget(resource, name);
+  const output = parseOutput(options.output);
+  const allNamespaces = options.allNamespaces === true;
+  if (options.watch && options.filename) throw new UsageError("--watch cannot be used with -f; a file does not change under us");
+
+  const fromFile = typeof options.filename === "string" && options.filename !== "";
+  const namespace = allNamespaces ? undefined : (options.namespace ?? (fromFile ? undefined : "default"));
+  const query: PodQuery = { db: options.db, namespace, name: target.name };
+  const source = fromFile ? options.filename! : "the state database";
+  const loaded = fromFile ? readPodsFile(options.filename!) : await listPodsFromDatabase(query);
+  const pods = selectPods(loaded, query, source);
+
+  const now = clock.now();
+  if (target.name !== undefined && (output === "json" || output === "yaml")) {
+    // kubectl prints the object itself, not a List, when one pod is asked for by name.
+    stdout(serializeObject(withTypeMeta(pods[0]!), output));
+    return 0;
+  }
+  const text = formatPods(pods, { output, allNamespaces, now });
+  if (text === "" && (output === undefined || output === "wide")) {
+    stderr(namespace === undefined ? "No resources found\n" : `No resources found in ${namespace} namespace.\n`);
+    return 0;
+  }
+  stdout(text);
+  return 0;
+}
+
+/**
+ * Reads pods from the state database. PLACEHOLDER: the store's read model does not exist yet.
+ * Replace the body with `return listPodsFromStore(query)` imported from "../store/pods-view.ts";
+ * the caller still filters by namespace and name, and keeps the order it is given
+ * (sort by namespace, then name, as the API server does).
+ */
+export async function listPodsFromDatabase(_query: PodQuery): Promise<V1Pod[]> {
+  throw new UserError("reading pods from the state database is not available yet; use -f FILE");
+}
+
+/** Pods matching the query's namespace and name; a missing or ambiguous NAME is an error. */
+export function selectPods(pods: V1Pod[], query: PodQuery, source: string): V1Pod[] {
+  const inNamespace = pods.filter((pod) => query.namespace === undefined || (pod.metadata.namespace || "default") === query.namespace);
+  if (query.name === undefined) return inNamespace;
+  const named = inNamespace.filter((pod) => pod.metadata.name === query.name);
+  const where = query.namespace === undefined ? source : `namespace "${query.namespace}" of ${source}`;
+  if (named.length === 0) throw new UserError(`pods "${query.name}" not found in ${where}`);
+  if (named.length > 1) {
+    const namespaces = named.map((pod) => pod.metadata.namespace || "default").join(", ");
+    throw new UserError(`pods "${query.name}" is in several namespaces of ${source} (${namespaces}); choose one with -n`);
+  }
+  return named;
+}
+
+/** Accepts `pods`, `pod`, `po`, and kubectl's `pod/NAME` form. */
+function parseTarget(resource: string, name: string | undefined): { name: string | undefined } {
+  const [type = "", inlineName] = resource.split("/", 2);
+  if (!POD_RESOURCES.has(type.toLowerCase())) {
+    throw new UsageError(`unknown resource type "${type}"; minikubelet serves only pods (pods, pod, po)`);
+  }
+  if (inlineName !== undefined) {
+    if (name !== undefined) throw new UsageError(`give the pod either as ${resource} or as a separate NAME, not both`);
+    if (inlineName === "") throw new UsageError(`"${resource}" names no pod`);
+    return { name: inlineName };
+  }
+  return { name };
+}
+
+function parseOutput(value: unknown): PodOutput {
+  if (value === undefined || value === "") return undefined;
+  if ((POD_OUTPUTS as readonly unknown[]).includes(value)) return value as PodOutput;
+  throw new UsageError(`unknown output format ${JSON.stringify(value)} for -o; use one of ${POD_OUTPUTS.join(", ")}`);
+}
