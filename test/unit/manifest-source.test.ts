@@ -1,0 +1,140 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ManifestSourceError } from "../../src/manifest/errors.ts";
+import { loadManifest, loadManifests } from "../../src/manifest/source.ts";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "mk-source-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function pod(name: string, namespace = "demo"): string {
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace },
+    spec: { containers: [{ name: "main", image: "busybox", command: ["sleep", "60"] }] },
+  });
+}
+
+function write(name: string, text: string): void {
+  writeFileSync(join(dir, name), text);
+}
+
+describe("loadManifests", () => {
+  test("loads .yaml, .yml and .json files, keyed by namespace/name", () => {
+    write("a.yaml", pod("a"));
+    write("b.yml", pod("b"));
+    write("c.json", pod("c", "other"));
+    const { pods, errors } = loadManifests(dir);
+    expect(errors).toEqual([]);
+    expect([...pods.keys()]).toEqual(["demo/a", "demo/b", "other/c"]);
+    expect(pods.get("demo/a")!.source).toBe(join(dir, "a.yaml"));
+  });
+
+  test("with a node, pods are named NAME-NODE", () => {
+    write("web.yaml", pod("web"));
+    const web = loadManifests(dir, "lab").pods.get("demo/web-lab")!;
+    expect(web).toMatchObject({ name: "web", fullName: "web-lab", node: "lab", key: "demo/web-lab" });
+  });
+
+  test("hidden files are skipped", () => {
+    write(".web.yaml", pod("hidden"));
+    write(".web.yaml.swp", "binary junk");
+    write("web.yaml", pod("web"));
+    const { pods, errors } = loadManifests(dir);
+    expect([...pods.keys()]).toEqual(["demo/web"]);
+    expect(errors).toEqual([]);
+  });
+
+  test("files with other extensions are skipped", () => {
+    write("web.yaml.bak", pod("backup"));
+    write("notes.txt", "not a pod");
+    write("web.yaml", pod("web"));
+    expect([...loadManifests(dir).pods.keys()]).toEqual(["demo/web"]);
+  });
+
+  test("subfolders are not read, even when named like a manifest", () => {
+    mkdirSync(join(dir, "sub"));
+    writeFileSync(join(dir, "sub", "deep.yaml"), pod("deep"));
+    mkdirSync(join(dir, "folder.yaml"));
+    write("web.yaml", pod("web"));
+    const { pods, errors } = loadManifests(dir);
+    expect([...pods.keys()]).toEqual(["demo/web"]);
+    expect(errors).toEqual([]);
+  });
+
+  test("a symlink to a manifest is read (ConfigMap-style mounts); a dangling one is skipped", () => {
+    mkdirSync(join(dir, "..data"));
+    writeFileSync(join(dir, "..data", "web.yaml"), pod("web"));
+    symlinkSync(join(dir, "..data", "web.yaml"), join(dir, "web.yaml"));
+    symlinkSync(join(dir, "missing.yaml"), join(dir, "dangling.yaml"));
+    const { pods, errors } = loadManifests(dir);
+    expect([...pods.keys()]).toEqual(["demo/web"]);
+    expect(errors).toEqual([]);
+  });
+
+  test("a bad file is reported and dropped; the others load", () => {
+    write("a.yaml", pod("a"));
+    write("bad.yaml", "kind: Pod\nspec: [1\n");
+    write("probe.json", JSON.stringify({ ...JSON.parse(pod("p")), kind: "Service" }));
+    const { pods, errors } = loadManifests(dir);
+    expect([...pods.keys()]).toEqual(["demo/a"]);
+    expect(errors.map((e) => e.file)).toEqual([join(dir, "bad.yaml"), join(dir, "probe.json")]);
+    expect(errors[0]!.message).toStartWith("bad.yaml: invalid YAML: ");
+    expect(errors[1]!.message).toBe('probe.json: kind: must be "Pod" (found "Service"); only Pods can be static pods');
+  });
+
+  test("a second file defining the same pod is refused, naming both files", () => {
+    write("a-web.yaml", pod("web"));
+    write("b-web.json", pod("web"));
+    const { pods, errors } = loadManifests(dir);
+    expect(pods.get("demo/web")!.source).toBe(join(dir, "a-web.yaml"));
+    expect(errors).toEqual([
+      { file: join(dir, "b-web.json"), message: "b-web.json: pod demo/web is already defined in a-web.yaml; ignoring this file" },
+    ]);
+  });
+
+  test("the same name in two namespaces is two pods", () => {
+    write("a.yaml", pod("web", "one"));
+    write("b.yaml", pod("web", "two"));
+    expect([...loadManifests(dir).pods.keys()]).toEqual(["one/web", "two/web"]);
+  });
+
+  test("names that would escape a directory are refused", () => {
+    write("a.json", pod("../x"));
+    write("b.json", pod("web", "../../etc"));
+    const { pods, errors } = loadManifests(dir);
+    expect(pods.size).toBe(0);
+    expect(errors[0]!.message).toStartWith('a.json: metadata.name: "../x" must be a DNS-1123 subdomain');
+    expect(errors[1]!.message).toStartWith('b.json: metadata.namespace: "../../etc" must be a DNS-1123 label');
+  });
+
+  test("an invalid node name is refused before any file is read", () => {
+    expect(() => loadManifests(dir, "../lab")).toThrow(RangeError);
+  });
+
+  test("a missing directory is an error naming it", () => {
+    const missing = join(dir, "nope");
+    expect(() => loadManifests(missing)).toThrow(new ManifestSourceError(missing, "does not exist"));
+  });
+
+  test("a file given as the directory is an error naming it", () => {
+    write("web.yaml", pod("web"));
+    expect(() => loadManifests(join(dir, "web.yaml"))).toThrow(ManifestSourceError);
+  });
+
+  test("an empty directory gives no pods and no errors", () => {
+    expect(loadManifests(dir)).toEqual({ pods: new Map(), errors: [] });
+  });
+});
+
+describe("loadManifest", () => {
+  test("loads one file by path and names it by its base name in errors", () => {
+    write("web.yaml", "kind: Pod\n");
+    expect(() => loadManifest(join(dir, "web.yaml"))).toThrow(/^web\.yaml: apiVersion: required/);
+  });
+});
