@@ -12,11 +12,11 @@ import { serializeObject } from "../status/serialize.ts";
 import { withTypeMeta, type V1Pod } from "../status/v1.ts";
 import { UsageError, UserError } from "./cli.ts";
 
-/** The flags as cac hands them over (long names, camelCased). */
+/** The flags as cac hands them over (long names, camelCased; numeric-looking values arrive as numbers). */
 export interface GetCommandOptions {
   db?: string;
-  filename?: string;
-  namespace?: string;
+  filename?: string | number;
+  namespace?: string | number;
   allNamespaces?: boolean;
   output?: string;
   watch?: boolean;
@@ -51,11 +51,11 @@ export async function getCommand(
   const allNamespaces = options.allNamespaces === true;
   if (options.watch && options.filename) throw new UsageError("--watch cannot be used with -f; a file does not change under us");
 
-  const fromFile = typeof options.filename === "string" && options.filename !== "";
-  const namespace = allNamespaces ? undefined : (options.namespace ?? (fromFile ? undefined : "default"));
+  const filename = stringOption(options.filename);
+  const namespace = allNamespaces ? undefined : (stringOption(options.namespace) ?? (filename ? undefined : "default"));
   const query: PodQuery = { db: options.db, namespace, name: target.name };
-  const source = fromFile ? options.filename! : "the state database";
-  const loaded = fromFile ? readPodsFile(options.filename!) : await listPodsFromDatabase(query);
+  const source = filename ?? "the state database";
+  const loaded = filename ? readPodsFile(filename) : await listPodsFromDatabase(query);
   const pods = selectPods(loaded, query, source);
 
   const now = clock.now();
@@ -109,6 +109,11 @@ function parseTarget(resource: string, name: string | undefined): { name: string
     return { name: inlineName };
   }
   return { name };
+}
+
+/** cac turns `-n 123` into a number; an empty value counts as not given. */
+function stringOption(value: string | number | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : String(value);
 }
 
 function parseOutput(value: unknown): PodOutput {

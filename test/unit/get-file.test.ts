@@ -11,6 +11,7 @@ import YAML from "yaml";
 import { runCLI, UsageError, UserError } from "../../src/cli/cli.ts";
 import { getCommand, type GetCommandOptions } from "../../src/cli/get.ts";
 import { parsePods, PodFileError } from "../../src/status/pod-list.ts";
+import { formatPods } from "../../src/status/pod-table.ts";
 import { FakeClock } from "../fake-clock.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures", "kubectl");
@@ -151,6 +152,24 @@ describe("-o json and -o yaml", () => {
   });
 });
 
+describe("formatPods", () => {
+  test("no pods: empty table text, an empty List for json", () => {
+    expect(formatPods([], { now: NOW })).toBe("");
+    expect(formatPods([], { now: NOW, output: "wide", allNamespaces: true })).toBe("");
+    expect(JSON.parse(formatPods([], { now: NOW, output: "json" }))).toEqual({ apiVersion: "v1", items: [], kind: "List", metadata: { resourceVersion: "" } });
+  });
+
+  test("-o name ignores -A, like kubectl", () => {
+    const pods = parsePods(readFileSync(ALL_NAMESPACES, "utf8"), ALL_NAMESPACES);
+    expect(formatPods(pods, { now: NOW, output: "name", allNamespaces: true })).toBe("pod/etcd-lab\npod/crash-lab\npod/web-lab\n");
+  });
+
+  test("a pod without a namespace shows as default under -A", () => {
+    const pods = parsePods('{"kind":"Pod","metadata":{"name":"bare"},"spec":{"containers":[{"name":"c"}]}}', "bare.json");
+    expect(formatPods(pods, { now: NOW, allNamespaces: true })).toBe(lines("NAMESPACE   NAME   READY   STATUS   RESTARTS   AGE", "default     bare   0/1              0          <unknown>"));
+  });
+});
+
 describe("errors name the file, the field and the value", () => {
   test("a missing file", async () => {
     await expect(get("pods", undefined, { filename: "/nonexistent/pods.json" })).rejects.toThrow("/nonexistent/pods.json: no such file");
@@ -231,6 +250,14 @@ describe("through the command line", () => {
     expect(await runCLI(["get", "pods", "-f", "/nonexistent/x.json"])).toBe(1);
     expect(written.join("")).toBe("error: /nonexistent/x.json: no such file\n");
     expect(await runCLI(["get", "pods", "-f", ALL_NAMESPACES, "-o", "table"])).toBe(2);
+  });
+
+  test("a numeric namespace still matches (cac hands it over as a number)", async () => {
+    using dir = tempDir();
+    const pod = { kind: "Pod", metadata: { name: "batch", namespace: "2024" }, spec: { containers: [{ name: "c" }] } };
+    const file = dir.write("ns.json", JSON.stringify(pod));
+    expect(await runCLI(["get", "pods", "-n", "2024", "-f", file, "-o", "name"])).toBe(0);
+    expect(written.join("")).toBe("pod/batch\n");
   });
 });
 
