@@ -63,10 +63,11 @@ export function statusColumns(pod: V1Pod): PodStatusColumns {
   const status = pod.status ?? {};
   const conditions = status.conditions ?? [];
   const initSpecs = pod.spec.initContainers ?? [];
-  const sidecarNames = new Set(initSpecs.filter(isSidecar).map((c) => c.name));
+  const sidecarSpecs = initSpecs.filter(isSidecar);
+  const sidecarNames = new Set(sidecarSpecs.map((c) => c.name));
 
   let ready = 0;
-  const total = pod.spec.containers.length + sidecarNames.size;
+  const total = pod.spec.containers.length + sidecarSpecs.length;
   let reason = status.reason || (status.phase ?? "");
   if (conditions.some((c) => c.type === "PodScheduled" && c.reason === "SchedulingGated")) reason = "SchedulingGated";
 
@@ -95,7 +96,8 @@ export function statusColumns(pod: V1Pod): PodStatusColumns {
   }
 
   let counted = all;
-  // A pod with sidecars can be Initialized while a sidecar is not started yet: its app containers count.
+  // A sidecar restarting after init ended stops the walk above, yet Initialized=True still lets
+  // the app containers decide STATUS and READY.
   if (!initializing || hasCondition(conditions, "Initialized")) {
     // From here on, restarts of ordinary init containers no longer show; sidecar restarts do.
     counted = sidecars;
