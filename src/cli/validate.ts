@@ -12,7 +12,8 @@ import { checkNodeName } from "../manifest/validate.ts";
 import { UsageError } from "./cli.ts";
 
 export interface ValidateCommandOptions {
-  node?: string;
+  /** cac turns a numeric-looking value into a number, hence unknown. */
+  node?: unknown;
 }
 
 /** Where the command writes; tests pass their own. */
@@ -34,7 +35,7 @@ const PROBE_LINES: readonly [label: string, pick: (container: ContainerSpec) => 
 ];
 
 export function validateCommand(dir: string, options: ValidateCommandOptions, output: CommandOutput = processOutput): number {
-  const node = options.node ?? "";
+  const node = String(options.node ?? "");
   const nodeProblem = checkNodeName(node);
   if (nodeProblem) throw new UsageError(`--node: ${nodeProblem}`);
   let result: ReturnType<typeof loadManifests>;

@@ -1,0 +1,75 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { UsageError } from "../../src/cli/cli.ts";
+import { validateCommand, type CommandOutput } from "../../src/cli/validate.ts";
+
+const fixtures = join(import.meta.dir, "..", "fixtures", "manifests");
+const examples = join(import.meta.dir, "..", "..", "examples");
+
+function run(dir: string, node?: string): { code: number; stdout: string; stderr: string } {
+  let stdout = "";
+  let stderr = "";
+  const output: CommandOutput = { out: (text) => void (stdout += text), err: (text) => void (stderr += text) };
+  const code = validateCommand(dir, { node }, output);
+  return { code, stdout, stderr };
+}
+
+describe("minikubelet validate", () => {
+  test("lists each pod, its containers and each probe as kubectl describe prints it", () => {
+    const result = run(join(fixtures, "valid"), "lab");
+    expect(result).toEqual({
+      code: 0,
+      stderr: "",
+      stdout: [
+        "Pod crash-lab (crash.json)",
+        "  Namespace:        demo",
+        "  Restart Policy:   OnFailure",
+        "  Init Containers:  <none>",
+        "  Containers:       crash",
+        "Pod web-lab (web.yaml)",
+        "  Namespace:        demo",
+        "  Restart Policy:   Always",
+        "  Init Containers:  write-index, proxy (sidecar)",
+        "  Containers:       web",
+        "  proxy:",
+        "    Startup:    exec [sh -c test -f /tmp/ready] delay=0s timeout=1s period=10s #success=1 #failure=3",
+        "  web:",
+        "    Liveness:   tcp-socket :http delay=0s timeout=1s period=5s #success=1 #failure=3",
+        "    Readiness:  http-get http://:http/index.html delay=1s timeout=1s period=1s #success=2 #failure=3",
+        "2 pods valid, 0 files refused",
+        "",
+      ].join("\n"),
+    });
+  });
+
+  test("prints every bad file as one line on stderr and exits 1; hidden, other and nested files are ignored", () => {
+    const result = run(join(fixtures, "mixed"));
+    expect(result.code).toBe(1);
+    expect(result.stderr.split("\n")).toEqual([
+      "bad-probe.yaml: spec.containers[0].env[0].value: must be a string (found number 8080); quote it; " +
+        "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none)",
+      "dup-crash.yaml: pod demo/crash is already defined in crash.json; ignoring this file",
+      "",
+    ]);
+    expect(result.stdout).toStartWith("Pod crash (crash.json)\n");
+    expect(result.stdout).toEndWith("1 pod valid, 2 files refused\n");
+  });
+
+  test("a missing directory exits 1 with a message naming it", () => {
+    const missing = join(fixtures, "no-such-dir");
+    expect(run(missing)).toEqual({ code: 1, stdout: "", stderr: `error: manifest directory ${missing}: does not exist\n` });
+  });
+
+  test("a node name that could not be part of a pod name is a usage error", () => {
+    expect(() => run(join(fixtures, "valid"), "Lab_1")).toThrow(UsageError);
+  });
+
+  test("the shipped examples are valid", () => {
+    const result = run(examples, "lab");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Pod web-lab (web.yaml)");
+    expect(result.stdout).toContain("    Readiness:  http-get http://:http/index.html delay=1s timeout=1s period=1s #success=2 #failure=3");
+    expect(result.stdout).toContain("Pod crash-lab (crash.json)");
+  });
+});
