@@ -397,6 +397,20 @@ describe("TestPrintPodWithRestartableInitContainer", () => {
       ["0/2", "Init:0/2", "0"],
     ],
     [
+      "a sidecar crash-looping after init: its reason shows, Initialized=True still counts the app",
+      pod({
+        initContainers: [sidecar("proxy")],
+        containers: 1,
+        status: {
+          phase: "Running",
+          conditions: [initialized("True")],
+          initContainerStatuses: [cs({ name: "proxy", restartCount: 2, started: false, state: waiting("CrashLoopBackOff"), lastFinished: 15 * SECOND })],
+          containerStatuses: [cs({ ready: true, started: true, state: running })],
+        },
+      }),
+      ["1/2", "Init:CrashLoopBackOff", "2 (15s ago)"],
+    ],
+    [
       "a started and ready sidecar counts as ready",
       pod({
         initContainers: [sidecar("proxy")],
