@@ -94,7 +94,9 @@ export async function runCommand(options: RunOptions): Promise<number> {
     await kubelet.shutdown();
     kubelet.stop();
     out("");
-    out(formatPods([...final.values()].map((pod) => podObject(pod, { runtimeName: runtime.name })), { now: clock.now() }).trimEnd());
+    // How each pod ended, not "Terminating": the deletion is what the user asked for.
+    const ended = [...final.values()].map((pod) => podObject({ ...pod, deletionRequestedAt: undefined }, { runtimeName: runtime.name }));
+    out(formatPods(ended, { now: clock.now() }).trimEnd());
   } else {
     await kubelet.idle();
     kubelet.stop();
