@@ -301,7 +301,9 @@ export function statusFromInspect(info: Dockerode.ContainerInspectInfo): Contain
   if (status.state === "exited") {
     status.exitCode = state.ExitCode;
     const finished = parseEngineTime(state.FinishedAt);
-    if (finished !== undefined) status.finishedAt = finished;
+    // The engine stamps StartedAt after runc reports the start, so a process that exits at once
+    // can carry a FinishedAt a little before it; a finish never precedes the start.
+    if (finished !== undefined) status.finishedAt = Math.max(finished, started ?? finished);
     if (state.OOMKilled) status.reason = "OOMKilled";
   }
   return status;
