@@ -1,0 +1,22 @@
+/**
+ * The schema migrations, embedded at build time (`bun build --compile` inlines text imports), so
+ * the binary never reads migrations/ at run time. Append new files here in order; never edit an
+ * applied one: `migrate()` refuses a database whose recorded hash differs.
+ */
+import { createHash } from "node:crypto";
+import init from "../../migrations/0001_init.sql" with { type: "text" };
+
+export interface Migration {
+  /** 1, 2, 3 ...: the number in the file name. */
+  version: number;
+  /** The file name, recorded in the schema table. */
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "0001_init.sql", sql: init }];
+
+/** Hex sha256 of a migration's text, as recorded when it was applied. */
+export function migrationHash(sql: string): string {
+  return createHash("sha256").update(sql).digest("hex");
+}

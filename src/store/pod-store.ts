@@ -1,0 +1,230 @@
+/**
+ * The agent's writer: `SqliteStore` implements the loop's PodStateSink. Each savePod/deletePod is
+ * one transaction of cached prepared statements touching only that pod's rows (the pod, its
+ * containers, its current and last attempt, its back-off entries, the pass's events), so a pass
+ * costs the same on day one and day ninety. Retention runs from savePod at most once per interval.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import type { Clock } from "../clock.ts";
+import type { BackoffEntry } from "../kubelet/backoff.ts";
+import type { KubeEvent } from "../kubelet/events.ts";
+import type { PodStateSink } from "../kubelet/kubelet.ts";
+import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
+import { podObject } from "../status/pod-object.ts";
+import { backoffPodUid, prepareWrites, type WriteStatements } from "./write-statements.ts";
+
+export interface RetentionSettings {
+  /** Events whose last occurrence is older than this are pruned (and deleted pods' rows). Default 1h, like the API server. */
+  eventTtlMs: number;
+  /** At most this many events are kept per pod, the newest. Default 1000. */
+  maxEventsPerPod: number;
+  /** Pruning runs at most this often. Default 60s. */
+  intervalMs: number;
+}
+
+export const DEFAULT_RETENTION: RetentionSettings = { eventTtlMs: 3_600_000, maxEventsPerPod: 1000, intervalMs: 60_000 };
+
+export interface SqliteStoreOptions {
+  /** An open read-write connection, migrated (see openAgentDatabase). */
+  db: Database;
+  clock: Clock;
+  /** Prefixes container ids in the v1 objects (`process://`, `docker://`). */
+  runtimeName: string;
+  /** Where the runtime keeps an attempt's output, when it keeps a file (the process runtime). */
+  logPathOf?: (podUid: string, containerId: string) => string | undefined;
+  retention?: Partial<RetentionSettings>;
+  /** Reports a checkpoint that failed; its events are retried with the pod's next save. */
+  log?: (message: string) => void;
+}
+
+/** What a restarted agent needs to adopt its pods without resetting restart counts or back-off. */
+export interface LoadedState {
+  pods: PodRecord[];
+  backoff: BackoffEntry[];
+}
+
+/** Events kept for retry after failed checkpoints, per pod: bounded so a broken disk cannot eat memory. */
+const MAX_RETRY_EVENTS = 1000;
+
+export class SqliteStore implements PodStateSink {
+  private readonly db: Database;
+  private readonly clock: Clock;
+  private readonly runtimeName: string;
+  private readonly logPathOf: (podUid: string, containerId: string) => string | undefined;
+  private readonly retention: RetentionSettings;
+  private readonly log: (message: string) => void;
+  private readonly sql: WriteStatements;
+  /** The last v1 object written per live pod: a pass that changes nothing does not wake `get -w`. */
+  private readonly lastObject = new Map<string, string>();
+  private readonly retryEvents = new Map<string, KubeEvent[]>();
+  private revision: number;
+  private lastPrune: number;
+
+  constructor(options: SqliteStoreOptions) {
+    this.db = options.db;
+    this.clock = options.clock;
+    this.runtimeName = options.runtimeName;
+    this.logPathOf = options.logPathOf ?? (() => undefined);
+    this.retention = { ...DEFAULT_RETENTION, ...options.retention };
+    this.log = options.log ?? (() => {});
+    this.sql = prepareWrites(this.db);
+    const row = this.sql.maxRevision.get() as { revision: number | null } | null;
+    this.revision = row?.revision ?? 0;
+    this.lastPrune = this.clock.now();
+  }
+
+  /** Persists the pod, its containers, attempts, back-off and the pass's events in one transaction. */
+  savePod(pod: PodRecord, events: KubeEvent[], backoff: BackoffEntry[]): void {
+    this.checkpoint(pod, events, () => {
+      this.sql.clearBackoff.run(pod.spec.uid);
+      for (const entry of backoff) this.sql.insertBackoff.run(entry.key, backoffPodUid(entry.key), entry.delayMs, entry.updatedAt);
+    }, undefined);
+    if (this.clock.now() - this.lastPrune >= this.retention.intervalMs) this.prune();
+  }
+
+  /** Marks the pod deleted (kept for `describe` and `events` until retention) with its last events. */
+  deletePod(pod: PodRecord, events: KubeEvent[]): void {
+    this.checkpoint(pod, events, () => this.sql.clearBackoff.run(pod.spec.uid), this.clock.now());
+    this.lastObject.delete(pod.spec.uid);
+  }
+
+  /** Live pods as last checkpointed, and every back-off entry: for adoption after a restart. */
+  loadState(): LoadedState {
+    const pods = (this.sql.livePods.all() as { record_json: string }[]).map((row) => JSON.parse(row.record_json) as PodRecord);
+    const backoff = (this.sql.allBackoff.all() as { key: string; delay_ms: number; updated_at: number }[]).map((row) => ({
+      key: row.key,
+      delayMs: row.delay_ms,
+      updatedAt: row.updated_at,
+    }));
+    return { pods, backoff };
+  }
+
+  /**
+   * Deletes events past the TTL or beyond the per-pod cap, and deleted pods older than the TTL.
+   * Attempts keep their rows. Called from savePod once per interval; public for tests and tools.
+   */
+  prune(): { events: number; pods: number } {
+    const now = this.clock.now();
+    this.lastPrune = now;
+    const cutoff = now - this.retention.eventTtlMs;
+    return this.db.transaction(() => {
+      let events = this.sql.pruneOldEvents.run(cutoff).changes;
+      for (const { pod_uid } of this.sql.podsOverCap.all(this.retention.maxEventsPerPod) as { pod_uid: string }[]) {
+        events += this.sql.pruneOverCap.run(pod_uid, pod_uid, this.retention.maxEventsPerPod).changes;
+      }
+      const pods = this.sql.pruneDeletedPods.run(cutoff).changes;
+      return { events, pods };
+    })();
+  }
+
+  private checkpoint(pod: PodRecord, events: KubeEvent[], extra: () => void, deletedAt: number | undefined): void {
+    const uid = pod.spec.uid;
+    const all = [...(this.retryEvents.get(uid) ?? []), ...events];
+    const revisionBefore = this.revision;
+    try {
+      this.db.transaction(() => {
+        this.writePod(pod, deletedAt);
+        for (const [position, container] of allContainers(pod).entries()) this.writeContainer(pod, container, position);
+        extra();
+        for (const event of all) this.writeEvent(event);
+      })();
+      this.retryEvents.delete(uid);
+    } catch (error) {
+      // Nothing of the pass was written (the transaction rolled back): keep its events for the next one.
+      this.revision = revisionBefore;
+      this.retryEvents.set(uid, all.slice(-MAX_RETRY_EVENTS));
+      if (deletedAt === undefined) this.lastObject.delete(uid);
+      this.log(`checkpoint of pod ${pod.spec.key} failed, retrying with its next pass: ${(error as Error).message}`);
+      throw error;
+    }
+  }
+
+  private writePod(pod: PodRecord, deletedAt: number | undefined): void {
+    const { spec } = pod;
+    const object = JSON.stringify(podObject(pod, { runtimeName: this.runtimeName }));
+    const changed = deletedAt !== undefined || this.lastObject.get(spec.uid) !== object;
+    if (changed) this.revision++;
+    if (deletedAt === undefined) this.lastObject.set(spec.uid, object);
+    this.sql.upsertPod.run({
+      uid: spec.uid,
+      pod_key: spec.key,
+      namespace: spec.namespace,
+      name: spec.fullName,
+      config_hash: spec.configHash,
+      source: spec.source,
+      spec_json: JSON.stringify(spec.manifest),
+      created_at: pod.createdAt,
+      deletion_requested_at: pod.deletionRequestedAt ?? null,
+      deleted_at: deletedAt ?? null,
+      phase: pod.phase,
+      record_json: JSON.stringify(pod),
+      object_json: object,
+      updated_at: this.clock.now(),
+      revision: this.revision,
+      changed: changed ? 1 : 0,
+    });
+  }
+
+  private writeContainer(pod: PodRecord, container: ContainerRecord, position: number): void {
+    const uid = pod.spec.uid;
+    this.sql.upsertContainer.run({
+      pod_uid: uid,
+      name: container.name,
+      kind: container.kind,
+      position,
+      state: container.state,
+      reason: container.state === "terminated" ? (container.terminated?.reason ?? null) : (container.waiting?.reason ?? null),
+      container_id: container.containerId ?? container.terminated?.containerId ?? null,
+      restart_count: container.restartCount,
+      ready: container.ready ? 1 : 0,
+      started: container.started ? 1 : 0,
+      started_at: container.startedAt ?? null,
+    });
+    if (container.attempts === 0) return;
+    // The latest attempt is the current one while running or terminated; once the container waits
+    // to restart, the latest attempt's end is lastTermination. A pass sees at most one exit and
+    // one start per container, so the current attempt and the last termination cover every start.
+    const latest = container.attempts - 1;
+    if (container.state === "running") {
+      this.writeAttempt(uid, container.name, latest, container.containerId ?? "", container.startedAt, undefined);
+      if (container.lastTermination) this.writeAttempt(uid, container.name, latest - 1, container.lastTermination.containerId, undefined, container.lastTermination);
+    } else if (container.state === "terminated" && container.terminated) {
+      this.writeAttempt(uid, container.name, latest, container.terminated.containerId, undefined, container.terminated);
+      if (container.lastTermination) this.writeAttempt(uid, container.name, latest - 1, container.lastTermination.containerId, undefined, container.lastTermination);
+    } else if (container.lastTermination) {
+      this.writeAttempt(uid, container.name, latest, container.lastTermination.containerId, undefined, container.lastTermination);
+    }
+  }
+
+  private writeAttempt(podUid: string, container: string, attempt: number, runtimeId: string, startedAt: number | undefined, end: Termination | undefined): void {
+    if (attempt < 0) return;
+    this.sql.upsertAttempt.run({
+      pod_uid: podUid,
+      container,
+      attempt,
+      runtime_id: runtimeId,
+      started_at: end?.startedAt ?? startedAt ?? null,
+      finished_at: end?.finishedAt ?? null,
+      exit_code: end?.exitCode ?? null,
+      reason: end?.reason ?? null,
+      signal: end?.signal ?? null,
+      log_path: runtimeId ? (this.logPathOf(podUid, runtimeId) ?? null) : null,
+    });
+  }
+
+  private writeEvent(event: KubeEvent): void {
+    this.revision++;
+    this.sql.upsertEvent.run({
+      pod_uid: event.podUid,
+      pod_key: event.podKey,
+      namespace: event.namespace,
+      pod: event.pod,
+      container: event.container,
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+      at: event.at,
+      revision: this.revision,
+    });
+  }
+}

@@ -1,0 +1,74 @@
+/** Every statement the agent's writer runs, prepared once per connection and reused by every pass. */
+import type { Database, Statement } from "bun:sqlite";
+
+export interface WriteStatements {
+  maxRevision: Statement;
+  upsertPod: Statement;
+  upsertContainer: Statement;
+  upsertAttempt: Statement;
+  clearBackoff: Statement;
+  insertBackoff: Statement;
+  upsertEvent: Statement;
+  livePods: Statement;
+  allBackoff: Statement;
+  pruneOldEvents: Statement;
+  podsOverCap: Statement;
+  pruneOverCap: Statement;
+  pruneDeletedPods: Statement;
+}
+
+/** The pod uid of a back-off key (`podUid/container`, or `podUid/container/pull`). */
+export function backoffPodUid(key: string): string {
+  return key.slice(0, key.indexOf("/"));
+}
+
+export function prepareWrites(db: Database): WriteStatements {
+  return {
+    maxRevision: db.prepare("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events)"),
+    upsertPod: db.prepare(`
+      INSERT INTO pods (uid, pod_key, namespace, name, config_hash, source, spec_json, created_at, deletion_requested_at,
+                        deleted_at, phase, record_json, object_json, updated_at, revision)
+      VALUES ($uid, $pod_key, $namespace, $name, $config_hash, $source, $spec_json, $created_at, $deletion_requested_at,
+              $deleted_at, $phase, $record_json, $object_json, $updated_at, $revision)
+      ON CONFLICT (uid) DO UPDATE SET
+        pod_key = excluded.pod_key, namespace = excluded.namespace, name = excluded.name,
+        config_hash = excluded.config_hash, source = excluded.source, spec_json = excluded.spec_json,
+        created_at = excluded.created_at, deletion_requested_at = excluded.deletion_requested_at,
+        deleted_at = excluded.deleted_at, phase = excluded.phase, record_json = excluded.record_json,
+        object_json = excluded.object_json, updated_at = excluded.updated_at,
+        revision = CASE WHEN $changed THEN excluded.revision ELSE pods.revision END`),
+    upsertContainer: db.prepare(`
+      INSERT INTO containers (pod_uid, name, kind, position, state, reason, container_id, restart_count, ready, started, started_at)
+      VALUES ($pod_uid, $name, $kind, $position, $state, $reason, $container_id, $restart_count, $ready, $started, $started_at)
+      ON CONFLICT (pod_uid, name) DO UPDATE SET
+        kind = excluded.kind, position = excluded.position, state = excluded.state, reason = excluded.reason,
+        container_id = excluded.container_id, restart_count = excluded.restart_count, ready = excluded.ready,
+        started = excluded.started, started_at = excluded.started_at`),
+    upsertAttempt: db.prepare(`
+      INSERT INTO attempts (pod_uid, container, attempt, runtime_id, started_at, finished_at, exit_code, reason, signal, log_path)
+      VALUES ($pod_uid, $container, $attempt, $runtime_id, $started_at, $finished_at, $exit_code, $reason, $signal, $log_path)
+      ON CONFLICT (pod_uid, container, attempt) DO UPDATE SET
+        runtime_id = excluded.runtime_id,
+        started_at = coalesce(excluded.started_at, attempts.started_at),
+        finished_at = coalesce(excluded.finished_at, attempts.finished_at),
+        exit_code = coalesce(excluded.exit_code, attempts.exit_code),
+        reason = coalesce(excluded.reason, attempts.reason),
+        signal = coalesce(excluded.signal, attempts.signal),
+        log_path = coalesce(excluded.log_path, attempts.log_path)`),
+    clearBackoff: db.prepare("DELETE FROM backoff WHERE pod_uid = ?"),
+    insertBackoff: db.prepare("INSERT OR REPLACE INTO backoff (key, pod_uid, delay_ms, updated_at) VALUES (?, ?, ?, ?)"),
+    upsertEvent: db.prepare(`
+      INSERT INTO events (pod_uid, pod_key, namespace, pod, container, type, reason, message, count, first_at, last_at, revision)
+      VALUES ($pod_uid, $pod_key, $namespace, $pod, $container, $type, $reason, $message, 1, $at, $at, $revision)
+      ON CONFLICT (pod_uid, container, type, reason, message) DO UPDATE SET
+        count = events.count + 1, last_at = max(events.last_at, excluded.last_at), revision = excluded.revision`),
+    livePods: db.prepare("SELECT record_json FROM pods WHERE deleted_at IS NULL ORDER BY namespace, name"),
+    allBackoff: db.prepare("SELECT key, delay_ms, updated_at FROM backoff ORDER BY key"),
+    pruneOldEvents: db.prepare("DELETE FROM events WHERE last_at < ?"),
+    podsOverCap: db.prepare("SELECT pod_uid FROM events GROUP BY pod_uid HAVING count(*) > ?"),
+    pruneOverCap: db.prepare(`
+      DELETE FROM events WHERE pod_uid = ? AND id IN (
+        SELECT id FROM events WHERE pod_uid = ? ORDER BY last_at DESC, id DESC LIMIT -1 OFFSET ?)`),
+    pruneDeletedPods: db.prepare("DELETE FROM pods WHERE deleted_at IS NOT NULL AND deleted_at < ?"),
+  };
+}
