@@ -94,7 +94,19 @@ export function podObject(pod: PodRecord, options: PodObjectOptions): V1Pod {
     apiVersion: "v1",
     kind: "Pod",
     metadata,
-    spec: { ...(manifestSpec as unknown as V1PodSpec), nodeName: spec.node || "localhost" },
+    spec: {
+      ...(manifestSpec as unknown as V1PodSpec),
+      // The validated spec is the truth; the manifest's lists are echoed when they are there.
+      containers: (manifestSpec.containers as V1PodSpec["containers"]) ?? spec.containers.map(({ name, image }) => ({ name, image })),
+      ...(spec.initContainers.length > 0 && {
+        initContainers:
+          (manifestSpec.initContainers as V1PodSpec["initContainers"]) ??
+          spec.initContainers.map(({ name, image, restartPolicy }) => ({ name, image, ...(restartPolicy && { restartPolicy }) })),
+      }),
+      restartPolicy: spec.restartPolicy,
+      terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
+      nodeName: spec.node || "localhost",
+    },
     status,
   };
 }
