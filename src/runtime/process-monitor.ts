@@ -12,46 +12,50 @@ import type { ProcessLayout } from "./process-files.ts";
 import { writeAtomic } from "./process-files.ts";
 
 /**
- * Arguments: DIR EVENTS ID SETSID DATE MV -- COMMAND [ARGS...]; the working directory and the
- * environment are the container's own (the agent spawns the monitor with them).
+ * One script, two roles, both with the container's working directory and environment:
+ * - `monitor.sh monitor DIR EVENTS ID SETSID DATE MV -- COMMAND [ARGS...]` is the monitor: it runs
+ *   the `start` role under setsid in the foreground, so `$?` is the exit status (128+n for a
+ *   signal, as runtimes report) and the container does not inherit the SIGINT/SIGQUIT ignoring a
+ *   shell gives background jobs. When the main process ends, the rest of its process group is
+ *   killed, as a container's pid namespace dies with its init. Then it writes `exit` and the marker.
+ * - `monitor.sh start DIR EVENTS ID "MONPID MONTICKS" DATE MV -- COMMAND [ARGS...]` runs already in
+ *   the new session, as the container's own pid: it records `pid` and then execs the command. So
+ *   the pid file never names a process whose group does not exist yet (a kill then would miss).
  * Variable names carry a `__mk_` prefix because every variable the container's env defines is
  * exported here too: plain names like `dir` would leak into, or be overwritten from, its env.
  * Tools are absolute paths resolved by the agent, because the container's PATH may not hold them.
- * The container's exit status comes from `wait`, which is 128+n for a signal, as runtimes report.
- * When the main process ends, the rest of its process group is killed, as a container's pid
- * namespace dies with its init.
  */
 export const MONITOR_SCRIPT = `# minikubelet container monitor (generated; replaced by rename, never edited in place)
 set -f
-__mk_dir=$1 __mk_events=$2 __mk_id=$3 __mk_setsid=$4 __mk_date=$5 __mk_mv=$6
-shift 6
+__mk_role=$1 __mk_dir=$2 __mk_events=$3 __mk_id=$4 __mk_x=$5 __mk_date=$6 __mk_mv=$7
+shift 7
 [ "$1" = -- ] && shift
-exec 2>>"$__mk_dir/monitor.err"
 __mk_write() {
   printf '%s\\n' "$2" >"$__mk_dir/.$1.tmp" && "$__mk_mv" -f "$__mk_dir/.$1.tmp" "$__mk_dir/$1"
 }
 __mk_ticks() {
+  __mk_t=0
   IFS= read -r __mk_stat 2>/dev/null <"/proc/$1/stat" || return 1
   __mk_stat=\${__mk_stat##*) }
   set -- $__mk_stat
   shift 19
   __mk_t=$1
 }
-"$__mk_setsid" "$@" >>"$__mk_dir/log" 2>&1 </dev/null &
-__mk_pid=$!
-# Read the start time before anything else forks: dash reaps every child while it waits for a
-# command substitution, and a container that already exited would then leave no /proc entry.
-__mk_t=0; __mk_ticks "$__mk_pid"; __mk_cticks=$__mk_t
-__mk_t=0; __mk_ticks "$$"; __mk_mticks=$__mk_t
-__mk_started=$("$__mk_date" +%s%N)
-__mk_write pid "$__mk_pid $__mk_cticks $__mk_started $$ $__mk_mticks"
-: >"$__mk_events/$__mk_id.started"
-wait "$__mk_pid"
+if [ "$__mk_role" = start ]; then
+  __mk_ticks $$
+  __mk_write pid "$$ $__mk_t $("$__mk_date" +%s%N) $__mk_x" 2>>"$__mk_dir/monitor.err"
+  printf "" 2>>"$__mk_dir/monitor.err" >"$__mk_events/$__mk_id.started"
+  exec "$@"
+fi
+exec 2>>"$__mk_dir/monitor.err"
+__mk_ticks $$
+"$__mk_x" /bin/sh "$0" start "$__mk_dir" "$__mk_events" "$__mk_id" "$$ $__mk_t" "$__mk_date" "$__mk_mv" -- "$@" \\
+  >>"$__mk_dir/log" 2>&1 </dev/null
 __mk_code=$?
 __mk_finished=$("$__mk_date" +%s%N)
-kill -s KILL -- "-$__mk_pid" 2>/dev/null
+if IFS=" " read -r __mk_pid __mk_rest 2>/dev/null <"$__mk_dir/pid"; then kill -s KILL -- "-$__mk_pid" 2>/dev/null; fi
 __mk_write exit "$__mk_code $__mk_finished"
-: >"$__mk_events/$__mk_id.exited"
+printf "" >"$__mk_events/$__mk_id.exited"
 `;
 
 /** The external tools the monitor runs, resolved once on the agent's own PATH. */
@@ -105,6 +109,7 @@ export function launchMonitor(launch: MonitorLaunch): number {
     [
       tools.shell,
       layout.monitorScript,
+      "monitor",
       launch.containerDir,
       layout.eventsDir,
       launch.id,

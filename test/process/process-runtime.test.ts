@@ -9,7 +9,13 @@ import { join } from "node:path";
 import type { ContainerSpec, PodSpec } from "../../src/manifest/types.ts";
 import { ContainerStartError, type RuntimeEvent } from "../../src/runtime/runtime.ts";
 import { ProcessRuntime, volumeEnvName } from "../../src/runtime/process.ts";
-import { readPid } from "../../src/runtime/process-files.ts";
+import {
+  isSameProcessAlive,
+  parseMonitorTime,
+  procStartTicks,
+  readPid,
+  writeAtomic,
+} from "../../src/runtime/process-files.ts";
 import { contractContainer, contractPod, runtimeContract, waitForLog, waitForStatus, within } from "../runtime-contract.ts";
 
 const roots: string[] = [];
@@ -82,6 +88,37 @@ describe("process runtime", () => {
     started[0] = { runtime: b, id };
   });
 
+  test("an exit while no agent runs is found by the next one, with its code and finish time", async () => {
+    const root = tempRoot();
+    const a = make(root);
+    const { id } = await startIn(a, ["sleep", "30"]);
+    const { pid } = await a.containerStatus(id);
+    await a.close();
+    process.kill(pid as number, "SIGKILL");
+    const marker = join(root, "events", `${id}.exited`);
+    await within(2000, "the monitor's exit marker", (async () => {
+      while (!existsSync(marker)) await new Promise((r) => setTimeout(r, 10));
+    })());
+    const b = make(root);
+    const found = (await b.listContainers()).find((c) => c.id === id);
+    expect(found).toMatchObject({ state: "exited", exitCode: 137 });
+    expect(found?.finishedAt as number).toBeGreaterThanOrEqual(found?.startedAt as number);
+    started[0] = { runtime: b, id };
+  });
+
+  test("removePodSandbox kills the pod's processes and removes its directory", async () => {
+    const root = tempRoot();
+    const runtime = make(root);
+    const { id, sandbox, pod } = await startIn(runtime, ["sleep", "30"]);
+    const status = await runtime.containerStatus(id);
+    const ticks = procStartTicks(status.pid as number) as string;
+    await runtime.removePodSandbox(sandbox.id);
+    expect(isSameProcessAlive(status.pid as number, ticks)).toBe(false);
+    expect(existsSync(join(root, "pods", pod.uid))).toBe(false);
+    expect((await runtime.containerStatus(id)).state).toBe("unknown");
+    started.length = 0;
+  });
+
   test("an empty command is refused with a StartError naming the container", async () => {
     const runtime = make(tempRoot());
     const error = await startIn(runtime, []).catch((e: unknown) => e);
@@ -132,6 +169,22 @@ describe("process runtime", () => {
     expect(existsSync(`/proc/${child}`) && !readFileSync(`/proc/${child}/stat`, "utf8").includes(") Z")).toBe(false);
   });
 
+  test("the container starts with default signal dispositions (no SIGINT/SIGQUIT ignored)", async () => {
+    const runtime = make(tempRoot());
+    const { id } = await startIn(runtime, ["cat", "/proc/self/status"]);
+    await waitForStatus(runtime, id, (s) => s.state === "exited");
+    expect(await runtime.readLogs(id)).toContain("SigIgn:\t0000000000000000\n");
+  });
+
+  test("when the main process exits, what it left running in its group is killed", async () => {
+    const runtime = make(tempRoot());
+    const { id } = await startIn(runtime, ["sh", "-c", "sleep 30 & echo child=$!; exit 0"]);
+    await waitForStatus(runtime, id, (s) => s.state === "exited");
+    const child = Number(/child=(\d+)/.exec(await runtime.readLogs(id))?.[1]);
+    const stat = existsSync(`/proc/${child}/stat`) ? readFileSync(`/proc/${child}/stat`, "utf8") : ") Z";
+    expect(stat).toContain(") Z");
+  });
+
   test("a monitor killed under a running container: the exit is recorded as lost (255) by the backstop", async () => {
     const root = tempRoot();
     const runtime = make(root);
@@ -139,7 +192,6 @@ describe("process runtime", () => {
     const pid = readPid(join(root, "pods", pod.uid, "containers", id));
     expect(pid).toBeDefined();
     process.kill(pid?.monitorPid as number, "SIGKILL");
-    await new Promise((r) => setTimeout(r, 50));
     expect((await runtime.containerStatus(id)).state).toBe("running");
     const events: RuntimeEvent[] = [];
     runtime.watch((event) => events.push(event));
@@ -151,6 +203,33 @@ describe("process runtime", () => {
     });
     const status = await runtime.containerStatus(id);
     expect(status).toMatchObject({ state: "exited", exitCode: 255, reason: "Unknown" });
+  });
+
+  test("a recorded pid whose start time differs is never signalled (pid reuse)", async () => {
+    const root = tempRoot();
+    const runtime = make(root);
+    const { id, pod } = await startIn(runtime, ["sleep", "30"]);
+    const dir = join(root, "pods", pod.uid, "containers", id);
+    const pid = readPid(dir);
+    if (!pid) throw new Error("no pid file");
+    // Pretend the recorded process is an older one that had the same pid: its start time differs.
+    writeAtomic(join(dir, "pid"), `${pid.pid} 1 ${pid.startedAt * 1_000_000} ${pid.monitorPid} ${pid.monitorStartTicks}\n`);
+    await runtime.killContainer(id, "SIGKILL");
+    expect(isSameProcessAlive(pid.pid, pid.startTicks)).toBe(true);
+    process.kill(-pid.pid, "SIGKILL");
+    await waitForStatus(runtime, id, (s) => s.state === "exited");
+  });
+
+  test("start times: the process's own stat, and the monitor's date output", () => {
+    const ticks = procStartTicks(process.pid);
+    expect(ticks).toMatch(/^\d+$/);
+    expect(isSameProcessAlive(process.pid, ticks as string)).toBe(true);
+    expect(isSameProcessAlive(process.pid, `${ticks}0`)).toBe(false);
+    expect(procStartTicks(0)).toBeUndefined();
+    expect(parseMonitorTime("1767268800123456789", "/nonexistent")).toBe(1767268800123.456);
+    // busybox date prints %N literally: the second is kept (the file's mtime is used when it exists).
+    expect(parseMonitorTime("1767268800%N", "/nonexistent")).toBe(1767268800000);
+    expect(parseMonitorTime("garbage", "/nonexistent")).toBeNaN();
   });
 
   test("ensureImage has nothing to pull", async () => {
