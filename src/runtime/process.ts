@@ -15,8 +15,8 @@
  *   as underscores). emptyDir lives at `pods/<uid>/volumes/<name>`; hostPath is the path itself.
  * - The default working directory, and HOME when the spec sets none, is the pod directory.
  */
-import { accessSync, constants, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
@@ -49,10 +49,10 @@ import {
   type ContainerRecord,
   type SandboxRecord,
 } from "./process-files.ts";
+import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./process-spec.ts";
 import { installMonitorScript, launchMonitor, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
 
-/** containerd's default PATH for a container whose image sets none. */
-export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
 export interface ProcessRuntimeOptions {
   /** Holds every pod and container directory; created if missing. */
@@ -135,7 +135,7 @@ export class ProcessRuntime implements Runtime {
       fail("command is required: the process runtime has no image entrypoint");
     }
     if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
-    const env = this.containerEnv(pod, container, podDir, fail);
+    const env = containerEnv({ pod, container, podDir, volumeDir: (name) => this.layout.volumeDir(pod.uid, name) }, fail);
     const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
     if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
     const argv = [...container.command, ...container.args];
@@ -314,54 +314,6 @@ export class ProcessRuntime implements Runtime {
     if (late) return late;
     writeLostExit(dir, this.clock.now());
     return exited() ?? { id, state: "unknown" };
-  }
-
-  private containerEnv(
-    pod: PodSpec,
-    container: ContainerSpec,
-    podDir: string,
-    fail: (message: string) => never,
-  ): Record<string, string> {
-    const env: Record<string, string> = { PATH: DEFAULT_PATH, HOME: podDir };
-    for (const mount of container.volumeMounts) {
-      const volume = pod.volumes.find((v) => v.name === mount.name);
-      if (!volume) return fail(`volumeMounts: volume "${mount.name}" is not defined in the pod`);
-      let path = volume.type === "emptyDir" ? this.layout.volumeDir(pod.uid, volume.name) : volume.path;
-      if (volume.type === "emptyDir" || volume.hostPathType === "DirectoryOrCreate") ensureDir(path);
-      if (mount.subPath) {
-        path = join(path, mount.subPath);
-        if (volume.type === "emptyDir") ensureDir(path);
-      }
-      env[volumeEnvName(mount.name)] = path;
-    }
-    for (const { name, value } of container.env) env[name] = value;
-    return env;
-  }
-}
-
-/** `MINIKUBELET_VOLUME_<NAME>`: where a process finds a mounted volume (no mountPath remapping). */
-export function volumeEnvName(volume: string): string {
-  return `MINIKUBELET_VOLUME_${volume.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
-}
-
-function checkExecutable(command: string, path: string, cwd: string, fail: (message: string) => never): void {
-  if (command.includes("/")) {
-    const file = isAbsolute(command) ? command : join(cwd, command);
-    try {
-      accessSync(file, constants.X_OK);
-    } catch {
-      fail(`exec: "${command}": stat ${file}: no such file or directory, or not executable`);
-    }
-    return;
-  }
-  if (!Bun.which(command, { PATH: path, cwd })) fail(`exec: "${command}": executable file not found in $PATH`);
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }
 
