@@ -139,6 +139,10 @@ export class DockerRuntime implements Runtime {
   }
 
   async startContainer(config: ContainerConfig): Promise<string> {
+    return this.createAndStart(config, true);
+  }
+
+  private async createAndStart(config: ContainerConfig, retryOnNameConflict: boolean): Promise<string> {
     const name = config.container.name;
     let options: Dockerode.ContainerCreateOptions;
     try {
@@ -152,7 +156,7 @@ export class DockerRuntime implements Runtime {
     try {
       container = await this.docker.createContainer(options);
     } catch (error) {
-      if (!isConflict(error)) {
+      if (!isConflict(error) || !retryOnNameConflict) {
         throw new ContainerStartError(name, `creating container ${name}: ${dockerMessage(error)}`, "CreateContainerError", {
           cause: error,
         });
@@ -161,7 +165,7 @@ export class DockerRuntime implements Runtime {
       const previous = await this.docker.getContainer(options.name as string).inspect();
       if (previous.State.Running) return previous.Id;
       await this.removeQuietly(previous.Id);
-      return this.startContainer(config);
+      return this.createAndStart(config, false);
     }
     try {
       await container.start();

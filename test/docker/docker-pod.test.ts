@@ -167,6 +167,21 @@ describeDocker("DockerRuntime pods (real dockerd)", () => {
     expect(await Bun.file(`${hostDir}/new`).exists()).toBe(false);
   });
 
+  test("starting the same attempt again reuses the running container, and replaces an exited one", async () => {
+    env = new DockerTestEnv();
+    const sleeper = bbContainer("again", "", { command: ["sleep", "300"] });
+    const pod = testPod("again", [sleeper]);
+    const sandbox = await env.sandbox(pod);
+    const first = await env.start(pod, sandbox, sleeper);
+    expect(await env.start(pod, sandbox, sleeper)).toBe(first);
+    await env.runtime.killContainer(first, "SIGKILL");
+    await waitExit(first);
+    const second = await env.start(pod, sandbox, sleeper);
+    expect(second).not.toBe(first);
+    expect((await env.runtime.containerStatus(second)).state).toBe("running");
+    expect((await env.runtime.containerStatus(first)).state).toBe("unknown");
+  });
+
   test("a container naming a missing volume fails to start with CreateContainerConfigError", async () => {
     env = new DockerTestEnv();
     const bad = bbContainer("bad", "true", { volumeMounts: [{ name: "nope", mountPath: "/x", readOnly: false }] });
