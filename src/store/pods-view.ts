@@ -1,0 +1,50 @@
+/**
+ * `get pods` from the state database: the v1 objects the agent checkpointed, live pods only, in
+ * the API server's order (namespace, then name). `watchPods` is the `-w` half: it polls the
+ * pods' revision and hands over each pod whose object changed.
+ */
+import { sleep, type Clock } from "../clock.ts";
+import type { V1Pod } from "../status/v1.ts";
+import { openStoreReader } from "./reader.ts";
+
+export interface PodsQuery {
+  /** `--db` as given; the default path applies when absent. */
+  db?: string;
+  /** Undefined means every namespace. */
+  namespace: string | undefined;
+  name: string | undefined;
+}
+
+/** Live pods matching the query. Throws a one-line UserError-shaped StoreError for a missing or locked db. */
+export async function listPodsFromStore(query: PodsQuery): Promise<V1Pod[]> {
+  using reader = openStoreReader(query.db);
+  return reader.store.livePods({ namespace: query.namespace, name: query.name }).map((row) => row.object);
+}
+
+export interface WatchPodsOptions extends PodsQuery {
+  clock: Clock;
+  /** Called with each changed pod (a deleted one carries its last object). */
+  onPod: (pod: V1Pod, deleted: boolean) => void;
+  signal: AbortSignal;
+  /** Poll period; default 500 ms. A read costs one indexed query. */
+  intervalMs?: number;
+}
+
+/** Polls until `signal` aborts; starts from the current revision (the caller printed the list). */
+export async function watchPods(options: WatchPodsOptions): Promise<void> {
+  using reader = openStoreReader(options.db);
+  let revision = reader.store.revision();
+  while (!options.signal.aborted) {
+    try {
+      await sleep(options.clock, options.intervalMs ?? 500, options.signal);
+    } catch {
+      return;
+    }
+    for (const row of reader.store.podsChangedSince(revision)) {
+      revision = Math.max(revision, row.revision);
+      if (options.namespace !== undefined && row.namespace !== options.namespace) continue;
+      if (options.name !== undefined && row.name !== options.name) continue;
+      options.onPod(row.object, row.deletedAt !== null);
+    }
+  }
+}

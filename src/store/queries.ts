@@ -1,0 +1,195 @@
+/**
+ * The commands' read model over a read-only connection: pods, events, attempts. Every query is
+ * served by an index of 0001_init.sql and bounded by what retention keeps.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import type { PodRecord } from "../kubelet/pod-state.ts";
+import type { V1Pod } from "../status/v1.ts";
+
+export interface PodRow {
+  uid: string;
+  namespace: string;
+  name: string;
+  deletedAt: number | null;
+  revision: number;
+  object: V1Pod;
+}
+
+export interface EventRow {
+  id: number;
+  podUid: string;
+  namespace: string;
+  pod: string;
+  container: string;
+  type: "Normal" | "Warning";
+  reason: string;
+  message: string;
+  count: number;
+  firstAt: number;
+  lastAt: number;
+  revision: number;
+}
+
+export interface AttemptRow {
+  podUid: string;
+  container: string;
+  attempt: number;
+  runtimeId: string;
+  startedAt: number | null;
+  finishedAt: number | null;
+  exitCode: number | null;
+  reason: string | null;
+  signal: number | null;
+  logPath: string | null;
+}
+
+export interface EventFilter {
+  /** Only events of pods with this name (any namespace). */
+  pod?: string;
+  /** Only these types; empty or absent means all. */
+  types?: string[];
+  /** Only rows written after this revision (for `-w`). */
+  afterRevision?: number;
+}
+
+export class AmbiguousPodError extends Error {
+  override readonly name = "AmbiguousPodError";
+}
+
+const POD_COLUMNS = "uid, namespace, name, deleted_at, revision, object_json";
+const EVENT_COLUMNS = "id, pod_uid, namespace, pod, container, type, reason, message, count, first_at, last_at, revision";
+
+export class StoreReader {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(readonly db: Database) {}
+
+  /** Live pods, by namespace then name (the API server's order); optionally narrowed. */
+  livePods(filter: { namespace?: string; name?: string } = {}): PodRow[] {
+    const where = ["deleted_at IS NULL"];
+    const params: string[] = [];
+    if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
+    if (filter.name !== undefined) (where.push("name = ?"), params.push(filter.name));
+    const rows = this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE ${where.join(" AND ")} ORDER BY namespace, name`).all(...params);
+    return rows.map(podRow);
+  }
+
+  /** Pods (live or deleted) whose v1 object changed after `revision`, oldest change first. */
+  podsChangedSince(revision: number): PodRow[] {
+    return this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE revision > ? ORDER BY revision`).all(revision).map(podRow);
+  }
+
+  /**
+   * The pod `name` for describe and logs: the live one, else the most recently deleted. Without a
+   * namespace, a name found in several namespaces is an AmbiguousPodError.
+   */
+  findPod(name: string, namespace?: string): PodRow | undefined {
+    const rows = (
+      namespace === undefined
+        ? this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE name = ? ORDER BY deleted_at IS NOT NULL, deleted_at DESC`).all(name)
+        : this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE name = ? AND namespace = ? ORDER BY deleted_at IS NOT NULL, deleted_at DESC`).all(name, namespace)
+    ).map(podRow);
+    const namespaces = [...new Set(rows.map((row) => row.namespace))];
+    if (namespaces.length > 1) {
+      throw new AmbiguousPodError(`pod "${name}" exists in several namespaces (${namespaces.join(", ")}); choose one with -n`);
+    }
+    return rows[0];
+  }
+
+  /** The agent's record of the pod (validated spec, container records), as last checkpointed. */
+  podRecord(uid: string): PodRecord | undefined {
+    const row = this.query("SELECT record_json FROM pods WHERE uid = ?").get(uid) as { record_json: string } | null;
+    return row ? (JSON.parse(row.record_json) as PodRecord) : undefined;
+  }
+
+  /** The pod's events, oldest last occurrence first (kubectl's order). */
+  eventsForPod(podUid: string): EventRow[] {
+    return this.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE pod_uid = ? ORDER BY last_at, id`).all(podUid).map(eventRow);
+  }
+
+  events(filter: EventFilter = {}): EventRow[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (filter.pod !== undefined) (where.push("pod = ?"), params.push(filter.pod));
+    if (filter.types && filter.types.length > 0) {
+      where.push(`type IN (${filter.types.map(() => "?").join(", ")})`);
+      params.push(...filter.types);
+    }
+    if (filter.afterRevision !== undefined) (where.push("revision > ?"), params.push(filter.afterRevision));
+    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const order = filter.afterRevision !== undefined ? "revision" : "last_at, id";
+    return this.query(`SELECT ${EVENT_COLUMNS} FROM events ${clause} ORDER BY ${order}`).all(...params).map(eventRow);
+  }
+
+  /** Every start of every container of the pod, by container then attempt. */
+  attempts(podUid: string, container?: string): AttemptRow[] {
+    const rows =
+      container === undefined
+        ? this.query("SELECT * FROM attempts WHERE pod_uid = ? ORDER BY container, attempt").all(podUid)
+        : this.query("SELECT * FROM attempts WHERE pod_uid = ? AND container = ? ORDER BY attempt").all(podUid, container);
+    return rows.map(attemptRow);
+  }
+
+  /** The highest revision written so far: `-w` polls for rows above it. */
+  revision(): number {
+    const row = this.query("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events)").get() as { revision: number | null } | null;
+    return row?.revision ?? 0;
+  }
+
+  private query(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+type Row = Record<string, unknown>;
+
+function podRow(value: unknown): PodRow {
+  const row = value as Row;
+  return {
+    uid: row.uid as string,
+    namespace: row.namespace as string,
+    name: row.name as string,
+    deletedAt: row.deleted_at as number | null,
+    revision: row.revision as number,
+    object: JSON.parse(row.object_json as string) as V1Pod,
+  };
+}
+
+function eventRow(value: unknown): EventRow {
+  const row = value as Row;
+  return {
+    id: row.id as number,
+    podUid: row.pod_uid as string,
+    namespace: row.namespace as string,
+    pod: row.pod as string,
+    container: row.container as string,
+    type: row.type as EventRow["type"],
+    reason: row.reason as string,
+    message: row.message as string,
+    count: row.count as number,
+    firstAt: row.first_at as number,
+    lastAt: row.last_at as number,
+    revision: row.revision as number,
+  };
+}
+
+function attemptRow(value: unknown): AttemptRow {
+  const row = value as Row;
+  return {
+    podUid: row.pod_uid as string,
+    container: row.container as string,
+    attempt: row.attempt as number,
+    runtimeId: row.runtime_id as string,
+    startedAt: row.started_at as number | null,
+    finishedAt: row.finished_at as number | null,
+    exitCode: row.exit_code as number | null,
+    reason: row.reason as string | null,
+    signal: row.signal as number | null,
+    logPath: row.log_path as string | null,
+  };
+}
