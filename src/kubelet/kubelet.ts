@@ -17,6 +17,8 @@ import { PodWorkers } from "./pod-workers.ts";
 import { updateConditions } from "../status/conditions.ts";
 import { containerShouldRestart } from "./restart-policy.ts";
 import type { SyncContext } from "./sync-context.ts";
+import type { AdoptionPlan } from "./adoption.ts";
+import { LABEL } from "../runtime/labels.ts";
 import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
 
 /** Where each pass's outcome goes: the SQLite store in production, nothing or a spy in tests. */
@@ -142,6 +144,39 @@ export class Kubelet {
     }
     for (const key of this.pods.keys()) this.workers.dispatch(key);
     return this.workers.idle();
+  }
+
+  /**
+   * Takes over from a previous agent, before the first sync: the planned pod records become this
+   * loop's (their running containers keep their ids), the back-off curves continue where they
+   * were, and labelled containers that nothing explains are stopped and removed.
+   */
+  async adopt(plan: AdoptionPlan, backoff: BackoffEntry[]): Promise<void> {
+    this.backoff.restore(backoff);
+    for (const pod of plan.pods) {
+      this.pods.set(pod.spec.key, pod);
+      for (const container of allContainers(pod)) {
+        if (container.containerId) this.containerPods.set(container.containerId, pod.spec.key);
+        if (container.state === "running") {
+          this.event(pod, "Normal", "Adopted", container, `Adopted running container ${container.name} (${container.containerId}) after an agent restart`);
+        }
+      }
+    }
+    for (const note of plan.notes) {
+      const pod = this.pods.get(note.podKey);
+      const container = pod && allContainers(pod).find((c) => c.name === note.container);
+      if (pod) this.event(pod, "Normal", "Adopted", container, note.message);
+    }
+    for (const orphan of plan.orphans) {
+      const name = orphan.labels[LABEL.containerName] ?? orphan.id;
+      const pod = `${orphan.labels[LABEL.podNamespace] ?? "?"}/${orphan.labels[LABEL.podName] ?? "?"}`;
+      this.log(`removing container ${name} (${orphan.id}) of ${pod}: no pod explains it`);
+      if (orphan.state === "running") await this.runtime.killContainer(orphan.id, "SIGKILL").catch(() => {});
+      await this.runtime.removeContainer(orphan.id).catch((error) => this.log(`removing ${orphan.id}: ${errorMessage(error)}`));
+    }
+    for (const sandbox of plan.orphanSandboxes) {
+      await this.runtime.removePodSandbox(sandbox.id).catch((error) => this.log(`removing sandbox ${sandbox.id}: ${errorMessage(error)}`));
+    }
   }
 
   /** Stops every pod (preStop, SIGTERM, grace, SIGKILL) and resolves when all are gone. */

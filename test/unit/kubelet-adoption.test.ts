@@ -1,0 +1,170 @@
+import { describe, expect, test } from "bun:test";
+import { Kubelet, type PodStateSink } from "../../src/kubelet/kubelet.ts";
+import { planAdoption } from "../../src/kubelet/adoption.ts";
+import { backoffSettings, type BackoffEntry } from "../../src/kubelet/backoff.ts";
+import type { KubeEvent } from "../../src/kubelet/events.ts";
+import type { PodRecord } from "../../src/kubelet/pod-state.ts";
+import type { PodSpec } from "../../src/manifest/types.ts";
+import { advance, FakeClock } from "../fake-clock.ts";
+import { FakeRuntime } from "../fake-runtime.ts";
+import { container, desired, pod } from "../pod-builder.ts";
+
+/** What a store would hold: the last saved copy of each pod, as JSON survives a crash. */
+class CheckpointSink implements PodStateSink {
+  readonly records = new Map<string, string>();
+  backoff: BackoffEntry[] = [];
+  savePod(pod: PodRecord, _events: KubeEvent[], backoff: BackoffEntry[]): void {
+    this.records.set(pod.spec.key, JSON.stringify(pod));
+    this.backoff = [...this.backoff.filter((b) => !backoff.some((n) => n.key === b.key)), ...backoff];
+  }
+  deletePod(pod: PodRecord): void {
+    this.records.delete(pod.spec.key);
+  }
+  load(): PodRecord[] {
+    return [...this.records.values()].map((json) => JSON.parse(json) as PodRecord);
+  }
+}
+
+function agent(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink) {
+  const kubelet = new Kubelet({ runtime, clock, store, backoff: backoffSettings({ baseSeconds: 10, capSeconds: 300 }) });
+  const events: KubeEvent[] = [];
+  kubelet.recorder.subscribe((e) => events.push(e));
+  kubelet.start();
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) {
+      await new Promise<void>((r) => setImmediate(r));
+      await kubelet.idle();
+    }
+  };
+  return { kubelet, events, advance: (s: number) => advance(clock, s * 1000, settle) };
+}
+
+/** Simulates `kill -9`: the old loop stops listening; its containers keep running in the runtime. */
+async function restart(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink, old: Kubelet, want: Map<string, PodSpec>) {
+  old.stop();
+  const next = agent(clock, runtime, store);
+  const plan = planAdoption({
+    records: store.load(),
+    containers: await runtime.listContainers(),
+    sandboxes: await runtime.listPodSandboxes(),
+    desired: want,
+    now: clock.now(),
+  });
+  await next.kubelet.adopt(plan, store.backoff);
+  await next.kubelet.sync(want);
+  return next;
+}
+
+describe("adoption after an agent restart", () => {
+  test("running containers keep their ids, counts and readiness; nothing is started again", async () => {
+    const clock = new FakeClock();
+    const runtime = new FakeRuntime(clock);
+    const store = new CheckpointSink();
+    const first = agent(clock, runtime, store);
+    const web = pod({ name: "web" });
+    await first.kubelet.sync(desired(web));
+    const before = first.kubelet.pods.get(web.key)!.app[0]!;
+    const second = await restart(clock, runtime, store, first.kubelet, desired(web));
+    const after = second.kubelet.pods.get(web.key)!.app[0]!;
+    expect(after.containerId).toBe(before.containerId!);
+    expect(after.ready).toBe(true);
+    expect(runtime.startsOf("web")).toBe(1);
+    expect(second.events.map((e) => e.reason)).toEqual(["Adopted"]);
+  });
+
+  test("a crash-looping container's back-off continues where it was, not reset", async () => {
+    const clock = new FakeClock();
+    const runtime = new FakeRuntime(clock);
+    runtime.behaviours.set("crash", { exitAfterMs: 100, exitCode: 1 });
+    const store = new CheckpointSink();
+    const first = agent(clock, runtime, store);
+    const crash = pod({ name: "crash", containers: [container("crash")] });
+    await first.kubelet.sync(desired(crash));
+    await first.advance(12); // starts at 0, 0.1, 10.2; waiting 20s after the crash at 10.3
+    expect(runtime.startsOf("crash")).toBe(3);
+    const second = await restart(clock, runtime, store, first.kubelet, desired(crash));
+    await second.advance(18); // 30.0s: still inside the 20s wait that began at 10.3s
+    expect(runtime.startsOf("crash")).toBe(3);
+    await second.advance(0.5);
+    expect(runtime.startsOf("crash")).toBe(4);
+    expect(second.kubelet.pods.get(crash.key)!.app[0]!.restartCount).toBe(3);
+  });
+
+  test("a container that exited while the agent was down counts as a crash, timed from its real finish", async () => {
+    const clock = new FakeClock();
+    const runtime = new FakeRuntime(clock);
+    const store = new CheckpointSink();
+    const first = agent(clock, runtime, store);
+    const web = pod({ name: "web" });
+    await first.kubelet.sync(desired(web));
+    first.kubelet.stop();
+    clock.stepSeconds(5);
+    runtime.finish(runtime.running("web")!.id, 2); // nobody listening
+    clock.stepSeconds(5);
+    const second = await restart(clock, runtime, store, first.kubelet, desired(web));
+    const record = second.kubelet.pods.get(web.key)!.app[0]!;
+    expect(second.events.find((e) => e.reason === "Exited")?.message).toBe("exit code 2 (Error)");
+    expect(record.lastTermination?.exitCode).toBe(2);
+    expect(record.lastTermination?.finishedAt).toBe(clock.now() - 5000);
+    expect(record.restartCount).toBe(1); // first restart is immediate
+  });
+
+  test("a manifest removed while the agent was down stops its pod", async () => {
+    const clock = new FakeClock();
+    const runtime = new FakeRuntime(clock);
+    const store = new CheckpointSink();
+    const first = agent(clock, runtime, store);
+    const web = pod({ name: "web" });
+    await first.kubelet.sync(desired(web));
+    const second = await restart(clock, runtime, store, first.kubelet, desired());
+    await second.advance(1);
+    expect(second.events.map((e) => e.reason)).toContain("PodRemoved");
+    expect(runtime.containers.size).toBe(0);
+  });
+
+  test("a manifest changed while the agent was down replaces its pod", async () => {
+    const clock = new FakeClock();
+    const runtime = new FakeRuntime(clock);
+    const store = new CheckpointSink();
+    const first = agent(clock, runtime, store);
+    await first.kubelet.sync(desired(pod({ name: "web", revision: 1 })));
+    const v2 = pod({ name: "web", revision: 2 });
+    const second = await restart(clock, runtime, store, first.kubelet, desired(v2));
+    await second.advance(1);
+    expect(second.kubelet.pods.get(v2.key)!.spec.configHash).toBe(v2.configHash);
+    expect(runtime.startsOf("web")).toBe(2);
+    expect([...runtime.containers.values()].filter((c) => c.state === "running")).toHaveLength(1);
+  });
+
+  test("killed between create and record: the started attempt is adopted, not started twice", async () => {
+    const clock = new FakeClock();
+    const runtime = new FakeRuntime(clock);
+    const store = new CheckpointSink();
+    const first = agent(clock, runtime, store);
+    const web = pod({ name: "web" });
+    await first.kubelet.sync(desired(web));
+    // The checkpoint from before the container was recorded: the record still says "not started".
+    const stale = JSON.parse(store.records.get(web.key)!) as PodRecord;
+    Object.assign(stale.app[0]!, { state: "waiting", containerId: undefined, attempts: 0, restartCount: 0, startedAt: undefined, ready: false, started: false });
+    store.records.set(web.key, JSON.stringify(stale));
+    const second = await restart(clock, runtime, store, first.kubelet, desired(web));
+    expect(runtime.startsOf("web")).toBe(1);
+    expect(second.kubelet.pods.get(web.key)!.app[0]!.state).toBe("running");
+    expect(second.events.some((e) => e.reason === "Adopted" && e.message.includes("not recorded"))).toBe(true);
+  });
+
+  test("a labelled container that nothing explains is stopped and removed", async () => {
+    const clock = new FakeClock();
+    const runtime = new FakeRuntime(clock);
+    const store = new CheckpointSink();
+    const first = agent(clock, runtime, store);
+    const web = pod({ name: "web" });
+    const stray = pod({ name: "stray" });
+    await first.kubelet.sync(desired(web, stray));
+    store.records.delete(stray.key); // the checkpoint never knew it, and no manifest wants it
+    const second = await restart(clock, runtime, store, first.kubelet, desired(web));
+    expect(runtime.running("stray")).toBeUndefined();
+    expect([...runtime.containers.values()].map((c) => c.config.container.name)).toEqual(["web"]);
+    expect(second.kubelet.pods.has(stray.key)).toBe(false);
+  });
+});
