@@ -87,7 +87,7 @@ describe("ProbeTracker schedule", () => {
 });
 
 describe("ProbeTracker thresholds", () => {
-  const cases: Array<{ name: string; kind: ProbeKind; p: Partial<Probe>; results: boolean[]; want: Array<string | undefined> }> = [
+  const cases: Array<{ name: string; kind: ProbeKind; p: Partial<Probe>; results: boolean[]; want: Array<"success" | "failure" | undefined> }> = [
     {
       name: "readiness needs successThreshold in a row",
       kind: "readiness",
