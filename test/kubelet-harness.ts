@@ -3,6 +3,7 @@ import type { KubeEvent } from "../src/kubelet/events.ts";
 import { backoffSettings } from "../src/kubelet/backoff.ts";
 import { FakeClock, advance } from "./fake-clock.ts";
 import { FakeRuntime } from "./fake-runtime.ts";
+import { ProbeManager, type ProbeRunner } from "../src/prober/probe-manager.ts";
 
 /**
  * Lets everything a timer set off finish: promise chains (a preStop hook's completion) need a turn
@@ -16,13 +17,21 @@ async function settle(kubelet: Kubelet): Promise<void> {
 }
 
 /** A kubelet on a fake runtime and a fake clock, recording every event with its time offset. */
-export function harness(options: Partial<KubeletOptions> & { baseSeconds?: number; capSeconds?: number } = {}) {
+export function harness(
+  options: Partial<KubeletOptions> & {
+    baseSeconds?: number;
+    capSeconds?: number;
+    /** Runs probes through a ProbeManager on the harness clock (a script, or a real Prober). */
+    probeRunner?: (runtime: FakeRuntime, clock: FakeClock) => ProbeRunner;
+  } = {},
+) {
   const clock = new FakeClock();
   const start = clock.now();
   const runtime = new FakeRuntime(clock);
   const kubelet = new Kubelet({
     runtime,
     clock,
+    ...(options.probeRunner && { probes: new ProbeManager(options.probeRunner(runtime, clock), clock) }),
     backoff: backoffSettings({ baseSeconds: options.baseSeconds ?? 10, capSeconds: options.capSeconds ?? 300 }),
     ...options,
   });
