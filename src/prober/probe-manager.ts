@@ -128,6 +128,8 @@ export class ProbeManager implements ProbeDriver {
         if (verdict === "success" && !container.started) {
           container.started = true;
           if (!container.spec.readinessProbe) this.setReady(ctx, pod, container, true);
+          // A started sidecar lets the next init container (or the app) start: sync again now.
+          ctx.requestSync(pod);
         } else if (verdict === "failure") {
           beginStop(ctx, pod, container, "startup", graceMs);
         }

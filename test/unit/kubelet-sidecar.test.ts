@@ -1,6 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
+import { ScriptedProber } from "../scripted-prober.ts";
+import { isPodReady } from "../../src/status/conditions.ts";
+import { probe } from "../pod-builder.ts";
+
+const check = { type: "exec" as const, command: ["check"] };
 
 const sidecar = (name: string, extra = {}) => container(name, { restartPolicy: "Always", ...extra });
 
@@ -96,5 +101,36 @@ describe("native sidecars (init containers with restartPolicy Always)", () => {
     await h.kubelet.sync(desired(job));
     await h.advance(5);
     expect(h.pod(job.key)!.phase).toBe("Failed");
+  });
+
+  test("with a startup probe, the next container starts only once the sidecar's probe has passed", async () => {
+    let scripted!: ScriptedProber;
+    const h = harness({ probeRunner: (runtime, clock) => (scripted = new ScriptedProber(runtime, clock)) });
+    scripted.scripts.set("proxy/startup", (call) => ({ ok: call >= 2 }));
+    const web = pod({
+      init: [sidecar("proxy", { startupProbe: probe(check, { periodSeconds: 1, failureThreshold: 30 }) })],
+      containers: [container("web")],
+    });
+    await h.kubelet.sync(desired(web));
+    await h.advance(3);
+    expect(h.lines((e) => e.reason === "Started")).toEqual(["0.0s Started proxy", "2.0s Started web"]);
+  });
+
+  test("a sidecar's readiness gates the pod's Ready condition", async () => {
+    let scripted!: ScriptedProber;
+    const h = harness({ probeRunner: (runtime, clock) => (scripted = new ScriptedProber(runtime, clock)) });
+    scripted.scripts.set("proxy/readiness", () => ({ ok: false }));
+    const web = pod({
+      init: [sidecar("proxy", { readinessProbe: probe(check, { periodSeconds: 1 }) })],
+      containers: [container("web")],
+    });
+    await h.kubelet.sync(desired(web));
+    await h.advance(2);
+    const record = h.pod(web.key)!;
+    expect(record.app[0]!.ready).toBe(true);
+    expect(isPodReady(record)).toBe(false);
+    scripted.scripts.delete("proxy/readiness");
+    await h.advance(1);
+    expect(isPodReady(h.pod(web.key)!)).toBe(true);
   });
 });
