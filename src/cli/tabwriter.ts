@@ -51,7 +51,7 @@ export class TabWriter {
     for (let current = line0; current < line1; current++) {
       if (column >= this.lines[current]!.length - 1) continue;
       // This line has a cell in `column`: print what precedes it, then find the block's extent.
-      this.writeLines(line0, current, widths, newlineAtEnd, line1);
+      this.writeLines(line0, current, widths, newlineAtEnd);
       line0 = current;
       let width = this.options.minWidth;
       for (; current < line1; current++) {
@@ -63,10 +63,10 @@ export class TabWriter {
       line0 = current;
       current--;
     }
-    this.writeLines(line0, line1, widths, newlineAtEnd, line1);
+    this.writeLines(line0, line1, widths, newlineAtEnd);
   }
 
-  private writeLines(from: number, to: number, widths: number[], newlineAtEnd: boolean, blockEnd: number): void {
+  private writeLines(from: number, to: number, widths: number[], newlineAtEnd: boolean): void {
     for (let i = from; i < to; i++) {
       const cells = this.lines[i]!;
       let text = "";
@@ -76,7 +76,6 @@ export class TabWriter {
       const last = i === this.lines.length - 1 && !newlineAtEnd;
       this.out += last ? text : `${text}\n`;
     }
-    void blockEnd;
   }
 }
 

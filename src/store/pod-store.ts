@@ -4,7 +4,7 @@
  * containers, its current and last attempt, its back-off entries, the pass's events), so a pass
  * costs the same on day one and day ninety. Retention runs from savePod at most once per interval.
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import type { BackoffEntry } from "../kubelet/backoff.ts";
 import type { KubeEvent } from "../kubelet/events.ts";
