@@ -79,8 +79,9 @@ export async function getCommand(
  * the caller still filters by namespace and name, and keeps the order it is given
  * (sort by namespace, then name, as the API server does).
  */
-export async function listPodsFromDatabase(_query: PodQuery): Promise<V1Pod[]> {
-  throw new UserError("reading pods from the state database is not available yet; use -f FILE");
+export async function listPodsFromDatabase(query: PodQuery): Promise<V1Pod[]> {
+  const { listPodsFromStore } = await import("../store/pods-view.ts");
+  return listPodsFromStore(query);
 }
 
 /** Pods matching the query's namespace and name; a missing or ambiguous NAME is an error. */
