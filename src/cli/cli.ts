@@ -66,6 +66,8 @@ export function createCLI(): CAC {
   cli
     .command("events", "list events like kubectl events")
     .option(...dbOption)
+    .option("-n, --namespace <ns>", "only this namespace (default: all)")
+    .option("-A, --all-namespaces", "all namespaces")
     .option("--for <object>", "only events of pod/NAME")
     .option("--types <types>", "comma-separated: Normal, Warning")
     .option("-o, --output <format>", "json")
@@ -75,6 +77,7 @@ export function createCLI(): CAC {
   cli
     .command("logs <pod>", "print a container's output")
     .option(...dbOption)
+    .option("-n, --namespace <ns>", "namespace (default: the pod's, when the name is unique)")
     .option("-c, --container <name>", "container name (default: the only or first container)")
     .option("-p, --previous", "the previous attempt's output")
     .option("-f, --follow", "keep printing new output")

@@ -12,6 +12,8 @@ import { formatEventList, formatEventRows } from "./events-format.ts";
 export interface EventsOptions {
   db?: string;
   for?: string;
+  namespace?: unknown;
+  allNamespaces?: boolean;
   types?: string;
   output?: string;
   watch?: boolean;
@@ -66,6 +68,8 @@ export async function eventsCommand(options: EventsOptions, deps: EventsDeps = {
 
 function parseFilter(options: EventsOptions): EventFilter {
   const filter: EventFilter = {};
+  // Like kubectl events: every namespace unless -n narrows it (-A says so explicitly).
+  if (options.namespace !== undefined && !options.allNamespaces) filter.namespace = String(options.namespace);
   if (options.for !== undefined) {
     const [kind = "", name] = String(options.for).split("/", 2);
     if (!["pod", "pods", "po"].includes(kind.toLowerCase()) || !name) {

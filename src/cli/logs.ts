@@ -13,6 +13,7 @@ import { interruptSignal } from "./events.ts";
 
 export interface LogsOptions {
   db?: string;
+  namespace?: unknown;
   container?: string;
   previous?: boolean;
   follow?: boolean;
@@ -38,7 +39,7 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
   using reader = openStoreReader(options.db);
   let pod;
   try {
-    pod = reader.store.findPod(podName);
+    pod = reader.store.findPod(podName, options.namespace === undefined ? undefined : String(options.namespace));
   } catch (error) {
     if (error instanceof AmbiguousPodError) throw new UserError(error.message);
     throw error;

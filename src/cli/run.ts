@@ -18,6 +18,12 @@ import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { secondsOption } from "./options.ts";
 import { resolveDbPath } from "../store/db-path.ts";
+import { openAgentDatabase } from "../store/open.ts";
+import { SqliteStore } from "../store/pod-store.ts";
+import { ProbeManager } from "../prober/probe-manager.ts";
+import { Prober } from "../prober/prober.ts";
+import { planAdoption } from "../kubelet/adoption.ts";
+import type { PodKey, PodSpec } from "../manifest/types.ts";
 
 export interface RunOptions {
   db?: string;
@@ -46,13 +52,18 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const resyncMs = secondsOption("--resync", options.resync ?? 20) * 1000;
   const node = String(options.node ?? "");
   const dbPath = resolveDbPath(options.db);
-  const runtime = await createRuntime(options, dbPath);
   const clock = realClock;
   const started = clock.now();
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const err = (line: string) => process.stderr.write(`${line}\n`);
+  const log = (message: string) => err(`minikubelet: ${message}`);
 
-  const kubelet = new Kubelet({ runtime, clock, backoff, log: (message) => err(`minikubelet: ${message}`) });
+  // The lock first: a second agent on the same database must not touch the runtime at all.
+  const database = openAgentDatabase(dbPath);
+  const { runtime, logPathOf } = await createRuntime(options, dbPath);
+  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, log });
+  const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
+  const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
 
   const objects = () => [...kubelet.pods.values()].map((pod) => podObject(pod, { runtimeName: runtime.name }));
@@ -71,12 +82,19 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
   }
 
+  // Nothing is created or stopped before the directory has been read once ("sources ready"),
+  // and the first read is matched against the checkpoint and the runtime: adoption, not restart.
+  let adopted = false;
   const watcher = new ManifestWatcher({
     dir,
     node,
     clock,
     resyncMs,
-    onPods: (pods) => void kubelet.sync(pods),
+    onPods: (pods) => {
+      if (adopted) return void kubelet.sync(pods);
+      adopted = true;
+      void adoptThenSync(kubelet, runtime, store, pods, clock.now()).catch((error) => log(`adoption failed: ${(error as Error).message}`));
+    },
     onError: (error) => err(`error: ${error.message}`),
     onReadFailure: (message) => err(`error: ${message}`),
   });
@@ -105,7 +123,22 @@ export async function runCommand(options: RunOptions): Promise<number> {
     err("minikubelet: pods left running (docker runtime); --stop-pods-on-exit stops them");
   }
   await runtime.close();
+  database.close();
   return 0;
+}
+
+async function adoptThenSync(
+  kubelet: Kubelet,
+  runtime: Runtime,
+  store: SqliteStore,
+  desired: Map<PodKey, PodSpec>,
+  now: number,
+): Promise<void> {
+  const state = store.loadState();
+  const [containers, sandboxes] = await Promise.all([runtime.listContainers(), runtime.listPodSandboxes()]);
+  const plan = planAdoption({ records: state.pods, containers, sandboxes, desired, now });
+  await kubelet.adopt(plan, state.backoff);
+  await kubelet.sync(desired);
 }
 
 /** `4.1s Warning BackOff demo/crash-lab crash: Back-off restarting ...` */
@@ -115,18 +148,26 @@ export function eventLine(event: KubeEvent, started: number): string {
   return `${seconds}s ${event.type} ${event.reason} ${subject}: ${event.message}`;
 }
 
-async function createRuntime(options: RunOptions, dbPath: string): Promise<Runtime> {
+interface RuntimeChoice {
+  runtime: Runtime;
+  /** Where an attempt's output file is, for `logs` (the process runtime keeps one per attempt). */
+  logPathOf?: (podUid: string, containerId: string) => string | undefined;
+}
+
+async function createRuntime(options: RunOptions, dbPath: string): Promise<RuntimeChoice> {
   const name = options.runtime ?? "process";
   switch (name) {
     case "process": {
       const { ProcessRuntime } = await import("../runtime/process.ts");
+      const { ProcessLayout } = await import("../runtime/process-files.ts");
       const rootDir = join(dirname(dbPath), "process");
       mkdirSync(rootDir, { recursive: true });
-      return new ProcessRuntime({ rootDir });
+      const layout = new ProcessLayout(rootDir);
+      return { runtime: new ProcessRuntime({ rootDir }), logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");
-      return new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot: join(dirname(dbPath), "volumes") });
+      return { runtime: new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot: join(dirname(dbPath), "volumes") }) };
     }
     default:
       throw new UsageError(`--runtime must be process or docker (got ${JSON.stringify(name)})`);

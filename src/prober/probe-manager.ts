@@ -12,12 +12,7 @@ import type { SyncContext } from "../kubelet/sync-context.ts";
 import { beginStop } from "../kubelet/termination.ts";
 import type { Probe, ProbeKind } from "../manifest/types.ts";
 import { ProbeTracker } from "./tracker.ts";
-
-export interface ProbeResult {
-  ok: boolean;
-  /** The kubelet's wording of a failure, e.g. "HTTP probe failed with statuscode: 503". */
-  message: string;
-}
+import type { ProbeResult } from "./probe-result.ts";
 
 /** Runs one probe against a container: the Prober in production, a script in tests. */
 export interface ProbeRunner {
@@ -118,9 +113,17 @@ export class ProbeManager implements ProbeDriver {
   private apply(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, probes: ContainerProbes, done: Finished): void {
     const tracker = probes.trackers[done.kind];
     if (!tracker) return;
+    if (done.result.errored) {
+      // The probe could not run at all (not a failed check): reported, and not counted.
+      tracker.discard();
+      ctx.event(pod, "Warning", "Unhealthy", container, `${LABEL[done.kind]} probe errored: ${done.result.message}`);
+      return;
+    }
     const verdict = tracker.record(done.result.ok, done.at);
     if (!done.result.ok) {
       ctx.event(pod, "Warning", "Unhealthy", container, `${LABEL[done.kind]} probe failed: ${done.result.message}`);
+    } else if (done.result.warning) {
+      ctx.event(pod, "Warning", "ProbeWarning", container, `${LABEL[done.kind]} probe warning: ${done.result.message}`);
     }
     const graceMs = (tracker.probe.terminationGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds) * 1000;
     switch (done.kind) {

@@ -44,8 +44,9 @@ export interface AttemptRow {
 }
 
 export interface EventFilter {
-  /** Only events of pods with this name (any namespace). */
+  /** Only events of pods with this name (any namespace unless `namespace` is set). */
   pod?: string;
+  namespace?: string;
   /** Only these types; empty or absent means all. */
   types?: string[];
   /** Only rows written after this revision (for `-w`). */
@@ -111,6 +112,7 @@ export class StoreReader {
     const where: string[] = [];
     const params: (string | number)[] = [];
     if (filter.pod !== undefined) (where.push("pod = ?"), params.push(filter.pod));
+    if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
     if (filter.types && filter.types.length > 0) {
       where.push(`type IN (${filter.types.map(() => "?").join(", ")})`);
       params.push(...filter.types);
