@@ -4,7 +4,11 @@
  * server; one test uses the real clock with a 200 ms timeout.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import net from "node:net";
 import { type Clock, realClock } from "../../src/clock.ts";
 import type { HttpGetAction, Probe, ProbeHandler } from "../../src/manifest/types.ts";
@@ -238,6 +242,47 @@ describe("tcpSocket probes", () => {
     expect(await run({ type: "tcpSocket", host: "127.0.0.1", port: closedPort })).toEqual({
       ok: false,
       message: `dial tcp 127.0.0.1:${closedPort}: connect: connection refused`,
+    });
+  });
+});
+
+describe("httpGet over HTTPS", () => {
+  let tlsServer: https.Server;
+  let tlsPort = 0;
+  let dir = "";
+
+  beforeAll(async () => {
+    // A self-signed certificate no client would verify: the kubelet's prober skips verification.
+    dir = mkdtempSync(join(tmpdir(), "prober-tls-"));
+    const openssl = Bun.spawnSync([
+      "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=pod.invalid",
+      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
+    ], { stdout: "ignore", stderr: "pipe" });
+    if (openssl.exitCode !== 0) throw new Error(`openssl req failed: ${openssl.stderr.toString()}`);
+    tlsServer = https.createServer(
+      { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+      (req, res) => {
+        res.writeHead(req.url === "/healthz" ? 200 : 503);
+        res.end(req.headers["user-agent"]);
+      },
+    );
+    tlsPort = await listen(tlsServer);
+  });
+
+  afterAll(async () => {
+    tlsServer.closeAllConnections();
+    await new Promise((resolve) => tlsServer.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a self-signed certificate is accepted and the status decides", async () => {
+    expect(await run(httpGet("/healthz", { scheme: "HTTPS", port: tlsPort }))).toEqual({
+      ok: true,
+      message: `kube-probe/${KUBE_VERSION}`,
+    });
+    expect(await run(httpGet("/down", { scheme: "HTTPS", port: tlsPort }))).toEqual({
+      ok: false,
+      message: "HTTP probe failed with statuscode: 503",
     });
   });
 });
