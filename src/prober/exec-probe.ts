@@ -4,14 +4,11 @@
  * the timeout is a failure worded `command "sh -c sleep 5" timed out`.
  */
 import type { Clock } from "../clock.ts";
-import type { ExecResult, Runtime } from "../runtime/runtime.ts";
+import type { ExecResult } from "../runtime/runtime.ts";
 import { goQuote, type ProbeResult } from "./probe-result.ts";
 
-/** The one runtime call an exec probe needs. */
+/** The one runtime call an exec probe needs: the shape of `Runtime["execSync"]`. */
 export type ExecFn = (containerId: string, command: string[], timeoutMs: number) => Promise<ExecResult>;
-
-/** Compile-time proof that a Runtime's execSync fits ExecFn. */
-export type ExecCapableRuntime = Pick<Runtime, "execSync">;
 
 /** The kubelet reads at most this much of an exec probe's output (pkg/probe/exec maxReadLength). */
 export const MAX_EXEC_OUTPUT = 10 * 1024;
