@@ -223,8 +223,10 @@ describe("errors name the file, the field and the value", () => {
     await expect(get("pod/a", "b", { filename: DEFAULT_LIST })).rejects.toBeInstanceOf(UsageError);
   });
 
-  test("without -f the state database reader is not there yet", async () => {
-    await expect(get("pods", undefined, {})).rejects.toThrow("reading pods from the state database is not available yet; use -f FILE");
+  test("without -f a missing state database is named in the error", async () => {
+    await expect(get("pods", undefined, { db: "/nonexistent/minikubelet/state.db" })).rejects.toThrow(
+      'state database /nonexistent/minikubelet/state.db does not exist (start "minikubelet run" first, or pass --db PATH)',
+    );
   });
 });
 
