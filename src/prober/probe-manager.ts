@@ -116,7 +116,7 @@ export class ProbeManager implements ProbeDriver {
     if (done.result.errored) {
       // The probe could not run at all (not a failed check): reported, and not counted.
       tracker.discard();
-      ctx.event(pod, "Warning", "Unhealthy", container, `${LABEL[done.kind]} probe errored: ${done.result.message}`);
+      ctx.event(pod, "Warning", "Unhealthy", container, `${LABEL[done.kind]} probe errored and resulted in unknown state: ${done.result.message}`);
       return;
     }
     const verdict = tracker.record(done.result.ok, done.at);
