@@ -159,7 +159,9 @@ async function ensureImage(ctx: SyncContext, pod: PodRecord, container: Containe
       ? `Container image "${image}" is not present with pull policy of Never`
       : `Failed to pull image "${image}": ${error.message}`);
     ctx.event(pod, "Warning", "Failed", container, `Error: ${error.reason}`);
-    if (error.reason === "ErrImagePull") ctx.wakeAt(pod, ctx.clock.now() + (ctx.pullBackoff.get(key)?.delayMs ?? 0));
+    // Like the kubelet's worker re-syncing a pod whose sync failed: the next pass finds the image in
+    // back-off and shows ImagePullBackOff for the rest of the wait (waking again at its end).
+    if (error.reason === "ErrImagePull") ctx.wakeAt(pod, ctx.clock.now());
     return false;
   }
 }
