@@ -82,7 +82,11 @@ export function createCLI(): CAC {
     .option("-p, --previous", "the previous attempt's output")
     .option("-f, --follow", "keep printing new output")
     .option("--tail <lines>", "only the last N lines")
-    .action(async (pod, options) => (await import("./logs.ts")).logsCommand(pod, options));
+    .action(async (pod, options) => {
+      const [{ logsCommand }, { dockerLogReader }] = await Promise.all([import("./logs.ts"), import("./docker-log-reader.ts")]);
+      // Attempts without a log file are docker's: their output is read from the engine.
+      return logsCommand(pod, options, { readLogs: dockerLogReader() });
+    });
 
   cli
     .command("sql <query>", "run a read-only SQL query on the state database")

@@ -1,0 +1,101 @@
+/**
+ * `logs` on a docker-runtime database: attempts carry no log file, so their output comes from the
+ * engine by runtime id. A crash-looping pod runs on the real loop with the SQLite store, and
+ * `logs` (the command module and the CLI in a subprocess) reads the current and previous attempts.
+ */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { dockerLogReader } from "../../src/cli/docker-log-reader.ts";
+import { logsCommand } from "../../src/cli/logs.ts";
+import { realClock } from "../../src/clock.ts";
+import type { PodSpec } from "../../src/manifest/types.ts";
+import { DockerRuntime } from "../../src/runtime/docker.ts";
+import { LABEL } from "../../src/runtime/labels.ts";
+import { openAgentDatabase, type AgentDatabase } from "../../src/store/open.ts";
+import { SqliteStore } from "../../src/store/pod-store.ts";
+import { desired, pod } from "../pod-builder.ts";
+import { realHarness } from "../real-harness.ts";
+import { bbContainer, describeDocker, docker, PAUSE } from "./helpers.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const RUN = randomBytes(3).toString("hex");
+
+let dir: string;
+let agent: AgentDatabase;
+let h: ReturnType<typeof realHarness>;
+let spec: PodSpec;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "mk-logs-docker-"));
+  agent = openAgentDatabase(join(dir, "state.db"));
+  const runtime = new DockerRuntime({ pauseImage: PAUSE, volumeRoot: join(dir, "volumes") });
+  const store = new SqliteStore({ db: agent.db, clock: realClock, runtimeName: "docker" });
+  h = realHarness(runtime, { store, baseSeconds: 0.4, capSeconds: 1.6 });
+});
+
+afterEach(async () => {
+  await h.close();
+  agent.close();
+  const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podUid}=${spec.uid}`] } });
+  await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a pod whose every attempt prints `run N` and exits 1, until its third attempt has exited. */
+async function crashThrice(): Promise<string> {
+  const counter = 'n=$(cat /state/n 2>/dev/null || echo 0); n=$((n+1)); echo $n > /state/n; echo "run $n"; exit 1';
+  spec = pod({
+    name: `logs-${RUN}`,
+    namespace: "mk-test",
+    node: "",
+    grace: 1,
+    containers: [bbContainer("crash", counter, { volumeMounts: [{ name: "state", mountPath: "/state", readOnly: false }] })],
+  });
+  spec.uid = `${RUN}-logs`;
+  spec.volumes = [{ name: "state", type: "emptyDir" }];
+  await h.kubelet.sync(desired(spec));
+  const starts = await h.count((e) => e.reason === "Started", 3, 10_000);
+  // The fourth start waits 0.8s after the third exit: the attempts table is stable meanwhile.
+  await h.event((e) => e.reason === "Exited" && e.at > starts[2]!.at);
+  await h.kubelet.idle();
+  return join(dir, "state.db");
+}
+
+describeDocker("logs from a docker-runtime database", () => {
+  test("logsCommand reads the current and --previous attempts from the engine", async () => {
+    const db = await crashThrice();
+    const read = async (options: { previous?: boolean; tail?: string }) => {
+      let out = "";
+      await logsCommand(spec.name, { db, namespace: "mk-test", ...options }, { stdout: (t) => (out += t), readLogs: dockerLogReader() });
+      return out;
+    };
+    expect(await read({})).toBe("run 3\n");
+    expect(await read({ previous: true })).toBe("run 2\n");
+    expect(await read({ previous: true, tail: "0" })).toBe("");
+  });
+
+  test("the CLI's logs --previous reads docker attempts (the reader is wired in cli.ts)", async () => {
+    const db = await crashThrice();
+    const result = spawnSync(
+      join(ROOT, "node_modules/.bin/bun"),
+      [join(ROOT, "src/main.ts"), "logs", spec.name, "-n", "mk-test", "--previous", "--db", db],
+      { encoding: "utf8", env: { ...process.env, TZ: "UTC", NO_COLOR: "1" }, timeout: 10_000 },
+    );
+    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: "run 2\n", stderr: "" });
+  });
+
+  test("a removed container gives one line naming the container and the attempt", async () => {
+    const db = await crashThrice();
+    const ids = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podUid}=${spec.uid}`, `${LABEL.sandbox}=false`] } });
+    // Stop the loop first so it does not start another attempt, then remove what the engine keeps.
+    h.kubelet.stop();
+    await Promise.all(ids.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+    await expect(
+      logsCommand(spec.name, { db, namespace: "mk-test", previous: true }, { stdout: () => {}, readLogs: dockerLogReader() }),
+    ).rejects.toThrow(/^logs of container "crash" attempt 1: docker container [0-9a-f]{12}: .*no such container/);
+  });
+});
