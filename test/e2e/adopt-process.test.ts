@@ -1,0 +1,171 @@
+/**
+ * Issue 7 end to end, process runtime, compiled binary: `kill -9` of the agent and a new agent on
+ * the same database adopt what runs. Same container pids, same restart counts and readiness (no
+ * flap), the crash loop's back-off continues where it was, events from before the kill are kept,
+ * and a SIGTERM at the end stops every process the pods started.
+ */
+import { afterEach, beforeAll, expect, test } from "bun:test";
+import { Agent, ensureBinary, freePort, isRunning, processContainers, processesMentioning, waitFor, Workspace } from "./helpers.ts";
+
+const BACKOFF = ["--backoff-base", "1", "--backoff-max", "8"];
+
+interface ContainerRow {
+  pod: string;
+  name: string;
+  state: string;
+  restart_count: number;
+  ready: number;
+  container_id: string;
+}
+interface AttemptRow {
+  container: string;
+  attempt: number;
+  runtime_id: string;
+  started_at: number | null;
+  finished_at: number | null;
+}
+interface EventRow {
+  pod: string;
+  reason: string;
+  message: string;
+  count: number;
+  first_at: number;
+}
+
+let ws: Workspace | undefined;
+const agents: Agent[] = [];
+
+beforeAll(() => {
+  ensureBinary();
+});
+
+afterEach(async () => {
+  for (const agent of agents.splice(0)) await agent.terminate();
+  for (const left of processesMentioning(ws?.path ?? "\0")) process.kill(left.pid, "SIGKILL");
+  ws?.cleanup();
+  ws = undefined;
+});
+
+function webManifest(port: number, docroot: string): string {
+  return `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: e2e}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+    - name: web
+      image: python
+      command: ["python3", "-m", "http.server", "${port}", "--bind", "127.0.0.1", "--directory", "${docroot}"]
+      readinessProbe:
+        httpGet: {path: /, port: ${port}}
+        periodSeconds: 1
+`;
+}
+
+const CRASH = `apiVersion: v1
+kind: Pod
+metadata: {name: crash, namespace: e2e}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+    - name: crash
+      image: busybox
+      command: ["sh", "-c", "echo crashing; exit 1"]
+`;
+
+/** `get pods` rows as { NAME: [READY, STATUS, RESTARTS] }, the restarts without their "(2s ago)". */
+function podTable(workspace: Workspace): Record<string, [string, string, string]> {
+  const rows: Record<string, [string, string, string]> = {};
+  for (const line of workspace.cli("get", "pods", "-n", "e2e").trim().split("\n").slice(1)) {
+    const [name, ready, status, restarts] = line.split(/\s+/);
+    rows[name!] = [ready!, status!, restarts!];
+  }
+  return rows;
+}
+
+test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-off and events", async () => {
+  const workspace = (ws = new Workspace());
+  const port = await freePort();
+  workspace.write("web.yaml", webManifest(port, workspace.path));
+  workspace.write("crash.yaml", CRASH);
+  const first = new Agent(workspace, BACKOFF);
+  agents.push(first);
+
+  const containers = () =>
+    workspace.query<ContainerRow>(
+      "SELECT p.name AS pod, c.name, c.state, c.restart_count, c.ready, c.container_id FROM containers c JOIN pods p ON p.uid = c.pod_uid WHERE p.deleted_at IS NULL ORDER BY c.name",
+    );
+  const attempts = (container: string) =>
+    workspace.query<AttemptRow>("SELECT container, attempt, runtime_id, started_at, finished_at FROM attempts WHERE container = ? ORDER BY attempt", container);
+  const delayOf = () => workspace.query<{ delay_ms: number }>("SELECT delay_ms FROM backoff WHERE key LIKE '%/crash'")[0]?.delay_ms;
+
+  // Web ready, and the crash loop three restarts in, waiting out its 4s back-off with time to spare.
+  await waitFor(
+    "web ready and crash in its 4s back-off",
+    () => {
+      const [crash, web] = containers();
+      if (!web?.ready || crash?.state !== "waiting" || crash.restart_count !== 3 || delayOf() !== 4000) return false;
+      const finished = attempts("crash")[3]?.finished_at;
+      return finished != null && finished + 4000 - Date.now() > 2500;
+    },
+    15_000,
+    () => JSON.stringify(containers()) + first.stdout,
+  );
+  expect(podTable(workspace)).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
+  const before = { containers: containers(), web: attempts("web"), crash: attempts("crash"), events: workspace.query<EventRow>("SELECT pod, reason, message, count, first_at FROM events") };
+  const webPid = processContainers(workspace).find((c) => c.name === "web")?.pid;
+  expect(webPid && isRunning(webPid)).toBe(true);
+
+  await first.kill9();
+  expect(isRunning(webPid!)).toBe(true);
+  const second = new Agent(workspace, BACKOFF);
+  agents.push(second);
+  await second.waitForOutput("Adopted running container web");
+  // The new agent's first checkpoint: web is still 1/1 with no restart, crash still at 3 and backing off.
+  await waitFor("the adopted pods checkpointed", () => workspace.query("SELECT 1 FROM events WHERE reason = 'Adopted'").length > 0);
+  expect(podTable(workspace)).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
+
+  // Until the next crash restart, web never leaves 1/1 (sampled at every poll).
+  const crashStarted = await waitFor(
+    "the crash loop's fourth restart",
+    () => {
+      const web = containers()[1];
+      if (!web?.ready) throw new Error(`web went not ready after adoption: ${JSON.stringify(web)}`);
+      const row = attempts("crash")[4];
+      return row?.started_at ?? undefined;
+    },
+    10_000,
+    () => second.stdout + second.stderr,
+  );
+  // The wait continued from the crash before the kill: finish + 4s, not at once and not a fresh base wait.
+  const finished = before.crash[3]!.finished_at!;
+  expect(crashStarted - (finished + 4000)).toBeGreaterThanOrEqual(-50);
+  expect(crashStarted - (finished + 4000)).toBeLessThan(1000);
+  expect(crashStarted - second.startedAt).toBeGreaterThan(1000);
+
+  // Same web process, same attempt, same id; the crash attempts before the kill are untouched.
+  expect(isRunning(webPid!)).toBe(true);
+  expect(processContainers(workspace).find((c) => c.name === "web")?.pid).toBe(webPid);
+  expect(attempts("web")).toEqual(before.web);
+  expect(attempts("crash").slice(0, 4)).toEqual(before.crash);
+  expect(containers()[1]?.container_id).toBe(before.containers[1]!.container_id);
+  // No readiness flip, no new start of web in the new agent's output.
+  expect(second.stdout.split("\n").filter((line) => line.includes("e2e/web-n1"))).toEqual([
+    expect.stringContaining("Normal Adopted e2e/web-n1 web: Adopted running container web"),
+  ]);
+
+  // Every event from before the kill is still there, with at least its count.
+  const after = workspace.query<EventRow>("SELECT pod, reason, message, count, first_at FROM events");
+  for (const event of before.events) {
+    expect(after.find((e) => e.pod === event.pod && e.reason === event.reason && e.message === event.message && e.first_at === event.first_at && e.count >= event.count)).toBeDefined();
+  }
+  const printed = workspace.cli("events");
+  expect(printed).toContain("Started container web");
+  expect(printed).toContain("Back-off restarting failed container crash in pod crash-n1");
+
+  // SIGTERM: the process runtime stops its pods, and nothing the pods started is left.
+  expect(await second.terminate()).toBe(0);
+  expect(isRunning(webPid!)).toBe(false);
+  expect(processesMentioning(workspace.path)).toEqual([]);
+  expect(processContainers(workspace).filter((c) => c.pid !== undefined && isRunning(c.pid))).toEqual([]);
+}, 60_000);

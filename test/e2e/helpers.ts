@@ -1,0 +1,241 @@
+/**
+ * What the end-to-end tests share: the compiled `./minikubelet` (built once when missing or older
+ * than the sources), an agent started as a real child process in a temp dir with a pinned env,
+ * the query commands run against its database, a read-only look at the database itself, and
+ * waits on conditions with a deadline instead of fixed sleeps.
+ */
+import { Database } from "bun:sqlite";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { LABEL } from "../../src/runtime/labels.ts";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const BINARY = join(ROOT, "minikubelet");
+export const ENV = { ...process.env, TZ: "UTC", NO_COLOR: "1" };
+
+/** The newest modification time under `dir` (recursively), in ms. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds ./minikubelet with ./scripts/build unless it exists and is newer than src/ and migrations/. */
+export function ensureBinary(): string {
+  const sources = Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "migrations")));
+  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= sources) return BINARY;
+  const built = spawnSync(join(ROOT, "scripts/build"), { cwd: ROOT, encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`./scripts/build failed (exit ${built.status}): ${built.stderr}`);
+  return BINARY;
+}
+
+/** A disposable work dir with a manifests folder and the agent's database path. */
+export class Workspace {
+  readonly path = mkdtempSync(join(tmpdir(), "minikubelet-e2e-"));
+  readonly manifests = join(this.path, "manifests");
+  readonly db = join(this.path, "state.db");
+
+  constructor() {
+    mkdirSync(this.manifests);
+  }
+
+  write(file: string, text: string): void {
+    writeFileSync(join(this.manifests, file), text);
+  }
+
+  remove(file: string): void {
+    rmSync(join(this.manifests, file), { force: true });
+  }
+
+  /** Runs a query command (`get`, `describe`, `events`, `sql`) of the binary on this database. */
+  cli(...args: string[]): string {
+    const result = spawnSync(BINARY, [...args, "--db", this.db], { env: ENV, encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`minikubelet ${args.join(" ")} exited ${result.status}: ${result.stderr}`);
+    return result.stdout;
+  }
+
+  /** One query on a fresh read-only connection (the agent is the only writer). */
+  query<T>(sql: string, ...params: (string | number)[]): T[] {
+    const db = new Database(this.db, { readonly: true });
+    try {
+      return db.query(sql).all(...params) as T[];
+    } finally {
+      db.close();
+    }
+  }
+
+  cleanup(): void {
+    rmSync(this.path, { recursive: true, force: true });
+  }
+}
+
+/** One `minikubelet run` child process with its output collected. */
+export class Agent {
+  readonly child: ChildProcess;
+  stdout = "";
+  stderr = "";
+  readonly exited: Promise<number | null>;
+  readonly startedAt = Date.now();
+
+  constructor(ws: Workspace, extra: string[] = []) {
+    const args = ["run", "--manifests", ws.manifests, "--node", "n1", "--db", ws.db, ...extra];
+    this.child = spawn(BINARY, args, { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    this.child.stdout!.on("data", (chunk) => (this.stdout += String(chunk)));
+    this.child.stderr!.on("data", (chunk) => (this.stderr += String(chunk)));
+    this.exited = new Promise((done) => this.child.once("exit", (code) => done(code)));
+  }
+
+  /** True once the child has exited (by itself or by a signal). */
+  get done(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** kill -9 by the agent's own pid, and waits until it is reaped. */
+  async kill9(): Promise<void> {
+    if (this.done) return;
+    process.kill(this.pid, "SIGKILL");
+    await this.exited;
+  }
+
+  /** SIGTERM, then the agent's own shutdown (the process runtime stops its pods); resolves with the exit code. */
+  async terminate(timeoutMs = 20_000): Promise<number | null> {
+    if (this.done) return this.child.exitCode;
+    process.kill(this.pid, "SIGTERM");
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), timeoutMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Resolves once the agent has printed a line containing `text`. */
+  async waitForOutput(text: string, timeoutMs = 10_000): Promise<void> {
+    await waitFor(`agent output to contain ${JSON.stringify(text)}`, () => this.stdout.includes(text), timeoutMs, () => this.stdout + this.stderr);
+  }
+}
+
+/**
+ * Polls `condition` every 50 ms until it returns a truthy value (which is returned) or the deadline
+ * passes; the error names what was awaited and, with `detail`, what the world looked like.
+ */
+export async function waitFor<T>(what: string, condition: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, detail?: () => string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await condition();
+      if (value) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const extra = detail ? `\n${detail()}` : "";
+      const cause = lastError ? ` (last error: ${(lastError as Error).message})` : "";
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${cause}${extra}`);
+    }
+    await Bun.sleep(50);
+  }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((done, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => done(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** The state letter of /proc/<pid>/stat, or undefined when there is no such process. */
+function procState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(") ") + 2, stat.lastIndexOf(") ") + 3);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True while `pid` runs; a zombie (exited, not yet reaped by pid 1) counts as gone. */
+export function isRunning(pid: number): boolean {
+  const state = procState(pid);
+  return state !== undefined && state !== "Z" && state !== "X";
+}
+
+/** Live processes whose command line mentions `text` (the work dir shows up in every monitor's). */
+export function processesMentioning(text: string): { pid: number; cmdline: string }[] {
+  const found: { pid: number; cmdline: string }[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ");
+    } catch {
+      continue;
+    }
+    if (cmdline.includes(text) && isRunning(pid)) found.push({ pid, cmdline });
+  }
+  return found;
+}
+
+/** One container attempt as the process runtime keeps it on disk. */
+export interface ProcessContainer {
+  podUid: string;
+  id: string;
+  name: string;
+  attempt: number;
+  /** The container's main process, when its pid file exists. */
+  pid?: number;
+  /** Whether the runtime has an exit record for it. */
+  exited: boolean;
+}
+
+/** Every container attempt under <dbdir>/process/pods (labels.json, pid, exit). */
+export function processContainers(ws: Workspace): ProcessContainer[] {
+  const pods = join(ws.path, "process", "pods");
+  if (!existsSync(pods)) return [];
+  const found: ProcessContainer[] = [];
+  for (const podUid of readdirSync(pods)) {
+    const dir = join(pods, podUid, "containers");
+    if (!existsSync(dir)) continue;
+    for (const id of readdirSync(dir)) {
+      const base = join(dir, id);
+      let labels: Record<string, string> = {};
+      try {
+        labels = JSON.parse(readFileSync(join(base, "labels.json"), "utf8"));
+      } catch {
+        continue; // being created or removed
+      }
+      let pid: number | undefined;
+      try {
+        pid = Number(readFileSync(join(base, "pid"), "utf8").trim().split(/\s+/)[0]);
+      } catch {
+        pid = undefined;
+      }
+      found.push({
+        podUid,
+        id,
+        name: labels[LABEL.containerName] ?? "",
+        attempt: Number(labels[LABEL.attempt] ?? -1),
+        pid,
+        exited: existsSync(join(base, "exit")),
+      });
+    }
+  }
+  return found;
+}
