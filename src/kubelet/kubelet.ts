@@ -46,6 +46,9 @@ export interface KubeletOptions {
   log?: (message: string) => void;
 }
 
+/** Untracked ids remembered for a start call still returning; far more than starts in flight. */
+const MAX_EARLY_EVENTS = 256;
+
 interface ArmedWake {
   at: number;
   cancel: () => void;
@@ -65,6 +68,11 @@ export class Kubelet {
   private readonly wakes = new Map<PodKey, ArmedWake>();
   private readonly pendingEvents = new Map<PodKey, KubeEvent[]>();
   private readonly containerPods = new Map<string, PodKey>();
+  /**
+   * Ids the runtime reported on before the loop knew them: a container that exits at once can be
+   * reported while startContainer is still returning its id. Bounded: ids never tracked age out.
+   */
+  private readonly earlyEvents = new Set<string>();
   private readonly podListeners = new Set<(pod: PodRecord, removed: boolean) => void>();
   private readonly emptyWaiters: Array<() => void> = [];
   private unwatch?: () => void;
@@ -92,7 +100,10 @@ export class Kubelet {
       event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
       wakeAt: (pod, at) => this.wakeAt(pod.spec.key, at),
       requestSync: (pod) => this.workers.dispatch(pod.spec.key),
-      track: (id, pod) => this.containerPods.set(id, pod.spec.key),
+      track: (id, pod) => {
+        this.containerPods.set(id, pod.spec.key);
+        if (this.earlyEvents.delete(id)) this.workers.dispatch(pod.spec.key);
+      },
       untrack: (id) => {
         this.containerPods.delete(id);
         this.probes?.forget(id);
@@ -392,7 +403,9 @@ export class Kubelet {
       return;
     }
     const key = this.containerPods.get(event.containerId);
-    if (key) this.requestSync(key);
+    if (key) return this.requestSync(key);
+    this.earlyEvents.add(event.containerId);
+    if (this.earlyEvents.size > MAX_EARLY_EVENTS) this.earlyEvents.delete(this.earlyEvents.values().next().value!);
   }
 
   private onSyncError(key: PodKey, error: unknown): void {
