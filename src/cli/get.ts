@@ -1,9 +1,10 @@
 /**
- * `minikubelet get pods [NAME] [-f FILE] [-n NS | -A] [-o wide|json|yaml|name]`.
+ * `minikubelet get pods [NAME] [-f FILE] [-n NS | -A] [-o wide|json|yaml|name] [-w]`.
  * With `-f`, the pods come from a v1 Pod, PodList or List file (a `--status-file`, or real
  * `kubectl get pods -o json`) and every pod in the file is listed unless `-n` narrows it, as
  * `kubectl get -f` shows a file's objects whatever their namespace. Without `-f` the pods come from
- * the state database, where no `-n` means the `default` namespace, as in kubectl.
+ * the state database, where no `-n` means the `default` namespace, as in kubectl. `-w` (database
+ * only) prints the list and then a row per pod change until Ctrl-C, like `kubectl get pods -w`.
  */
 import { realClock, type Clock } from "../clock.ts";
 import { readPodsFile } from "../status/pod-list.ts";
@@ -11,6 +12,8 @@ import { formatPods, POD_OUTPUTS, type PodOutput } from "../status/pod-table.ts"
 import { serializeObject } from "../status/serialize.ts";
 import { withTypeMeta, type V1Pod } from "../status/v1.ts";
 import { UsageError, UserError } from "./cli.ts";
+import { interruptSignal } from "./events.ts";
+import { PodWatchPrinter } from "./get-watch.ts";
 
 /** The flags as cac hands them over (long names, camelCased; numeric-looking values arrive as numbers). */
 export interface GetCommandOptions {
@@ -34,6 +37,10 @@ export interface GetCommandDeps {
   clock?: Clock;
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
+  /** Ends `-w` (default: SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+  /** `-w` poll period; default 500 ms. */
+  intervalMs?: number;
 }
 
 const POD_RESOURCES = new Set(["pods", "pod", "po"]);
@@ -55,6 +62,7 @@ export async function getCommand(
   const namespace = allNamespaces ? undefined : (stringOption(options.namespace) ?? (filename ? undefined : "default"));
   const query: PodQuery = { db: options.db, namespace, name: target.name };
   const source = filename ?? "the state database";
+  if (options.watch) return watchCommand(query, { output, allNamespaces }, { clock, stdout, signal: deps.signal, intervalMs: deps.intervalMs });
   const loaded = filename ? readPodsFile(filename) : await listPodsFromDatabase(query);
   const pods = selectPods(loaded, query, source);
 
@@ -70,6 +78,29 @@ export async function getCommand(
     return 0;
   }
   stdout(text);
+  return 0;
+}
+
+/** `-w`: the list, then a row per change until the signal (Ctrl-C) ends it with exit 0. */
+async function watchCommand(
+  query: PodQuery,
+  format: { output: PodOutput; allNamespaces: boolean },
+  deps: { clock: Clock; stdout: (text: string) => void; signal?: AbortSignal; intervalMs?: number },
+): Promise<number> {
+  const { podsRevision, watchPods } = await import("../store/pods-view.ts");
+  // The revision first: a change written while the list is read is printed again, never lost.
+  const sinceRevision = podsRevision(query.db);
+  const pods = selectPods(await listPodsFromDatabase(query), query, "the state database");
+  const printer = new PodWatchPrinter(format);
+  deps.stdout(printer.list(pods, deps.clock.now()));
+  await watchPods({
+    ...query,
+    clock: deps.clock,
+    signal: deps.signal ?? interruptSignal(),
+    intervalMs: deps.intervalMs,
+    sinceRevision,
+    onPod: (pod) => deps.stdout(printer.row(pod, deps.clock.now())),
+  });
   return 0;
 }
 

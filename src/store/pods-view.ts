@@ -28,12 +28,20 @@ export interface WatchPodsOptions extends PodsQuery {
   signal: AbortSignal;
   /** Poll period; default 500 ms. A read costs one indexed query. */
   intervalMs?: number;
+  /** Hand over changes made after this revision (from `podsRevision`, read before the list); default: now. */
+  sinceRevision?: number;
 }
 
-/** Polls until `signal` aborts; starts from the current revision (the caller printed the list). */
+/** The pods' current revision: read it before listing, so `watchPods` misses nothing written meanwhile. */
+export function podsRevision(db?: string): number {
+  using reader = openStoreReader(db);
+  return reader.store.revision();
+}
+
+/** Polls until `signal` aborts; starts from `sinceRevision`, else the current revision (the caller printed the list). */
 export async function watchPods(options: WatchPodsOptions): Promise<void> {
   using reader = openStoreReader(options.db);
-  let revision = reader.store.revision();
+  let revision = options.sinceRevision ?? reader.store.revision();
   while (!options.signal.aborted) {
     try {
       await sleep(options.clock, options.intervalMs ?? 500, options.signal);
