@@ -75,9 +75,22 @@ function isAlive(pid: number, startTicks: string | undefined): boolean {
     // EPERM: the process exists but belongs to someone else.
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  // A kill -9'd agent stays a zombie until its parent reaps it: it holds nothing any more.
+  const state = processState(pid);
+  if (state === "Z" || state === "X") return false;
   if (startTicks === undefined) return true;
   const now = processStartTicks(pid);
   return now === undefined || now === startTicks;
+}
+
+/** /proc/<pid>/stat field 3 (R, S, D, Z ...), or undefined off Linux or when there is no such process. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /** /proc/<pid>/stat field 22: tells a reused pid from the one that wrote the lock (Linux only). */
