@@ -93,7 +93,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     onPods: (pods) => {
       if (adopted) return void kubelet.sync(pods);
       adopted = true;
-      void adoptThenSync(kubelet, runtime, store, pods, clock.now()).catch((error) => log(`adoption failed: ${(error as Error).message}`));
+      void adoptThenSync(kubelet, runtime, store, pods, clock.now(), node).catch((error) => log(`adoption failed: ${(error as Error).message}`));
     },
     onError: (error) => err(`error: ${error.message}`),
     onReadFailure: (message) => err(`error: ${message}`),
@@ -133,10 +133,11 @@ async function adoptThenSync(
   store: SqliteStore,
   desired: Map<PodKey, PodSpec>,
   now: number,
+  node: string,
 ): Promise<void> {
   const state = store.loadState();
   const [containers, sandboxes] = await Promise.all([runtime.listContainers(), runtime.listPodSandboxes()]);
-  const plan = planAdoption({ records: state.pods, containers, sandboxes, desired, now });
+  const plan = planAdoption({ records: state.pods, containers, sandboxes, desired, now, node });
   await kubelet.adopt(plan, state.backoff);
   await kubelet.sync(desired);
 }

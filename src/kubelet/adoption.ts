@@ -20,6 +20,11 @@ export interface AdoptionInput {
   /** The first read of the manifest directory. */
   desired: Map<PodKey, PodSpec>;
   now: number;
+  /**
+   * The agent's --node. Containers and sandboxes labelled with another node belong to another
+   * agent sharing the engine: neither adopted nor removed. Unset: everything labelled is ours.
+   */
+  node?: string;
 }
 
 export interface AdoptionNote {
@@ -49,8 +54,9 @@ export function planAdoption(input: AdoptionInput): AdoptionPlan {
   }
   const notes: AdoptionNote[] = [];
   const orphans: ContainerInfo[] = [];
+  const ours = (labels: Record<string, string>) => input.node === undefined || (labels[LABEL.node] ?? input.node) === input.node;
   for (const info of input.containers) {
-    if (known.has(info.id)) continue;
+    if (known.has(info.id) || !ours(info.labels)) continue;
     const uid = info.labels[LABEL.podUid] ?? "";
     const name = info.labels[LABEL.containerName] ?? "";
     const attempt = Number(info.labels[LABEL.attempt] ?? "-1");
@@ -75,7 +81,7 @@ export function planAdoption(input: AdoptionInput): AdoptionPlan {
     orphans.push(info);
   }
   const uids = new Set(pods.keys());
-  const orphanSandboxes = input.sandboxes.filter((s) => !uids.has(s.podUid) || [...pods.values()].every((p) => p.sandbox?.id !== s.id));
+  const orphanSandboxes = input.sandboxes.filter((s) => ours(s.labels)).filter((s) => !uids.has(s.podUid) || [...pods.values()].every((p) => p.sandbox?.id !== s.id));
   return { pods: [...pods.values()], orphans, orphanSandboxes, notes };
 }
 

@@ -16,6 +16,8 @@ export const LABEL = {
   configHash: "io.minikubelet.config.hash",
   sandbox: "io.minikubelet.sandbox",
   gracePeriod: "io.kubernetes.pod.terminationGracePeriod",
+  /** The agent's --node: agents of other nodes on the same engine leave these alone. */
+  node: "io.minikubelet.node",
 } as const;
 
 export function sandboxLabels(pod: PodSpec): Record<string, string> {
@@ -27,6 +29,7 @@ export function sandboxLabels(pod: PodSpec): Record<string, string> {
     [LABEL.configHash]: pod.configHash,
     [LABEL.sandbox]: "true",
     [LABEL.gracePeriod]: String(pod.terminationGracePeriodSeconds),
+    [LABEL.node]: pod.node,
   };
 }
 
