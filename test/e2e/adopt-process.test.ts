@@ -5,32 +5,23 @@
  * and a SIGTERM at the end stops every process the pods started.
  */
 import { afterEach, beforeAll, expect, test } from "bun:test";
-import { Agent, ensureBinary, freePort, isRunning, processContainers, processesMentioning, waitFor, Workspace } from "./helpers.ts";
+import {
+  Agent,
+  attemptRows,
+  backoffDelay,
+  containerRows,
+  ensureBinary,
+  eventRows,
+  freePort,
+  isRunning,
+  podTable,
+  processContainers,
+  processesMentioning,
+  waitFor,
+  Workspace,
+} from "./helpers.ts";
 
 const BACKOFF = ["--backoff-base", "1", "--backoff-max", "8"];
-
-interface ContainerRow {
-  pod: string;
-  name: string;
-  state: string;
-  restart_count: number;
-  ready: number;
-  container_id: string;
-}
-interface AttemptRow {
-  container: string;
-  attempt: number;
-  runtime_id: string;
-  started_at: number | null;
-  finished_at: number | null;
-}
-interface EventRow {
-  pod: string;
-  reason: string;
-  message: string;
-  count: number;
-  first_at: number;
-}
 
 let ws: Workspace | undefined;
 const agents: Agent[] = [];
@@ -73,16 +64,6 @@ spec:
       command: ["sh", "-c", "echo crashing; exit 1"]
 `;
 
-/** `get pods` rows as { NAME: [READY, STATUS, RESTARTS] }, the restarts without their "(2s ago)". */
-function podTable(workspace: Workspace): Record<string, [string, string, string]> {
-  const rows: Record<string, [string, string, string]> = {};
-  for (const line of workspace.cli("get", "pods", "-n", "e2e").trim().split("\n").slice(1)) {
-    const [name, ready, status, restarts] = line.split(/\s+/);
-    rows[name!] = [ready!, status!, restarts!];
-  }
-  return rows;
-}
-
 test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-off and events", async () => {
   const workspace = (ws = new Workspace());
   const port = await freePort();
@@ -91,13 +72,9 @@ test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-of
   const first = new Agent(workspace, BACKOFF);
   agents.push(first);
 
-  const containers = () =>
-    workspace.query<ContainerRow>(
-      "SELECT p.name AS pod, c.name, c.state, c.restart_count, c.ready, c.container_id FROM containers c JOIN pods p ON p.uid = c.pod_uid WHERE p.deleted_at IS NULL ORDER BY c.name",
-    );
-  const attempts = (container: string) =>
-    workspace.query<AttemptRow>("SELECT container, attempt, runtime_id, started_at, finished_at FROM attempts WHERE container = ? ORDER BY attempt", container);
-  const delayOf = () => workspace.query<{ delay_ms: number }>("SELECT delay_ms FROM backoff WHERE key LIKE '%/crash'")[0]?.delay_ms;
+  const containers = () => containerRows(workspace);
+  const attempts = (container: string) => attemptRows(workspace, container);
+  const delayOf = () => backoffDelay(workspace, "crash");
 
   // Web ready, and the crash loop three restarts in, waiting out its 4s back-off with time to spare.
   await waitFor(
@@ -111,8 +88,8 @@ test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-of
     15_000,
     () => JSON.stringify(containers()) + first.stdout,
   );
-  expect(podTable(workspace)).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
-  const before = { containers: containers(), web: attempts("web"), crash: attempts("crash"), events: workspace.query<EventRow>("SELECT pod, reason, message, count, first_at FROM events") };
+  expect(podTable(workspace, "e2e")).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
+  const before = { containers: containers(), web: attempts("web"), crash: attempts("crash"), events: eventRows(workspace) };
   const webPid = processContainers(workspace).find((c) => c.name === "web")?.pid;
   expect(webPid && isRunning(webPid)).toBe(true);
 
@@ -123,7 +100,7 @@ test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-of
   await second.waitForOutput("Adopted running container web");
   // The new agent's first checkpoint: web is still 1/1 with no restart, crash still at 3 and backing off.
   await waitFor("the adopted pods checkpointed", () => workspace.query("SELECT 1 FROM events WHERE reason = 'Adopted'").length > 0);
-  expect(podTable(workspace)).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
+  expect(podTable(workspace, "e2e")).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
 
   // Until the next crash restart, web never leaves 1/1 (sampled at every poll).
   const crashStarted = await waitFor(
@@ -155,7 +132,7 @@ test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-of
   ]);
 
   // Every event from before the kill is still there, with at least its count.
-  const after = workspace.query<EventRow>("SELECT pod, reason, message, count, first_at FROM events");
+  const after = eventRows(workspace);
   for (const event of before.events) {
     expect(after.find((e) => e.pod === event.pod && e.reason === event.reason && e.message === event.message && e.first_at === event.first_at && e.count >= event.count)).toBeDefined();
   }

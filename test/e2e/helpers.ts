@@ -239,3 +239,57 @@ export function processContainers(ws: Workspace): ProcessContainer[] {
   }
   return found;
 }
+
+export interface ContainerRow {
+  pod: string;
+  name: string;
+  state: string;
+  restart_count: number;
+  ready: number;
+  container_id: string;
+}
+export interface AttemptRow {
+  container: string;
+  attempt: number;
+  runtime_id: string;
+  started_at: number | null;
+  finished_at: number | null;
+}
+export interface EventRow {
+  pod: string;
+  reason: string;
+  message: string;
+  count: number;
+  first_at: number;
+}
+
+/** The containers table of live pods, ordered by container name. */
+export function containerRows(ws: Workspace): ContainerRow[] {
+  return ws.query<ContainerRow>(
+    "SELECT p.name AS pod, c.name, c.state, c.restart_count, c.ready, c.container_id FROM containers c JOIN pods p ON p.uid = c.pod_uid WHERE p.deleted_at IS NULL ORDER BY c.name",
+  );
+}
+
+/** One container's attempts (all pods), in order. */
+export function attemptRows(ws: Workspace, container: string): AttemptRow[] {
+  return ws.query<AttemptRow>("SELECT container, attempt, runtime_id, started_at, finished_at FROM attempts WHERE container = ? ORDER BY attempt", container);
+}
+
+export function eventRows(ws: Workspace): EventRow[] {
+  return ws.query<EventRow>("SELECT pod, reason, message, count, first_at FROM events");
+}
+
+/** The back-off wait (ms) recorded for a container name, if any. */
+export function backoffDelay(ws: Workspace, container: string): number | undefined {
+  return ws.query<{ delay_ms: number }>("SELECT delay_ms FROM backoff WHERE key LIKE ?", `%/${container}`)[0]?.delay_ms;
+}
+
+/** `get pods -n NS` rows as { NAME: [READY, STATUS, RESTARTS] }, the restarts without their "(2s ago)". */
+export function podTable(ws: Workspace, namespace: string): Record<string, [string, string, string]> {
+  const rows: Record<string, [string, string, string]> = {};
+  for (const line of ws.cli("get", "pods", "-n", namespace).trim().split("\n").slice(1)) {
+    const [name, ready, status, restarts] = line.split(/\s+/);
+    if (name) rows[name] = [ready!, status!, restarts!];
+  }
+  return rows;
+}

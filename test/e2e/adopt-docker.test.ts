@@ -1,0 +1,139 @@
+/**
+ * Issue 7 end to end, docker runtime, compiled binary: after `kill -9` of the agent the next one
+ * adopts the same docker containers (same ids in `docker ps`, same process), keeps restart counts
+ * and readiness, continues the crash loop's back-off, keeps the events; --stop-pods-on-exit at the
+ * end removes everything. The pods live in a namespace of their own, so parallel runs never meet.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { BUSYBOX, describeDocker, docker } from "../docker/helpers.ts";
+import { LABEL } from "../../src/runtime/labels.ts";
+import { Agent, attemptRows, backoffDelay, containerRows, ensureBinary, eventRows, podTable, waitFor, Workspace } from "./helpers.ts";
+
+const BACKOFF = ["--backoff-base", "1", "--backoff-max", "8"];
+const NS = `e2e-${randomBytes(3).toString("hex")}`;
+
+const WEB = `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: ${NS}}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+    - name: web
+      image: ${BUSYBOX}
+      imagePullPolicy: Never
+      command: ["sh", "-c", "mkdir -p /www && echo hello > /www/index.html && exec httpd -f -p 8080 -h /www"]
+      readinessProbe:
+        httpGet: {path: /index.html, port: 8080}
+        periodSeconds: 1
+`;
+
+const CRASH = `apiVersion: v1
+kind: Pod
+metadata: {name: crash, namespace: ${NS}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+    - name: crash
+      image: ${BUSYBOX}
+      imagePullPolicy: Never
+      command: ["sh", "-c", "echo crashing; exit 1"]
+`;
+
+/** Running containers (sandboxes too) of this test's namespace, as `docker ps` lists them. */
+function dockerPs(): string[] {
+  const result = spawnSync("docker", ["ps", "--no-trunc", "--filter", `label=${LABEL.managedBy}=true`, "--filter", `label=${LABEL.podNamespace}=${NS}`, "--format", "{{.ID}} {{.Names}}"], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`docker ps failed: ${result.stderr}`);
+  return result.stdout.trim().split("\n").filter(Boolean).sort();
+}
+
+async function removeNamespace(): Promise<void> {
+  const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podNamespace}=${NS}`] } });
+  await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+}
+
+describeDocker("adoption with the docker runtime (compiled binary)", () => {
+  let ws: Workspace | undefined;
+  const agents: Agent[] = [];
+
+  beforeAll(() => {
+    ensureBinary();
+  });
+
+  afterAll(async () => {
+    for (const agent of agents) await agent.terminate();
+    await removeNamespace();
+    ws?.cleanup();
+  });
+
+  test("kill -9 of the agent: same container ids, counts, readiness, back-off and events", async () => {
+    const workspace = (ws = new Workspace());
+    workspace.write("web.yaml", WEB);
+    workspace.write("crash.yaml", CRASH);
+    const first = new Agent(workspace, ["--runtime", "docker", ...BACKOFF]);
+    agents.push(first);
+    const containers = () => containerRows(workspace);
+    const attempts = (name: string) => attemptRows(workspace, name);
+
+    await waitFor(
+      "web ready and crash in its 4s back-off",
+      () => {
+        const [crash, web] = containers();
+        if (!web?.ready || crash?.state !== "waiting" || crash.restart_count !== 3 || backoffDelay(workspace, "crash") !== 4000) return false;
+        const finished = attempts("crash")[3]?.finished_at;
+        return finished != null && finished + 4000 - Date.now() > 2500;
+      },
+      20_000,
+      () => JSON.stringify(containers()) + first.stdout + first.stderr,
+    );
+    expect(podTable(workspace, NS)).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
+    const before = { ps: dockerPs(), containers: containers(), web: attempts("web"), crash: attempts("crash"), events: eventRows(workspace) };
+    // The web container and both sandboxes run; the crashed container is not up.
+    expect(before.ps.length).toBe(3);
+    expect(before.ps.some((line) => line.startsWith(before.containers[1]!.container_id))).toBe(true);
+    const webState = (await docker.getContainer(before.containers[1]!.container_id).inspect()).State;
+
+    await first.kill9();
+    const second = new Agent(workspace, ["--runtime", "docker", "--stop-pods-on-exit", ...BACKOFF]);
+    agents.push(second);
+    await second.waitForOutput("Adopted running container web");
+    await waitFor("the adopted pods checkpointed", () => workspace.query("SELECT 1 FROM events WHERE reason = 'Adopted'").length > 0);
+    expect(podTable(workspace, NS)).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
+    expect(dockerPs()).toEqual(before.ps);
+
+    const crashStarted = await waitFor(
+      "the crash loop's fourth restart",
+      () => {
+        const web = containers()[1];
+        if (!web?.ready) throw new Error(`web went not ready after adoption: ${JSON.stringify(web)}`);
+        return attempts("crash")[4]?.started_at ?? undefined;
+      },
+      10_000,
+      () => second.stdout + second.stderr,
+    );
+    const finished = before.crash[3]!.finished_at!;
+    expect(crashStarted - (finished + 4000)).toBeGreaterThanOrEqual(-50);
+    expect(crashStarted - (finished + 4000)).toBeLessThan(1500);
+    expect(crashStarted - second.startedAt).toBeGreaterThan(1000);
+
+    // The same web container and process, never restarted; the sandboxes are the same ones.
+    const after = (await docker.getContainer(before.containers[1]!.container_id).inspect()).State;
+    expect({ pid: after.Pid, startedAt: after.StartedAt, running: after.Running }).toEqual({ pid: webState.Pid, startedAt: webState.StartedAt, running: true });
+    expect(dockerPs()).toEqual(before.ps);
+    expect(attempts("web")).toEqual(before.web);
+    expect(attempts("crash").slice(0, 4)).toEqual(before.crash);
+    expect(second.stdout.split("\n").filter((line) => line.includes(`${NS}/web-n1`))).toEqual([
+      expect.stringContaining(`Normal Adopted ${NS}/web-n1 web: Adopted running container web`),
+    ]);
+    const events = eventRows(workspace);
+    for (const event of before.events) {
+      expect(events.find((e) => e.pod === event.pod && e.reason === event.reason && e.message === event.message && e.first_at === event.first_at && e.count >= event.count)).toBeDefined();
+    }
+    expect(workspace.cli("events")).toContain("Started container web");
+
+    // --stop-pods-on-exit: SIGTERM stops and removes every container and sandbox of the pods.
+    expect(await second.terminate()).toBe(0);
+    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL.podNamespace}=${NS}`] } })).toEqual([]);
+  }, 60_000);
+});
