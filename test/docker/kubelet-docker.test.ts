@@ -206,7 +206,8 @@ spec:
   });
 
   test("a native sidecar serves the app on 127.0.0.1; the Job-like pod succeeds and the sidecar is then stopped", async () => {
-    const sidecar = bb("server", "mkdir -p /www && echo sidecar-says-hi > /www/index.html && httpd -p 8081 -h /www && trap 'exit 0' TERM; while true; do sleep 0.1; done", {
+    // The trap first: as PID 1 the shell ignores a SIGTERM that arrives before it has a handler.
+    const sidecar = bb("server", "trap 'exit 0' TERM; mkdir -p /www && echo sidecar-says-hi > /www/index.html && httpd -p 8081 -h /www; while true; do sleep 0.1; done", {
       restartPolicy: "Always",
     });
     const app = bb("app", "for i in $(seq 50); do wget -q -O - http://127.0.0.1:8081/ && exit 0; sleep 0.1; done; exit 1");
@@ -248,6 +249,7 @@ describeDocker(
       });
       await h.kubelet.sync(desired(missing));
       const failures = await h.count((e) => e.reason === "Failed" && e.message === "Error: ErrImagePull", 2, 10_000);
+      await h.kubelet.idle(); // the pass that failed the second pull has checkpointed its state
       const backOff = h.events.find((e) => e.reason === "BackOff" && e.container === "app")!;
       expect(backOff.message).toBe(`Back-off pulling image "${image}"`);
       expect(backOff.at).toBeGreaterThanOrEqual(failures[0]!.at);
