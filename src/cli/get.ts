@@ -105,10 +105,8 @@ async function watchCommand(
 }
 
 /**
- * Reads pods from the state database. PLACEHOLDER: the store's read model does not exist yet.
- * Replace the body with `return listPodsFromStore(query)` imported from "../store/pods-view.ts";
- * the caller still filters by namespace and name, and keeps the order it is given
- * (sort by namespace, then name, as the API server does).
+ * Reads pods from the state database through the store's pods view, in the API server's order
+ * (namespace, then name); the caller still filters by namespace and name.
  */
 export async function listPodsFromDatabase(query: PodQuery): Promise<V1Pod[]> {
   const { listPodsFromStore } = await import("../store/pods-view.ts");
