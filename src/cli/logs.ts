@@ -55,7 +55,11 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
   }
   const attempts = reader.store.attempts(pod.uid, container);
   const current = attempts.at(-1);
-  const attempt = options.previous ? attempts.at(-2) : current;
+  // --previous is the container in lastState.terminated, as the kubelet reads it: while a container
+  // waits to restart (CrashLoopBackOff) that is the latest attempt, else the one before it.
+  const statuses = [...(pod.object.status?.initContainerStatuses ?? []), ...(pod.object.status?.containerStatuses ?? [])];
+  const waiting = statuses.find((s) => s.name === container)?.state?.waiting !== undefined;
+  const attempt = options.previous ? (waiting && current?.finishedAt != null ? current : attempts.at(-2)) : current;
   if (!attempt) {
     throw new UserError(
       options.previous

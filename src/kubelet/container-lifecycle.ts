@@ -49,6 +49,7 @@ export function recordExit(ctx: SyncContext, pod: PodRecord, container: Containe
 export async function startOrBackOff(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
   if (container.attempts > 0) {
     if (container.state === "terminated") {
+      await keepAsPrevious(ctx, container, container.terminated?.containerId);
       container.lastTermination = container.terminated;
       container.terminated = undefined;
       container.state = "waiting";
@@ -74,6 +75,20 @@ export async function startOrBackOff(ctx: SyncContext, pod: PodRecord, container
   await startContainer(ctx, pod, container);
 }
 
+/**
+ * Keeps one dead container per container (what `logs --previous` reads), like the kubelet's GC:
+ * the one that just ended replaces the one kept before. A failed start leaves no container, so
+ * then the kept one stays.
+ */
+async function keepAsPrevious(ctx: SyncContext, container: ContainerRecord, ended: string | undefined): Promise<void> {
+  if (!ended || ended === container.previousContainerId) return;
+  const older = container.previousContainerId;
+  container.previousContainerId = ended;
+  if (!older) return;
+  ctx.untrack(older);
+  await ctx.runtime.removeContainer(older).catch((error) => ctx.log(`removing ${older}: ${error}`));
+}
+
 async function startContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
   if (!pod.sandbox) return;
   if (!(await ensureImage(ctx, pod, container))) return;
@@ -87,13 +102,6 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
     return;
   }
   const now = ctx.clock.now();
-  const previous = container.lastTermination?.containerId;
-  // Keep one dead container per container (for logs --previous), like the kubelet's GC.
-  if (container.previousContainerId && container.previousContainerId !== previous) {
-    ctx.untrack(container.previousContainerId);
-    await ctx.runtime.removeContainer(container.previousContainerId).catch((error) => ctx.log(`removing ${container.previousContainerId}: ${error}`));
-  }
-  container.previousContainerId = previous;
   container.attempts = attempt + 1;
   container.restartCount = attempt;
   container.containerId = id;

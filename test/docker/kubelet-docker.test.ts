@@ -184,24 +184,32 @@ spec:
 
   test("logs --previous: the previous dead container is kept and readable, older ones removed", async () => {
     const state: Volume = { name: "state", type: "emptyDir" };
-    const counter = 'n=$(cat /state/n 2>/dev/null || echo 0); n=$((n+1)); echo $n > /state/n; echo "run $n"; exit 1';
+    // Three quick crashes, then a fourth attempt that stays up.
+    const counter = 'n=$(cat /state/n 2>/dev/null || echo 0); n=$((n+1)); echo $n > /state/n; echo "run $n"; [ $n -ge 4 ] && exec sleep 30; exit 1';
     const crash = mkPod("previous", {
       volumes: [state],
       containers: [bb("crash", counter, { volumeMounts: [{ name: "state", mountPath: "/state", readOnly: false }] })],
     });
     await h.kubelet.sync(desired(crash));
     const starts = await h.count(of("Started"), 3, 10_000);
-    // The third start waited 0.4s; the fourth waits 0.8s after the third exits: a stable window.
-    await h.event((e) => e.reason === "Exited" && e.at > starts[2]!.at);
+    // While the third attempt waits out its back-off, it is lastState: the one dead container kept.
+    await h.event((e) => e.reason === "BackOff" && e.at > starts[2]!.at);
+    const waiting = h.kubelet.pods.get(crash.key)!.app[0]!;
+    expect(waiting.previousContainerId).toBe(waiting.lastTermination!.containerId);
+    expect(await runtime.readLogs(waiting.previousContainerId!)).toBe("run 3\n");
+    // Once the fourth runs, the third is the previous one; the first two are gone.
+    await h.count(of("Started"), 4, 10_000);
     const record = h.kubelet.pods.get(crash.key)!.app[0]!;
     const current = record.containerId!;
     const previous = record.previousContainerId!;
-    expect(previous).toBeDefined();
     expect(previous).not.toBe(current);
-    expect(await runtime.readLogs(current)).toBe("run 3\n");
-    expect(await runtime.readLogs(previous)).toBe("run 2\n");
+    // The shell has written its line by the time it execs sleep; allow the log a moment to land.
+    for (let tries = 0; (await runtime.readLogs(current)) !== "run 4\n"; tries++) {
+      expect(tries).toBeLessThan(50);
+      await Bun.sleep(20);
+    }
+    expect(await runtime.readLogs(previous)).toBe("run 3\n");
     const mine = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podUid}=${crash.uid}`, `${LABEL.sandbox}=false`] } });
-    // One current, one previous: the first attempt's container was garbage-collected.
     expect(mine.map((c) => c.Id).sort()).toEqual([current, previous].sort());
   });
 

@@ -115,6 +115,38 @@ describe("restart policy and CrashLoopBackOff", () => {
   });
 });
 
+describe("dead containers kept for logs --previous", () => {
+  test("one dead container per container: the last one to end (lastState), older ones removed", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("crash", (n) => (n < 3 ? { exitAfterMs: 100, exitCode: 1 } : {}));
+    const crash = pod({ name: "crash", containers: [container("crash")] });
+    await h.kubelet.sync(desired(crash));
+    await h.advance(11); // attempts 0 and 1 crashed; attempt 2 crashed at 10.2 and waits 20s
+    const waiting = h.pod(crash.key)!.app[0]!;
+    expect(waiting.state).toBe("waiting");
+    expect(waiting.previousContainerId).toBe(waiting.lastTermination!.containerId);
+    expect([...h.runtime.containers.values()].map((c) => c.config.attempt)).toEqual([2]);
+    await h.advance(21); // attempt 3 runs
+    const running = h.pod(crash.key)!.app[0]!;
+    expect(running.state).toBe("running");
+    expect([...h.runtime.containers.values()].map((c) => c.config.attempt).sort()).toEqual([2, 3]);
+    expect(running.previousContainerId).toBe(running.lastTermination!.containerId);
+  });
+
+  test("a failed start keeps the dead container that came before it", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("app", (n) => (n === 0 ? { exitAfterMs: 100, exitCode: 1 } : n === 1 ? { startError: "no such file" } : {}));
+    const app = pod({ name: "app", containers: [container("app")] });
+    await h.kubelet.sync(desired(app));
+    await h.advance(30);
+    const record = h.pod(app.key)!.app[0]!;
+    expect(record.state).toBe("running");
+    const kept = [...h.runtime.containers.values()].filter((c) => c.state === "exited").map((c) => c.config.attempt);
+    expect(kept).toEqual([0]);
+    expect(record.previousContainerId).toBe([...h.runtime.containers.values()].find((c) => c.config.attempt === 0)!.id);
+  });
+});
+
 describe("init containers", () => {
   test("run one at a time, in order, before the app containers", async () => {
     const h = harness();
