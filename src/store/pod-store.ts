@@ -145,6 +145,9 @@ export class SqliteStore implements PodStateSink {
     const changed = deletedAt !== undefined || this.lastObject.get(spec.uid) !== object;
     if (changed) this.revision++;
     if (deletedAt === undefined) this.lastObject.set(spec.uid, object);
+    // A static pod's uid hashes node, file and content: a manifest written back revives a deleted
+    // pod's uid. The new incarnation's attempts start at 0 and must not mix with the old rows.
+    if (deletedAt === undefined) for (const clear of this.sql.clearDeletedIncarnation) clear.run(spec.uid);
     this.sql.upsertPod.run({
       uid: spec.uid,
       pod_key: spec.key,

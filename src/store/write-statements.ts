@@ -15,6 +15,8 @@ export interface WriteStatements {
   podsOverCap: Statement;
   pruneOverCap: Statement;
   pruneDeletedPods: Statement;
+  /** Removes the containers and attempts of a deleted pod whose uid starts a new incarnation. */
+  clearDeletedIncarnation: Statement[];
 }
 
 /** The pod uid of a back-off key (`podUid/container`, or `podUid/container/pull`). */
@@ -24,6 +26,10 @@ export function backoffPodUid(key: string): string {
 
 export function prepareWrites(db: Database): WriteStatements {
   return {
+    clearDeletedIncarnation: [
+      db.prepare("DELETE FROM attempts WHERE pod_uid = ?1 AND EXISTS (SELECT 1 FROM pods WHERE uid = ?1 AND deleted_at IS NOT NULL)"),
+      db.prepare("DELETE FROM containers WHERE pod_uid = ?1 AND EXISTS (SELECT 1 FROM pods WHERE uid = ?1 AND deleted_at IS NOT NULL)"),
+    ],
     maxRevision: db.prepare("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events)"),
     upsertPod: db.prepare(`
       INSERT INTO pods (uid, pod_key, namespace, name, config_hash, source, spec_json, created_at, deletion_requested_at,
