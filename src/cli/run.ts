@@ -58,7 +58,9 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const err = (line: string) => process.stderr.write(`${line}\n`);
   const log = (message: string) => err(`minikubelet: ${message}`);
 
-  // The lock first: a second agent on the same database must not touch the runtime at all.
+  // Listening first: a SIGTERM during start-up must stop the pods like any other, not kill the agent.
+  const signalled = waitForSignal();
+  // The lock next: a second agent on the same database must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
   const { runtime, logPathOf } = await createRuntime(options, dbPath);
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, log });
@@ -101,7 +103,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   kubelet.start();
   watcher.start();
 
-  await waitForSignal();
+  await signalled;
   watcher.stop();
   const stopPods = runtime.name === "process" || options.stopPodsOnExit === true;
   if (stopPods) {
