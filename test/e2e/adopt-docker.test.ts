@@ -120,7 +120,8 @@ describeDocker("adoption with the docker runtime (compiled binary)", () => {
     // The same web container and process, never restarted; the sandboxes are the same ones.
     const after = (await docker.getContainer(before.containers[1]!.container_id).inspect()).State;
     expect({ pid: after.Pid, startedAt: after.StartedAt, running: after.Running }).toEqual({ pid: webState.Pid, startedAt: webState.StartedAt, running: true });
-    expect(dockerPs()).toEqual(before.ps);
+    // The crash pod's fifth attempt may be up for an instant right now; it is not what is compared.
+    expect(dockerPs().filter((line) => !line.includes(" k8s_crash_"))).toEqual(before.ps);
     expect(attempts("web")).toEqual(before.web);
     expect(attempts("crash").slice(0, 4)).toEqual(before.crash);
     expect(second.stdout.split("\n").filter((line) => line.includes(`${NS}/web-n1`))).toEqual([
