@@ -179,6 +179,29 @@ export class FakeRuntime implements Runtime {
     for (const listener of this.listeners) listener({ type: "exited", containerId: id });
   }
 
+  /**
+   * `docker restart` behind the agent's back: the same id runs again with a new start time. With
+   * `quietly`, no events are sent (the stream was down, or the test sends them itself via `emit`).
+   */
+  restartInPlace(id: string, options: { quietly?: boolean } = {}): void {
+    const container = this.containers.get(id);
+    if (!container) throw new Error(`restartInPlace: no container ${id}`);
+    const wasRunning = container.state === "running";
+    container.cancelExit?.();
+    container.state = "running";
+    container.exitCode = undefined;
+    container.signal = undefined;
+    container.startedAt = this.clock.now();
+    if (options.quietly) return;
+    if (wasRunning) for (const listener of this.listeners) listener({ type: "exited", containerId: id });
+    for (const listener of this.listeners) listener({ type: "started", containerId: id });
+  }
+
+  /** Sends a runtime event to every watcher (a health change, a late start). */
+  emit(event: RuntimeEvent): void {
+    for (const listener of [...this.listeners]) listener(event);
+  }
+
   /** The running container of that name, for tests that end one by hand. */
   running(name: string): FakeContainer | undefined {
     return [...this.containers.values()].find((c) => c.config.container.name === name && c.state === "running");

@@ -7,12 +7,14 @@ import { goDuration } from "../status/go-duration.ts";
 import { backoffKey } from "./backoff.ts";
 import type { ContainerRecord, PodRecord, Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
+import { noticeRestartInPlace } from "./runtime-restarts.ts";
 
 /** Reads a live container's status from the runtime and records an exit if there was one. */
 export async function refreshContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
   if (container.state !== "running" || !container.containerId) return;
   const status = await ctx.runtime.containerStatus(container.containerId);
   if (status.state === "exited" || status.state === "unknown") recordExit(ctx, pod, container, status);
+  else noticeRestartInPlace(ctx, pod, container, status);
 }
 
 export function recordExit(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, status: ContainerStatus): void {

@@ -20,6 +20,8 @@ import type { SyncContext } from "./sync-context.ts";
 import type { AdoptionPlan } from "./adoption.ts";
 import { LABEL } from "../runtime/labels.ts";
 import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
+import { killRevivedAttempts } from "./runtime-restarts.ts";
+import { ensureSandboxAlive } from "./sandbox-check.ts";
 
 /** Where each pass's outcome goes: the SQLite store in production, nothing or a spy in tests. */
 export interface PodStateSink {
@@ -73,6 +75,10 @@ export class Kubelet {
    * reported while startContainer is still returning its id. Bounded: ids never tracked age out.
    */
   private readonly earlyEvents = new Set<string>();
+  /** Tracked ids the runtime reported started; a pod's are consumed by its next sync (runtime-restarts.ts). */
+  private readonly startedIds = new Set<string>();
+  /** Pods whose sandbox may have died (an event about it, the runtime back from an outage). */
+  private readonly sandboxSuspects = new Set<PodKey>();
   private readonly podListeners = new Set<(pod: PodRecord, removed: boolean) => void>();
   private readonly emptyWaiters: Array<() => void> = [];
   private unwatch?: () => void;
@@ -106,6 +112,7 @@ export class Kubelet {
       },
       untrack: (id) => {
         this.containerPods.delete(id);
+        this.startedIds.delete(id);
         this.probes?.forget(id);
       },
       log: this.log,
@@ -166,6 +173,7 @@ export class Kubelet {
     this.backoff.restore(backoff);
     for (const pod of plan.pods) {
       this.pods.set(pod.spec.key, pod);
+      if (pod.sandbox) this.containerPods.set(pod.sandbox.id, pod.spec.key);
       for (const container of allContainers(pod)) {
         if (container.containerId) this.containerPods.set(container.containerId, pod.spec.key);
         if (container.state === "running") {
@@ -232,6 +240,7 @@ export class Kubelet {
     if (!pod) return;
     this.cancelWake(key);
     for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
+    await killRevivedAttempts(this.ctx, pod, this.startedIds);
     if (pod.deletionRequestedAt !== undefined) {
       if (await this.syncTerminating(pod)) return;
     } else {
@@ -243,9 +252,18 @@ export class Kubelet {
   }
 
   private async syncRunning(pod: PodRecord): Promise<void> {
+    if (pod.sandbox && this.sandboxSuspects.delete(pod.spec.key)) {
+      try {
+        await ensureSandboxAlive(this.ctx, pod);
+      } catch (error) {
+        this.sandboxSuspects.add(pod.spec.key);
+        throw error;
+      }
+    }
     if (!pod.sandbox) {
       try {
         pod.sandbox = await this.runtime.runPodSandbox(pod.spec);
+        this.ctx.track(pod.sandbox.id, pod);
       } catch (error) {
         this.event(pod, "Warning", "FailedCreatePodSandBox", undefined, `Failed to create pod sandbox: ${errorMessage(error)}`);
         this.wakeAt(pod.spec.key, this.clock.now() + 5000);
@@ -328,7 +346,9 @@ export class Kubelet {
         await this.runtime.removeContainer(id).catch((error) => this.log(`removing container ${id}: ${errorMessage(error)}`));
       }
     }
+    this.sandboxSuspects.delete(key);
     if (pod.sandbox) {
+      this.ctx.untrack(pod.sandbox.id);
       await this.runtime.removePodSandbox(pod.sandbox.id).catch((error) => this.log(`removing sandbox ${pod.sandbox?.id}: ${errorMessage(error)}`));
     }
     for (const entry of this.backoff.all()) if (entry.key.startsWith(`${pod.spec.uid}/`)) this.backoff.forget(entry.key);
@@ -398,12 +418,24 @@ export class Kubelet {
 
   private onRuntimeEvent(event: RuntimeEvent): void {
     if (event.type === "health") {
-      this.log(`runtime ${event.healthy ? "healthy" : "unhealthy"}: ${event.message}`);
-      if (event.healthy) for (const key of this.pods.keys()) this.workers.dispatch(key);
+      this.log(`runtime ${this.runtime.name} ${event.healthy ? "healthy" : "unhealthy"}: ${event.message}`);
+      // Unhealthy: every pod syncs now, so what fails is reported (FailedSync) and retried.
+      // Healthy again: anything may have happened meanwhile, sandboxes dying included.
+      for (const key of this.pods.keys()) {
+        if (event.healthy) this.sandboxSuspects.add(key);
+        this.workers.dispatch(key);
+      }
       return;
     }
     const key = this.containerPods.get(event.containerId);
-    if (key) return this.requestSync(key);
+    if (key) {
+      if (this.pods.get(key)?.sandbox?.id === event.containerId) {
+        if (event.type === "exited") this.sandboxSuspects.add(key);
+      } else if (event.type === "started") {
+        this.startedIds.add(event.containerId);
+      }
+      return this.requestSync(key);
+    }
     this.earlyEvents.add(event.containerId);
     if (this.earlyEvents.size > MAX_EARLY_EVENTS) this.earlyEvents.delete(this.earlyEvents.values().next().value!);
   }
