@@ -272,6 +272,9 @@ export class Kubelet {
     }
     if (!isTerminalPhase(podPhase(pod))) {
       if (await this.syncInit(pod)) await this.syncApps(pod);
+      // A container that could not start may have met a dead sandbox (a pause container's
+      // namespaces cannot be joined once it is gone): look at the sandbox on the next pass.
+      if (allContainers(pod).some((c) => c.state === "terminated" && c.terminated?.containerId === "")) this.sandboxSuspects.add(pod.spec.key);
     }
     if (isTerminalPhase(podPhase(pod))) {
       // A finished pod stops its sidecars, last declared first (KEP-753).

@@ -149,4 +149,24 @@ describe("the runtime going away and coming back", () => {
     expect(t.h.events.filter((e) => e.reason === "FailedSync").length).toBe(2);
     expect(t.record()).toMatchObject({ state: "running", restartCount: 0, ready: true });
   });
+
+  test("a container that cannot start makes the loop look at its sandbox, which is re-created when dead", async () => {
+    const t = setup({ baseSeconds: 1 });
+    await t.h.kubelet.sync(desired(t.web));
+    await t.h.advance(5);
+    const oldSandbox = t.h.pod(t.web.key)!.sandbox!.id;
+    // The sandbox died unnoticed (its event lost); the next start fails, as joining it would.
+    t.h.runtime.sandboxes.delete(oldSandbox);
+    t.h.runtime.behaviours.set("web", (attempt) => (attempt === 1 ? { startError: "cannot join network of a non running container" } : {}));
+    t.h.runtime.finish(t.record().containerId!, 1);
+    await t.h.advance(3);
+    const sandbox = t.h.pod(t.web.key)!.sandbox!;
+    expect(sandbox.id).not.toBe(oldSandbox);
+    expect(t.running().map((c) => c.config.sandbox.id)).toEqual([sandbox.id]);
+    expect(t.h.lines((e) => ["Failed", "SandboxChanged", "Started"].includes(e.reason)).slice(1)).toEqual([
+      "5.0s Failed web",
+      "5.0s SandboxChanged",
+      "6.0s Started web",
+    ]);
+  });
 });
