@@ -12,7 +12,9 @@
  *   crash (an `Exited` event), and the restart is the kubelet's to make, through the restart policy
  *   and back-off. The revived old attempt is then a duplicate (the real kubelet would leave it
  *   running beside the new one; we never run two copies of a container) and is killed with SIGKILL.
- *   It stays as the dead container kept for `logs --previous` when it was that one.
+ *   It stays as the dead container kept for `logs --previous` when it was that one. The new attempt
+ *   can lose a race with the revived one for the pod's ports and exit; that exit is a crash like any
+ *   other, so the pod settles on one copy with the count matching the attempts the loop made.
  */
 import type { ContainerStatus } from "../runtime/runtime.ts";
 import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
