@@ -31,3 +31,23 @@ export function dockerMessage(error: unknown): string {
   }
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * The engine gave no HTTP answer at all (dockerd stopped or restarting): a failure of the runtime,
+ * not of the container, so callers must not count it as a failed start.
+ */
+export class EngineUnreachableError extends Error {
+  override readonly name = "EngineUnreachableError";
+  constructor(
+    readonly endpoint: string,
+    cause: unknown,
+  ) {
+    super(`docker engine at ${endpoint} is unreachable: ${dockerMessage(cause)}`, { cause });
+  }
+}
+
+/** Rethrows a transport failure (no HTTP status) as EngineUnreachableError; anything else as is. */
+export function rethrowUnreachable(error: unknown, endpoint: string): never {
+  if (error instanceof Error && dockerStatusCode(error) === undefined) throw new EngineUnreachableError(endpoint, error);
+  throw error;
+}

@@ -18,7 +18,7 @@ import {
   sandboxCreateOptions,
   type ResolvedMount,
 } from "./docker-container-config.ts";
-import { dockerMessage, isConflict, isNotFound, isNotModified } from "./docker-errors.ts";
+import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
 import { DockerEventWatcher } from "./docker-events.ts";
 import { execWithTimeout } from "./docker-exec.ts";
 import { demuxToText } from "./docker-frames.ts";
@@ -77,10 +77,12 @@ export class DockerRuntime implements Runtime {
   }
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
-    const existing = await this.docker.listContainers({
-      all: true,
-      filters: { label: [`${LABEL.podUid}=${pod.uid}`, `${LABEL.sandbox}=true`, `${LABEL.managedBy}=true`] },
-    });
+    const existing = await this.docker
+      .listContainers({
+        all: true,
+        filters: { label: [`${LABEL.podUid}=${pod.uid}`, `${LABEL.sandbox}=true`, `${LABEL.managedBy}=true`] },
+      })
+      .catch((error) => rethrowUnreachable(error, this.endpoint));
     for (const found of existing) {
       if (found.State === "running") return this.sandboxFromInspect(found.Id, pod.uid);
       // A dead sandbox cannot be restarted into the same namespaces: replace it, like the kubelet.
@@ -156,6 +158,8 @@ export class DockerRuntime implements Runtime {
     try {
       container = await this.docker.createContainer(options);
     } catch (error) {
+      // No answer from the engine is not a failed start (no attempt is counted): the pass fails and is retried.
+      if (dockerStatusCodeMissing(error)) rethrowUnreachable(error, this.endpoint);
       if (!isConflict(error) || !retryOnNameConflict) {
         throw new ContainerStartError(name, `creating container ${name}: ${dockerMessage(error)}`, "CreateContainerError", {
           cause: error,
@@ -184,7 +188,7 @@ export class DockerRuntime implements Runtime {
       return statusFromInspect(await this.docker.getContainer(id).inspect());
     } catch (error) {
       if (isNotFound(error)) return { id, state: "unknown" };
-      throw error;
+      rethrowUnreachable(error, this.endpoint);
     }
   }
 
@@ -194,7 +198,7 @@ export class DockerRuntime implements Runtime {
     } catch (error) {
       // 409: not running; 404: gone. Both mean there is nothing left to signal.
       if (isConflict(error) || isNotFound(error)) return;
-      throw error;
+      rethrowUnreachable(error, this.endpoint);
     }
   }
 
@@ -216,10 +220,12 @@ export class DockerRuntime implements Runtime {
   }
 
   async listContainers(): Promise<ContainerInfo[]> {
-    const found = await this.docker.listContainers({
-      all: true,
-      filters: { label: [`${LABEL.managedBy}=true`, `${LABEL.sandbox}=false`] },
-    });
+    const found = await this.docker
+      .listContainers({
+        all: true,
+        filters: { label: [`${LABEL.managedBy}=true`, `${LABEL.sandbox}=false`] },
+      })
+      .catch((error) => rethrowUnreachable(error, this.endpoint));
     // The list lacks exit codes and times; inspect each (the count is bounded by garbage collection).
     const inspected = await Promise.all(
       found.map(async (c) => {
@@ -272,6 +278,13 @@ export class DockerRuntime implements Runtime {
 
   async close(): Promise<void> {
     this.events.close();
+  }
+
+  /** Where the engine is expected, for error messages: the socket path or the DOCKER_HOST address. */
+  private get endpoint(): string {
+    const modem = (this.docker as unknown as { modem?: { socketPath?: unknown; host?: string; port?: number } }).modem;
+    if (typeof modem?.socketPath === "string") return modem.socketPath;
+    return modem?.host ? `${modem.host}${modem.port ? `:${modem.port}` : ""}` : (process.env.DOCKER_HOST ?? "/var/run/docker.sock");
   }
 
   private async sandboxFromInspect(id: string, podUid: string): Promise<Sandbox> {
@@ -353,4 +366,9 @@ function defaultVolumeRoot(): string {
   if (process.getuid?.() === 0) return "/var/lib/minikubelet/pods";
   const state = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
   return join(state, "minikubelet", "pods");
+}
+
+/** A transport failure carries no HTTP status from the engine. */
+function dockerStatusCodeMissing(error: unknown): boolean {
+  return error instanceof Error && dockerStatusCode(error) === undefined;
 }

@@ -188,7 +188,9 @@ describeDocker("the engine acting behind the agent's back (compiled binary)", ()
     dockerEnv("stop-dockerd");
     await waitFor(
       "the agent to report the engine gone",
-      () => agent.stderr.includes("runtime docker unhealthy") && eventRows(ws).some((e) => e.pod === "web-n1" && e.reason === "FailedSync"),
+      () =>
+        agent.stderr.includes("runtime docker unhealthy") &&
+        eventRows(ws).some((e) => e.pod === "web-n1" && e.reason === "FailedSync" && e.message.includes("docker engine at ")),
       10_000,
       detail,
     );
@@ -203,7 +205,8 @@ describeDocker("the engine acting behind the agent's back (compiled binary)", ()
 
     const after = await waitFor("web 1/1 Running again in a new sandbox", () => settledWeb(ws, ns), 20_000, detail);
     expect(agent.done).toBe(false);
-    expect(agent.stderr).toContain("runtime docker healthy");
+    // The pod may be back before the events stream (its own back-off, up to 5s) is: wait for both.
+    await waitFor("the events stream to reconnect", () => agent.stderr.includes("runtime docker healthy"), 10_000, detail);
     expect(after.sandbox).not.toBe(before.sandbox);
     expect(after.web.container_id).not.toBe(before.web.container_id);
     expect(podTable(ws, ns)["web-n1"]).toEqual(["1/1", "Running", String(after.web.restart_count)]);
