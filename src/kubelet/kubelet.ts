@@ -18,10 +18,12 @@ import { updateConditions } from "../status/conditions.ts";
 import { containerShouldRestart } from "./restart-policy.ts";
 import type { SyncContext } from "./sync-context.ts";
 import type { AdoptionPlan } from "./adoption.ts";
-import { LABEL } from "../runtime/labels.ts";
+import { applyAdoption } from "./adoption-apply.ts";
 import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
 import { killRevivedAttempts } from "./runtime-restarts.ts";
 import { ensureSandboxAlive } from "./sandbox-check.ts";
+import { RuntimeIndex } from "./runtime-index.ts";
+import { WakeTimers } from "./wake-timers.ts";
 
 /** Where each pass's outcome goes: the SQLite store in production, nothing or a spy in tests. */
 export interface PodStateSink {
@@ -48,14 +50,6 @@ export interface KubeletOptions {
   log?: (message: string) => void;
 }
 
-/** Untracked ids remembered for a start call still returning; far more than starts in flight. */
-const MAX_EARLY_EVENTS = 256;
-
-interface ArmedWake {
-  at: number;
-  cancel: () => void;
-}
-
 export class Kubelet {
   readonly pods = new Map<PodKey, PodRecord>();
   readonly recorder: EventRecorder;
@@ -67,18 +61,9 @@ export class Kubelet {
   private readonly probes?: ProbeDriver;
   private readonly log: (message: string) => void;
   private readonly workers: PodWorkers;
-  private readonly wakes = new Map<PodKey, ArmedWake>();
+  private readonly wakes: WakeTimers;
   private readonly pendingEvents = new Map<PodKey, KubeEvent[]>();
-  private readonly containerPods = new Map<string, PodKey>();
-  /**
-   * Ids the runtime reported on before the loop knew them: a container that exits at once can be
-   * reported while startContainer is still returning its id. Bounded: ids never tracked age out.
-   */
-  private readonly earlyEvents = new Set<string>();
-  /** Tracked ids the runtime reported started; a pod's are consumed by its next sync (runtime-restarts.ts). */
-  private readonly startedIds = new Set<string>();
-  /** Pods whose sandbox may have died (an event about it, the runtime back from an outage). */
-  private readonly sandboxSuspects = new Set<PodKey>();
+  private readonly index = new RuntimeIndex();
   private readonly podListeners = new Set<(pod: PodRecord, removed: boolean) => void>();
   private readonly emptyWaiters: Array<() => void> = [];
   private unwatch?: () => void;
@@ -94,6 +79,7 @@ export class Kubelet {
     const settings = options.backoff ?? { baseMs: 10_000, capMs: 300_000 };
     this.backoff = new BackoffStore(this.clock, settings);
     this.pullBackoff = new BackoffStore(this.clock, settings);
+    this.wakes = new WakeTimers(this.clock, (key) => this.requestSync(key));
     this.workers = new PodWorkers(
       (key) => this.syncPod(key),
       (key, error) => this.onSyncError(key, error),
@@ -104,15 +90,13 @@ export class Kubelet {
       backoff: this.backoff,
       pullBackoff: this.pullBackoff,
       event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
-      wakeAt: (pod, at) => this.wakeAt(pod.spec.key, at),
+      wakeAt: (pod, at) => this.wakes.wakeAt(pod.spec.key, at),
       requestSync: (pod) => this.workers.dispatch(pod.spec.key),
       track: (id, pod) => {
-        this.containerPods.set(id, pod.spec.key);
-        if (this.earlyEvents.delete(id)) this.workers.dispatch(pod.spec.key);
+        if (this.index.track(id, pod.spec.key)) this.workers.dispatch(pod.spec.key);
       },
       untrack: (id) => {
-        this.containerPods.delete(id);
-        this.startedIds.delete(id);
+        this.index.untrack(id);
         this.probes?.forget(id);
       },
       log: this.log,
@@ -128,7 +112,6 @@ export class Kubelet {
   stop(): void {
     this.unwatch?.();
     this.unwatch = undefined;
-    for (const wake of this.wakes.values()) wake.cancel();
     this.wakes.clear();
   }
 
@@ -171,31 +154,13 @@ export class Kubelet {
    */
   async adopt(plan: AdoptionPlan, backoff: BackoffEntry[]): Promise<void> {
     this.backoff.restore(backoff);
-    for (const pod of plan.pods) {
-      this.pods.set(pod.spec.key, pod);
-      if (pod.sandbox) this.containerPods.set(pod.sandbox.id, pod.spec.key);
-      for (const container of allContainers(pod)) {
-        if (container.containerId) this.containerPods.set(container.containerId, pod.spec.key);
-        if (container.state === "running") {
-          this.event(pod, "Normal", "Adopted", container, `Adopted running container ${container.name} (${container.containerId}) after an agent restart`);
-        }
-      }
-    }
-    for (const note of plan.notes) {
-      const pod = this.pods.get(note.podKey);
-      const container = pod && allContainers(pod).find((c) => c.name === note.container);
-      if (pod) this.event(pod, "Normal", "Adopted", container, note.message);
-    }
-    for (const orphan of plan.orphans) {
-      const name = orphan.labels[LABEL.containerName] ?? orphan.id;
-      const pod = `${orphan.labels[LABEL.podNamespace] ?? "?"}/${orphan.labels[LABEL.podName] ?? "?"}`;
-      this.log(`removing container ${name} (${orphan.id}) of ${pod}: no pod explains it`);
-      if (orphan.state === "running") await this.runtime.killContainer(orphan.id, "SIGKILL").catch(() => {});
-      await this.runtime.removeContainer(orphan.id).catch((error) => this.log(`removing ${orphan.id}: ${errorMessage(error)}`));
-    }
-    for (const sandbox of plan.orphanSandboxes) {
-      await this.runtime.removePodSandbox(sandbox.id).catch((error) => this.log(`removing sandbox ${sandbox.id}: ${errorMessage(error)}`));
-    }
+    await applyAdoption(plan, {
+      pods: this.pods,
+      track: (id, pod) => this.ctx.track(id, pod),
+      event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
+      runtime: this.runtime,
+      log: this.log,
+    });
   }
 
   /** Stops every pod (preStop, SIGTERM, grace, SIGKILL) and resolves when all are gone. */
@@ -238,9 +203,9 @@ export class Kubelet {
   private async syncPod(key: PodKey): Promise<void> {
     const pod = this.pods.get(key);
     if (!pod) return;
-    this.cancelWake(key);
+    this.wakes.cancel(key);
     for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
-    await killRevivedAttempts(this.ctx, pod, this.startedIds);
+    await killRevivedAttempts(this.ctx, pod, this.index.startedIds);
     if (pod.deletionRequestedAt !== undefined) {
       if (await this.syncTerminating(pod)) return;
     } else {
@@ -252,11 +217,11 @@ export class Kubelet {
   }
 
   private async syncRunning(pod: PodRecord): Promise<void> {
-    if (pod.sandbox && this.sandboxSuspects.delete(pod.spec.key)) {
+    if (pod.sandbox && this.index.sandboxSuspects.delete(pod.spec.key)) {
       try {
         await ensureSandboxAlive(this.ctx, pod);
       } catch (error) {
-        this.sandboxSuspects.add(pod.spec.key);
+        this.index.sandboxSuspects.add(pod.spec.key);
         throw error;
       }
     }
@@ -266,7 +231,7 @@ export class Kubelet {
         this.ctx.track(pod.sandbox.id, pod);
       } catch (error) {
         this.event(pod, "Warning", "FailedCreatePodSandBox", undefined, `Failed to create pod sandbox: ${errorMessage(error)}`);
-        this.wakeAt(pod.spec.key, this.clock.now() + 5000);
+        this.wakes.wakeAt(pod.spec.key, this.clock.now() + 5000);
         return;
       }
     }
@@ -274,7 +239,7 @@ export class Kubelet {
       if (await this.syncInit(pod)) await this.syncApps(pod);
       // A container that could not start may have met a dead sandbox (a pause container's
       // namespaces cannot be joined once it is gone): look at the sandbox on the next pass.
-      if (allContainers(pod).some((c) => c.state === "terminated" && c.terminated?.containerId === "")) this.sandboxSuspects.add(pod.spec.key);
+      if (allContainers(pod).some((c) => c.state === "terminated" && c.terminated?.containerId === "")) this.index.sandboxSuspects.add(pod.spec.key);
     }
     if (isTerminalPhase(podPhase(pod))) {
       // A finished pod stops its sidecars, last declared first (KEP-753).
@@ -349,14 +314,14 @@ export class Kubelet {
         await this.runtime.removeContainer(id).catch((error) => this.log(`removing container ${id}: ${errorMessage(error)}`));
       }
     }
-    this.sandboxSuspects.delete(key);
+    this.index.sandboxSuspects.delete(key);
     if (pod.sandbox) {
       this.ctx.untrack(pod.sandbox.id);
       await this.runtime.removePodSandbox(pod.sandbox.id).catch((error) => this.log(`removing sandbox ${pod.sandbox?.id}: ${errorMessage(error)}`));
     }
     for (const entry of this.backoff.all()) if (entry.key.startsWith(`${pod.spec.uid}/`)) this.backoff.forget(entry.key);
     for (const entry of this.pullBackoff.all()) if (entry.key.startsWith(`${pod.spec.uid}/`)) this.pullBackoff.forget(entry.key);
-    this.cancelWake(key);
+    this.wakes.cancel(key);
     this.pods.delete(key);
     if (pod.deletionCause === "removed") {
       this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} was removed`);
@@ -403,44 +368,19 @@ export class Kubelet {
     return events;
   }
 
-  private wakeAt(key: PodKey, at: number): void {
-    const armed = this.wakes.get(key);
-    if (armed && armed.at <= at) return;
-    armed?.cancel();
-    const cancel = this.clock.setTimeout(() => {
-      this.wakes.delete(key);
-      this.requestSync(key);
-    }, at - this.clock.now());
-    this.wakes.set(key, { at, cancel });
-  }
-
-  private cancelWake(key: PodKey): void {
-    this.wakes.get(key)?.cancel();
-    this.wakes.delete(key);
-  }
-
   private onRuntimeEvent(event: RuntimeEvent): void {
     if (event.type === "health") {
       this.log(`runtime ${this.runtime.name} ${event.healthy ? "healthy" : "unhealthy"}: ${event.message}`);
       // Unhealthy: every pod syncs now, so what fails is reported (FailedSync) and retried.
       // Healthy again: anything may have happened meanwhile, sandboxes dying included.
       for (const key of this.pods.keys()) {
-        if (event.healthy) this.sandboxSuspects.add(key);
+        if (event.healthy) this.index.sandboxSuspects.add(key);
         this.workers.dispatch(key);
       }
       return;
     }
-    const key = this.containerPods.get(event.containerId);
-    if (key) {
-      if (this.pods.get(key)?.sandbox?.id === event.containerId) {
-        if (event.type === "exited") this.sandboxSuspects.add(key);
-      } else if (event.type === "started") {
-        this.startedIds.add(event.containerId);
-      }
-      return this.requestSync(key);
-    }
-    this.earlyEvents.add(event.containerId);
-    if (this.earlyEvents.size > MAX_EARLY_EVENTS) this.earlyEvents.delete(this.earlyEvents.values().next().value!);
+    const key = this.index.route(event, (podKey) => this.pods.get(podKey)?.sandbox?.id);
+    if (key) this.requestSync(key);
   }
 
   private onSyncError(key: PodKey, error: unknown): void {
@@ -450,7 +390,7 @@ export class Kubelet {
     if (pod) {
       this.event(pod, "Warning", "FailedSync", undefined, `error syncing pod: ${errorMessage(error)}`);
       this.checkpoint(pod);
-      this.wakeAt(key, this.clock.now() + 2000);
+      this.wakes.wakeAt(key, this.clock.now() + 2000);
     }
   }
 }
