@@ -13,6 +13,7 @@ import type { ContainerSpec, PodSpec, Volume } from "../../src/manifest/types.ts
 import { DockerRuntime, type DockerRuntimeOptions } from "../../src/runtime/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import type { ContainerConfig, Sandbox } from "../../src/runtime/runtime.ts";
+import { container } from "../pod-builder.ts";
 
 /** Built by ./scripts/docker-env up. */
 export const BUSYBOX = "minikubelet-test/busybox:1";
@@ -80,20 +81,9 @@ export function describeDocker(name: string, body: () => void, needs: { registry
   describe.skip(name, body);
 }
 
-/** A container spec on the local busybox image. */
+/** A container spec on the local busybox image, running `script` under sh. */
 export function bbContainer(name: string, script: string, extra: Partial<ContainerSpec> = {}): ContainerSpec {
-  return {
-    name,
-    image: BUSYBOX,
-    imagePullPolicy: "IfNotPresent",
-    command: ["sh", "-c", script],
-    args: [],
-    env: [],
-    ports: [],
-    volumeMounts: [],
-    terminationMessagePath: "/dev/termination-log",
-    ...extra,
-  };
+  return container(name, { image: BUSYBOX, imagePullPolicy: "IfNotPresent", command: ["sh", "-c", script], ...extra });
 }
 
 /** A pod with a uid no other test (or test run) uses, so its containers and names never collide. */

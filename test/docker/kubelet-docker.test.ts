@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { realClock } from "../../src/clock.ts";
 import type { KubeEvent } from "../../src/kubelet/events.ts";
-import type { ContainerSpec, PodSpec, Volume } from "../../src/manifest/types.ts";
+import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
 import { ProbeManager } from "../../src/prober/probe-manager.ts";
 import { Prober } from "../../src/prober/prober.ts";
@@ -20,7 +20,7 @@ import { DockerRuntime } from "../../src/runtime/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { desired, pod, type PodOptions } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
-import { BUSYBOX, describeDocker, docker, PAUSE, REGISTRY, REGISTRY_BUSYBOX } from "./helpers.ts";
+import { bbContainer as bb, BUSYBOX, describeDocker, docker, PAUSE, REGISTRY, REGISTRY_BUSYBOX } from "./helpers.ts";
 
 const RUN = randomBytes(3).toString("hex");
 
@@ -45,21 +45,6 @@ afterEach(async () => {
   rmSync(volumeRoot, { recursive: true, force: true });
 });
 
-/** A busybox container running `script` under sh. */
-function bb(name: string, script: string, extra: Partial<ContainerSpec> = {}): ContainerSpec {
-  return {
-    name,
-    image: BUSYBOX,
-    imagePullPolicy: "IfNotPresent",
-    command: ["sh", "-c", script],
-    args: [],
-    env: [],
-    ports: [],
-    volumeMounts: [],
-    terminationMessagePath: "/dev/termination-log",
-    ...extra,
-  };
-}
 
 /** A pod in mk-test with a name and uid unique to this run, recorded for cleanup. */
 function mkPod(name: string, options: PodOptions & { volumes?: Volume[] } = {}): PodSpec {

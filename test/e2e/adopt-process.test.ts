@@ -4,13 +4,13 @@
  * flap), the crash loop's back-off continues where it was, events from before the kill are kept,
  * and a SIGTERM at the end stops every process the pods started.
  */
-import { afterEach, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import {
+  processE2E,
   Agent,
   attemptRows,
   backoffDelay,
   containerRows,
-  ensureBinary,
   eventRows,
   freePort,
   isRunning,
@@ -23,19 +23,7 @@ import {
 
 const BACKOFF = ["--backoff-base", "1", "--backoff-max", "8"];
 
-let ws: Workspace | undefined;
-const agents: Agent[] = [];
-
-beforeAll(() => {
-  ensureBinary();
-});
-
-afterEach(async () => {
-  for (const agent of agents.splice(0)) await agent.terminate();
-  for (const left of processesMentioning(ws?.path ?? "\0")) process.kill(left.pid, "SIGKILL");
-  ws?.cleanup();
-  ws = undefined;
-});
+const e2e = processE2E();
 
 function webManifest(port: number, docroot: string): string {
   return `apiVersion: v1
@@ -65,12 +53,12 @@ spec:
 `;
 
 test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-off and events", async () => {
-  const workspace = (ws = new Workspace());
+  const workspace = (e2e.ws = new Workspace());
   const port = await freePort();
   workspace.write("web.yaml", webManifest(port, workspace.path));
   workspace.write("crash.yaml", CRASH);
   const first = new Agent(workspace, BACKOFF);
-  agents.push(first);
+  e2e.agents.push(first);
 
   const containers = () => containerRows(workspace);
   const attempts = (container: string) => attemptRows(workspace, container);
@@ -96,7 +84,7 @@ test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-of
   await first.kill9();
   expect(isRunning(webPid!)).toBe(true);
   const second = new Agent(workspace, BACKOFF);
-  agents.push(second);
+  e2e.agents.push(second);
   await second.waitForOutput("Adopted running container web");
   // The new agent's first checkpoint: web is still 1/1 with no restart, crash still at 3 and backing off.
   await waitFor("the adopted pods checkpointed", () => workspace.query("SELECT 1 FROM events WHERE reason = 'Adopted'").length > 0);

@@ -5,8 +5,8 @@
  * (pod, container), no process outside the desired pods, restart counts equal to the attempts
  * table, and an intact database. The seed is printed so a failure can be replayed (FAULT_SEED=...).
  */
-import { afterEach, beforeAll, expect, test } from "bun:test";
-import { Agent, containerRows, ensureBinary, isRunning, processContainers, processesMentioning, waitFor, Workspace } from "./helpers.ts";
+import { expect, test } from "bun:test";
+import { processE2E, Agent, containerRows, isRunning, processContainers, processesMentioning, waitFor, Workspace } from "./helpers.ts";
 
 const ROUNDS = 20;
 
@@ -45,25 +45,13 @@ function random(seed: number): () => number {
   };
 }
 
-let ws: Workspace | undefined;
-const agents: Agent[] = [];
-
-beforeAll(() => {
-  ensureBinary();
-});
-
-afterEach(async () => {
-  for (const agent of agents.splice(0)) await agent.terminate();
-  for (const left of processesMentioning(ws?.path ?? "\0")) process.kill(left.pid, "SIGKILL");
-  ws?.cleanup();
-  ws = undefined;
-});
+const e2e = processE2E();
 
 test("20 kill -9s during churn: no duplicates, no orphans, counts match attempts, database intact", async () => {
   const seed = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
   console.log(`fault.test.ts seed: FAULT_SEED=${seed}`);
   const rand = random(seed);
-  const workspace = (ws = new Workspace());
+  const workspace = (e2e.ws = new Workspace());
   const wanted = new Map<string, number>([["stable", 1], ["crash", 1]]);
   const writeAll = () => {
     for (const name of Object.keys(POOL)) {
@@ -85,14 +73,14 @@ test("20 kill -9s during churn: no duplicates, no orphans, counts match attempts
     }
     writeAll();
     const agent = new Agent(workspace, ["--backoff-base", "1", "--backoff-max", "4"]);
-    agents.push(agent);
+    e2e.agents.push(agent);
     await Bun.sleep(100 + Math.floor(rand() * 1400));
     await agent.kill9();
-    agents.pop();
+    e2e.agents.pop();
   }
 
   const last = new Agent(workspace, ["--backoff-base", "1", "--backoff-max", "4"]);
-  agents.push(last);
+  e2e.agents.push(last);
   const desiredNames = [...wanted.keys()].map((name) => `${name}-n1`).sort();
   const running = () => processContainers(workspace).filter((c) => !c.exited && c.pid !== undefined && isRunning(c.pid));
   await waitFor(
@@ -146,6 +134,6 @@ test("20 kill -9s during churn: no duplicates, no orphans, counts match attempts
   expect(workspace.cli("sql", "PRAGMA integrity_check").trim().split("\n").at(-1)).toBe("ok");
 
   expect(await last.terminate()).toBe(0);
-  agents.pop();
+  e2e.agents.pop();
   expect(processesMentioning(workspace.path)).toEqual([]);
 }, 90_000);

@@ -1,3 +1,4 @@
+import { afterEach, beforeAll } from "bun:test";
 /**
  * What the end-to-end tests share: the compiled `./minikubelet` (built once when missing or older
  * than the sources), an agent started as a real child process in a temp dir with a pinned env,
@@ -293,3 +294,22 @@ export function podTable(ws: Workspace, namespace: string): Record<string, [stri
   }
   return rows;
 }
+
+/**
+ * The lifecycle every process-runtime e2e file needs: the binary built once, and after each test its
+ * agents terminated, any process left under its workspace killed, the workspace removed.
+ */
+export function processE2E(): { ws: Workspace | undefined; agents: Agent[] } {
+  const state: { ws: Workspace | undefined; agents: Agent[] } = { ws: undefined, agents: [] };
+  beforeAll(() => {
+    ensureBinary();
+  });
+  afterEach(async () => {
+    for (const agent of state.agents.splice(0)) await agent.terminate();
+    for (const left of processesMentioning(state.ws?.path ?? "\0")) process.kill(left.pid, "SIGKILL");
+    state.ws?.cleanup();
+    state.ws = undefined;
+  });
+  return state;
+}
+
