@@ -1,6 +1,6 @@
 /**
  * `minikubelet sql "SELECT ..." [-o json]`: a query on a read-only connection (SQLite itself
- * refuses writes, and query_only guards the PRAGMA side), printed as an aligned table or JSON.
+ * refuses writes, PRAGMAs included), printed as an aligned table or JSON.
  */
 import { UsageError, UserError } from "./cli.ts";
 import { openStoreReader } from "../store/reader.ts";
@@ -22,7 +22,6 @@ export async function sqlCommand(query: string, options: SqlOptions, deps: SqlDe
   }
   using reader = openStoreReader(options.db);
   const db = reader.store.db;
-  db.run("PRAGMA query_only = ON");
   let rows: Record<string, unknown>[];
   let columns: string[];
   try {

@@ -59,7 +59,7 @@ export function openAgentDatabase(path: string, migrations: readonly Migration[]
 }
 
 /**
- * A read-only connection for a command. SQLite itself refuses writes on it. Throws
+ * A read-only connection for a command. SQLite itself refuses writes on it, PRAGMAs included. Throws
  * DatabaseMissingError when there is no file, SchemaError when the schema is not this binary's.
  */
 export function openReadonlyDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): Database {
@@ -68,6 +68,8 @@ export function openReadonlyDatabase(path: string, migrations: readonly Migratio
   try {
     db = new Database(path, { readonly: true, strict: true });
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Read-only at the file level stops writes; query_only also stops the writing PRAGMAs.
+    db.run("PRAGMA query_only = ON");
     const pending = checkSchema(db, path, migrations);
     if (pending.length > 0) {
       throw new SchemaError(path, `state database ${path} is at schema version ${migrations.length - pending.length}, this binary needs ${migrations.length}; start "minikubelet run" once to migrate it`);
