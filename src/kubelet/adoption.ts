@@ -95,5 +95,6 @@ function adoptUnrecorded(container: ContainerRecord, info: ContainerInfo, attemp
   container.restartCount = attempt;
   container.startedAt = info.startedAt;
   container.started = !container.spec.startupProbe;
+  container.probeCounters = undefined;
   container.ready = container.started && !container.spec.readinessProbe;
 }

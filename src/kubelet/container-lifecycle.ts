@@ -112,6 +112,7 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   container.waiting = undefined;
   container.terminated = undefined;
   container.started = !container.spec.startupProbe;
+  container.probeCounters = undefined;
   container.ready = container.started && !container.spec.readinessProbe;
   pod.startTime ??= now;
   ctx.track(id, pod);

@@ -2,7 +2,8 @@
  * What the loop knows about each pod and container between passes. Everything here is plain data,
  * so the store can checkpoint it and a restarted agent can load it back.
  */
-import type { ContainerSpec, PodKey, PodSpec } from "../manifest/types.ts";
+import type { ContainerSpec, PodKey, PodSpec, ProbeKind } from "../manifest/types.ts";
+import type { ProbeTrackerSnapshot } from "../prober/tracker.ts";
 import { isSidecar } from "../manifest/types.ts";
 import type { ContainerKind, Sandbox } from "../runtime/runtime.ts";
 
@@ -58,6 +59,11 @@ export interface ContainerRecord {
   /** Follows the startup probe: true once it succeeded (or at start when there is none). */
   started: boolean;
   stopping?: Stopping;
+  /**
+   * The probe trackers' counters for the current attempt, so a restarted agent carries on where it
+   * was (a liveness probe 2 failures into 3 needs one more, not three). Cleared on a new attempt.
+   */
+  probeCounters?: Partial<Record<ProbeKind, ProbeTrackerSnapshot>>;
   /** The finish time whose back-off wait already produced a BackOff event (one per wait). */
   backoffAnnouncedFor?: number;
 }

@@ -37,6 +37,7 @@ export function noticeRestartInPlace(ctx: SyncContext, pod: PodRecord, container
   const id = container.containerId!;
   container.startedAt = status.startedAt;
   container.started = !container.spec.startupProbe;
+  container.probeCounters = undefined;
   container.ready = container.started && !container.spec.readinessProbe;
   // The probe trackers start over for the new process (untrack forgets them; track keeps the id mapped).
   ctx.untrack(id);

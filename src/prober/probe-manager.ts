@@ -59,6 +59,7 @@ export class ProbeManager implements ProbeDriver {
       if (at !== undefined) nextDue = nextDue === undefined ? at : Math.min(nextDue, at);
     }
     if (nextDue !== undefined) ctx.wakeAt(pod, nextDue);
+    container.probeCounters = this.snapshot(id);
   }
 
   forget(containerId: string): void {
@@ -76,11 +77,16 @@ export class ProbeManager implements ProbeDriver {
     let probes = this.containers.get(id);
     if (!probes) {
       const { startupProbe, livenessProbe, readinessProbe } = container.spec;
+      // Counters saved with the record (by a previous agent, for this same attempt) carry on.
+      const tracker = (kind: ProbeKind, probe: Probe) => {
+        const saved = container.probeCounters?.[kind];
+        return saved ? ProbeTracker.restore(kind, probe, saved) : new ProbeTracker(kind, probe);
+      };
       probes = {
         trackers: {
-          ...(startupProbe && { startup: new ProbeTracker("startup", startupProbe) }),
-          ...(livenessProbe && { liveness: new ProbeTracker("liveness", livenessProbe) }),
-          ...(readinessProbe && { readiness: new ProbeTracker("readiness", readinessProbe) }),
+          ...(startupProbe && { startup: tracker("startup", startupProbe) }),
+          ...(livenessProbe && { liveness: tracker("liveness", livenessProbe) }),
+          ...(readinessProbe && { readiness: tracker("readiness", readinessProbe) }),
         },
         finished: [],
       };

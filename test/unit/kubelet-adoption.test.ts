@@ -7,7 +7,9 @@ import type { PodRecord } from "../../src/kubelet/pod-state.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 import { advance, FakeClock } from "../fake-clock.ts";
 import { FakeRuntime } from "../fake-runtime.ts";
-import { container, desired, pod } from "../pod-builder.ts";
+import { container, desired, pod, probe } from "../pod-builder.ts";
+import { ProbeManager, type ProbeRunner } from "../../src/prober/probe-manager.ts";
+import { ScriptedProber } from "../scripted-prober.ts";
 
 /** What a store would hold: the last saved copy of each pod, as JSON survives a crash. */
 class CheckpointSink implements PodStateSink {
@@ -25,8 +27,9 @@ class CheckpointSink implements PodStateSink {
   }
 }
 
-function agent(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink) {
-  const kubelet = new Kubelet({ runtime, clock, store, backoff: backoffSettings({ baseSeconds: 10, capSeconds: 300 }) });
+function agent(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink, prober?: ProbeRunner) {
+  const probes = prober && new ProbeManager(prober, clock);
+  const kubelet = new Kubelet({ runtime, clock, store, probes, backoff: backoffSettings({ baseSeconds: 10, capSeconds: 300 }) });
   const events: KubeEvent[] = [];
   kubelet.recorder.subscribe((e) => events.push(e));
   kubelet.start();
@@ -40,9 +43,9 @@ function agent(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink) {
 }
 
 /** Simulates `kill -9`: the old loop stops listening; its containers keep running in the runtime. */
-async function restart(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink, old: Kubelet, want: Map<string, PodSpec>) {
+async function restart(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink, old: Kubelet, want: Map<string, PodSpec>, prober?: ProbeRunner) {
   old.stop();
-  const next = agent(clock, runtime, store);
+  const next = agent(clock, runtime, store, prober);
   const plan = planAdoption({
     records: store.load(),
     containers: await runtime.listContainers(),
@@ -166,5 +169,35 @@ describe("adoption after an agent restart", () => {
     expect(runtime.running("stray")).toBeUndefined();
     expect([...runtime.containers.values()].map((c) => c.config.container.name)).toEqual(["web"]);
     expect(second.kubelet.pods.has(stray.key)).toBe(false);
+  });
+
+  test("probe counters carry on: a liveness probe 2 failures into 3 kills after one more, with no readiness flap", async () => {
+    const clock = new FakeClock();
+    const runtime = new FakeRuntime(clock);
+    const store = new CheckpointSink();
+    const prober = new ScriptedProber(runtime, clock);
+    const check = { type: "exec" as const, command: ["check"] };
+    const web = pod({
+      name: "web",
+      containers: [container("web", { livenessProbe: probe(check, { periodSeconds: 1, failureThreshold: 3 }), readinessProbe: probe(check, { periodSeconds: 1 }) })],
+    });
+    const start = clock.now();
+    const first = agent(clock, runtime, store, prober);
+    await first.kubelet.sync(desired(web));
+    await first.advance(0.5);
+    expect(first.kubelet.pods.get(web.key)!.app[0]!.ready).toBe(true);
+    prober.scripts.set("web/liveness", () => ({ ok: false }));
+    await first.advance(2); // failures at 1s and 2s: two of three
+    expect(first.events.filter((e) => e.reason === "Unhealthy")).toHaveLength(2);
+    const second = await restart(clock, runtime, store, first.kubelet, desired(web), prober);
+    expect(second.kubelet.pods.get(web.key)!.app[0]!.ready).toBe(true);
+    await second.advance(1.2);
+    // One more failure (at 3s, one period after the last) completes the three: the kill follows it.
+    const reasons = second.events.map((e) => e.reason);
+    const killing = reasons.indexOf("Killing");
+    expect(reasons.slice(0, killing).filter((r) => r === "Unhealthy")).toHaveLength(1);
+    expect(second.events[killing]!.message).toBe("Container web failed liveness probe, will be restarted");
+    expect(second.events[killing]!.at - start).toBe(3000);
+    expect(second.events.some((e) => e.reason === "NotReady")).toBe(false);
   });
 });
