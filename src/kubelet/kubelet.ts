@@ -264,7 +264,8 @@ export class Kubelet {
       if (pod.initialized) continue;
       if (container.state === "terminated" && container.terminated?.exitCode === 0) continue;
       if (container.state === "running") return false;
-      if (container.attempts > 0 && pod.spec.restartPolicy === "Never") {
+      const lastExit = (container.terminated ?? container.lastTermination)?.exitCode;
+      if (container.attempts > 0 && lastExit !== 0 && pod.spec.restartPolicy === "Never") {
         pod.initFailed = true;
         return false;
       }

@@ -6,8 +6,8 @@
  *
  * Checking costs a runtime call, so the loop checks only when it has a reason to suspect the
  * sandbox: an event about the sandbox container itself, or the runtime coming back after an outage.
- * Init containers that already succeeded are not run again in the new sandbox (the kubelet does
- * re-run them); their effects on emptyDir volumes live on the host and survive.
+ * As in the kubelet, the init containers run again, in order, before the app containers restart
+ * in the new sandbox (their restart counts go on; Init:0/N shows meanwhile).
  */
 import { allContainers, type PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
@@ -21,16 +21,39 @@ import type { SyncContext } from "./sync-context.ts";
 export async function ensureSandboxAlive(ctx: SyncContext, pod: PodRecord): Promise<void> {
   const old = pod.sandbox;
   if (!old) return;
+  // Like computePodActions: a pod that must not restart (Never) and has run gets no new sandbox;
+  // what ran in the dead one is stopped and the pod finishes with what it has.
+  if (pod.spec.restartPolicy === "Never" && allContainers(pod).some((c) => c.attempts > 0)) {
+    const alive = (await ctx.runtime.listPodSandboxes()).some((s) => s.id === old.id && s.ready);
+    if (!alive) await killStranded(ctx, pod, "its pod sandbox died and restartPolicy is Never");
+    return;
+  }
   const fresh = await ctx.runtime.runPodSandbox(pod.spec);
   if (fresh.id === old.id) return;
   pod.sandbox = fresh;
   ctx.untrack(old.id);
   ctx.track(fresh.id, pod);
   ctx.event(pod, "Normal", "SandboxChanged", undefined, "Pod sandbox changed, it will be killed and re-created.");
+  const inits = pod.init.filter((c) => c.kind === "init");
+  if (inits.length > 0) {
+    pod.initialized = false;
+    for (const container of inits) {
+      if (container.state !== "terminated") continue;
+      container.lastTermination = container.terminated;
+      container.terminated = undefined;
+      container.state = "waiting";
+      container.waiting = { reason: "PodInitializing" };
+    }
+  }
+  await killStranded(ctx, pod, "its pod sandbox changed");
+}
+
+/** Containers still running in a dead sandbox's namespaces are killed; their exits come later. */
+async function killStranded(ctx: SyncContext, pod: PodRecord, why: string): Promise<void> {
   for (const container of allContainers(pod)) {
     if (container.state !== "running" || !container.containerId) continue;
     container.ready = false;
-    ctx.event(pod, "Normal", "Killing", container, `Stopping container ${container.name}: its pod sandbox changed`);
+    ctx.event(pod, "Normal", "Killing", container, `Stopping container ${container.name}: ${why}`);
     await ctx.runtime.killContainer(container.containerId, "SIGKILL");
   }
 }

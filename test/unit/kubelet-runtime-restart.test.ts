@@ -88,6 +88,53 @@ describe("a container restarted by the runtime (docker restart)", () => {
 });
 
 describe("the runtime going away and coming back", () => {
+  test("in a re-created sandbox the init containers run again, in order, before the app restarts", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("setup", { exitAfterMs: 500, exitCode: 0 });
+    const web = pod({ name: "web", init: [container("setup")], containers: [container("web")] });
+    await h.kubelet.sync(desired(web));
+    await h.advance(2);
+    const oldSandbox = h.pod(web.key)!.sandbox!.id;
+    h.runtime.sandboxes.delete(oldSandbox);
+    h.runtime.emit({ type: "health", healthy: true, message: "docker events stream reconnected" });
+    await h.kubelet.idle();
+    const during = h.pod(web.key)!;
+    expect(during.initialized).toBe(false);
+    expect(during.phase).toBe("Pending");
+    await h.advance(2);
+    expect(h.lines((e) => ["SandboxChanged", "Killing", "Exited", "Started"].includes(e.reason))).toEqual([
+      "0.0s Started setup",
+      "0.5s Exited setup exit code 0 (Completed)",
+      "0.5s Started web",
+      "2.0s SandboxChanged",
+      "2.0s Killing web",
+      "2.0s Started setup",
+      "2.0s Exited web exit code 137 (Error)",
+      "2.5s Exited setup exit code 0 (Completed)",
+      "2.5s Started web",
+    ]);
+    const after = h.pod(web.key)!;
+    expect(after.phase).toBe("Running");
+    expect(after.init[0]!.restartCount).toBe(1);
+    expect(after.app[0]!.restartCount).toBe(1);
+    expect(h.runtime.running("web")!.config.sandbox.id).toBe(after.sandbox!.id);
+  });
+
+  test("a pod under restartPolicy Never gets no new sandbox: what ran is stopped and the pod fails", async () => {
+    const h = harness();
+    const job = pod({ name: "job", restartPolicy: "Never", containers: [container("job")] });
+    await h.kubelet.sync(desired(job));
+    const oldSandbox = h.pod(job.key)!.sandbox!.id;
+    h.runtime.sandboxes.delete(oldSandbox);
+    h.runtime.emit({ type: "health", healthy: true, message: "docker events stream reconnected" });
+    await h.advance(1);
+    const record = h.pod(job.key)!;
+    expect(record.sandbox!.id).toBe(oldSandbox);
+    expect(h.runtime.startsOf("job")).toBe(1);
+    expect(record.phase).toBe("Failed");
+    expect(h.events.find((e) => e.reason === "Killing")!.message).toBe("Stopping container job: its pod sandbox died and restartPolicy is Never");
+  });
+
   test("a dead sandbox is re-created when the runtime is healthy again; containers restart inside the new one", async () => {
     const t = setup();
     await t.h.kubelet.sync(desired(t.web));
