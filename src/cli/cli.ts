@@ -83,9 +83,9 @@ export function createCLI(): CAC {
     .option("-f, --follow", "keep printing new output")
     .option("--tail <lines>", "only the last N lines")
     .action(async (pod, options) => {
-      const [{ logsCommand }, { dockerLogReader }] = await Promise.all([import("./logs.ts"), import("./docker-log-reader.ts")]);
+      const [{ logsCommand }, { dockerLogReader, dockerLogFollower }] = await Promise.all([import("./logs.ts"), import("./docker-log-reader.ts")]);
       // Attempts without a log file are docker's: their output is read from the engine.
-      return logsCommand(pod, options, { readLogs: dockerLogReader() });
+      return logsCommand(pod, options, { readLogs: dockerLogReader(), followLogs: dockerLogFollower() });
     });
 
   cli

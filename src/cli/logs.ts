@@ -10,6 +10,7 @@ import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { interruptSignal } from "./events.ts";
+import type { LogFollower } from "./docker-log-reader.ts";
 
 export interface LogsOptions {
   db?: string;
@@ -28,6 +29,8 @@ export interface LogsDeps {
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
   readLogs?: LogReader;
+  /** `-f` for attempts without a log file (docker): streams from the runtime. */
+  followLogs?: LogFollower;
   signal?: AbortSignal;
   /** `-f` poll period; default 500 ms. */
   intervalMs?: number;
@@ -68,6 +71,10 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
     );
   }
   if (!attempt.logPath) {
+    if (options.follow && !options.previous && deps.followLogs) {
+      await deps.followLogs(attempt, tail, stdout, deps.signal ?? interruptSignal());
+      return 0;
+    }
     if (!deps.readLogs) throw new UserError(`no log file is recorded for container "${container}" attempt ${attempt.attempt} (runtime id ${attempt.runtimeId || "none"})`);
     stdout(tailLines(await deps.readLogs(attempt), tail));
     return 0;

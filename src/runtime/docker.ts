@@ -21,7 +21,7 @@ import {
 import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
 import { DockerEventWatcher } from "./docker-events.ts";
 import { execWithTimeout } from "./docker-exec.ts";
-import { demuxToText } from "./docker-frames.ts";
+import { demuxToText, FrameStream } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
 import { LABEL } from "./labels.ts";
 import {
@@ -266,6 +266,38 @@ export class DockerRuntime implements Runtime {
       }
       throw error;
     }
+  }
+
+  /**
+   * Streams a container's output as it is written (`logs -f`): the last `tail` lines first (all
+   * when unset), then new output until the container stops or `signal` aborts.
+   */
+  async followLogs(id: string, options: LogOptions, onText: (text: string) => void, signal: AbortSignal): Promise<void> {
+    const stream = (await this.docker.getContainer(id).logs({
+      stdout: true,
+      stderr: true,
+      follow: true,
+      tail: (options.tail ?? "all") as number,
+    })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+    const frames = new FrameStream(onText);
+    await new Promise<void>((resolve, reject) => {
+      const stop = () => {
+        stream.destroy();
+        resolve();
+      };
+      if (signal.aborted) return stop();
+      signal.addEventListener("abort", stop, { once: true });
+      stream.on("data", (chunk: Buffer) => frames.push(chunk));
+      stream.on("end", () => {
+        signal.removeEventListener("abort", stop);
+        resolve();
+      });
+      stream.on("error", (error) => {
+        signal.removeEventListener("abort", stop);
+        if (signal.aborted) resolve();
+        else reject(error);
+      });
+    });
   }
 
   ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult> {

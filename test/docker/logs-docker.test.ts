@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { dockerLogReader } from "../../src/cli/docker-log-reader.ts";
+import { dockerLogFollower, dockerLogReader } from "../../src/cli/docker-log-reader.ts";
 import { logsCommand } from "../../src/cli/logs.ts";
 import { realClock } from "../../src/clock.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
@@ -100,4 +100,38 @@ describeDocker("logs from a docker-runtime database", () => {
       logsCommand(spec.name, { db, namespace: "mk-test", previous: true }, { stdout: () => {}, readLogs: dockerLogReader() }),
     ).rejects.toThrow(/^logs of container "crash" attempt 2: docker container [0-9a-f]{12}: .*no such container/);
   });
+
+  test("logs -f streams a running docker container's output until interrupted", async () => {
+    spec = pod({
+      name: `follow-${RUN}`,
+      namespace: "mk-test",
+      node: "",
+      grace: 1,
+      containers: [bbContainer("ticker", 'i=0; while true; do i=$((i+1)); echo "tick $i"; sleep 0.1; done')],
+    });
+    spec.uid = `${RUN}-follow`;
+    await h.kubelet.sync(desired(spec));
+    await h.event((e) => e.reason === "Started");
+    await h.kubelet.idle();
+    const db = join(dir, "state.db");
+    const interrupt = new AbortController();
+    let out = "";
+    const done = logsCommand(
+      spec.name,
+      { db, namespace: "mk-test", follow: true },
+      {
+        stdout: (t) => {
+          out += t;
+          if (out.includes("tick 8\n")) interrupt.abort();
+        },
+        readLogs: dockerLogReader(),
+        followLogs: dockerLogFollower(),
+        signal: interrupt.signal,
+      },
+    );
+    expect(await done).toBe(0);
+    const ticks = out.split("\n").filter(Boolean);
+    expect(ticks.slice(0, 8)).toEqual(Array.from({ length: 8 }, (_, i) => `tick ${i + 1}`));
+  });
 });
+
