@@ -4,7 +4,7 @@
  * (0 ok, 1 bad input or failed check, 2 usage) with one line on stderr.
  */
 import { cac, type CAC } from "cac";
-import { VERSION } from "../version.ts";
+import { KUBE_VERSION, VERSION } from "../version.ts";
 
 export type CommandResult = number | void;
 
@@ -95,7 +95,8 @@ export function createCLI(): CAC {
     .action(async (query, options) => (await import("./sql.ts")).sqlCommand(query, options));
 
   cli.help();
-  cli.version(VERSION);
+  // Our own --version line: cac's names the platform and a Node version, which is Bun's emulation.
+  cli.option("-v, --version", "print the version");
   return cli;
 }
 
@@ -104,7 +105,11 @@ export async function runCLI(argv: string[]): Promise<number> {
   const cli = createCLI();
   try {
     cli.parse(["minikubelet", "minikubelet", ...argv], { run: false });
-    if (cli.options.help || cli.options.version) return 0;
+    if (cli.options.version && !cli.matchedCommand) {
+      process.stdout.write(`minikubelet ${VERSION} (kubelet behaviour of Kubernetes ${KUBE_VERSION})\n`);
+      return 0;
+    }
+    if (cli.options.help) return 0;
     if (!cli.matchedCommand) {
       if (argv.length === 0) {
         cli.outputHelp();

@@ -1,0 +1,43 @@
+import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { runCLI } from "../../src/cli/cli.ts";
+import pkg from "../../package.json" with { type: "json" };
+
+let out: string[];
+let spies: ReturnType<typeof spyOn>[];
+
+beforeEach(() => {
+  out = [];
+  const capture = (chunk: unknown) => (out.push(String(chunk)), true);
+  spies = [spyOn(process.stdout, "write").mockImplementation(capture as never), spyOn(process.stderr, "write").mockImplementation(capture as never)];
+});
+
+afterEach(() => {
+  for (const spy of spies) spy.mockRestore();
+});
+
+describe("the command line", () => {
+  test("--version prints the version and the Kubernetes release it follows", async () => {
+    expect(await runCLI(["--version"])).toBe(0);
+    expect(out.join("")).toBe(`minikubelet ${pkg.version} (kubelet behaviour of Kubernetes 1.35)\n`);
+  });
+
+  test("an unknown command is a usage error (exit 2) in one line", async () => {
+    expect(await runCLI(["frobnicate"])).toBe(2);
+    expect(out.join("")).toBe('error: unknown command "frobnicate"; see minikubelet --help\n');
+  });
+
+  test("an unknown option is a usage error naming it", async () => {
+    expect(await runCLI(["backoff", "--bogus"])).toBe(2);
+    expect(out.join("")).toContain("bogus");
+  });
+
+  test("run without --manifests is a usage error", async () => {
+    expect(await runCLI(["run"])).toBe(2);
+    expect(out.join("")).toBe("error: run needs --manifests DIR\n");
+  });
+
+  test("a bad flag value names the flag and the value, exit 2", async () => {
+    expect(await runCLI(["backoff", "--backoff-base", "soon"])).toBe(2);
+    expect(out.join("")).toBe('error: --backoff-base must be a number of seconds above 0 (got "soon")\n');
+  });
+});
