@@ -42,6 +42,14 @@ function agent(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink, pr
   return { kubelet, events, advance: (s: number) => advance(clock, s * 1000, settle) };
 }
 
+/** A runtime and a checkpoint that outlive the agents started on them, on one fake clock. */
+function world() {
+  const clock = new FakeClock();
+  const runtime = new FakeRuntime(clock);
+  const store = new CheckpointSink();
+  return { clock, runtime, store };
+}
+
 /** Simulates `kill -9`: the old loop stops listening; its containers keep running in the runtime. */
 async function restart(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink, old: Kubelet, want: Map<string, PodSpec>, prober?: ProbeRunner) {
   old.stop();
@@ -60,9 +68,7 @@ async function restart(clock: FakeClock, runtime: FakeRuntime, store: Checkpoint
 
 describe("adoption after an agent restart", () => {
   test("running containers keep their ids, counts and readiness; nothing is started again", async () => {
-    const clock = new FakeClock();
-    const runtime = new FakeRuntime(clock);
-    const store = new CheckpointSink();
+    const { clock, runtime, store } = world();
     const first = agent(clock, runtime, store);
     const web = pod({ name: "web" });
     await first.kubelet.sync(desired(web));
@@ -76,10 +82,8 @@ describe("adoption after an agent restart", () => {
   });
 
   test("a crash-looping container's back-off continues where it was, not reset", async () => {
-    const clock = new FakeClock();
-    const runtime = new FakeRuntime(clock);
+    const { clock, runtime, store } = world();
     runtime.behaviours.set("crash", { exitAfterMs: 100, exitCode: 1 });
-    const store = new CheckpointSink();
     const first = agent(clock, runtime, store);
     const crash = pod({ name: "crash", containers: [container("crash")] });
     await first.kubelet.sync(desired(crash));
@@ -94,9 +98,7 @@ describe("adoption after an agent restart", () => {
   });
 
   test("a container that exited while the agent was down counts as a crash, timed from its real finish", async () => {
-    const clock = new FakeClock();
-    const runtime = new FakeRuntime(clock);
-    const store = new CheckpointSink();
+    const { clock, runtime, store } = world();
     const first = agent(clock, runtime, store);
     const web = pod({ name: "web" });
     await first.kubelet.sync(desired(web));
@@ -113,9 +115,7 @@ describe("adoption after an agent restart", () => {
   });
 
   test("a manifest removed while the agent was down stops its pod", async () => {
-    const clock = new FakeClock();
-    const runtime = new FakeRuntime(clock);
-    const store = new CheckpointSink();
+    const { clock, runtime, store } = world();
     const first = agent(clock, runtime, store);
     const web = pod({ name: "web" });
     await first.kubelet.sync(desired(web));
@@ -126,9 +126,7 @@ describe("adoption after an agent restart", () => {
   });
 
   test("a manifest changed while the agent was down replaces its pod", async () => {
-    const clock = new FakeClock();
-    const runtime = new FakeRuntime(clock);
-    const store = new CheckpointSink();
+    const { clock, runtime, store } = world();
     const first = agent(clock, runtime, store);
     await first.kubelet.sync(desired(pod({ name: "web", revision: 1 })));
     const v2 = pod({ name: "web", revision: 2 });
@@ -140,9 +138,7 @@ describe("adoption after an agent restart", () => {
   });
 
   test("killed between create and record: the started attempt is adopted, not started twice", async () => {
-    const clock = new FakeClock();
-    const runtime = new FakeRuntime(clock);
-    const store = new CheckpointSink();
+    const { clock, runtime, store } = world();
     const first = agent(clock, runtime, store);
     const web = pod({ name: "web" });
     await first.kubelet.sync(desired(web));
@@ -157,9 +153,7 @@ describe("adoption after an agent restart", () => {
   });
 
   test("a labelled container that nothing explains is stopped and removed", async () => {
-    const clock = new FakeClock();
-    const runtime = new FakeRuntime(clock);
-    const store = new CheckpointSink();
+    const { clock, runtime, store } = world();
     const first = agent(clock, runtime, store);
     const web = pod({ name: "web" });
     const stray = pod({ name: "stray" });
@@ -172,9 +166,7 @@ describe("adoption after an agent restart", () => {
   });
 
   test("probe counters carry on: a liveness probe 2 failures into 3 kills after one more, with no readiness flap", async () => {
-    const clock = new FakeClock();
-    const runtime = new FakeRuntime(clock);
-    const store = new CheckpointSink();
+    const { clock, runtime, store } = world();
     const prober = new ScriptedProber(runtime, clock);
     const check = { type: "exec" as const, command: ["check"] };
     const web = pod({
