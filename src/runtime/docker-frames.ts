@@ -68,19 +68,6 @@ export class FrameCollector {
   }
 }
 
-/** Demultiplexes a live stream chunk by chunk, handing each complete frame's text on at once. */
-export class FrameStream {
-  private rest: Buffer = Buffer.alloc(0);
-
-  constructor(private readonly onText: (text: string) => void) {}
-
-  push(chunk: Buffer): void {
-    const { frames, rest } = parseFrames(this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk);
-    this.rest = rest;
-    for (const frame of frames) this.onText(frame.payload.toString("utf8"));
-  }
-}
-
 /** Demultiplexes a complete buffer (a finished logs call) into combined text. */
 export function demuxToText(buffer: Buffer): string {
   const collector = new FrameCollector();
