@@ -65,6 +65,10 @@ export function backoffKey(podUid: string, container: string): BackoffKey {
   return `${podUid}/${container}`;
 }
 
+function podUidOf(key: BackoffKey): string {
+  return key.slice(0, key.indexOf("/"));
+}
+
 export interface BackoffEntry {
   key: BackoffKey;
   /** The wait that applies to the next crash. */
@@ -75,6 +79,8 @@ export interface BackoffEntry {
 
 export class BackoffStore {
   private readonly entries = new Map<BackoffKey, BackoffEntry>();
+  /** Keys by pod uid, so a pod's checkpoint and removal cost its own entries, not every pod's. */
+  private readonly byPod = new Map<string, Set<BackoffKey>>();
 
   constructor(
     private readonly clock: Clock,
@@ -96,7 +102,7 @@ export class BackoffStore {
     const entry = this.live(key, finishedAt);
     const delayMs = entry ? Math.min(entry.delayMs * 2, this.settings.capMs) : this.settings.baseMs;
     const updated = { key, delayMs, updatedAt: this.clock.now() };
-    this.entries.set(key, updated);
+    this.set(updated);
     return updated;
   }
 
@@ -106,15 +112,35 @@ export class BackoffStore {
 
   forget(key: BackoffKey): void {
     this.entries.delete(key);
+    const keys = this.byPod.get(podUidOf(key));
+    keys?.delete(key);
+    if (keys?.size === 0) this.byPod.delete(podUidOf(key));
   }
 
   all(): BackoffEntry[] {
     return [...this.entries.values()];
   }
 
+  /** The entries of one pod (keys made by backoffKey with its uid). */
+  forPod(podUid: string): BackoffEntry[] {
+    return [...(this.byPod.get(podUid) ?? [])].map((key) => this.entries.get(key)!);
+  }
+
+  forgetPod(podUid: string): void {
+    for (const key of [...(this.byPod.get(podUid) ?? [])]) this.forget(key);
+  }
+
   /** Reloads entries from a checkpoint (after an agent restart), so the curve is not reset. */
   restore(entries: Iterable<BackoffEntry>): void {
-    for (const entry of entries) this.entries.set(entry.key, { ...entry });
+    for (const entry of entries) this.set({ ...entry });
+  }
+
+  private set(entry: BackoffEntry): void {
+    this.entries.set(entry.key, entry);
+    const uid = podUidOf(entry.key);
+    const keys = this.byPod.get(uid) ?? new Set<BackoffKey>();
+    keys.add(entry.key);
+    this.byPod.set(uid, keys);
   }
 
   private live(key: BackoffKey, finishedAt: number): BackoffEntry | undefined {
@@ -123,7 +149,7 @@ export class BackoffStore {
     // After 2 x cap of clean running we restart the back-off factor, like the kubelet: a container
     // that crashes once a week should not wait five minutes because it crashed often last month.
     if (finishedAt - entry.updatedAt > 2 * this.settings.capMs) {
-      this.entries.delete(key);
+      this.forget(key);
       return undefined;
     }
     return entry;

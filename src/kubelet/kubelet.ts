@@ -320,8 +320,8 @@ export class Kubelet {
       this.ctx.untrack(pod.sandbox.id);
       await this.runtime.removePodSandbox(pod.sandbox.id).catch((error) => this.log(`removing sandbox ${pod.sandbox?.id}: ${errorMessage(error)}`));
     }
-    for (const entry of this.backoff.all()) if (entry.key.startsWith(`${pod.spec.uid}/`)) this.backoff.forget(entry.key);
-    for (const entry of this.pullBackoff.all()) if (entry.key.startsWith(`${pod.spec.uid}/`)) this.pullBackoff.forget(entry.key);
+    this.backoff.forgetPod(pod.spec.uid);
+    this.pullBackoff.forgetPod(pod.spec.uid);
     this.wakes.cancel(key);
     this.pods.delete(key);
     if (pod.deletionCause === "removed") {
@@ -340,8 +340,7 @@ export class Kubelet {
 
   private checkpoint(pod: PodRecord): void {
     const events = this.takeEvents(pod.spec.key);
-    const prefix = `${pod.spec.uid}/`;
-    this.store?.savePod(pod, events, this.backoff.all().filter((entry) => entry.key.startsWith(prefix)));
+    this.store?.savePod(pod, events, this.backoff.forPod(pod.spec.uid));
     for (const listener of this.podListeners) listener(pod, false);
   }
 
