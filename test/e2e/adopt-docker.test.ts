@@ -9,25 +9,12 @@ import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { BUSYBOX, describeDocker, docker } from "../docker/helpers.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
-import { Agent, attemptRows, backoffDelay, containerRows, ensureBinary, eventRows, podTable, waitFor, Workspace } from "./helpers.ts";
+import { Agent, attemptRows, busyboxWebManifest, backoffDelay, containerRows, ensureBinary, eventRows, podTable, waitFor, Workspace } from "./helpers.ts";
 
 const BACKOFF = ["--backoff-base", "1", "--backoff-max", "8"];
 const NS = `e2e-${randomBytes(3).toString("hex")}`;
 
-const WEB = `apiVersion: v1
-kind: Pod
-metadata: {name: web, namespace: ${NS}}
-spec:
-  terminationGracePeriodSeconds: 2
-  containers:
-    - name: web
-      image: ${BUSYBOX}
-      imagePullPolicy: Never
-      command: ["sh", "-c", "mkdir -p /www && echo hello > /www/index.html && exec httpd -f -p 8080 -h /www"]
-      readinessProbe:
-        httpGet: {path: /index.html, port: 8080}
-        periodSeconds: 1
-`;
+const WEB = busyboxWebManifest(NS, BUSYBOX, "mkdir -p /www && echo hello > /www/index.html && exec httpd -f -p 8080 -h /www");
 
 const CRASH = `apiVersion: v1
 kind: Pod

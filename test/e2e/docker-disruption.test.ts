@@ -16,7 +16,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUSYBOX, REGISTRY, describeDocker, docker } from "../docker/helpers.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
-import { Agent, ROOT, attemptRows, containerRows, ensureBinary, eventRows, podTable, waitFor, Workspace } from "./helpers.ts";
+import { Agent, ROOT, attemptRows, busyboxWebManifest, containerRows, ensureBinary, eventRows, podTable, waitFor, Workspace } from "./helpers.ts";
 
 const BACKOFF = ["--backoff-base", "1", "--backoff-max", "4"];
 const STATE = process.env.MINIKUBELET_DOCKER_ENV_STATE ?? "/tmp/minikubelet-docker-env";
@@ -24,20 +24,7 @@ const DOCKERD_PID = join(STATE, "dockerd.pid");
 
 /** A web server that exits on SIGTERM (so a stopping dockerd does not wait 10s for it), ready via HTTP. */
 function webPod(ns: string): string {
-  return `apiVersion: v1
-kind: Pod
-metadata: {name: web, namespace: ${ns}}
-spec:
-  terminationGracePeriodSeconds: 2
-  containers:
-    - name: web
-      image: ${BUSYBOX}
-      imagePullPolicy: Never
-      command: ["sh", "-c", "trap 'exit 0' TERM; mkdir -p /www && echo hello > /www/index.html; httpd -f -p 8080 -h /www & wait"]
-      readinessProbe:
-        httpGet: {path: /index.html, port: 8080}
-        periodSeconds: 1
-`;
+  return busyboxWebManifest(ns, BUSYBOX, "trap 'exit 0' TERM; mkdir -p /www && echo hello > /www/index.html; httpd -f -p 8080 -h /www & wait");
 }
 
 /** Why the dockerd restart cannot be tested here, or undefined when docker-env up started dockerd. */

@@ -313,3 +313,24 @@ export function processE2E(): { ws: Workspace | undefined; agents: Agent[] } {
   return state;
 }
 
+/**
+ * A busybox httpd pod for the docker runtime, ready through an HTTP probe on 8080. `script` starts
+ * the server; it is the only part the docker e2e files vary (how it meets SIGTERM).
+ */
+export function busyboxWebManifest(namespace: string, image: string, script: string): string {
+  return `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: ${namespace}}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+    - name: web
+      image: ${image}
+      imagePullPolicy: Never
+      command: ["sh", "-c", ${JSON.stringify(script)}]
+      readinessProbe:
+        httpGet: {path: /index.html, port: 8080}
+        periodSeconds: 1
+`;
+}
+
