@@ -113,8 +113,11 @@ describeDocker("the engine acting behind the agent's back (compiled binary)", ()
       "web 1/1 Running again with one copy",
       async () => {
         const settled = await settledWeb(ws, ns);
-        const told = eventRows(ws).some((e) => e.pod === "web-n1" && (e.reason === "Restarted" || e.reason === "Exited"));
-        return settled && told && podTable(ws, ns)["web-n1"]?.[1] === "Running" ? settled : false;
+        const reasons = eventRows(ws).filter((e) => e.pod === "web-n1").map((e) => e.reason);
+        const told = reasons.includes("Restarted") || reasons.includes("Exited");
+        // A seen exit is followed by the loop's own restart; wait for that pass's checkpoint too.
+        const counted = !reasons.includes("Exited") || (settled && settled.web.restart_count >= 1);
+        return settled && told && counted && podTable(ws, ns)["web-n1"]?.[1] === "Running" ? settled : false;
       },
       15_000,
       detail,

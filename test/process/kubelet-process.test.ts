@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
@@ -58,9 +58,15 @@ describe("the loop with real processes", () => {
 
   test("a process that exits on SIGTERM reports 143; one that ignores it is killed at the grace with 137", async () => {
     const polite = pod({ name: "polite", grace: 2, containers: [sh("polite", "exec sleep 60")] });
-    const stubborn = pod({ name: "stubborn", grace: 1, containers: [sh("stubborn", "trap '' TERM; while true; do sleep 0.1; done")] });
+    const trapped = join(root, "trapped");
+    const stubborn = pod({ name: "stubborn", grace: 1, containers: [sh("stubborn", `trap '' TERM; touch ${trapped}; while true; do sleep 0.1; done`)] });
     await h.kubelet.sync(desired(polite, stubborn));
     await h.count((e) => e.reason === "Started", 2);
+    // SIGTERM must find the trap in place, or the shell dies of it before ignoring it.
+    for (let tries = 0; !existsSync(trapped); tries++) {
+      expect(tries).toBeLessThan(200);
+      await Bun.sleep(10);
+    }
     const began = Date.now();
     await h.kubelet.sync(desired());
     const politeExit = await h.event((e) => e.reason === "Exited" && e.container === "polite");
