@@ -8,7 +8,6 @@ import type Dockerode from "dockerode";
 import type { Clock } from "../clock.ts";
 import { LABEL } from "./labels.ts";
 import type { RuntimeEvent } from "./runtime.ts";
-import { bodyStream, engineRequest, type EngineAddress } from "./docker-http.ts";
 
 /** First reconnect delay; doubled per failed attempt up to RECONNECT_MAX_MS. */
 export const RECONNECT_BASE_MS = 250;
@@ -17,19 +16,6 @@ export const RECONNECT_MAX_MS = 5_000;
 /** The part of dockerode the watcher uses, so tests can hand it a stream they control. */
 export interface EventSource {
   getEvents(options?: Dockerode.GetEventsOptions): Promise<NodeJS.ReadableStream>;
-}
-
-/** The events feed through fetch (see docker-http.ts for why not dockerode's request). */
-export function fetchEventSource(address: EngineAddress): EventSource {
-  return {
-    async getEvents(options = {}) {
-      const abort = new AbortController();
-      const query: Record<string, string> = {};
-      if (options.filters) query.filters = JSON.stringify(options.filters);
-      if (options.since !== undefined) query.since = String(options.since);
-      return bodyStream(await engineRequest(address, "GET", "/events", query, abort.signal), abort);
-    },
-  };
 }
 
 interface EngineEvent {

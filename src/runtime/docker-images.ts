@@ -7,7 +7,6 @@ import type { Clock } from "../clock.ts";
 import type { ContainerSpec, PullPolicy } from "../manifest/types.ts";
 import { dockerMessage, isNotFound } from "./docker-errors.ts";
 import { ImagePullError, type PullResult } from "./runtime.ts";
-import { engineAddress, engineRequest } from "./docker-http.ts";
 
 /** One JSON object of the engine's pull progress stream. */
 interface PullEvent {
@@ -62,22 +61,6 @@ export class DockerImages {
   private async pull(image: string, onProgress?: (line: string) => void): Promise<void> {
     const failed = (cause: unknown, detail: string) =>
       new ImagePullError(image, "ErrImagePull", `Failed to pull image "${image}": ${detail}`, { cause });
-    const address = engineAddress(this.docker);
-    if (address) {
-      let response: Response;
-      try {
-        response = await engineRequest(address, "POST", "/images/create", { fromImage: withTag(image) });
-      } catch (error) {
-        throw failed(error, error instanceof Error ? error.message : String(error));
-      }
-      // The engine answers 200 and then reports a failure inside the stream: look for `error`.
-      for await (const event of jsonLines(response)) {
-        if (event.error || event.errorDetail?.message) throw failed(event, event.errorDetail?.message ?? event.error ?? "unknown error");
-        const line = progressLine(event);
-        if (line) onProgress?.(line);
-      }
-      return;
-    }
     let stream: NodeJS.ReadableStream;
     try {
       stream = await this.docker.pull(withTag(image));
@@ -98,22 +81,6 @@ export class DockerImages {
     const error = events.find((e) => e.error || e.errorDetail?.message);
     if (error) throw failed(error, error.errorDetail?.message ?? error.error ?? "unknown error");
   }
-}
-
-/** The engine's progress stream, one JSON object per line, as it arrives. */
-async function* jsonLines(response: Response): AsyncGenerator<PullEvent> {
-  const decoder = new TextDecoder();
-  let buffered = "";
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, newline).trim();
-      buffered = buffered.slice(newline + 1);
-      if (line) yield JSON.parse(line) as PullEvent;
-    }
-  }
-  if (buffered.trim()) yield JSON.parse(buffered) as PullEvent;
 }
 
 /**

@@ -19,8 +19,8 @@ import {
   type ResolvedMount,
 } from "./docker-container-config.ts";
 import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
-import { DockerEventWatcher, fetchEventSource } from "./docker-events.ts";
-import { engineAddress } from "./docker-http.ts";
+import { DockerEventWatcher } from "./docker-events.ts";
+import { useFetchTransport } from "./docker-transport.ts";
 import { execWithTimeout } from "./docker-exec.ts";
 import { demuxToText } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
@@ -70,12 +70,11 @@ export class DockerRuntime implements Runtime {
 
   constructor(options: DockerRuntimeOptions = {}) {
     this.clock = options.clock ?? realClock;
-    this.docker = options.docker ?? new Dockerode();
+    this.docker = useFetchTransport(options.docker ?? new Dockerode());
     this.pauseImage = options.pauseImage ?? DEFAULT_PAUSE_IMAGE;
     this.volumeRoot = options.volumeRoot ?? defaultVolumeRoot();
     this.images = new DockerImages(this.docker, this.clock);
-    const address = engineAddress(this.docker);
-    this.events = new DockerEventWatcher(address ? fetchEventSource(address) : this.docker, this.clock);
+    this.events = new DockerEventWatcher(this.docker, this.clock);
   }
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {

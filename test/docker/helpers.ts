@@ -13,6 +13,7 @@ import type { ContainerSpec, PodSpec, Volume } from "../../src/manifest/types.ts
 import { DockerRuntime, type DockerRuntimeOptions } from "../../src/runtime/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import type { ContainerConfig, Sandbox } from "../../src/runtime/runtime.ts";
+import { useFetchTransport } from "../../src/runtime/docker-transport.ts";
 import { container } from "../pod-builder.ts";
 
 /** Built by ./scripts/docker-env up. */
@@ -21,7 +22,8 @@ export const PAUSE = "registry.k8s.io/pause:3.10";
 export const REGISTRY = "127.0.0.1:5000";
 export const REGISTRY_BUSYBOX = `${REGISTRY}/minikubelet-test/busybox:1`;
 
-export const docker = new Dockerode();
+/** The tests' own engine client, on the same transport as the runtime (see docker-transport.ts). */
+export const docker = useFetchTransport(new Dockerode());
 
 /** Why the docker tests cannot run here, or undefined when the engine and images are ready. */
 async function missingEnvironment(): Promise<string | undefined> {
