@@ -2,6 +2,7 @@
  * Docker's multiplexed stream format (logs and exec of a container without a TTY): frames of an
  * 8-byte header (stream type, 3 zero bytes, big-endian payload length) followed by the payload.
  */
+import { StringDecoder } from "node:string_decoder";
 
 /** 1 is stdout, 2 is stderr; 0 (stdin) never appears in output. */
 export type DockerStreamType = 0 | 1 | 2;
@@ -17,27 +18,29 @@ const HEADER = 8;
  * Splits `buffer` into complete frames; `rest` holds the bytes of an incomplete trailing frame
  * (a chunk boundary may fall anywhere), to be prefixed to the next chunk.
  */
-export function parseFrames(buffer: Buffer): { frames: DockerFrame[]; rest: Buffer } {
+export function parseFrames(buffer: Buffer): { frames: DockerFrame[]; rest: Buffer; raw: boolean } {
   const frames: DockerFrame[] = [];
   let offset = 0;
-  while (buffer.length - offset >= HEADER) {
+  while (offset < buffer.length) {
     const type = buffer[offset] as number;
-    const size = buffer.readUInt32BE(offset + 4);
     if (type > 2) {
       // Not a multiplexed stream (a TTY container writes raw bytes): pass everything through.
       frames.push({ stream: 1, payload: buffer.subarray(offset) });
-      return { frames, rest: Buffer.alloc(0) };
+      return { frames, rest: Buffer.alloc(0), raw: true };
     }
+    if (buffer.length - offset < HEADER) break;
+    const size = buffer.readUInt32BE(offset + 4);
     if (buffer.length - offset - HEADER < size) break;
     frames.push({ stream: type as DockerStreamType, payload: buffer.subarray(offset + HEADER, offset + HEADER + size) });
     offset += HEADER + size;
   }
-  return { frames, rest: buffer.subarray(offset) };
+  return { frames, rest: buffer.subarray(offset), raw: false };
 }
 
 /** Collects frames chunk by chunk into the combined output, keeping at most `limit` bytes. */
 export class FrameCollector {
   private rest: Buffer = Buffer.alloc(0);
+  private raw = false;
   private parts: Buffer[] = [];
   private size = 0;
   truncated = false;
@@ -45,8 +48,10 @@ export class FrameCollector {
   constructor(private readonly limit = Number.POSITIVE_INFINITY) {}
 
   push(chunk: Buffer): void {
-    const { frames, rest } = parseFrames(this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk);
+    if (this.raw) return this.append(chunk);
+    const { frames, rest, raw } = parseFrames(this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk);
     this.rest = rest;
+    this.raw = raw;
     for (const frame of frames) this.append(frame.payload);
   }
 
@@ -73,4 +78,23 @@ export function demuxToText(buffer: Buffer): string {
   const collector = new FrameCollector();
   collector.push(buffer);
   return collector.text();
+}
+
+/**
+ * A live multiplexed stream (`logs -f`) to text as it arrives: a frame or a UTF-8 character split
+ * across chunks is held back until the rest comes. Once the stream shows itself raw (a TTY), every
+ * later chunk is raw too.
+ */
+export class FrameTextDecoder {
+  private rest: Buffer = Buffer.alloc(0);
+  private raw = false;
+  private readonly utf8 = new StringDecoder("utf8");
+
+  write(chunk: Buffer): string {
+    if (this.raw) return this.utf8.write(chunk);
+    const { frames, rest, raw } = parseFrames(this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk);
+    this.rest = rest;
+    this.raw = raw;
+    return frames.map((frame) => this.utf8.write(frame.payload)).join("");
+  }
 }

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import Dockerode from "dockerode";
-import { realClock, sleep, type Clock } from "../clock.ts";
+import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
 import {
   containerCreateOptions,
@@ -22,7 +22,7 @@ import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified,
 import { DockerEventWatcher } from "./docker-events.ts";
 import { useFetchTransport } from "./docker-transport.ts";
 import { execWithTimeout } from "./docker-exec.ts";
-import { demuxToText } from "./docker-frames.ts";
+import { demuxToText, FrameTextDecoder } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
 import { LABEL } from "./labels.ts";
 import {
@@ -271,39 +271,37 @@ export class DockerRuntime implements Runtime {
 
   /**
    * Prints a container's output as it is written (`logs -f`): the last `tail` lines first (all when
-   * unset), then new output until the container stops or `signal` aborts. It reads with timestamps
-   * every `intervalMs` and keeps what is newer than the last line printed: the engine's live follow
-   * stream stalled now and then under Bun's HTTP client over the unix socket.
+   * unset), then new output from the engine's follow stream, until the container stops (the engine
+   * ends the stream) or `signal` aborts.
    */
-  async followLogs(id: string, options: LogOptions & { intervalMs?: number }, onText: (text: string) => void, signal: AbortSignal): Promise<void> {
-    let last: bigint | undefined;
-    const read = async (since?: bigint): Promise<void> => {
-      const buffer = (await this.docker.getContainer(id).logs({
-        stdout: true,
-        stderr: true,
-        follow: false,
-        timestamps: true,
-        ...(since === undefined ? { tail: (options.tail ?? "all") as number } : { since: Number(since / 1_000_000_000n) }),
-      })) as unknown as Buffer;
-      for (const line of demuxToText(Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer)).split(/(?<=\n)/)) {
-        const space = line.indexOf(" ");
-        const at = timestampNanos(line.slice(0, space));
-        if (at === undefined || (last !== undefined && at <= last)) continue;
-        last = at;
-        onText(line.slice(space + 1));
-      }
-    };
-    await read();
-    while (!signal.aborted) {
-      const running = (await this.containerStatus(id)).state === "running";
-      await read(last ?? 0n);
-      if (!running) return;
-      try {
-        await sleep(this.clock, options.intervalMs ?? 250, signal);
-      } catch {
-        return;
-      }
-    }
+  async followLogs(id: string, options: LogOptions, onText: (text: string) => void, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    const stream = (await this.docker.getContainer(id).logs({
+      stdout: true,
+      stderr: true,
+      follow: true,
+      tail: (options.tail ?? "all") as number,
+    })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+    const decoder = new FrameTextDecoder();
+    await new Promise<void>((resolve, reject) => {
+      const interrupted = () => {
+        stream.destroy();
+        resolve();
+      };
+      signal.addEventListener("abort", interrupted, { once: true });
+      const settle = (error?: Error) => {
+        signal.removeEventListener("abort", interrupted);
+        if (error && !signal.aborted) reject(error);
+        else resolve();
+      };
+      stream.on("data", (chunk: Buffer) => {
+        const text = decoder.write(chunk);
+        if (text) onText(text);
+      });
+      stream.on("end", () => settle());
+      stream.on("close", () => settle());
+      stream.on("error", settle);
+    });
   }
 
   ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult> {
@@ -409,13 +407,4 @@ function defaultVolumeRoot(): string {
 /** A transport failure carries no HTTP status from the engine. */
 function dockerStatusCodeMissing(error: unknown): boolean {
   return error instanceof Error && dockerStatusCode(error) === undefined;
-}
-
-/** Nanoseconds since the epoch of an RFC 3339 timestamp with up to 9 fraction digits (docker's). */
-function timestampNanos(text: string): bigint | undefined {
-  const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(text);
-  if (!match) return undefined;
-  const seconds = Date.parse(`${match[1]}${match[3]}`);
-  if (Number.isNaN(seconds)) return undefined;
-  return BigInt(seconds) * 1_000_000n + BigInt((match[2] ?? "").padEnd(9, "0"));
 }

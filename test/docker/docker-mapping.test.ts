@@ -6,7 +6,7 @@ import {
   resolveMounts,
   sandboxCreateOptions,
 } from "../../src/runtime/docker-container-config.ts";
-import { FrameCollector, demuxToText, parseFrames } from "../../src/runtime/docker-frames.ts";
+import { FrameCollector, FrameTextDecoder, demuxToText, parseFrames } from "../../src/runtime/docker-frames.ts";
 import { progressLine, withTag } from "../../src/runtime/docker-images.ts";
 import { statusFromInspect } from "../../src/runtime/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
@@ -124,6 +124,22 @@ describe("multiplexed frames", () => {
     const { frames, rest } = parseFrames(frame(1, "hello").subarray(0, 10));
     expect(frames).toEqual([]);
     expect(rest.length).toBe(10);
+  });
+
+  test("a live stream decodes chunk by chunk, holding back a split frame or a split UTF-8 character", () => {
+    const all = Buffer.concat([frame(1, "café\n"), frame(2, "naïve\n")]);
+    const decoder = new FrameTextDecoder();
+    const pieces: string[] = [];
+    for (let i = 0; i < all.length; i += 3) pieces.push(decoder.write(all.subarray(i, i + 3)));
+    expect(pieces.join("")).toBe("café\nnaïve\n");
+    expect(pieces.every((piece) => !piece.includes("\ufffd"))).toBe(true);
+  });
+
+  test("a raw (TTY) stream stays raw after its first chunk, even when a later chunk starts like a header", () => {
+    const decoder = new FrameTextDecoder();
+    expect(decoder.write(Buffer.from("$ ls\n"))).toBe("$ ls\n");
+    const lookalike = Buffer.from([1, 0, 0, 0, 0, 0, 0, 2, 0x68, 0x69]);
+    expect(decoder.write(lookalike)).toBe(lookalike.toString("utf8"));
   });
 
   test("output beyond the limit is cut and marked truncated", () => {

@@ -133,5 +133,27 @@ describeDocker("logs from a docker-runtime database", () => {
     const ticks = out.split("\n").filter(Boolean);
     expect(ticks.slice(0, 8)).toEqual(Array.from({ length: 8 }, (_, i) => `tick ${i + 1}`));
   });
-});
 
+  test("logs -f ends by itself when the container exits, with every line it wrote", async () => {
+    spec = pod({
+      name: `follow-end-${RUN}`,
+      namespace: "mk-test",
+      node: "",
+      grace: 1,
+      restartPolicy: "Never",
+      containers: [bbContainer("counter", 'for i in 1 2 3 4 5; do echo "line $i"; sleep 0.2; done')],
+    });
+    spec.uid = `${RUN}-follow-end`;
+    await h.kubelet.sync(desired(spec));
+    await h.kubelet.idle();
+    let out = "";
+    const code = await logsCommand(
+      spec.name,
+      { db: join(dir, "state.db"), namespace: "mk-test", follow: true },
+      { stdout: (t) => (out += t), readLogs: dockerLogReader(), followLogs: dockerLogFollower(), signal: new AbortController().signal },
+    );
+    expect(code).toBe(0);
+    expect(out).toBe("line 1\nline 2\nline 3\nline 4\nline 5\n");
+    expect((await h.event((e) => e.reason === "Exited")).message).toBe("exit code 0 (Completed)");
+  });
+});
