@@ -97,10 +97,21 @@ async function send(request: RequestOptions, context: RequestContext, body: stri
     return parseJson(bytes.toString()) ?? bytes;
   } catch (error) {
     // fetch rejects with the abort's reason when there is one: keep the deadline's own error.
-    throw abort.signal.aborted && abort.signal.reason instanceof Error ? abort.signal.reason : error;
+    if (abort.signal.aborted && abort.signal.reason instanceof Error) throw abort.signal.reason;
+    throw connectionError(error);
   } finally {
     if (!context.isStream) settle();
   }
+}
+
+/**
+ * Bun's fetch says "Was there a typo in the url or port?" for a socket nobody listens on; its
+ * `code` (FailedToOpenSocket, ConnectionRefused, ...) says more to someone looking for dockerd.
+ */
+function connectionError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (!(error instanceof Error) || typeof code !== "string" || "statusCode" in error) return error;
+  return Object.assign(new Error(`connection failed (${code})`, { cause: error }), { code });
 }
 
 function urlOf(request: RequestOptions): string {

@@ -3,6 +3,7 @@
  * engine fails the suite instead of skipping it), pod builders with a fresh uid per pod, and cleanup
  * of everything a test created, found by the pod-uid label the runtime puts on it.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,54 +16,32 @@ import { LABEL } from "../../src/runtime/labels.ts";
 import type { ContainerConfig, Sandbox } from "../../src/runtime/runtime.ts";
 import { useFetchTransport } from "../../src/runtime/docker-transport.ts";
 import { container } from "../pod-builder.ts";
+import { BUSYBOX, PAUSE, REGISTRY, type EnvironmentReport } from "./environment-check.ts";
 
-/** Built by ./scripts/docker-env up. */
-export const BUSYBOX = "minikubelet-test/busybox:1";
-export const PAUSE = "registry.k8s.io/pause:3.10";
-export const REGISTRY = "127.0.0.1:5000";
+export { BUSYBOX, PAUSE, REGISTRY } from "./environment-check.ts";
 export const REGISTRY_BUSYBOX = `${REGISTRY}/minikubelet-test/busybox:1`;
 
 /** The tests' own engine client, on the same transport as the runtime (see docker-transport.ts). */
 export const docker = useFetchTransport(new Dockerode());
 
-/** Why the docker tests cannot run here, or undefined when the engine and images are ready. */
-async function missingEnvironment(): Promise<string | undefined> {
-  const where = process.env.DOCKER_HOST ?? "/var/run/docker.sock";
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await Promise.race([
-      docker.ping(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error("no answer within 3s")), 3000);
-      }),
-    ]);
-  } catch (error) {
-    return `no docker engine answers at ${where} (${(error as Error).message}); run ./scripts/docker-env up`;
-  } finally {
-    clearTimeout(timer);
-  }
-  for (const image of [BUSYBOX, PAUSE]) {
-    try {
-      await docker.getImage(image).inspect();
-    } catch {
-      return `image ${image} is missing; run ./scripts/docker-env up`;
-    }
-  }
-  return undefined;
+/**
+ * Why the docker tests cannot run here (engine, images, registry), asked of a child process: the
+ * answer is needed synchronously, to skip or fail describe blocks, and a top-level await in this
+ * module put every docker test file on Bun's async module evaluation, which once left a whole CI
+ * run hung at loading one of them with nothing pending.
+ */
+function checkEnvironment(): EnvironmentReport {
+  const script = join(import.meta.dir, "environment-check.ts");
+  const result = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 20_000 });
+  if (result.status === 0) return JSON.parse(result.stdout) as EnvironmentReport;
+  const why = result.error?.message ?? (result.stderr.trim() || `exit status ${result.status}`);
+  const engine = `the docker environment check (${script}) failed: ${why}`;
+  return { engine, registry: engine };
 }
 
-const environmentMissing = await missingEnvironment();
-const registryMissing = environmentMissing ?? (await missingRegistry());
-
-async function missingRegistry(): Promise<string | undefined> {
-  try {
-    const response = await fetch(`http://${REGISTRY}/v2/`, { signal: AbortSignal.timeout(3000) });
-    if (response.ok) return undefined;
-    return `the registry on ${REGISTRY} answers ${response.status}; run ./scripts/docker-env up`;
-  } catch (error) {
-    return `no registry answers on ${REGISTRY} (${(error as Error).message}); run ./scripts/docker-env up`;
-  }
-}
+const environment = checkEnvironment();
+const environmentMissing = environment.engine;
+const registryMissing = environment.registry;
 
 /**
  * `describe` for tests that need the engine (and with `needs.registry`, the local registry). Without: under CI=true a single failing test says

@@ -31,7 +31,7 @@ describe("docker runtime without an engine", () => {
         const error = await call.then(() => undefined, (e: unknown) => e);
         expect(error, name).toBeInstanceOf(EngineUnreachableError);
         expect(error, name).not.toBeInstanceOf(ContainerStartError);
-        expect((error as Error).message, name).toStartWith(`docker engine at ${socketPath} is unreachable: `);
+        expect((error as Error).message, name).toBe(`docker engine at ${socketPath} is unreachable: connection failed (FailedToOpenSocket)`);
       }
     } finally {
       await runtime.close();
