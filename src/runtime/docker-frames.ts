@@ -37,10 +37,27 @@ export function parseFrames(buffer: Buffer): { frames: DockerFrame[]; rest: Buff
   return { frames, rest: buffer.subarray(offset), raw: false };
 }
 
-/** Collects frames chunk by chunk into the combined output, keeping at most `limit` bytes. */
-export class FrameCollector {
+/**
+ * Splits a multiplexed stream, chunk by chunk, into payloads in arrival order: a frame split
+ * across chunks is held back until the rest comes; once the stream shows itself raw (a TTY),
+ * every later chunk is raw too.
+ */
+class FrameSplitter {
   private rest: Buffer = Buffer.alloc(0);
   private raw = false;
+
+  payloads(chunk: Buffer): Buffer[] {
+    if (this.raw) return [chunk];
+    const { frames, rest, raw } = parseFrames(this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk);
+    this.rest = rest;
+    this.raw = raw;
+    return frames.map((frame) => frame.payload);
+  }
+}
+
+/** Collects frames chunk by chunk into the combined output, keeping at most `limit` bytes. */
+export class FrameCollector {
+  private readonly splitter = new FrameSplitter();
   private parts: Buffer[] = [];
   private size = 0;
   truncated = false;
@@ -48,11 +65,7 @@ export class FrameCollector {
   constructor(private readonly limit = Number.POSITIVE_INFINITY) {}
 
   push(chunk: Buffer): void {
-    if (this.raw) return this.append(chunk);
-    const { frames, rest, raw } = parseFrames(this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk);
-    this.rest = rest;
-    this.raw = raw;
-    for (const frame of frames) this.append(frame.payload);
+    for (const payload of this.splitter.payloads(chunk)) this.append(payload);
   }
 
   /** The combined stdout and stderr in arrival order, as text. */
@@ -80,21 +93,12 @@ export function demuxToText(buffer: Buffer): string {
   return collector.text();
 }
 
-/**
- * A live multiplexed stream (`logs -f`) to text as it arrives: a frame or a UTF-8 character split
- * across chunks is held back until the rest comes. Once the stream shows itself raw (a TTY), every
- * later chunk is raw too.
- */
+/** A live multiplexed stream (`logs -f`) to text as it arrives, a split UTF-8 character held back. */
 export class FrameTextDecoder {
-  private rest: Buffer = Buffer.alloc(0);
-  private raw = false;
+  private readonly splitter = new FrameSplitter();
   private readonly utf8 = new StringDecoder("utf8");
 
   write(chunk: Buffer): string {
-    if (this.raw) return this.utf8.write(chunk);
-    const { frames, rest, raw } = parseFrames(this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk);
-    this.rest = rest;
-    this.raw = raw;
-    return frames.map((frame) => this.utf8.write(frame.payload)).join("");
+    return this.splitter.payloads(chunk).map((payload) => this.utf8.write(payload)).join("");
   }
 }
