@@ -80,6 +80,7 @@ async function send(request: RequestOptions, context: RequestContext, body: stri
     clearTimeout(deadline);
     request.signal?.removeEventListener("abort", onCallerAbort);
   };
+  let streaming = false;
   try {
     const response = await fetch(urlOf(request), {
       method: request.method,
@@ -90,8 +91,9 @@ async function send(request: RequestOptions, context: RequestContext, body: stri
     } as RequestInit);
     if (context.statusCodes[response.status] !== true) throw await statusError(response, context);
     if (context.isStream) {
-      settle();
-      return nodeStream(response, abort);
+      // The caller's signal goes on ending the stream until it closes.
+      streaming = true;
+      return nodeStream(response, abort).once("close", settle);
     }
     const bytes = Buffer.from(await response.arrayBuffer());
     return parseJson(bytes.toString()) ?? bytes;
@@ -100,7 +102,7 @@ async function send(request: RequestOptions, context: RequestContext, body: stri
     if (abort.signal.aborted && abort.signal.reason instanceof Error) throw abort.signal.reason;
     throw connectionError(error);
   } finally {
-    if (!context.isStream) settle();
+    if (!streaming) settle();
   }
 }
 
@@ -141,7 +143,7 @@ async function statusError(response: Response, context: RequestContext): Promise
  * rather than through Readable.fromWeb: under Bun that adapter now and then stopped delivering a
  * live stream (5 of 60 `logs -f` reads stalled after their first chunk; 0 of 80 this way).
  */
-function nodeStream(response: Response, abort: AbortController): NodeJS.ReadableStream {
+function nodeStream(response: Response, abort: AbortController): Readable {
   if (!response.body) return Readable.from([]);
   const reader = response.body.getReader();
   return new Readable({

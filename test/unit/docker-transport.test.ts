@@ -36,9 +36,10 @@ beforeAll(() => {
       if (url.pathname === "/containers/create") return Response.json({ Id: "new-id", Warnings: [] }, { status: 201 });
       if (url.pathname === "/containers/hung/json") return new Promise<Response>(() => undefined);
       if (url.pathname === "/events") {
-        // Events slower than the request deadline: a stream must outlive it.
+        // Events slower than the request deadline: a stream must outlive it. With filters, endless.
+        const endless = url.searchParams.has("filters");
         let sent = 0;
-        return new Response(new ReadableStream({ async pull(c) { await Bun.sleep(60); if (sent++ === 3) return c.close(); c.enqueue(new TextEncoder().encode(`{"Action":"die","n":${sent}}\n`)); } }));
+        return new Response(new ReadableStream({ async pull(c) { await Bun.sleep(60); if (sent++ === 3 && !endless) return c.close(); c.enqueue(new TextEncoder().encode(`{"Action":"die","n":${sent}}\n`)); } }));
       }
       return new Response("page not found", { status: 404 });
     },
@@ -98,6 +99,19 @@ describe("dockerode over the fetch transport", () => {
     const closed = new Promise((resolve) => second.on("close", resolve));
     second.destroy();
     await closed;
+  });
+
+  test("the caller's abort signal ends a stream it has already received", async () => {
+    const abort = new AbortController();
+    const stream = await docker.getEvents({ filters: { type: ["container"] }, abortSignal: abort.signal });
+    const ended = new Promise<string>((resolve) => {
+      stream.on("close", () => resolve("closed"));
+      stream.on("error", () => resolve("closed"));
+    });
+    stream.resume();
+    await Bun.sleep(300);
+    abort.abort();
+    expect(await Promise.race([ended, Bun.sleep(1_000).then(() => "still open")])).toBe("closed");
   });
 
   test("installing twice wraps once", () => {
