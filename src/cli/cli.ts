@@ -14,7 +14,18 @@ export class UsageError extends Error {
 
 /** An error the user can act on: printed as one line, exit code 1. */
 export class UserError extends Error {
-  override readonly name = "UserError";
+  override readonly name: string = "UserError";
+}
+
+/**
+ * kubectl's answer for a missing object (`Error from server (NotFound): pods "web" not found`),
+ * printed as is, with a second line saying where to look instead.
+ */
+export class NotFoundError extends UserError {
+  override readonly name = "NotFoundError";
+  constructor(resource: string, objectName: string, readonly hint: string) {
+    super(`Error from server (NotFound): ${resource} "${objectName}" not found\n${hint}`);
+  }
 }
 
 const dbOption = ["--db <path>", "state database (default: $MINIKUBELET_DB, else the per-user state directory)"] as const;
@@ -58,7 +69,7 @@ export function createCLI(): CAC {
     .action(async (resource, name, options) => (await import("./get.ts")).getCommand(resource, name, options));
 
   cli
-    .command("describe <resource> <name>", "describe a pod like kubectl describe pod")
+    .command("describe <resource> [name]", "describe a pod like kubectl describe pod")
     .option(...dbOption)
     .option("-n, --namespace <ns>", "namespace")
     .action(async (resource, name, options) => (await import("./describe.ts")).describeCommand(resource, name, options));
@@ -127,6 +138,6 @@ export async function runCLI(argv: string[]): Promise<number> {
 function reportError(error: unknown): number {
   const message = error instanceof Error ? error.message : String(error);
   const isUsage = error instanceof UsageError || (error instanceof Error && error.name === "CACError");
-  process.stderr.write(`error: ${message}\n`);
+  process.stderr.write(error instanceof NotFoundError ? `${message}\n` : `error: ${message}\n`);
   return isUsage ? 2 : 1;
 }

@@ -7,6 +7,7 @@ import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { describePodText } from "./describe-pod.ts";
+import { podNotFound } from "./pod-not-found.ts";
 
 export interface DescribeOptions {
   db?: string;
@@ -21,10 +22,9 @@ export interface DescribeDeps {
 
 const POD_RESOURCES = new Set(["pod", "pods", "po"]);
 
-export async function describeCommand(resource: string, name: string, options: DescribeOptions, deps: DescribeDeps = {}): Promise<number> {
-  if (!POD_RESOURCES.has(resource.toLowerCase())) {
-    throw new UsageError(`unknown resource type "${resource}"; minikubelet describes only pods (pod, pods, po)`);
-  }
+/** `describe pod NAME`, `describe pods NAME`, `describe pod/NAME` and `describe NAME` (a pod), like kubectl. */
+export async function describeCommand(resource: string, nameArgument: string | undefined, options: DescribeOptions, deps: DescribeDeps = {}): Promise<number> {
+  const name = describedPod(resource, nameArgument);
   const { clock = realClock, stdout = (text) => process.stdout.write(text) } = deps;
   using reader = openStoreReader(options.db);
   let row;
@@ -34,8 +34,7 @@ export async function describeCommand(resource: string, name: string, options: D
     if (error instanceof AmbiguousPodError) throw new UserError(error.message);
     throw error;
   }
-  const where = options.namespace === undefined ? "" : ` in namespace "${options.namespace}"`;
-  if (!row) throw new UserError(`pods "${name}" not found${where} in ${reader.path}`);
+  if (!row) throw podNotFound(reader.store, reader.path, name, { includeDeleted: true });
   const record = reader.store.podRecord(row.uid);
   if (!record) throw new UserError(`pods "${name}" has no record in ${reader.path}`);
   stdout(
@@ -49,4 +48,20 @@ export async function describeCommand(resource: string, name: string, options: D
     }),
   );
   return 0;
+}
+
+function describedPod(resource: string, name: string | undefined): string {
+  const slash = resource.indexOf("/");
+  const [type, inlineName] = slash < 0 ? [resource, undefined] : [resource.slice(0, slash), resource.slice(slash + 1)];
+  if (name === undefined && inlineName === undefined) {
+    if (POD_RESOURCES.has(type.toLowerCase())) throw new UsageError(`describe ${resource} needs a pod NAME`);
+    return resource;
+  }
+  if (!POD_RESOURCES.has(type.toLowerCase())) {
+    throw new UsageError(`unknown resource type "${type}"; minikubelet describes only pods (pod, pods, po)`);
+  }
+  if (inlineName === undefined) return name!;
+  if (name !== undefined) throw new UsageError(`give the pod either as ${resource} or as a separate NAME, not both`);
+  if (inlineName === "") throw new UsageError(`"${resource}" names no pod`);
+  return inlineName;
 }

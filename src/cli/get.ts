@@ -14,6 +14,7 @@ import { withTypeMeta, type V1Pod } from "../status/v1.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { interruptSignal } from "./events.ts";
 import { PodWatchPrinter } from "./get-watch.ts";
+import { otherNamespacesNote, podNotFoundInDatabase } from "./pod-not-found.ts";
 
 /** The flags as cac hands them over (long names, camelCased; numeric-looking values arrive as numbers). */
 export interface GetCommandOptions {
@@ -59,12 +60,17 @@ export async function getCommand(
   if (options.watch && options.filename) throw new UsageError("--watch cannot be used with -f; a file does not change under us");
 
   const filename = stringOption(options.filename);
+  const namespaceGiven = stringOption(options.namespace) !== undefined;
   const namespace = allNamespaces ? undefined : (stringOption(options.namespace) ?? (filename ? undefined : "default"));
   const query: PodQuery = { db: options.db, namespace, name: target.name };
   const source = filename ?? "the state database";
   if (options.watch) return watchCommand(query, { output, allNamespaces }, { clock, stdout, signal: deps.signal, intervalMs: deps.intervalMs });
   const loaded = filename ? readPodsFile(filename) : await listPodsFromDatabase(query);
+  if (!filename && target.name !== undefined && loaded.length === 0) throw podNotFoundInDatabase(options.db, target.name);
   const pods = selectPods(loaded, query, source);
+  const table = output === undefined || output === "wide";
+  // A plain `get pods` looks only in default: say when other namespaces hold pods (kubectl leaves that unsaid).
+  const elsewhere = table && !filename && namespace !== undefined && !namespaceGiven && target.name === undefined ? otherNamespacesNote(options.db, namespace) : undefined;
 
   const now = clock.now();
   if (target.name !== undefined && (output === "json" || output === "yaml")) {
@@ -73,11 +79,9 @@ export async function getCommand(
     return 0;
   }
   const text = formatPods(pods, { output, allNamespaces, now });
-  if (text === "" && (output === undefined || output === "wide")) {
-    stderr(namespace === undefined ? "No resources found\n" : `No resources found in ${namespace} namespace.\n`);
-    return 0;
-  }
-  stdout(text);
+  if (text === "" && table) stderr(namespace === undefined ? "No resources found\n" : `No resources found in ${namespace} namespace.\n`);
+  else stdout(text);
+  if (elsewhere) stderr(`${elsewhere}\n`);
   return 0;
 }
 

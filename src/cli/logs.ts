@@ -11,6 +11,7 @@ import { openStoreReader } from "../store/reader.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { interruptSignal } from "./events.ts";
 import type { LogFollower } from "./docker-log-reader.ts";
+import { podNotFound } from "./pod-not-found.ts";
 
 export interface LogsOptions {
   db?: string;
@@ -47,7 +48,7 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
     if (error instanceof AmbiguousPodError) throw new UserError(error.message);
     throw error;
   }
-  if (!pod) throw new UserError(`pods "${podName}" not found in ${reader.path}`);
+  if (!pod) throw podNotFound(reader.store, reader.path, podName, { includeDeleted: true });
   const names = [...(pod.object.spec.initContainers ?? []), ...pod.object.spec.containers].map((c) => c.name);
   let container = options.container;
   if (container === undefined) {

@@ -97,6 +97,22 @@ export class StoreReader {
     return rows[0];
   }
 
+  /**
+   * The namespaces holding a pod named `name`, for "web-lab exists in namespace demo". Deleted pods
+   * count when the caller (describe, logs) would show one.
+   */
+  namespacesOfPod(name: string, options: { includeDeleted: boolean }): string[] {
+    const live = options.includeDeleted ? "" : " AND deleted_at IS NULL";
+    const rows = this.query(`SELECT DISTINCT namespace FROM pods WHERE name = ?${live} ORDER BY namespace`).all(name) as { namespace: string }[];
+    return rows.map((row) => row.namespace);
+  }
+
+  /** How many live pods each namespace holds. */
+  livePodCounts(): Map<string, number> {
+    const rows = this.query("SELECT namespace, count(*) AS pods FROM pods WHERE deleted_at IS NULL GROUP BY namespace").all() as { namespace: string; pods: number }[];
+    return new Map(rows.map((row) => [row.namespace, row.pods]));
+  }
+
   /** The agent's record of the pod (validated spec, container records), as last checkpointed. */
   podRecord(uid: string): PodRecord | undefined {
     const row = this.query("SELECT record_json FROM pods WHERE uid = ?").get(uid) as { record_json: string } | null;

@@ -82,6 +82,8 @@ test("describe of a pod that is not there names it and the database", async () =
   using dir = tempDir();
   const h = storeHarness(dir.path);
   await h.kubelet.sync(desired(pod({ name: "web" })));
-  await expect(describeCommand("pod", "nope", { db: h.dbPath }, { clock: h.clock, stdout: () => {} })).rejects.toThrow(`pods "nope" not found in ${h.dbPath}`);
+  await expect(describeCommand("pod", "nope", { db: h.dbPath }, { clock: h.clock, stdout: () => {} })).rejects.toThrow(
+    `Error from server (NotFound): pods "nope" not found\nno pod named nope in any namespace of ${h.dbPath}`,
+  );
   h.agent.close();
 });
