@@ -71,5 +71,7 @@ describe("minikubelet validate", () => {
     expect(result.stdout).toContain("Pod web-lab (web.yaml)");
     expect(result.stdout).toContain("    Readiness:  http-get http://:http/index.html delay=1s timeout=1s period=1s #success=2 #failure=3");
     expect(result.stdout).toContain("Pod crash-lab (crash.json)");
+    // kubectl's default namespace: after scripts/demo, a plain `get pods` finds them.
+    expect(result.stdout.match(/^ {2}Namespace: +(\S+)$/gm)).toEqual(["  Namespace:        default", "  Namespace:        default"]);
   });
 });
