@@ -100,9 +100,10 @@ export function createCLI(): CAC {
     });
 
   cli
-    .command("sql <query>", "run a read-only SQL query on the state database")
+    .command("sql [query]", "run a read-only SQL query on the state database")
     .option(...dbOption)
     .option("-o, --output <format>", "json")
+    .option("--schema", "print the tables' CREATE statements")
     .action(async (query, options) => (await import("./sql.ts")).sqlCommand(query, options));
 
   cli.help();

@@ -1,36 +1,44 @@
 /**
- * `minikubelet sql "SELECT ..." [-o json]`: a query on a read-only connection (SQLite itself
- * refuses writes, PRAGMAs included), printed as an aligned table or JSON.
+ * `minikubelet sql "SELECT ..." [-o json]`: one reading statement on a read-only connection, printed
+ * as an aligned table or JSON; `sql --schema` prints the tables' CREATE statements. What is refused
+ * and why is the store's (src/store/user-query.ts); SQLite's own errors are printed as SQLite words them.
  */
 import { UsageError, UserError } from "./cli.ts";
 import { openStoreReader } from "../store/reader.ts";
+import { runUserQuery, schemaStatements, UserQueryError, type QueryResult } from "../store/user-query.ts";
 import { formatTable } from "../status/table.ts";
 
 export interface SqlOptions {
   db?: string;
   output?: string;
+  schema?: boolean;
 }
 
 export interface SqlDeps {
   stdout?: (text: string) => void;
 }
 
-export async function sqlCommand(query: string, options: SqlOptions, deps: SqlDeps = {}): Promise<number> {
+export async function sqlCommand(query: string | undefined, options: SqlOptions, deps: SqlDeps = {}): Promise<number> {
   const { stdout = (t) => process.stdout.write(t) } = deps;
   if (options.output !== undefined && options.output !== "json") {
     throw new UsageError(`unknown output format ${JSON.stringify(options.output)} for -o; use json (default: a table)`);
   }
+  if (options.schema && query !== undefined) throw new UsageError("give either a query or --schema, not both");
+  if (!options.schema && query === undefined) throw new UsageError('sql needs a query (sql "SELECT ...") or --schema');
   using reader = openStoreReader(options.db);
   const db = reader.store.db;
-  let rows: Record<string, unknown>[];
-  let columns: string[];
-  try {
-    const statement = db.prepare(query);
-    rows = statement.all() as Record<string, unknown>[];
-    columns = statement.columnNames;
-  } catch (error) {
-    throw new UserError(`sql: ${(error as Error).message} (the connection to ${reader.path} is read-only)`);
+  if (options.schema) {
+    stdout(schemaStatements(db).map((statement) => `${statement};\n`).join("\n"));
+    return 0;
   }
+  let result: QueryResult;
+  try {
+    result = runUserQuery(db, String(query));
+  } catch (error) {
+    if (error instanceof UserQueryError || (error as { name?: string }).name === "SQLiteError") throw new UserError(`sql: ${(error as Error).message}`);
+    throw error;
+  }
+  const { columns, rows } = result;
   if (options.output === "json") {
     stdout(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;
