@@ -17,6 +17,7 @@ import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { secondsOption } from "./options.ts";
+import { startBanner } from "./run-banner.ts";
 import { resolveDbPath } from "../store/db-path.ts";
 import { openAgentDatabase } from "../store/open.ts";
 import { SqliteStore } from "../store/pod-store.ts";
@@ -62,7 +63,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const signalled = waitForSignal();
   // The lock next: a second agent on the same database must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
-  const { runtime, logPathOf } = await createRuntime(options, dbPath);
+  const { runtime, logPathOf, root } = await createRuntime(options, dbPath);
+  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: undefined })) log(line);
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, log });
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
@@ -153,6 +155,8 @@ export function eventLine(event: KubeEvent, started: number): string {
 
 interface RuntimeChoice {
   runtime: Runtime;
+  /** The directory the runtime keeps this agent's files in. */
+  root: string;
   /** Where an attempt's output file is, for `logs` (the process runtime keeps one per attempt). */
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
 }
@@ -166,11 +170,12 @@ async function createRuntime(options: RunOptions, dbPath: string): Promise<Runti
       const rootDir = join(dirname(dbPath), "process");
       mkdirSync(rootDir, { recursive: true });
       const layout = new ProcessLayout(rootDir);
-      return { runtime: new ProcessRuntime({ rootDir }), logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
+      return { runtime: new ProcessRuntime({ rootDir }), root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");
-      return { runtime: new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot: join(dirname(dbPath), "volumes") }) };
+      const volumeRoot = join(dirname(dbPath), "volumes");
+      return { runtime: new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot }), root: volumeRoot };
     }
     default:
       throw new UsageError(`--runtime must be process or docker (got ${JSON.stringify(name)})`);
