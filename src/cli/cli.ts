@@ -5,6 +5,7 @@
  */
 import { cac, type CAC } from "cac";
 import { KUBE_VERSION, VERSION } from "../version.ts";
+import { describeCommands } from "./help.ts";
 
 export type CommandResult = number | void;
 
@@ -106,7 +107,7 @@ export function createCLI(): CAC {
     .option("--schema", "print the tables' CREATE statements")
     .action(async (query, options) => (await import("./sql.ts")).sqlCommand(query, options));
 
-  cli.help();
+  describeCommands(cli);
   // Our own --version line: cac's names the platform and a Node version, which is Bun's emulation.
   cli.option("-v, --version", "print the version");
   return cli;
