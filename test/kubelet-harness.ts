@@ -49,7 +49,7 @@ export function harness(
     lines: (filter?: (e: KubeEvent) => boolean) =>
       events
         .filter(filter ?? (() => true))
-        .map((e) => `${((e.at - start) / 1000).toFixed(1)}s ${e.reason} ${e.container}${e.reason === "Exited" ? ` ${e.message}` : ""}`.trimEnd()),
+        .map((e) => `${((e.at - start) / 1000).toFixed(1)}s ${e.reason} ${e.container}${e.reason === "Exited" ? ` ${e.message.replace(`Container ${e.container} `, "")}` : ""}`.trimEnd()),
     pod: (key: string) => kubelet.pods.get(key),
   };
 }

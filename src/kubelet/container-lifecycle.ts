@@ -40,7 +40,7 @@ export function recordExit(ctx: SyncContext, pod: PodRecord, container: Containe
     exitCode === 0 ? "Normal" : "Warning",
     "Exited",
     container,
-    `exit code ${exitCode} (${termination.reason})`,
+    `Container ${container.name} exited with code ${exitCode} (${termination.reason})`,
   );
 }
 

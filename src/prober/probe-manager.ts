@@ -155,7 +155,7 @@ export class ProbeManager implements ProbeDriver {
   private setReady(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, ready: boolean): void {
     if (container.ready === ready) return;
     container.ready = ready;
-    if (ready) ctx.event(pod, "Normal", "Ready", container, "container is ready");
-    else ctx.event(pod, "Warning", "NotReady", container, "container is not ready");
+    if (ready) ctx.event(pod, "Normal", "Ready", container, `Container ${container.name} is ready`);
+    else ctx.event(pod, "Warning", "NotReady", container, `Container ${container.name} is not ready`);
   }
 }

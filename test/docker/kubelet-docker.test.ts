@@ -98,7 +98,7 @@ spec:
     await h.event(of("Ready", "web"), 10_000, "Ready of web");
     await h.kubelet.idle(); // the conditions are computed at the end of the pass that flipped ready
     expect(h.events.filter(of("Started")).map((e) => e.container)).toEqual(["write-index", "web"]);
-    expect(h.events.find(of("Exited", "write-index"))?.message).toBe("exit code 0 (Completed)");
+    expect(h.events.find(of("Exited", "write-index"))?.message).toBe("Container write-index exited with code 0 (Completed)");
     const record = h.kubelet.pods.get(web.key)!;
     expect(record.app[0]!.ready).toBe(true);
     expect(record.conditions.Ready?.status).toBe("True");
@@ -119,7 +119,7 @@ spec:
     expect(starts[2]!.at - starts[1]!.at).toBeGreaterThanOrEqual(350);
     expect(waitingAtBackOff[0]).toBe("CrashLoopBackOff");
     expect(h.events.find(of("BackOff"))?.message).toBe(`Back-off restarting failed container crash in pod ${crash.fullName}`);
-    expect(h.events.filter(of("Exited")).every((e) => e.message === "exit code 1 (Error)")).toBe(true);
+    expect(h.events.filter(of("Exited")).every((e) => e.message === "Container crash exited with code 1 (Error)")).toBe(true);
     const record = h.kubelet.pods.get(crash.key)!;
     expect(record.app[0]!.restartCount).toBeGreaterThanOrEqual(2);
     expect(record.app[0]!.lastTermination?.exitCode).toBe(1);
@@ -134,7 +134,7 @@ spec:
     const began = Date.now();
     await h.kubelet.sync(desired());
     const exit = await h.event(of("Exited", "sleeper"), 8000);
-    expect(exit.message).toBe("exit code 137 (Error)");
+    expect(exit.message).toBe("Container sleeper exited with code 137 (Error)");
     // Grace 1s is below the 2s floor: SIGKILL lands about 2s after SIGTERM.
     expect(exit.at - began).toBeGreaterThanOrEqual(1900);
     expect(h.events.some(of("GraceExpired", "sleeper"))).toBe(true);
@@ -156,8 +156,8 @@ spec:
       });
       await h.kubelet.sync(desired(ro));
       const [roExit, rwExit] = await Promise.all([h.event(of("Exited", "ro")), h.event(of("Exited", "rw"))]);
-      expect(roExit.message).toMatch(/^exit code [1-9]\d* \(Error\)$/);
-      expect(rwExit.message).toBe("exit code 0 (Completed)");
+      expect(roExit.message).toMatch(/^Container ro exited with code [1-9]\d* \(Error\)$/);
+      expect(rwExit.message).toBe("Container rw exited with code 0 (Completed)");
       expect(existsSync(join(hostDir, "ro.txt"))).toBe(false);
       expect(await Bun.file(join(hostDir, "rw.txt")).text()).toBe("yes\n");
       await h.kubelet.idle();
@@ -206,10 +206,10 @@ spec:
     const app = bb("app", "for i in $(seq 50); do wget -q -O - http://127.0.0.1:8081/ && exit 0; sleep 0.1; done; exit 1");
     const job = mkPod("sidecar", { restartPolicy: "Never", init: [sidecar], containers: [app] });
     await h.kubelet.sync(desired(job));
-    expect((await h.event(of("Exited", "app"))).message).toBe("exit code 0 (Completed)");
+    expect((await h.event(of("Exited", "app"))).message).toBe("Container app exited with code 0 (Completed)");
     const appId = h.kubelet.pods.get(job.key)!.app[0]!.containerId!;
     expect(await runtime.readLogs(appId)).toBe("sidecar-says-hi\n");
-    expect((await h.event(of("Exited", "server"), 8000)).message).toBe("exit code 0 (Completed)");
+    expect((await h.event(of("Exited", "server"), 8000)).message).toBe("Container server exited with code 0 (Completed)");
     await h.kubelet.idle();
     const record = h.kubelet.pods.get(job.key)!;
     expect(record.phase).toBe("Succeeded");

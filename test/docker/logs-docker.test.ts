@@ -154,6 +154,6 @@ describeDocker("logs from a docker-runtime database", () => {
     );
     expect(code).toBe(0);
     expect(out).toBe("line 1\nline 2\nline 3\nline 4\nline 5\n");
-    expect((await h.event((e) => e.reason === "Exited")).message).toBe("exit code 0 (Completed)");
+    expect((await h.event((e) => e.reason === "Exited")).message).toBe("Container counter exited with code 0 (Completed)");
   });
 });

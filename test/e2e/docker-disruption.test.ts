@@ -158,7 +158,7 @@ describeDocker("the engine acting behind the agent's back (compiled binary)", ()
       detail,
     );
     expect(crashed.web.container_id).not.toBe(after.web.container_id);
-    expect(eventRows(ws).some((e) => e.reason === "Exited" && e.message === "exit code 137 (Error)")).toBe(true);
+    expect(eventRows(ws).some((e) => e.reason === "Exited" && e.message === "Container web exited with code 137 (Error)")).toBe(true);
     expect(agent.done).toBe(false);
   }, 40_000);
 

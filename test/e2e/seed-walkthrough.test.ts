@@ -71,7 +71,7 @@ spec:
   );
   const agent = new Agent(ws, ["--backoff-base", "1", "--backoff-max", "8"]);
   e2e.agents.push(agent);
-  await agent.waitForOutput("Ready demo/web-n1 web: container is ready", 15_000);
+  await agent.waitForOutput("Ready demo/web-n1 web: Container web is ready", 15_000);
   await waitFor("four starts of crash", () => lines(agent.stdout).filter((l) => l.reason === "Started" && l.container === "crash").length >= 4, 15_000);
 
   const events = lines(agent.stdout);
@@ -86,12 +86,12 @@ spec:
   expect(waits[2]).toBeLessThanOrEqual(2.3);
   const backOff = events.find((l) => l.reason === "BackOff")!;
   expect(backOff).toMatchObject({ type: "Warning", pod: "demo/crash-n1", container: "crash", message: "Back-off restarting failed container crash in pod crash-n1" });
-  expect(events.find((l) => l.reason === "Exited" && l.container === "crash")).toMatchObject({ type: "Warning", message: "exit code 1 (Error)" });
+  expect(events.find((l) => l.reason === "Exited" && l.container === "crash")).toMatchObject({ type: "Warning", message: "Container crash exited with code 1 (Error)" });
 
   const initExit = events.find((l) => l.reason === "Exited" && l.container === "write-index")!;
   const webStart = events.find((l) => l.reason === "Started" && l.container === "web")!;
   const ready = events.find((l) => l.reason === "Ready")!;
-  expect(initExit.message).toBe("exit code 0 (Completed)");
+  expect(initExit.message).toBe("Container write-index exited with code 0 (Completed)");
   expect(webStart.at).toBeGreaterThanOrEqual(initExit.at);
   expect(ready.at - webStart.at).toBeGreaterThanOrEqual(1.9);
 

@@ -35,7 +35,7 @@ describe("the loop with real processes", () => {
     expect(gaps[1]!).toBeLessThan(750);
     expect(gaps[2]!).toBeGreaterThanOrEqual(800);
     const exited = h.events.find((e) => e.reason === "Exited")!;
-    expect(exited.message).toBe("exit code 1 (Error)");
+    expect(exited.message).toBe("Container crash exited with code 1 (Error)");
     const record = h.kubelet.pods.get(crash.key)!;
     expect(record.phase).toBe("Running");
     expect(h.events.some((e) => e.reason === "BackOff")).toBe(true);
@@ -71,8 +71,8 @@ describe("the loop with real processes", () => {
     await h.kubelet.sync(desired());
     const politeExit = await h.event((e) => e.reason === "Exited" && e.container === "polite");
     const stubbornExit = await h.event((e) => e.reason === "Exited" && e.container === "stubborn", 6000);
-    expect(politeExit.message).toBe("exit code 143 (Error)");
-    expect(stubbornExit.message).toBe("exit code 137 (Error)");
+    expect(politeExit.message).toBe("Container polite exited with code 143 (Error)");
+    expect(stubbornExit.message).toBe("Container stubborn exited with code 137 (Error)");
     // Grace 1s is below the 2s floor: SIGKILL lands about 2s after SIGTERM.
     expect(stubbornExit.at - began).toBeGreaterThanOrEqual(1900);
     expect(h.events.some((e) => e.reason === "GraceExpired" && e.container === "stubborn")).toBe(true);
@@ -95,7 +95,7 @@ describe("the loop with real processes", () => {
     await h.event((e) => e.reason === "Started");
     await h.kubelet.sync(desired());
     const exit = await h.event((e) => e.reason === "Exited");
-    expect(exit.message).toBe("exit code 0 (Completed)");
+    expect(exit.message).toBe("Container web exited with code 0 (Completed)");
     expect(await Bun.file(witness).text()).toBe("yes\n");
     expect(h.events.some((e) => e.reason === "FailedPreStopHook")).toBe(false);
   });

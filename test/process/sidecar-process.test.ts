@@ -60,11 +60,11 @@ test("a sidecar serves the app on 127.0.0.1; the Job-like pod succeeds and the s
   const job = pod({ name: "sidecar", restartPolicy: "Never", grace: 5, init: [server], containers: [app] });
   await h.kubelet.sync(desired(job));
 
-  expect((await h.event((e) => e.reason === "Exited" && e.container === "app")).message).toBe("exit code 0 (Completed)");
+  expect((await h.event((e) => e.reason === "Exited" && e.container === "app")).message).toBe("Container app exited with code 0 (Completed)");
   const record = () => h.kubelet.pods.get(job.key)!;
   expect(await runtime.readLogs(record().app[0]!.containerId!)).toBe("sidecar-says-hi\n");
   // The app has finished: the sidecar gets SIGTERM (python's default action: 128 + 15).
-  expect((await h.event((e) => e.reason === "Exited" && e.container === "server")).message).toBe("exit code 143 (Error)");
+  expect((await h.event((e) => e.reason === "Exited" && e.container === "server")).message).toBe("Container server exited with code 143 (Error)");
   await h.kubelet.idle();
   expect(record().phase).toBe("Succeeded");
   expect(record().init[0]!.state).toBe("terminated");

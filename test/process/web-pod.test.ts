@@ -69,7 +69,7 @@ test("the seed's web pod: ready after two good probes, 0/1 after three failures 
   const ready = await h.event((e) => e.reason === "Ready", 10_000, "Ready");
   const started = h.events.find((e) => e.reason === "Started" && e.container === "web")!;
   const writeIndexExit = h.events.find((e) => e.reason === "Exited" && e.container === "write-index")!;
-  expect(writeIndexExit.message).toBe("exit code 0 (Completed)");
+  expect(writeIndexExit.message).toBe("Container write-index exited with code 0 (Completed)");
   expect(started.at).toBeGreaterThanOrEqual(writeIndexExit.at);
   // initialDelaySeconds 1, then a second success one period later.
   expect(ready.at - started.at).toBeGreaterThanOrEqual(1900);

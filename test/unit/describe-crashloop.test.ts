@@ -61,7 +61,7 @@ Events:
   ----     ------   ----               ----     -------
   Normal   Created  27s (x4 over 60s)  kubelet  Created container: crash
   Normal   Started  27s (x4 over 60s)  kubelet  Started container crash
-  Warning  Exited   26s (x4 over 59s)  kubelet  exit code 1 (Error)
+  Warning  Exited   26s (x4 over 59s)  kubelet  Container crash exited with code 1 (Error)
   Warning  BackOff  26s (x3 over 58s)  kubelet  Back-off restarting failed container crash in pod crash-lab
 `;
 

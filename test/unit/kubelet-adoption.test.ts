@@ -108,7 +108,7 @@ describe("adoption after an agent restart", () => {
     clock.stepSeconds(5);
     const second = await restart(clock, runtime, store, first.kubelet, desired(web));
     const record = second.kubelet.pods.get(web.key)!.app[0]!;
-    expect(second.events.find((e) => e.reason === "Exited")?.message).toBe("exit code 2 (Error)");
+    expect(second.events.find((e) => e.reason === "Exited")?.message).toBe("Container web exited with code 2 (Error)");
     expect(record.lastTermination?.exitCode).toBe(2);
     expect(record.lastTermination?.finishedAt).toBe(clock.now() - 5000);
     expect(record.restartCount).toBe(1); // first restart is immediate

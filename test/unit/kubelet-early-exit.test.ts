@@ -24,9 +24,9 @@ test("an exit reported before startContainer returns still wakes the pod", async
   // Exited, restarted at once (the first restart), exited again and now backing off: no resync needed.
   expect(h.lines((e) => e.reason === "Started" || e.reason === "Exited" || e.reason === "BackOff")).toEqual([
     "0.0s Started crash",
-    "0.0s Exited crash exit code 1 (Error)",
+    "0.0s Exited crash exited with code 1 (Error)",
     "0.0s Started crash",
-    "0.0s Exited crash exit code 1 (Error)",
+    "0.0s Exited crash exited with code 1 (Error)",
     "0.0s BackOff crash",
   ]);
   expect(record.state).toBe("waiting");

@@ -59,7 +59,7 @@ describe("a container restarted by the runtime (docker restart)", () => {
     expect(t.record()).toMatchObject({ containerId: current, state: "running", restartCount: 1, previousContainerId: old });
     expect(t.h.lines((e) => ["Exited", "Started", "Killing"].includes(e.reason))).toEqual([
       "0.0s Started web",
-      "10.0s Exited web exit code 137 (Error)",
+      "10.0s Exited web exited with code 137 (Error)",
       "10.0s Started web",
       "10.0s Killing web",
     ]);
@@ -104,13 +104,13 @@ describe("the runtime going away and coming back", () => {
     await h.advance(2);
     expect(h.lines((e) => ["SandboxChanged", "Killing", "Exited", "Started"].includes(e.reason))).toEqual([
       "0.0s Started setup",
-      "0.5s Exited setup exit code 0 (Completed)",
+      "0.5s Exited setup exited with code 0 (Completed)",
       "0.5s Started web",
       "2.0s SandboxChanged",
       "2.0s Killing web",
       "2.0s Started setup",
-      "2.0s Exited web exit code 137 (Error)",
-      "2.5s Exited setup exit code 0 (Completed)",
+      "2.0s Exited web exited with code 137 (Error)",
+      "2.5s Exited setup exited with code 0 (Completed)",
       "2.5s Started web",
     ]);
     const after = h.pod(web.key)!;
@@ -154,7 +154,7 @@ describe("the runtime going away and coming back", () => {
     expect(running.map((c) => c.config.sandbox.id)).toEqual([sandbox.id]);
     expect(t.record()).toMatchObject({ state: "running", restartCount: 1, containerId: running[0]!.id });
     expect(t.h.lines((e) => ["SandboxChanged", "Exited", "Started"].includes(e.reason)).slice(1)).toEqual([
-      "5.0s Exited web exit code 143 (Error)",
+      "5.0s Exited web exited with code 143 (Error)",
       "5.0s SandboxChanged",
       "5.0s Started web",
     ]);

@@ -61,11 +61,11 @@ describe("native sidecars (init containers with restartPolicy Always)", () => {
     await h.advance(5);
     expect(h.lines((e) => e.reason === "Killing" || e.reason === "Exited")).toEqual([
       "0.0s Killing web",
-      "0.5s Exited web exit code 143 (Error)",
+      "0.5s Exited web exited with code 143 (Error)",
       "0.5s Killing logs",
-      "1.0s Exited logs exit code 143 (Error)",
+      "1.0s Exited logs exited with code 143 (Error)",
       "1.0s Killing proxy",
-      "1.5s Exited proxy exit code 143 (Error)",
+      "1.5s Exited proxy exited with code 143 (Error)",
     ]);
     expect(h.kubelet.pods.size).toBe(0);
   });

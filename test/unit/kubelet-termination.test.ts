@@ -11,7 +11,7 @@ describe("termination", () => {
     await h.advance(1);
     expect(h.lines((e) => ["Killing", "Exited", "PodRemoved"].includes(e.reason))).toEqual([
       "0.0s Killing web",
-      "0.0s Exited web exit code 143 (Error)",
+      "0.0s Exited web exited with code 143 (Error)",
       "0.0s PodRemoved",
     ]);
     expect(h.kubelet.pods.size).toBe(0);
@@ -36,7 +36,7 @@ describe("termination", () => {
     expect(h.runtime.calls.filter((c) => c.startsWith("kill"))).toEqual(["kill stubborn SIGTERM", "kill stubborn SIGKILL"]);
     expect(h.lines((e) => e.reason === "GraceExpired" || e.reason === "Exited")).toEqual([
       "5.0s GraceExpired stubborn",
-      "5.0s Exited stubborn exit code 137 (Error)",
+      "5.0s Exited stubborn exited with code 137 (Error)",
     ]);
     expect(exits).toContain(137);
     expect(h.kubelet.pods.size).toBe(0);
@@ -79,7 +79,7 @@ describe("termination", () => {
     await h.advance(20);
     expect(h.lines((e) => e.reason === "GraceExpired" || e.reason === "Exited")).toEqual([
       "6.0s GraceExpired web",
-      "6.0s Exited web exit code 137 (Error)",
+      "6.0s Exited web exited with code 137 (Error)",
     ]);
   });
 
@@ -114,7 +114,7 @@ describe("termination", () => {
     expect(h.lines((e) => ["Killing", "Exited", "Started", "PodRemoved"].includes(e.reason))).toEqual([
       "0.0s Started web",
       "1.0s Killing web",
-      "2.0s Exited web exit code 143 (Error)",
+      "2.0s Exited web exited with code 143 (Error)",
       "2.0s Started web",
     ]);
   });

@@ -23,7 +23,7 @@ test("events lists like kubectl events: oldest last-seen first, repeats counted"
       "60s                 Normal    Started   pod/web-lab     Started container web",
       "27s (x4 over 60s)   Normal    Created   pod/crash-lab   Created container: crash",
       "27s (x4 over 60s)   Normal    Started   pod/crash-lab   Started container crash",
-      "26s (x4 over 59s)   Warning   Exited    pod/crash-lab   exit code 1 (Error)",
+      "26s (x4 over 59s)   Warning   Exited    pod/crash-lab   Container crash exited with code 1 (Error)",
       "26s (x3 over 58s)   Warning   BackOff   pod/crash-lab   Back-off restarting failed container crash in pod crash-lab",
       "",
     ].join("\n"),
