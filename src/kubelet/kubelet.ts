@@ -24,6 +24,13 @@ import { killRevivedAttempts } from "./runtime-restarts.ts";
 import { ensureSandboxAlive } from "./sandbox-check.ts";
 import { RuntimeIndex } from "./runtime-index.ts";
 import { WakeTimers } from "./wake-timers.ts";
+import { SyncFailures } from "./sync-failures.ts";
+
+/**
+ * Events kept per pod while the store cannot write them; beyond this the oldest go (the store
+ * keeps no more than 1000 per pod either).
+ */
+const MAX_UNSAVED_EVENTS = 1000;
 
 /** Where each pass's outcome goes: the SQLite store in production, nothing or a spy in tests. */
 export interface PodStateSink {
@@ -63,6 +70,9 @@ export class Kubelet {
   private readonly workers: PodWorkers;
   private readonly wakes: WakeTimers;
   private readonly pendingEvents = new Map<PodKey, KubeEvent[]>();
+  /** Removed pods whose removal the store has not recorded yet, by uid, with their last events. */
+  private readonly unsavedRemovals = new Map<string, { pod: PodRecord; events: KubeEvent[]; reported: boolean }>();
+  private readonly syncFailures = new SyncFailures();
   private readonly index = new RuntimeIndex();
   private readonly podListeners = new Set<(pod: PodRecord, removed: boolean) => void>();
   private readonly emptyWaiters: Array<() => void> = [];
@@ -214,6 +224,7 @@ export class Kubelet {
     pod.phase = podPhase(pod);
     updateConditions(pod, this.clock.now());
     this.checkpoint(pod);
+    this.syncFailures.succeeded(key);
   }
 
   private async syncRunning(pod: PodRecord): Promise<void> {
@@ -328,7 +339,10 @@ export class Kubelet {
       this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} was removed`);
     }
     pod.phase = podPhase(pod);
-    this.store?.deletePod(pod, this.takeEvents(key));
+    // The pod is gone whether or not the store can say so yet: a failed write must neither keep
+    // shutdown waiting nor lose the replacement. It is retried before the next pod is saved.
+    this.unsavedRemovals.set(pod.spec.uid, { pod, events: this.takeEvents(key), reported: false });
+    this.saveRemovals();
     for (const listener of this.podListeners) listener(pod, true);
     if (pod.replacement) {
       this.pods.set(key, newPodRecord(pod.replacement, this.clock.now()));
@@ -338,14 +352,46 @@ export class Kubelet {
     }
   }
 
+  /** Saves the pod with the events of its passes since the last successful save; throws what the store throws. */
   private checkpoint(pod: PodRecord): void {
-    const events = this.takeEvents(pod.spec.key);
-    this.store?.savePod(pod, events, this.backoff.forPod(pod.spec.uid));
+    const key = pod.spec.key;
+    // An older incarnation's removal goes first, so the store never holds two live pods for one key.
+    this.saveRemovals();
+    this.store?.savePod(pod, this.pendingEvents.get(key) ?? [], this.backoff.forPod(pod.spec.uid));
+    // Taken only once written: the events of a failed save go with the next one.
+    this.pendingEvents.delete(key);
     for (const listener of this.podListeners) listener(pod, false);
   }
 
+  /** Records the removals the store could not take before; keeps those it still refuses. Never throws. */
+  private saveRemovals(): void {
+    for (const [uid, removal] of this.unsavedRemovals) {
+      try {
+        this.store?.deletePod(removal.pod, removal.events);
+        this.unsavedRemovals.delete(uid);
+      } catch (error) {
+        if (removal.reported) continue;
+        removal.reported = true;
+        const message = `error recording the removal of pod ${removal.pod.spec.fullName}: ${errorMessage(error)}`;
+        this.log(message);
+        const event = this.newEvent(removal.pod, "Warning", "FailedSync", undefined, message);
+        removal.events.push(event);
+        this.recorder.emit(event);
+      }
+    }
+  }
+
   private event(pod: PodRecord, type: EventType, reason: string, container: ContainerRecord | undefined, message: string): void {
-    const event: KubeEvent = {
+    const event = this.newEvent(pod, type, reason, container, message);
+    const pending = this.pendingEvents.get(pod.spec.key) ?? [];
+    pending.push(event);
+    if (pending.length > MAX_UNSAVED_EVENTS) pending.splice(0, pending.length - MAX_UNSAVED_EVENTS);
+    this.pendingEvents.set(pod.spec.key, pending);
+    this.recorder.emit(event);
+  }
+
+  private newEvent(pod: PodRecord, type: EventType, reason: string, container: ContainerRecord | undefined, message: string): KubeEvent {
+    return {
       at: this.clock.now(),
       type,
       reason,
@@ -356,10 +402,6 @@ export class Kubelet {
       container: container?.name ?? "",
       message,
     };
-    const pending = this.pendingEvents.get(pod.spec.key) ?? [];
-    pending.push(event);
-    this.pendingEvents.set(pod.spec.key, pending);
-    this.recorder.emit(event);
   }
 
   private takeEvents(key: PodKey): KubeEvent[] {
@@ -383,14 +425,28 @@ export class Kubelet {
     if (key) this.requestSync(key);
   }
 
+  /**
+   * One pod's failure never stops the loop or another pod: the retry is armed first, then the error
+   * is reported once (a store that cannot write fails every retry the same way) and what the pass
+   * did is saved if the store allows. Never throws.
+   */
   private onSyncError(key: PodKey, error: unknown): void {
-    // One pod's failure never stops the loop or another pod: report it and try again shortly.
-    this.log(`sync of pod ${key} failed: ${errorMessage(error)}`);
+    const message = errorMessage(error);
     const pod = this.pods.get(key);
-    if (pod) {
-      this.event(pod, "Warning", "FailedSync", undefined, `error syncing pod: ${errorMessage(error)}`);
+    if (!pod) {
+      this.log(`sync of pod ${key} failed: ${message}`);
+      return;
+    }
+    const failure = this.syncFailures.failed(key, message);
+    this.wakes.wakeAt(key, this.clock.now() + failure.retryInMs);
+    if (failure.isNew) {
+      this.log(`sync of pod ${key} failed: ${message}`);
+      this.event(pod, "Warning", "FailedSync", undefined, `error syncing pod: ${message}`);
+    }
+    try {
       this.checkpoint(pod);
-      this.wakes.wakeAt(key, this.clock.now() + 2000);
+    } catch (saveError) {
+      if (failure.isNew && errorMessage(saveError) !== message) this.log(`saving pod ${key}: ${errorMessage(saveError)}`);
     }
   }
 }
