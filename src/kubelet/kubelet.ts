@@ -77,6 +77,8 @@ export class Kubelet {
   private readonly podListeners = new Set<(pod: PodRecord, removed: boolean) => void>();
   private readonly emptyWaiters: Array<() => void> = [];
   private unwatch?: () => void;
+  /** Set by stop(): nothing may sync, signal or arm a timer any more, whatever completes late. */
+  private stopped = false;
   private readonly ctx: SyncContext;
 
   constructor(options: KubeletOptions) {
@@ -100,26 +102,33 @@ export class Kubelet {
       backoff: this.backoff,
       pullBackoff: this.pullBackoff,
       event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
-      wakeAt: (pod, at) => this.wakes.wakeAt(pod.spec.key, at),
-      requestSync: (pod) => this.workers.dispatch(pod.spec.key),
+      wakeAt: (pod, at) => this.wakeAt(pod.spec.key, at),
+      requestSync: (pod) => this.dispatch(pod.spec.key),
       track: (id, pod) => {
-        if (this.index.track(id, pod.spec.key)) this.workers.dispatch(pod.spec.key);
+        if (this.index.track(id, pod.spec.key)) this.dispatch(pod.spec.key);
       },
       untrack: (id) => {
         this.index.untrack(id);
         this.probes?.forget(id);
       },
       log: this.log,
+      stopped: () => this.stopped,
     };
   }
 
   /** Subscribes to runtime events so an exit wakes its pod at once. Idempotent. */
   start(): void {
+    this.stopped = false;
     this.unwatch ??= this.runtime.watch((event) => this.onRuntimeEvent(event));
   }
 
-  /** Stops listening to the runtime and cancels every timer; containers are left as they are. */
+  /**
+   * Stops listening to the runtime and cancels every timer; containers are left as they are. A pass
+   * already running finishes, but what completes afterwards (a probe, a preStop hook, a failed pass)
+   * neither syncs, signals nor arms a timer again.
+   */
   stop(): void {
+    this.stopped = true;
     this.unwatch?.();
     this.unwatch = undefined;
     this.wakes.clear();
@@ -131,6 +140,7 @@ export class Kubelet {
    * Until `sourcesReady`, nothing is stopped: the agent cannot kill what it is about to adopt.
    */
   sync(desired: Map<PodKey, PodSpec>, options: { sourcesReady?: boolean } = {}): Promise<void> {
+    if (this.stopped) return this.workers.idle();
     const now = this.clock.now();
     for (const [key, spec] of desired) {
       const pod = this.pods.get(key);
@@ -153,7 +163,7 @@ export class Kubelet {
         this.requestDeletion(pod, "removed");
       }
     }
-    for (const key of this.pods.keys()) this.workers.dispatch(key);
+    for (const key of this.pods.keys()) this.dispatch(key);
     return this.workers.idle();
   }
 
@@ -178,7 +188,7 @@ export class Kubelet {
     for (const pod of this.pods.values()) {
       pod.replacement = undefined;
       this.requestDeletion(pod, "shutdown");
-      this.workers.dispatch(pod.spec.key);
+      this.dispatch(pod.spec.key);
     }
     if (this.pods.size === 0) return;
     await new Promise<void>((resolve) => this.emptyWaiters.push(resolve));
@@ -198,7 +208,15 @@ export class Kubelet {
 
   /** Re-runs a pod's sync now (used by a caller that knows something changed). */
   requestSync(key: PodKey): void {
-    if (this.pods.has(key)) this.workers.dispatch(key);
+    if (this.pods.has(key)) this.dispatch(key);
+  }
+
+  private dispatch(key: PodKey): void {
+    if (!this.stopped) this.workers.dispatch(key);
+  }
+
+  private wakeAt(key: PodKey, at: number): void {
+    if (!this.stopped) this.wakes.wakeAt(key, at);
   }
 
   private requestDeletion(pod: PodRecord, cause: NonNullable<PodRecord["deletionCause"]>): void {
@@ -212,7 +230,8 @@ export class Kubelet {
 
   private async syncPod(key: PodKey): Promise<void> {
     const pod = this.pods.get(key);
-    if (!pod) return;
+    // A request queued before stop() does not run after it.
+    if (!pod || this.stopped) return;
     this.wakes.cancel(key);
     for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
     await killRevivedAttempts(this.ctx, pod, this.index.startedIds);
@@ -242,7 +261,7 @@ export class Kubelet {
         this.ctx.track(pod.sandbox.id, pod);
       } catch (error) {
         this.event(pod, "Warning", "FailedCreatePodSandBox", undefined, `Failed to create pod sandbox: ${errorMessage(error)}`);
-        this.wakes.wakeAt(pod.spec.key, this.clock.now() + 5000);
+        this.wakeAt(pod.spec.key, this.clock.now() + 5000);
         return;
       }
     }
@@ -346,7 +365,7 @@ export class Kubelet {
     for (const listener of this.podListeners) listener(pod, true);
     if (pod.replacement) {
       this.pods.set(key, newPodRecord(pod.replacement, this.clock.now()));
-      this.workers.dispatch(key);
+      this.dispatch(key);
     } else if (this.pods.size === 0) {
       for (const resolve of this.emptyWaiters.splice(0)) resolve();
     }
@@ -417,7 +436,7 @@ export class Kubelet {
       // Healthy again: anything may have happened meanwhile, sandboxes dying included.
       for (const key of this.pods.keys()) {
         if (event.healthy) this.index.sandboxSuspects.add(key);
-        this.workers.dispatch(key);
+        this.dispatch(key);
       }
       return;
     }
@@ -438,7 +457,7 @@ export class Kubelet {
       return;
     }
     const failure = this.syncFailures.failed(key, message);
-    this.wakes.wakeAt(key, this.clock.now() + failure.retryInMs);
+    this.wakeAt(key, this.clock.now() + failure.retryInMs);
     if (failure.isNew) {
       this.log(`sync of pod ${key} failed: ${message}`);
       this.event(pod, "Warning", "FailedSync", undefined, `error syncing pod: ${message}`);
