@@ -150,8 +150,12 @@ export class Kubelet {
         if (pod.spec.configHash !== spec.configHash) {
           pod.replacement = spec;
           this.requestDeletion(pod, "replaced");
+        } else if (pod.spec.source !== spec.source) {
+          // Renamed, content unchanged: the same pod, keeping the uid its containers carry, now
+          // read from the new file (the uid a file would give is a hash of its path too).
+          pod.spec = { ...pod.spec, source: spec.source };
         }
-      } else if (pod.deletionCause !== "shutdown" && pod.replacement?.configHash !== spec.configHash) {
+      } else if (pod.deletionCause !== "shutdown" && (pod.replacement?.configHash !== spec.configHash || pod.replacement.source !== spec.source)) {
         // Wanted again (or changed again) while still stopping: run the newest spec afterwards.
         pod.replacement = spec;
       }
