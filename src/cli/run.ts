@@ -61,7 +61,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // The lock next: a second agent on the same database must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
   const { runtime, logPathOf } = await createRuntime(options, dbPath);
-  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, log });
+  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf });
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));

@@ -5,6 +5,7 @@ import type { PodStateSink } from "../../src/kubelet/kubelet.ts";
 import type { PodRecord } from "../../src/kubelet/pod-state.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
+import { storeHarness, tempDir } from "../store-fixtures.ts";
 
 /** A store whose writes throw while `failing` is set, as on a full disk or a read-only file system. */
 class FlakyStore implements PodStateSink {
@@ -135,5 +136,33 @@ describe("a failing store while removing a pod", () => {
     expect(store.deletes.map((d) => d.uid)).toEqual(["uid-web-1"]);
     // The last pass's events and the report of the failed write, saved with the removal.
     expect(store.deletes[0]!.events.map((e) => e.reason)).toEqual(["Exited", "FailedSync"]);
+  });
+});
+
+describe("the SQLite store refusing writes (a read-only database)", () => {
+  test("pods keep running, one FailedSync, and what happened meanwhile is in the database once writes work again", async () => {
+    using dir = tempDir();
+    const h = storeHarness(dir.path, { baseSeconds: 1, capSeconds: 4 });
+    h.runtime.behaviours.set("crash", { exitAfterMs: 500, exitCode: 1 });
+    const crash = pod({ name: "crash", containers: [container("crash")] });
+    await h.kubelet.sync(desired(crash));
+    h.agent.db.run("PRAGMA query_only = ON");
+    await h.advance(20);
+    const failed = h.events.filter((e) => e.reason === "FailedSync");
+    expect(failed.map((e) => e.message)).toEqual(["error syncing pod: attempt to write a readonly database"]);
+    const startsWhileReadOnly = h.runtime.startsOf("crash");
+    expect(startsWhileReadOnly).toBeGreaterThan(3);
+
+    h.agent.db.run("PRAGMA query_only = OFF");
+    await h.advance(10);
+    const saved = h.agent.db.query("SELECT reason, sum(count) AS n FROM events WHERE pod_uid = ? AND reason IN ('FailedSync', 'Exited') GROUP BY reason ORDER BY reason").all(crash.uid);
+    const exited = h.events.filter((e) => e.reason === "Exited").length;
+    expect(saved).toEqual([
+      { reason: "Exited", n: exited },
+      { reason: "FailedSync", n: 1 },
+    ]);
+    const row = h.agent.db.query("SELECT restart_count FROM containers WHERE pod_uid = ?").get(crash.uid) as { restart_count: number };
+    expect(row.restart_count).toBe(h.pod(crash.key)!.app[0]!.restartCount);
+    h.agent.close();
   });
 });
