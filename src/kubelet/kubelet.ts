@@ -25,20 +25,9 @@ import { ensureSandboxAlive } from "./sandbox-check.ts";
 import { RuntimeIndex } from "./runtime-index.ts";
 import { WakeTimers } from "./wake-timers.ts";
 import { SyncFailures } from "./sync-failures.ts";
+import { PodCheckpoints, type PodStateSink } from "./pod-checkpoints.ts";
 
-/**
- * Events kept per pod while the store cannot write them; beyond this the oldest go (the store
- * keeps no more than 1000 per pod either).
- */
-const MAX_UNSAVED_EVENTS = 1000;
-
-/** Where each pass's outcome goes: the SQLite store in production, nothing or a spy in tests. */
-export interface PodStateSink {
-  /** Persists one pod's state with the events and back-off entries of the pass, atomically. */
-  savePod(pod: PodRecord, events: KubeEvent[], backoff: BackoffEntry[]): void;
-  /** Records that a pod is gone, with the events of its last pass. */
-  deletePod(pod: PodRecord, events: KubeEvent[]): void;
-}
+export type { PodStateSink } from "./pod-checkpoints.ts";
 
 /** The prober's side of the loop: starts due probes and applies their verdicts on later passes. */
 export interface ProbeDriver {
@@ -64,14 +53,11 @@ export class Kubelet {
   private readonly pullBackoff: BackoffStore;
   private readonly runtime: Runtime;
   private readonly clock: Clock;
-  private readonly store?: PodStateSink;
   private readonly probes?: ProbeDriver;
   private readonly log: (message: string) => void;
   private readonly workers: PodWorkers;
   private readonly wakes: WakeTimers;
-  private readonly pendingEvents = new Map<PodKey, KubeEvent[]>();
-  /** Removed pods whose removal the store has not recorded yet, by uid, with their last events. */
-  private readonly unsavedRemovals = new Map<string, { pod: PodRecord; events: KubeEvent[]; reported: boolean }>();
+  private readonly checkpoints: PodCheckpoints;
   private readonly syncFailures = new SyncFailures();
   private readonly index = new RuntimeIndex();
   private readonly podListeners = new Set<(pod: PodRecord, removed: boolean) => void>();
@@ -84,7 +70,16 @@ export class Kubelet {
   constructor(options: KubeletOptions) {
     this.runtime = options.runtime;
     this.clock = options.clock;
-    this.store = options.store;
+    this.checkpoints = new PodCheckpoints({
+      store: options.store,
+      removalFailed: (pod, error) => {
+        const message = `error recording the removal of pod ${pod.spec.fullName}: ${errorMessage(error)}`;
+        this.log(message);
+        const event = this.newEvent(pod, "Warning", "FailedSync", undefined, message);
+        this.recorder.emit(event);
+        return event;
+      },
+    });
     this.probes = options.probes;
     this.log = options.log ?? (() => {});
     this.recorder = options.recorder ?? new EventRecorder();
@@ -362,10 +357,8 @@ export class Kubelet {
       this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} was removed`);
     }
     pod.phase = podPhase(pod);
-    // The pod is gone whether or not the store can say so yet: a failed write must neither keep
-    // shutdown waiting nor lose the replacement. It is retried before the next pod is saved.
-    this.unsavedRemovals.set(pod.spec.uid, { pod, events: this.takeEvents(key), reported: false });
-    this.saveRemovals();
+    // Never throws: a store that refuses the removal must neither keep shutdown waiting nor lose the replacement.
+    this.checkpoints.remove(pod);
     for (const listener of this.podListeners) listener(pod, true);
     if (pod.replacement) {
       this.pods.set(key, newPodRecord(pod.replacement, this.clock.now()));
@@ -377,39 +370,13 @@ export class Kubelet {
 
   /** Saves the pod with the events of its passes since the last successful save; throws what the store throws. */
   private checkpoint(pod: PodRecord): void {
-    const key = pod.spec.key;
-    // An older incarnation's removal goes first, so the store never holds two live pods for one key.
-    this.saveRemovals();
-    this.store?.savePod(pod, this.pendingEvents.get(key) ?? [], this.backoff.forPod(pod.spec.uid));
-    // Taken only once written: the events of a failed save go with the next one.
-    this.pendingEvents.delete(key);
+    this.checkpoints.save(pod, this.backoff.forPod(pod.spec.uid));
     for (const listener of this.podListeners) listener(pod, false);
-  }
-
-  /** Records the removals the store could not take before; keeps those it still refuses. Never throws. */
-  private saveRemovals(): void {
-    for (const [uid, removal] of this.unsavedRemovals) {
-      try {
-        this.store?.deletePod(removal.pod, removal.events);
-        this.unsavedRemovals.delete(uid);
-      } catch (error) {
-        if (removal.reported) continue;
-        removal.reported = true;
-        const message = `error recording the removal of pod ${removal.pod.spec.fullName}: ${errorMessage(error)}`;
-        this.log(message);
-        const event = this.newEvent(removal.pod, "Warning", "FailedSync", undefined, message);
-        removal.events.push(event);
-        this.recorder.emit(event);
-      }
-    }
   }
 
   private event(pod: PodRecord, type: EventType, reason: string, container: ContainerRecord | undefined, message: string): void {
     const event = this.newEvent(pod, type, reason, container, message);
-    const pending = this.pendingEvents.get(pod.spec.key) ?? [];
-    pending.push(event);
-    if (pending.length > MAX_UNSAVED_EVENTS) pending.splice(0, pending.length - MAX_UNSAVED_EVENTS);
-    this.pendingEvents.set(pod.spec.key, pending);
+    this.checkpoints.addEvent(event);
     this.recorder.emit(event);
   }
 
@@ -425,12 +392,6 @@ export class Kubelet {
       container: container?.name ?? "",
       message,
     };
-  }
-
-  private takeEvents(key: PodKey): KubeEvent[] {
-    const events = this.pendingEvents.get(key) ?? [];
-    this.pendingEvents.delete(key);
-    return events;
   }
 
   private onRuntimeEvent(event: RuntimeEvent): void {
