@@ -184,6 +184,8 @@ export class Kubelet {
 
   /** Stops every pod (preStop, SIGTERM, grace, SIGKILL) and resolves when all are gone. */
   async shutdown(): Promise<void> {
+    // Nothing syncs after stop(): waiting for the pods to go would never end.
+    if (this.stopped) return;
     for (const pod of this.pods.values()) {
       pod.replacement = undefined;
       this.requestDeletion(pod, "shutdown");
@@ -242,7 +244,7 @@ export class Kubelet {
     pod.phase = podPhase(pod);
     updateConditions(pod, this.clock.now());
     this.checkpoint(pod);
-    this.syncFailures.succeeded(key);
+    this.syncFailures.reset(key);
   }
 
   private async syncRunning(pod: PodRecord): Promise<void> {
@@ -352,6 +354,7 @@ export class Kubelet {
     this.backoff.forgetPod(pod.spec.uid);
     this.pullBackoff.forgetPod(pod.spec.uid);
     this.wakes.cancel(key);
+    this.syncFailures.reset(key);
     this.pods.delete(key);
     if (pod.deletionCause === "removed") {
       this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} was removed`);

@@ -25,8 +25,8 @@ export class SyncFailures {
     return { retryInMs: Math.min(RETRY_BASE_MS * 2 ** (count - 1), RETRY_CAP_MS), isNew: previous?.message !== message };
   }
 
-  /** A pass got through, saved included: the next failure is reported and retried from the start. */
-  succeeded(key: PodKey): void {
+  /** A pass got through, saved included, or the pod is gone: the next failure is news and retried from the start. */
+  reset(key: PodKey): void {
     this.failures.delete(key);
   }
 }

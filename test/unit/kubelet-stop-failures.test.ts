@@ -123,4 +123,16 @@ describe("after stop()", () => {
     expect(h.runtime.calls.slice(calls)).toEqual([]);
     expect(h.clock.pendingTimers()).toBe(0);
   });
+
+  test("shutdown() after stop() returns instead of waiting for pods that can no longer be stopped", async () => {
+    const h = harness();
+    await h.kubelet.sync(desired(pod()));
+    h.kubelet.stop();
+    let done = false;
+    const shutdown = h.kubelet.shutdown().then(() => (done = true));
+    await h.advance(60);
+    expect(done).toBe(true);
+    await shutdown;
+    expect(h.runtime.running("web")).toBeDefined();
+  });
 });

@@ -109,6 +109,22 @@ describe("a failing state write", () => {
 });
 
 describe("a failing store while removing a pod", () => {
+  test("a pod that comes back after its removal reports a failure its predecessor already reported", async () => {
+    const { h, store } = setup();
+    await h.kubelet.sync(desired(pod()));
+    store.failing = "disk I/O error";
+    h.kubelet.requestSync("demo/web-lab");
+    await h.advance(1);
+    // Removed while its saves still fail (its removal is recorded: deletes work).
+    await h.kubelet.sync(desired());
+    await h.advance(5);
+    expect(h.kubelet.pods.size).toBe(0);
+    await h.kubelet.sync(desired(pod({ revision: 2 })));
+    await h.advance(1);
+    expect(h.events.filter((e) => e.reason === "FailedSync").map((e) => e.podUid)).toEqual(["uid-web-1", "uid-web-2"]);
+  });
+
+
   test("shutdown still completes", async () => {
     const { h, store } = setup();
     await h.kubelet.sync(desired(pod()));
