@@ -93,14 +93,10 @@ export async function advanceStop(ctx: SyncContext, pod: PodRecord, container: C
     );
   }
   // Sent again on every pass until the container is seen gone: a SIGKILL the runtime refused (the
-  // engine restarting) or one from before an agent restart must not leave it running for good.
-  // The wake-up is armed first, so a pass comes even if no exit event ever does.
+  // engine restarting; the pass fails and reports it) or one from before an agent restart must not
+  // leave it running for good. The wake-up is armed first, so a pass comes even if no event does.
   ctx.wakeAt(pod, now + SIGKILL_RETRY_MS);
-  try {
-    await ctx.runtime.killContainer(container.containerId, "SIGKILL");
-  } catch (error) {
-    ctx.log(`SIGKILL ${container.name}: ${error instanceof Error ? error.message : String(error)}; sending it again`);
-  }
+  await ctx.runtime.killContainer(container.containerId, "SIGKILL");
 }
 
 /** The grace left for a pod that began terminating at `since`, never below the kubelet's floor. */

@@ -36,6 +36,8 @@ describe("a kill the runtime refuses", () => {
     ]);
     expect(h.kubelet.pods.size).toBe(0);
     expect(h.runtime.containers.size).toBe(0);
+    // Reported once, not on every try.
+    expect(h.events.filter((e) => e.reason === "FailedSync").map((e) => e.message)).toEqual(["error syncing pod: connect ENOENT /var/run/docker.sock"]);
   });
 
   test("a failed SIGTERM still ends in SIGKILL at the deadline", async () => {
