@@ -4,7 +4,7 @@
  * the file it comes from is now the new one, in the store and in the events that name it.
  */
 import { expect, test } from "bun:test";
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadManifests } from "../../src/manifest/source.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
@@ -19,7 +19,7 @@ const manifest = {
 test("a renamed manifest keeps its pod, its uid, and names the new file from then on", async () => {
   using dir = tempDir();
   const manifests = join(dir.path, "manifests");
-  require("node:fs").mkdirSync(manifests);
+  mkdirSync(manifests);
   writeFileSync(join(manifests, "web.yaml"), JSON.stringify(manifest));
   const h = storeHarness(dir.path);
   const read = () => loadManifests(manifests, "lab").pods;
