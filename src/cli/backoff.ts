@@ -1,6 +1,6 @@
-import { backoffSchedule, backoffSettings } from "../kubelet/backoff.ts";
+import { backoffSchedule } from "../kubelet/backoff.ts";
 import { formatTable } from "../status/table.ts";
-import { secondsOption } from "./options.ts";
+import { backoffOptions } from "./options.ts";
 
 export interface BackoffCommandOptions {
   backoffBase?: unknown;
@@ -9,10 +9,7 @@ export interface BackoffCommandOptions {
 
 /** Prints the seed's RESTART / WAIT / SINCE FIRST CRASH table for the given base and cap. */
 export function backoffCommand(options: BackoffCommandOptions): number {
-  const settings = backoffSettings({
-    baseSeconds: secondsOption("--backoff-base", options.backoffBase ?? 10),
-    capSeconds: secondsOption("--backoff-max", options.backoffMax ?? 300),
-  });
+  const settings = backoffOptions(options);
   const rows = backoffSchedule(settings).map((row) => [
     String(row.restart),
     seconds(row.waitMs),

@@ -1,4 +1,6 @@
-/** Shared parsing of numeric flags, so every command names the flag and the value it refused. */
+/** Shared parsing of flags, so every command names the flag and the value it refused. */
+import { backoffSettings, type BackoffSettings } from "../kubelet/backoff.ts";
+import { checkNodeName } from "../manifest/validate.ts";
 import { UsageError } from "./cli.ts";
 
 export function secondsOption(flag: string, value: unknown): number {
@@ -7,4 +9,26 @@ export function secondsOption(flag: string, value: unknown): number {
     throw new UsageError(`${flag} must be a number of seconds above 0 (got ${JSON.stringify(value)})`);
   }
   return seconds;
+}
+
+/**
+ * `--backoff-base` and `--backoff-max` together: a base above the cap is refused rather than
+ * silently cut to the cap, since both are the user's own choice here (the kubelet has no base flag).
+ */
+export function backoffOptions(options: { backoffBase?: unknown; backoffMax?: unknown }): BackoffSettings {
+  const baseSeconds = secondsOption("--backoff-base", options.backoffBase ?? 10);
+  const capSeconds = secondsOption("--backoff-max", options.backoffMax ?? 300);
+  if (baseSeconds > capSeconds) {
+    throw new UsageError(`--backoff-base (${baseSeconds}s) must not be above --backoff-max (${capSeconds}s)`);
+  }
+  return backoffSettings({ baseSeconds, capSeconds });
+}
+
+/** `--node`: it becomes part of every pod name (NAME-NODE), so it must be a DNS-1123 subdomain or empty. */
+export function nodeOption(value: unknown): string {
+  // cac turns a numeric-looking value into a number.
+  const node = String(value ?? "");
+  const problem = checkNodeName(node);
+  if (problem) throw new UsageError(`--node: ${problem}`);
+  return node;
 }

@@ -6,7 +6,6 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { realClock } from "../clock.ts";
-import { backoffSettings } from "../kubelet/backoff.ts";
 import type { KubeEvent } from "../kubelet/events.ts";
 import { Kubelet } from "../kubelet/kubelet.ts";
 import { ManifestWatcher } from "../kubelet/manifest-watcher.ts";
@@ -16,7 +15,7 @@ import { podObject } from "../status/pod-object.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
-import { secondsOption } from "./options.ts";
+import { backoffOptions, nodeOption, secondsOption } from "./options.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath } from "../store/db-path.ts";
 import { openAgentDatabase } from "../store/open.ts";
@@ -29,7 +28,8 @@ import type { PodKey, PodSpec } from "../manifest/types.ts";
 export interface RunOptions {
   db?: string;
   manifests?: string;
-  node?: string;
+  /** cac turns a numeric-looking value into a number, hence unknown. */
+  node?: unknown;
   runtime?: string;
   statusFile?: string;
   backoffBase?: unknown;
@@ -46,12 +46,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
   if (!options.manifests) throw new UsageError("run needs --manifests DIR");
   const dir = resolve(options.manifests);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`--manifests: ${dir} is not a directory`);
-  const backoff = backoffSettings({
-    baseSeconds: secondsOption("--backoff-base", options.backoffBase ?? 10),
-    capSeconds: secondsOption("--backoff-max", options.backoffMax ?? 300),
-  });
+  // Every flag is checked before anything starts: a bad one must not leave a database or a runtime root behind.
+  const backoff = backoffOptions(options);
   const resyncMs = secondsOption("--resync", options.resync ?? 20) * 1000;
-  const node = String(options.node ?? "");
+  const node = nodeOption(options.node);
   const dbPath = resolveDbPath(options.db);
   const clock = realClock;
   const started = clock.now();
@@ -65,7 +63,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const database = openAgentDatabase(dbPath);
   const { runtime, logPathOf, root } = await createRuntime(options, dbPath);
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: undefined })) log(line);
-  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, log });
+  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf });
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));

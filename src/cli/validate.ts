@@ -8,8 +8,7 @@ import { isSidecar } from "../manifest/types.ts";
 import { describeProbe } from "../manifest/describe-probe.ts";
 import { ManifestSourceError } from "../manifest/errors.ts";
 import { loadManifests } from "../manifest/source.ts";
-import { checkNodeName } from "../manifest/validate.ts";
-import { UsageError } from "./cli.ts";
+import { nodeOption } from "./options.ts";
 
 export interface ValidateCommandOptions {
   /** cac turns a numeric-looking value into a number, hence unknown. */
@@ -35,9 +34,7 @@ const PROBE_LINES: readonly [label: string, pick: (container: ContainerSpec) => 
 ];
 
 export function validateCommand(dir: string, options: ValidateCommandOptions, output: CommandOutput = processOutput): number {
-  const node = String(options.node ?? "");
-  const nodeProblem = checkNodeName(node);
-  if (nodeProblem) throw new UsageError(`--node: ${nodeProblem}`);
+  const node = nodeOption(options.node);
   let result: ReturnType<typeof loadManifests>;
   try {
     result = loadManifests(dir, node);

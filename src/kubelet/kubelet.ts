@@ -24,14 +24,10 @@ import { killRevivedAttempts } from "./runtime-restarts.ts";
 import { ensureSandboxAlive } from "./sandbox-check.ts";
 import { RuntimeIndex } from "./runtime-index.ts";
 import { WakeTimers } from "./wake-timers.ts";
+import { SyncFailures } from "./sync-failures.ts";
+import { PodCheckpoints, type PodStateSink } from "./pod-checkpoints.ts";
 
-/** Where each pass's outcome goes: the SQLite store in production, nothing or a spy in tests. */
-export interface PodStateSink {
-  /** Persists one pod's state with the events and back-off entries of the pass, atomically. */
-  savePod(pod: PodRecord, events: KubeEvent[], backoff: BackoffEntry[]): void;
-  /** Records that a pod is gone, with the events of its last pass. */
-  deletePod(pod: PodRecord, events: KubeEvent[]): void;
-}
+export type { PodStateSink } from "./pod-checkpoints.ts";
 
 /** The prober's side of the loop: starts due probes and applies their verdicts on later passes. */
 export interface ProbeDriver {
@@ -57,22 +53,33 @@ export class Kubelet {
   private readonly pullBackoff: BackoffStore;
   private readonly runtime: Runtime;
   private readonly clock: Clock;
-  private readonly store?: PodStateSink;
   private readonly probes?: ProbeDriver;
   private readonly log: (message: string) => void;
   private readonly workers: PodWorkers;
   private readonly wakes: WakeTimers;
-  private readonly pendingEvents = new Map<PodKey, KubeEvent[]>();
+  private readonly checkpoints: PodCheckpoints;
+  private readonly syncFailures = new SyncFailures();
   private readonly index = new RuntimeIndex();
   private readonly podListeners = new Set<(pod: PodRecord, removed: boolean) => void>();
   private readonly emptyWaiters: Array<() => void> = [];
   private unwatch?: () => void;
+  /** Set by stop(): nothing may sync, signal or arm a timer any more, whatever completes late. */
+  private stopped = false;
   private readonly ctx: SyncContext;
 
   constructor(options: KubeletOptions) {
     this.runtime = options.runtime;
     this.clock = options.clock;
-    this.store = options.store;
+    this.checkpoints = new PodCheckpoints({
+      store: options.store,
+      removalFailed: (pod, error) => {
+        const message = `error recording the removal of pod ${pod.spec.fullName}: ${errorMessage(error)}`;
+        this.log(message);
+        const event = this.newEvent(pod, "Warning", "FailedSync", undefined, message);
+        this.recorder.emit(event);
+        return event;
+      },
+    });
     this.probes = options.probes;
     this.log = options.log ?? (() => {});
     this.recorder = options.recorder ?? new EventRecorder();
@@ -90,26 +97,33 @@ export class Kubelet {
       backoff: this.backoff,
       pullBackoff: this.pullBackoff,
       event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
-      wakeAt: (pod, at) => this.wakes.wakeAt(pod.spec.key, at),
-      requestSync: (pod) => this.workers.dispatch(pod.spec.key),
+      wakeAt: (pod, at) => this.wakeAt(pod.spec.key, at),
+      requestSync: (pod) => this.dispatch(pod.spec.key),
       track: (id, pod) => {
-        if (this.index.track(id, pod.spec.key)) this.workers.dispatch(pod.spec.key);
+        if (this.index.track(id, pod.spec.key)) this.dispatch(pod.spec.key);
       },
       untrack: (id) => {
         this.index.untrack(id);
         this.probes?.forget(id);
       },
       log: this.log,
+      stopped: () => this.stopped,
     };
   }
 
   /** Subscribes to runtime events so an exit wakes its pod at once. Idempotent. */
   start(): void {
+    this.stopped = false;
     this.unwatch ??= this.runtime.watch((event) => this.onRuntimeEvent(event));
   }
 
-  /** Stops listening to the runtime and cancels every timer; containers are left as they are. */
+  /**
+   * Stops listening to the runtime and cancels every timer; containers are left as they are. A pass
+   * already running finishes, but what completes afterwards (a probe, a preStop hook, a failed pass)
+   * neither syncs, signals nor arms a timer again.
+   */
   stop(): void {
+    this.stopped = true;
     this.unwatch?.();
     this.unwatch = undefined;
     this.wakes.clear();
@@ -121,6 +135,7 @@ export class Kubelet {
    * Until `sourcesReady`, nothing is stopped: the agent cannot kill what it is about to adopt.
    */
   sync(desired: Map<PodKey, PodSpec>, options: { sourcesReady?: boolean } = {}): Promise<void> {
+    if (this.stopped) return this.workers.idle();
     const now = this.clock.now();
     for (const [key, spec] of desired) {
       const pod = this.pods.get(key);
@@ -130,8 +145,12 @@ export class Kubelet {
         if (pod.spec.configHash !== spec.configHash) {
           pod.replacement = spec;
           this.requestDeletion(pod, "replaced");
+        } else if (pod.spec.source !== spec.source) {
+          // Renamed, content unchanged: the same pod, keeping the uid its containers carry, now
+          // read from the new file (the uid a file would give is a hash of its path too).
+          pod.spec = { ...pod.spec, source: spec.source };
         }
-      } else if (pod.deletionCause !== "shutdown" && pod.replacement?.configHash !== spec.configHash) {
+      } else if (pod.deletionCause !== "shutdown" && (pod.replacement?.configHash !== spec.configHash || pod.replacement.source !== spec.source)) {
         // Wanted again (or changed again) while still stopping: run the newest spec afterwards.
         pod.replacement = spec;
       }
@@ -143,7 +162,7 @@ export class Kubelet {
         this.requestDeletion(pod, "removed");
       }
     }
-    for (const key of this.pods.keys()) this.workers.dispatch(key);
+    for (const key of this.pods.keys()) this.dispatch(key);
     return this.workers.idle();
   }
 
@@ -165,10 +184,12 @@ export class Kubelet {
 
   /** Stops every pod (preStop, SIGTERM, grace, SIGKILL) and resolves when all are gone. */
   async shutdown(): Promise<void> {
+    // Nothing syncs after stop(): waiting for the pods to go would never end.
+    if (this.stopped) return;
     for (const pod of this.pods.values()) {
       pod.replacement = undefined;
       this.requestDeletion(pod, "shutdown");
-      this.workers.dispatch(pod.spec.key);
+      this.dispatch(pod.spec.key);
     }
     if (this.pods.size === 0) return;
     await new Promise<void>((resolve) => this.emptyWaiters.push(resolve));
@@ -188,7 +209,15 @@ export class Kubelet {
 
   /** Re-runs a pod's sync now (used by a caller that knows something changed). */
   requestSync(key: PodKey): void {
-    if (this.pods.has(key)) this.workers.dispatch(key);
+    if (this.pods.has(key)) this.dispatch(key);
+  }
+
+  private dispatch(key: PodKey): void {
+    if (!this.stopped) this.workers.dispatch(key);
+  }
+
+  private wakeAt(key: PodKey, at: number): void {
+    if (!this.stopped) this.wakes.wakeAt(key, at);
   }
 
   private requestDeletion(pod: PodRecord, cause: NonNullable<PodRecord["deletionCause"]>): void {
@@ -202,7 +231,8 @@ export class Kubelet {
 
   private async syncPod(key: PodKey): Promise<void> {
     const pod = this.pods.get(key);
-    if (!pod) return;
+    // A request queued before stop() does not run after it.
+    if (!pod || this.stopped) return;
     this.wakes.cancel(key);
     for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
     await killRevivedAttempts(this.ctx, pod, this.index.startedIds);
@@ -214,6 +244,7 @@ export class Kubelet {
     pod.phase = podPhase(pod);
     updateConditions(pod, this.clock.now());
     this.checkpoint(pod);
+    this.syncFailures.reset(key);
   }
 
   private async syncRunning(pod: PodRecord): Promise<void> {
@@ -231,7 +262,7 @@ export class Kubelet {
         this.ctx.track(pod.sandbox.id, pod);
       } catch (error) {
         this.event(pod, "Warning", "FailedCreatePodSandBox", undefined, `Failed to create pod sandbox: ${errorMessage(error)}`);
-        this.wakes.wakeAt(pod.spec.key, this.clock.now() + 5000);
+        this.wakeAt(pod.spec.key, this.clock.now() + 5000);
         return;
       }
     }
@@ -323,29 +354,37 @@ export class Kubelet {
     this.backoff.forgetPod(pod.spec.uid);
     this.pullBackoff.forgetPod(pod.spec.uid);
     this.wakes.cancel(key);
+    this.syncFailures.reset(key);
     this.pods.delete(key);
     if (pod.deletionCause === "removed") {
       this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} was removed`);
     }
     pod.phase = podPhase(pod);
-    this.store?.deletePod(pod, this.takeEvents(key));
+    // Never throws: a store that refuses the removal must neither keep shutdown waiting nor lose the replacement.
+    this.checkpoints.remove(pod);
     for (const listener of this.podListeners) listener(pod, true);
     if (pod.replacement) {
       this.pods.set(key, newPodRecord(pod.replacement, this.clock.now()));
-      this.workers.dispatch(key);
+      this.dispatch(key);
     } else if (this.pods.size === 0) {
       for (const resolve of this.emptyWaiters.splice(0)) resolve();
     }
   }
 
+  /** Saves the pod with the events of its passes since the last successful save; throws what the store throws. */
   private checkpoint(pod: PodRecord): void {
-    const events = this.takeEvents(pod.spec.key);
-    this.store?.savePod(pod, events, this.backoff.forPod(pod.spec.uid));
+    this.checkpoints.save(pod, this.backoff.forPod(pod.spec.uid));
     for (const listener of this.podListeners) listener(pod, false);
   }
 
   private event(pod: PodRecord, type: EventType, reason: string, container: ContainerRecord | undefined, message: string): void {
-    const event: KubeEvent = {
+    const event = this.newEvent(pod, type, reason, container, message);
+    this.checkpoints.addEvent(event);
+    this.recorder.emit(event);
+  }
+
+  private newEvent(pod: PodRecord, type: EventType, reason: string, container: ContainerRecord | undefined, message: string): KubeEvent {
+    return {
       at: this.clock.now(),
       type,
       reason,
@@ -356,16 +395,6 @@ export class Kubelet {
       container: container?.name ?? "",
       message,
     };
-    const pending = this.pendingEvents.get(pod.spec.key) ?? [];
-    pending.push(event);
-    this.pendingEvents.set(pod.spec.key, pending);
-    this.recorder.emit(event);
-  }
-
-  private takeEvents(key: PodKey): KubeEvent[] {
-    const events = this.pendingEvents.get(key) ?? [];
-    this.pendingEvents.delete(key);
-    return events;
   }
 
   private onRuntimeEvent(event: RuntimeEvent): void {
@@ -375,7 +404,7 @@ export class Kubelet {
       // Healthy again: anything may have happened meanwhile, sandboxes dying included.
       for (const key of this.pods.keys()) {
         if (event.healthy) this.index.sandboxSuspects.add(key);
-        this.workers.dispatch(key);
+        this.dispatch(key);
       }
       return;
     }
@@ -383,14 +412,28 @@ export class Kubelet {
     if (key) this.requestSync(key);
   }
 
+  /**
+   * One pod's failure never stops the loop or another pod: the retry is armed first, then the error
+   * is reported once (a store that cannot write fails every retry the same way) and what the pass
+   * did is saved if the store allows. Never throws.
+   */
   private onSyncError(key: PodKey, error: unknown): void {
-    // One pod's failure never stops the loop or another pod: report it and try again shortly.
-    this.log(`sync of pod ${key} failed: ${errorMessage(error)}`);
+    const message = errorMessage(error);
     const pod = this.pods.get(key);
-    if (pod) {
-      this.event(pod, "Warning", "FailedSync", undefined, `error syncing pod: ${errorMessage(error)}`);
+    if (!pod) {
+      this.log(`sync of pod ${key} failed: ${message}`);
+      return;
+    }
+    const failure = this.syncFailures.failed(key, message);
+    this.wakeAt(key, this.clock.now() + failure.retryInMs);
+    if (failure.isNew) {
+      this.log(`sync of pod ${key} failed: ${message}`);
+      this.event(pod, "Warning", "FailedSync", undefined, `error syncing pod: ${message}`);
+    }
+    try {
       this.checkpoint(pod);
-      this.wakes.wakeAt(key, this.clock.now() + 2000);
+    } catch (saveError) {
+      if (failure.isNew && errorMessage(saveError) !== message) this.log(`saving pod ${key}: ${errorMessage(saveError)}`);
     }
   }
 }

@@ -31,16 +31,22 @@ export class PodWorkers {
     return this.running.size > 0;
   }
 
+  /** Rejects only if `onError` throws; the worker is released either way. */
   private async loop(key: PodKey): Promise<void> {
-    do {
-      this.again.delete(key);
-      try {
-        await this.syncPod(key);
-      } catch (error) {
-        this.onError(key, error);
-      }
-    } while (this.again.has(key));
-    // In the same synchronous step as the last check of `again`, so no request can fall between.
-    this.running.delete(key);
+    try {
+      do {
+        this.again.delete(key);
+        try {
+          await this.syncPod(key);
+        } catch (error) {
+          this.onError(key, error);
+        }
+      } while (this.again.has(key));
+    } finally {
+      // In the same synchronous step as the last check of `again`, so no request can fall between;
+      // and on every path, or the pod would be "busy" for good and never synced again.
+      this.running.delete(key);
+      if (this.again.delete(key)) this.dispatch(key);
+    }
   }
 }

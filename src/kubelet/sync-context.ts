@@ -24,6 +24,8 @@ export interface SyncContext {
   track(containerId: string, pod: PodRecord): void;
   untrack(containerId: string): void;
   log(message: string): void;
+  /** True once the loop was stopped: work completing late (a preStop hook) must not act any more. */
+  stopped(): boolean;
 }
 
 /** The kubelet's floor between SIGTERM and SIGKILL (minimumGracePeriodInSeconds). */

@@ -8,6 +8,9 @@ import { MIN_GRACE_MS, type SyncContext } from "./sync-context.ts";
 import { runPreStop } from "./lifecycle-hooks.ts";
 import { goDuration } from "../status/go-duration.ts";
 
+/** How soon a SIGKILL is sent again while its container still runs. */
+const SIGKILL_RETRY_MS = 2000;
+
 function killingMessage(container: ContainerRecord, cause: Stopping["cause"]): string {
   switch (cause) {
     case "liveness":
@@ -45,6 +48,7 @@ export function beginStop(
     })
     .catch((error) => ctx.event(pod, "Warning", "FailedPreStopHook", container, `PreStopHook failed: ${error}`))
     .finally(() => {
+      if (ctx.stopped()) return;
       if (container.containerId === id && container.stopping?.stage === "preStop") {
         sendTerm(ctx, pod, container);
         ctx.requestSync(pod);
@@ -73,11 +77,12 @@ export async function advanceStop(ctx: SyncContext, pod: PodRecord, container: C
     else ctx.wakeAt(pod, stopping.startedAt + stopping.graceMs);
     return;
   }
-  if (stopping.stage === "sigterm" && stopping.deadline !== undefined) {
-    if (now < stopping.deadline) {
-      ctx.wakeAt(pod, stopping.deadline);
-      return;
-    }
+  if (stopping.deadline === undefined) return;
+  if (now < stopping.deadline) {
+    ctx.wakeAt(pod, stopping.deadline);
+    return;
+  }
+  if (stopping.stage === "sigterm") {
     stopping.stage = "sigkill";
     ctx.event(
       pod,
@@ -86,8 +91,12 @@ export async function advanceStop(ctx: SyncContext, pod: PodRecord, container: C
       container,
       `Container ${container.name} did not stop within its grace period (${goDuration(stopping.graceMs)}); sending SIGKILL`,
     );
-    await ctx.runtime.killContainer(container.containerId, "SIGKILL");
   }
+  // Sent again on every pass until the container is seen gone: a SIGKILL the runtime refused (the
+  // engine restarting; the pass fails and reports it) or one from before an agent restart must not
+  // leave it running for good. The wake-up is armed first, so a pass comes even if no event does.
+  ctx.wakeAt(pod, now + SIGKILL_RETRY_MS);
+  await ctx.runtime.killContainer(container.containerId, "SIGKILL");
 }
 
 /** The grace left for a pod that began terminating at `since`, never below the kubelet's floor. */

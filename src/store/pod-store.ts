@@ -33,8 +33,6 @@ export interface SqliteStoreOptions {
   /** Where the runtime keeps an attempt's output, when it keeps a file (the process runtime). */
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
   retention?: Partial<RetentionSettings>;
-  /** Reports a checkpoint that failed; its events are retried with the pod's next save. */
-  log?: (message: string) => void;
 }
 
 /** What a restarted agent needs to adopt its pods without resetting restart counts or back-off. */
@@ -43,20 +41,15 @@ export interface LoadedState {
   backoff: BackoffEntry[];
 }
 
-/** Events kept for retry after failed checkpoints, per pod: bounded so a broken disk cannot eat memory. */
-const MAX_RETRY_EVENTS = 1000;
-
 export class SqliteStore implements PodStateSink {
   private readonly db: Database;
   private readonly clock: Clock;
   private readonly runtimeName: string;
   private readonly logPathOf: (podUid: string, containerId: string) => string | undefined;
   private readonly retention: RetentionSettings;
-  private readonly log: (message: string) => void;
   private readonly sql: WriteStatements;
   /** The last v1 object written per live pod: a pass that changes nothing does not wake `get -w`. */
   private readonly lastObject = new Map<string, string>();
-  private readonly retryEvents = new Map<string, KubeEvent[]>();
   private revision: number;
   private lastPrune: number;
 
@@ -66,7 +59,6 @@ export class SqliteStore implements PodStateSink {
     this.runtimeName = options.runtimeName;
     this.logPathOf = options.logPathOf ?? (() => undefined);
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
-    this.log = options.log ?? (() => {});
     this.sql = prepareWrites(this.db);
     const row = this.sql.maxRevision.get() as { revision: number | null } | null;
     this.revision = row?.revision ?? 0;
@@ -119,22 +111,19 @@ export class SqliteStore implements PodStateSink {
 
   private checkpoint(pod: PodRecord, events: KubeEvent[], extra: () => void, deletedAt: number | undefined): void {
     const uid = pod.spec.uid;
-    const all = [...(this.retryEvents.get(uid) ?? []), ...events];
     const revisionBefore = this.revision;
     try {
       this.db.transaction(() => {
         this.writePod(pod, deletedAt);
         for (const [position, container] of allContainers(pod).entries()) this.writeContainer(pod, container, position);
         extra();
-        for (const event of all) this.writeEvent(event);
+        for (const event of events) this.writeEvent(event);
       })();
-      this.retryEvents.delete(uid);
     } catch (error) {
-      // Nothing of the pass was written (the transaction rolled back): keep its events for the next one.
+      // Nothing of the pass was written (the transaction rolled back): the caller keeps the events
+      // and hands them again with the pod's next save, and reports the error.
       this.revision = revisionBefore;
-      this.retryEvents.set(uid, all.slice(-MAX_RETRY_EVENTS));
       if (deletedAt === undefined) this.lastObject.delete(uid);
-      this.log(`checkpoint of pod ${pod.spec.key} failed, retrying with its next pass: ${(error as Error).message}`);
       throw error;
     }
   }

@@ -79,6 +79,28 @@ describe("the loop with real processes", () => {
     await h.event((e) => e.reason === "PodRemoved" && e.pod === "stubborn-lab");
   });
 
+  test("a SIGKILL the runtime refuses once is sent again, and the process that ignores SIGTERM dies with 137", async () => {
+    const trapped = join(root, "trapped");
+    const stubborn = pod({ name: "stubborn", grace: 1, containers: [sh("stubborn", `trap '' TERM; touch ${trapped}; while true; do sleep 0.1; done`)] });
+    await h.kubelet.sync(desired(stubborn));
+    await h.event((e) => e.reason === "Started");
+    for (let tries = 0; !existsSync(trapped); tries++) {
+      expect(tries).toBeLessThan(200);
+      await Bun.sleep(10);
+    }
+    const kill = runtime.killContainer.bind(runtime);
+    let refused = 0;
+    runtime.killContainer = async (id, signal) => {
+      if (signal === "SIGKILL" && refused++ === 0) throw new Error("monitor unreachable (injected)");
+      return kill(id, signal);
+    };
+    await h.kubelet.sync(desired());
+    const exited = await h.event((e) => e.reason === "Exited" && e.container === "stubborn", 8000);
+    expect(exited.message).toBe("exit code 137 (Error)");
+    expect(refused).toBeGreaterThanOrEqual(2);
+    await h.event((e) => e.reason === "PodRemoved" && e.pod === "stubborn-lab");
+  });
+
   test("preStop runs before SIGTERM, and the container sees its effect when SIGTERM arrives", async () => {
     const marker = join(root, "prestop-ran");
     const witness = join(root, "term-saw-prestop");

@@ -1,0 +1,32 @@
+/**
+ * Failed pod syncs, per pod: when to retry (2s, doubling to 1 min, like the kubelet's pod workers
+ * backing off a failing pod) and whether an error is news. A store that cannot write (disk full,
+ * read-only file system) fails every pass the same way: that is one Warning, not one per retry.
+ */
+import type { PodKey } from "../manifest/types.ts";
+
+const RETRY_BASE_MS = 2000;
+const RETRY_CAP_MS = 60_000;
+
+export interface SyncFailure {
+  /** Wait before the retry. */
+  retryInMs: number;
+  /** False when the previous failure of this pod, with no success since, had the same message. */
+  isNew: boolean;
+}
+
+export class SyncFailures {
+  private readonly failures = new Map<PodKey, { count: number; message: string }>();
+
+  failed(key: PodKey, message: string): SyncFailure {
+    const previous = this.failures.get(key);
+    const count = (previous?.count ?? 0) + 1;
+    this.failures.set(key, { count, message });
+    return { retryInMs: Math.min(RETRY_BASE_MS * 2 ** (count - 1), RETRY_CAP_MS), isNew: previous?.message !== message };
+  }
+
+  /** A pass got through, saved included, or the pod is gone: the next failure is news and retried from the start. */
+  reset(key: PodKey): void {
+    this.failures.delete(key);
+  }
+}

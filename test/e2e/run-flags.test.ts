@@ -1,0 +1,33 @@
+/**
+ * `run` refuses a bad flag before it starts anything: no lock, no database, no runtime root, and
+ * no agent left running with nothing to do (a bad --node used to read no pods, forever).
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { BINARY, ENV, Workspace, ensureBinary } from "./helpers.ts";
+
+let ws: Workspace;
+beforeAll(() => {
+  ensureBinary();
+  ws = new Workspace();
+});
+afterAll(() => ws.cleanup());
+
+function run(...flags: string[]) {
+  // A run that starts would not exit by itself: the timeout turns that into a failure, not a hang.
+  return spawnSync(BINARY, ["run", "--manifests", ws.manifests, "--db", ws.db, ...flags], { env: ENV, encoding: "utf8", timeout: 10_000 });
+}
+
+test.each([
+  [["--node", "Lab_1"], "error: --node: "],
+  [["--backoff-base", "30", "--backoff-max", "20"], "error: --backoff-base (30s) must not be above --backoff-max (20s)\n"],
+])("run %p is a usage error before anything starts", (flags, message) => {
+  const result = run(...flags);
+  expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: "" });
+  expect(result.stderr).toStartWith(message);
+  expect(result.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+  expect(existsSync(ws.db)).toBe(false);
+  expect(existsSync(join(ws.path, "process"))).toBe(false);
+});

@@ -1,0 +1,53 @@
+import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCLI } from "../../src/cli/cli.ts";
+
+let out: string[];
+let spies: ReturnType<typeof spyOn>[];
+let dir: string;
+
+beforeEach(() => {
+  out = [];
+  const capture = (chunk: unknown) => (out.push(String(chunk)), true);
+  spies = [spyOn(process.stdout, "write").mockImplementation(capture as never), spyOn(process.stderr, "write").mockImplementation(capture as never)];
+  dir = mkdtempSync(join(tmpdir(), "minikubelet-flags-"));
+  mkdirSync(join(dir, "manifests"));
+});
+
+afterEach(() => {
+  for (const spy of spies) spy.mockRestore();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("flags checked before the agent starts", () => {
+  test("run --node is checked like validate --node, before the database or the runtime is touched", async () => {
+    const db = join(dir, "state.db");
+    const code = await runCLI(["run", "--manifests", join(dir, "manifests"), "--node", "Lab_1", "--db", db]);
+    const validate = [...out];
+    out.length = 0;
+    expect(await runCLI(["validate", join(dir, "manifests"), "--node", "Lab_1"])).toBe(code);
+    expect(code).toBe(2);
+    expect(validate.join("")).toStartWith("error: --node: ");
+    expect(validate.join("")).toBe(out.join(""));
+    expect(existsSync(db)).toBe(false);
+    expect(existsSync(join(dir, "process"))).toBe(false);
+  });
+
+  test.each([
+    [["backoff", "--backoff-base", "20", "--backoff-max", "10"]],
+    [["run", "--manifests", "MANIFESTS", "--backoff-base", "20", "--backoff-max", "10", "--db", "DB"]],
+  ])("a back-off base above the cap is a usage error naming both flags and values: %p", async (argv) => {
+    const db = join(dir, "state.db");
+    const args = argv.map((a) => (a === "MANIFESTS" ? join(dir, "manifests") : a === "DB" ? db : a));
+    expect(await runCLI(args)).toBe(2);
+    expect(out.join("")).toBe("error: --backoff-base (20s) must not be above --backoff-max (10s)\n");
+    expect(existsSync(db)).toBe(false);
+  });
+
+  test("a base equal to the cap is fine", async () => {
+    expect(await runCLI(["backoff", "--backoff-base", "5", "--backoff-max", "5"])).toBe(0);
+    expect(out.join("")).toContain("5s");
+  });
+});
