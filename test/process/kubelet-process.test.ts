@@ -96,7 +96,7 @@ describe("the loop with real processes", () => {
     };
     await h.kubelet.sync(desired());
     const exited = await h.event((e) => e.reason === "Exited" && e.container === "stubborn", 8000);
-    expect(exited.message).toBe("exit code 137 (Error)");
+    expect(exited.message).toBe("Container stubborn exited with code 137 (Error)");
     expect(refused).toBeGreaterThanOrEqual(2);
     await h.event((e) => e.reason === "PodRemoved" && e.pod === "stubborn-lab");
   });

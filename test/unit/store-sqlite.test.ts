@@ -79,7 +79,7 @@ describe("checkpoints", () => {
     const record = h.pod(crash.key)!;
     record.app[0]!.state = "terminated";
     record.app[0]!.terminated = { containerId: record.app[0]!.containerId!, exitCode: 1, reason: "Error", finishedAt: h.clock.now() };
-    const exited = { ...h.events[0]!, reason: "Exited", message: "exit code 1 (Error)", type: "Warning" as const };
+    const exited = { ...h.events[0]!, reason: "Exited", message: "Container crash exited with code 1 (Error)", type: "Warning" as const };
     expect(() => h.store.savePod(record, [exited], [])).toThrow("injected failure");
     expect(h.agent.db.query("SELECT phase, revision, record_json FROM pods").all()).toEqual(before);
     expect(h.agent.db.query("SELECT * FROM containers").all()).toEqual(containersBefore);
