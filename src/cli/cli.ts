@@ -41,8 +41,8 @@ export function createCLI(): CAC {
     .option("--node <name>", "node name; pods are named NAME-NODE like mirror pods", { default: "" })
     .option("--runtime <name>", "process or docker", { default: "process" })
     .option("--status-file <file>", "write the pods as a v1 List after each pass (atomically)")
-    .option("--backoff-base <seconds>", "first restart back-off", { default: 10 })
-    .option("--backoff-max <seconds>", "back-off cap", { default: 300 })
+    .option("--backoff-base <seconds>", "first restart back-off (default: 10, or --backoff-max when lower)")
+    .option("--backoff-max <seconds>", "back-off cap (default: 300)")
     .option("--stop-pods-on-exit", "docker runtime: stop pods when the agent exits")
     .option("--pause-image <image>", "docker runtime: sandbox image", { default: "registry.k8s.io/pause:3.10" })
     .option("--resync <seconds>", "periodic full rescan of the manifest directory", { default: 20 })
@@ -55,8 +55,8 @@ export function createCLI(): CAC {
 
   cli
     .command("backoff", "print the restart back-off schedule")
-    .option("--backoff-base <seconds>", "first restart back-off", { default: 10 })
-    .option("--backoff-max <seconds>", "back-off cap", { default: 300 })
+    .option("--backoff-base <seconds>", "first restart back-off (default: 10, or --backoff-max when lower)")
+    .option("--backoff-max <seconds>", "back-off cap (default: 300)")
     .action(async (options) => (await import("./backoff.ts")).backoffCommand(options));
 
   cli

@@ -12,13 +12,14 @@ export function secondsOption(flag: string, value: unknown): number {
 }
 
 /**
- * `--backoff-base` and `--backoff-max` together: a base above the cap is refused rather than
- * silently cut to the cap, since both are the user's own choice here (the kubelet has no base flag).
+ * `--backoff-base` and `--backoff-max`: both given with the base above the cap is refused rather
+ * than silently cut to the cap, since both are the user's own choice. `--backoff-max` alone below
+ * the default base lowers the first wait too, as the kubelet's node-wide cap does since 1.35.
  */
 export function backoffOptions(options: { backoffBase?: unknown; backoffMax?: unknown }): BackoffSettings {
-  const baseSeconds = secondsOption("--backoff-base", options.backoffBase ?? 10);
+  const baseSeconds = options.backoffBase === undefined ? undefined : secondsOption("--backoff-base", options.backoffBase);
   const capSeconds = secondsOption("--backoff-max", options.backoffMax ?? 300);
-  if (baseSeconds > capSeconds) {
+  if (baseSeconds !== undefined && baseSeconds > capSeconds) {
     throw new UsageError(`--backoff-base (${baseSeconds}s) must not be above --backoff-max (${capSeconds}s)`);
   }
   return backoffSettings({ baseSeconds, capSeconds });

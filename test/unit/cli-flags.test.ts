@@ -46,6 +46,12 @@ describe("flags checked before the agent starts", () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  test("--backoff-max alone below the default base lowers the first wait instead of being refused", async () => {
+    expect(await runCLI(["backoff", "--backoff-max", "4"])).toBe(0);
+    const waits = out.join("").split("\n").slice(1, 4).map((line) => line.trim().split(/\s+/)[1]);
+    expect(waits).toEqual(["0s", "4s", "4s"]);
+  });
+
   test("a base equal to the cap is fine", async () => {
     expect(await runCLI(["backoff", "--backoff-base", "5", "--backoff-max", "5"])).toBe(0);
     expect(out.join("")).toContain("5s");
