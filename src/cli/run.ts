@@ -1,10 +1,10 @@
 /**
  * `minikubelet run`: assembles the agent (source watcher, runtime, prober, store, loop), prints one
- * line per event, and on SIGINT/SIGTERM stops the pods (process runtime, or docker with
- * --stop-pods-on-exit) and prints the final table.
+ * line per event, and on SIGINT/SIGTERM leaves the pods running for the next agent to adopt, as a
+ * kubelet restart does (or stops them first with --stop-pods-on-exit), then prints the final table.
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { realClock } from "../clock.ts";
 import { backoffSettings } from "../kubelet/backoff.ts";
 import type { KubeEvent } from "../kubelet/events.ts";
@@ -17,7 +17,8 @@ import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { secondsOption } from "./options.ts";
-import { resolveDbPath } from "../store/db-path.ts";
+import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
+import { databaseIdentity } from "../store/identity.ts";
 import { openAgentDatabase } from "../store/open.ts";
 import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
@@ -62,7 +63,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const signalled = waitForSignal();
   // The lock next: a second agent on the same database must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
-  const { runtime, logPathOf } = await createRuntime(options, dbPath);
+  const identity = databaseIdentity(database.db);
+  const { runtime, logPathOf } = await createRuntime(options, runtimeRootOf(dbPath), identity);
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, log });
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
@@ -95,7 +97,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     onPods: (pods) => {
       if (adopted) return void kubelet.sync(pods);
       adopted = true;
-      void adoptThenSync(kubelet, runtime, store, pods, clock.now(), node).catch((error) => log(`adoption failed: ${(error as Error).message}`));
+      void adoptThenSync(kubelet, runtime, store, pods, clock.now(), node, identity).catch((error) => log(`adoption failed: ${(error as Error).message}`));
     },
     onError: (error) => err(`error: ${error.message}`),
     onReadFailure: (message) => err(`error: ${message}`),
@@ -136,10 +138,11 @@ async function adoptThenSync(
   desired: Map<PodKey, PodSpec>,
   now: number,
   node: string,
+  database: string,
 ): Promise<void> {
   const state = store.loadState();
   const [containers, sandboxes] = await Promise.all([runtime.listContainers(), runtime.listPodSandboxes()]);
-  const plan = planAdoption({ records: state.pods, containers, sandboxes, desired, now, node });
+  const plan = planAdoption({ records: state.pods, containers, sandboxes, desired, now, node, database });
   await kubelet.adopt(plan, state.backoff);
   await kubelet.sync(desired);
 }
@@ -157,20 +160,21 @@ interface RuntimeChoice {
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
 }
 
-async function createRuntime(options: RunOptions, dbPath: string): Promise<RuntimeChoice> {
+/** `root` is the agent's own runtime root (runtimeRootOf its database); `owner` its database's identity. */
+async function createRuntime(options: RunOptions, root: string, owner: string): Promise<RuntimeChoice> {
   const name = options.runtime ?? "process";
   switch (name) {
     case "process": {
       const { ProcessRuntime } = await import("../runtime/process.ts");
       const { ProcessLayout } = await import("../runtime/process-files.ts");
-      const rootDir = join(dirname(dbPath), "process");
+      const rootDir = join(root, "process");
       mkdirSync(rootDir, { recursive: true });
       const layout = new ProcessLayout(rootDir);
-      return { runtime: new ProcessRuntime({ rootDir }), logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
+      return { runtime: new ProcessRuntime({ rootDir, owner }), logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");
-      return { runtime: new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot: join(dirname(dbPath), "volumes") }) };
+      return { runtime: new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot: join(root, "volumes"), owner }) };
     }
     default:
       throw new UsageError(`--runtime must be process or docker (got ${JSON.stringify(name)})`);

@@ -12,6 +12,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { LABEL } from "../../src/runtime/labels.ts";
+import { runtimeRootOf } from "../../src/store/db-path.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BINARY = join(ROOT, "minikubelet");
@@ -206,9 +207,9 @@ export interface ProcessContainer {
   exited: boolean;
 }
 
-/** Every container attempt under <dbdir>/process/pods (labels.json, pid, exit). */
-export function processContainers(ws: Workspace): ProcessContainer[] {
-  const pods = join(ws.path, "process", "pods");
+/** Every container attempt of the database `db` (default the workspace's): <db>.runtime/process/pods. */
+export function processContainers(ws: Workspace, db = ws.db): ProcessContainer[] {
+  const pods = join(runtimeRootOf(db), "process", "pods");
   if (!existsSync(pods)) return [];
   const found: ProcessContainer[] = [];
   for (const podUid of readdirSync(pods)) {
