@@ -64,7 +64,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // The lock next: a second agent on the same database must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
   const identity = databaseIdentity(database.db);
-  const { runtime, logPathOf } = await createRuntime(options, runtimeRootOf(dbPath), identity);
+  const { runtime, logPathOf, unlock } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath });
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, log });
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
@@ -126,6 +126,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     out(formatPods(objects(), { now: clock.now() }).trimEnd());
     err("minikubelet: pods left running (docker runtime); --stop-pods-on-exit stops them");
   }
+  await unlock?.();
   await runtime.close();
   database.close();
   return 0;
@@ -158,10 +159,21 @@ interface RuntimeChoice {
   runtime: Runtime;
   /** Where an attempt's output file is, for `logs` (the process runtime keeps one per attempt). */
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
+  /** Releases what the agent holds in the runtime beyond its database's lock (docker: the node). */
+  unlock?: () => Promise<void>;
 }
 
-/** `root` is the agent's own runtime root (runtimeRootOf its database); `owner` its database's identity. */
-async function createRuntime(options: RunOptions, root: string, owner: string): Promise<RuntimeChoice> {
+interface AgentOwnership {
+  /** The agent's own runtime root (runtimeRootOf its database). */
+  root: string;
+  /** Its database's identity, put on everything the runtime creates. */
+  owner: string;
+  node: string;
+  dbPath: string;
+}
+
+async function createRuntime(options: RunOptions, agent: AgentOwnership): Promise<RuntimeChoice> {
+  const { root, owner } = agent;
   const name = options.runtime ?? "process";
   switch (name) {
     case "process": {
@@ -174,7 +186,13 @@ async function createRuntime(options: RunOptions, root: string, owner: string): 
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");
-      return { runtime: new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot: join(root, "volumes"), owner }) };
+      const runtime = new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot: join(root, "volumes"), owner });
+      // The node's label namespace on the engine is the agent's too: one agent per node, whatever its database.
+      const lock = await runtime.lockNode(agent.node, agent.dbPath).catch(async (error) => {
+        await runtime.close();
+        throw error;
+      });
+      return { runtime, unlock: () => lock.release() };
     }
     default:
       throw new UsageError(`--runtime must be process or docker (got ${JSON.stringify(name)})`);

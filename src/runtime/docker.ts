@@ -25,6 +25,7 @@ import { execWithTimeout } from "./docker-exec.ts";
 import { demuxToText, FrameTextDecoder } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
+import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
 import {
   ContainerStartError,
   type ContainerConfig,
@@ -238,6 +239,15 @@ export class DockerRuntime implements Runtime {
       }
     }
     await this.removeQuietly(id);
+  }
+
+  /**
+   * Takes the engine-wide lock of `node` (docker-node-lock.ts) for the agent of `database`: one
+   * agent per node and engine. The lock container uses the pause image, pulled if missing.
+   */
+  async lockNode(node: string, database: string): Promise<NodeLock> {
+    await this.images.ensureImage({ image: this.pauseImage, imagePullPolicy: "IfNotPresent" });
+    return acquireNodeLock(this.docker, { node, database, image: this.pauseImage });
   }
 
   /** The label filter for what this runtime may list and touch: minikubelet's, and this database's. */
