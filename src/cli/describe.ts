@@ -5,6 +5,7 @@
 import { realClock, type Clock } from "../clock.ts";
 import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
+import { agentNotRunningNote } from "../store/agent-status.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { describePodText } from "./describe-pod.ts";
 
@@ -16,6 +17,7 @@ export interface DescribeOptions {
 export interface DescribeDeps {
   clock?: Clock;
   stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
   utcOffsetMinutes?: number;
 }
 
@@ -25,7 +27,7 @@ export async function describeCommand(resource: string, name: string, options: D
   if (!POD_RESOURCES.has(resource.toLowerCase())) {
     throw new UsageError(`unknown resource type "${resource}"; minikubelet describes only pods (pod, pods, po)`);
   }
-  const { clock = realClock, stdout = (text) => process.stdout.write(text) } = deps;
+  const { clock = realClock, stdout = (text) => process.stdout.write(text), stderr = (text) => process.stderr.write(text) } = deps;
   using reader = openStoreReader(options.db);
   let row;
   try {
@@ -38,6 +40,8 @@ export async function describeCommand(resource: string, name: string, options: D
   if (!row) throw new UserError(`pods "${name}" not found${where} in ${reader.path}`);
   const record = reader.store.podRecord(row.uid);
   if (!record) throw new UserError(`pods "${name}" has no record in ${reader.path}`);
+  const note = agentNotRunningNote(reader.path, reader.store, clock.now());
+  if (note) stderr(`${note}\n`);
   stdout(
     describePodText({
       pod: row.object,
@@ -45,6 +49,7 @@ export async function describeCommand(resource: string, name: string, options: D
       events: reader.store.eventsForPod(row.uid),
       attempts: reader.store.attempts(row.uid),
       now: clock.now(),
+      deleted: row.deletedAt === null ? undefined : { at: row.deletedAt, cause: record.deletionCause },
       utcOffsetMinutes: deps.utcOffsetMinutes,
     }),
   );

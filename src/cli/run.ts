@@ -107,8 +107,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
 
   await signalled;
   watcher.stop();
-  const stopPods = runtime.name === "process" || options.stopPodsOnExit === true;
-  if (stopPods) {
+  // A kubelet restart never stops workloads: the next agent adopts them, as after kill -9.
+  if (options.stopPodsOnExit === true) {
     err("minikubelet: stopping pods (press Ctrl-C again to exit at once)");
     const final = new Map<string, PodRecord>();
     kubelet.onPodSynced((pod) => final.set(pod.spec.key, pod));
@@ -124,7 +124,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     kubelet.stop();
     out("");
     out(formatPods(objects(), { now: clock.now() }).trimEnd());
-    err("minikubelet: pods left running (docker runtime); --stop-pods-on-exit stops them");
+    err("minikubelet: pods left running for the next agent to adopt; --stop-pods-on-exit stops them");
   }
   await unlock?.();
   await runtime.close();

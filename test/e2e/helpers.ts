@@ -57,9 +57,16 @@ export class Workspace {
 
   /** Runs a query command (`get`, `describe`, `events`, `sql`) of the binary on this database. */
   cli(...args: string[]): string {
-    const result = spawnSync(BINARY, [...args, "--db", this.db], { env: ENV, encoding: "utf8" });
+    const result = this.run(...args);
     if (result.status !== 0) throw new Error(`minikubelet ${args.join(" ")} exited ${result.status}: ${result.stderr}`);
     return result.stdout;
+  }
+
+  /** The same, whatever its exit status, with stderr; `--db` is the workspace's unless given. */
+  run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+    const db = args.includes("--db") ? [] : ["--db", this.db];
+    const result = spawnSync(BINARY, [...args, ...db], { env: ENV, encoding: "utf8" });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 
   /** One query on a fresh read-only connection (the agent is the only writer). */
@@ -85,8 +92,9 @@ export class Agent {
   readonly exited: Promise<number | null>;
   readonly startedAt = Date.now();
 
-  constructor(ws: Workspace, extra: string[] = []) {
-    const args = ["run", "--manifests", ws.manifests, "--node", "n1", "--db", ws.db, ...extra];
+  /** `where` overrides the workspace's manifests directory, database and the node (default n1). */
+  constructor(ws: Workspace, extra: string[] = [], where: { manifests?: string; db?: string; node?: string } = {}) {
+    const args = ["run", "--manifests", where.manifests ?? ws.manifests, "--node", where.node ?? "n1", "--db", where.db ?? ws.db, ...extra];
     this.child = spawn(BINARY, args, { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout!.on("data", (chunk) => (this.stdout += String(chunk)));
     this.child.stderr!.on("data", (chunk) => (this.stderr += String(chunk)));
@@ -109,7 +117,7 @@ export class Agent {
     await this.exited;
   }
 
-  /** SIGTERM, then the agent's own shutdown (the process runtime stops its pods); resolves with the exit code. */
+  /** SIGTERM, then the agent's own shutdown (pods keep running unless --stop-pods-on-exit); resolves with the exit code. */
   async terminate(timeoutMs = 20_000): Promise<number | null> {
     if (this.done) return this.child.exitCode;
     process.kill(this.pid, "SIGTERM");
