@@ -213,6 +213,8 @@ export interface ProcessContainer {
   pid?: number;
   /** Whether the runtime has an exit record for it. */
   exited: boolean;
+  /** The identity of the database whose agent created it (its io.minikubelet.database label). */
+  database?: string;
 }
 
 /** Every container attempt of the database `db` (default the workspace's): <db>.runtime/process/pods. */
@@ -244,6 +246,7 @@ export function processContainers(ws: Workspace, db = ws.db): ProcessContainer[]
         attempt: Number(labels[LABEL.attempt] ?? -1),
         pid,
         exited: existsSync(join(base, "exit")),
+        database: labels[LABEL.database],
       });
     }
   }
@@ -305,6 +308,46 @@ export function podTable(ws: Workspace, namespace: string): Record<string, [stri
 }
 
 /**
+ * SIGKILLs every container process (its process group) and monitor recorded in a `pid` file under
+ * `dir` (any runtime root there), each only while it is the very process recorded (same start time).
+ */
+export function killRecordedContainers(dir: string): void {
+  const visit = (path: string) => {
+    let entries;
+    try {
+      entries = readdirSync(path, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) visit(child);
+      else if (entry.name === "pid") {
+        const [pid, ticks, , monitorPid, monitorTicks] = readFileSync(child, "utf8").trim().split(/\s+/);
+        for (const [target, recorded] of [[Number(pid), ticks], [Number(monitorPid), monitorTicks]] as const) {
+          if (!isRunning(target) || startTicks(target) !== recorded) continue;
+          try {
+            process.kill(-target, "SIGKILL");
+          } catch {
+            process.kill(target, "SIGKILL");
+          }
+        }
+      }
+    }
+  };
+  visit(dir);
+}
+
+function startTicks(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(") ") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The lifecycle every process-runtime e2e file needs: the binary built once, and after each test its
  * agents terminated, any process left under its workspace killed, the workspace removed.
  */
@@ -315,6 +358,8 @@ export function processE2E(): { ws: Workspace | undefined; agents: Agent[] } {
   });
   afterEach(async () => {
     for (const agent of state.agents.splice(0)) await agent.terminate();
+    // Pods outlive a SIGTERM'd agent; their processes need not mention the workspace (exec sleep).
+    if (state.ws) killRecordedContainers(state.ws.path);
     for (const left of processesMentioning(state.ws?.path ?? "\0")) process.kill(left.pid, "SIGKILL");
     state.ws?.cleanup();
     state.ws = undefined;
