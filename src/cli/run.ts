@@ -59,9 +59,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const err = (line: string) => process.stderr.write(`${line}\n`);
   const log = (message: string) => err(`minikubelet: ${message}`);
 
-  // Listening first: a SIGTERM during start-up must stop the pods like any other, not kill the agent.
+  // Listening first: a SIGTERM during start-up must end the agent the same orderly way, not kill it mid-write.
   const signalled = waitForSignal();
-  // The lock next: a second agent on the same database must not touch the runtime at all.
+  // The locks next (the database's, which covers its runtime root, then docker's node): a second
+  // agent on what this one owns must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
   const identity = databaseIdentity(database.db);
   const { runtime, logPathOf, unlock } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath });
