@@ -65,7 +65,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // agent on what this one owns must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
   const identity = databaseIdentity(database.db);
-  const { runtime, logPathOf, unlock } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath });
+  const { runtime, logPathOf, unlock } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath }).catch((error) => {
+    database.close();
+    throw error;
+  });
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, log });
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
