@@ -43,7 +43,7 @@ export function createCLI(): CAC {
     .option("--status-file <file>", "write the pods as a v1 List after each pass (atomically)")
     .option("--backoff-base <seconds>", "first restart back-off (default: 10, or --backoff-max when lower)")
     .option("--backoff-max <seconds>", "back-off cap (default: 300)")
-    .option("--stop-pods-on-exit", "docker runtime: stop pods when the agent exits")
+    .option("--stop-pods-on-exit", "stop the pods (SIGTERM, grace, SIGKILL) when the agent exits; by default they keep running for the next agent")
     .option("--pause-image <image>", "docker runtime: sandbox image", { default: "registry.k8s.io/pause:3.10" })
     .option("--resync <seconds>", "periodic full rescan of the manifest directory", { default: 20 })
     .action(async (options) => (await import("./run.ts")).runCommand(options));

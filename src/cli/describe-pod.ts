@@ -18,8 +18,24 @@ export interface DescribeInput {
   events: EventRow[];
   attempts: AttemptRow[];
   now: number;
+  /**
+   * When the agent finished deleting the pod (its stop ended, its containers were removed), with
+   * why; absent for a live pod. A deleted pod is no longer Terminating, however long ago it ended.
+   */
+  deleted?: { at: number; cause?: "removed" | "replaced" | "shutdown" };
   /** Minutes east of UTC for the RFC 1123 times; default the local zone. */
   utcOffsetMinutes?: number;
+}
+
+const DELETION_CAUSES = {
+  removed: "its manifest was removed",
+  replaced: "replaced by the new version of its manifest",
+  shutdown: "stopped when the agent exited with --stop-pods-on-exit",
+} as const;
+
+/** Why the agent deleted a pod, in words (`describe`'s Deleted line, `logs` of a deleted pod). */
+export function deletionCauseText(cause: keyof typeof DELETION_CAUSES | undefined): string {
+  return DELETION_CAUSES[cause ?? "removed"];
 }
 
 /** kubectl truncates longer annotations (maxAnnotationLen). */
@@ -36,7 +52,10 @@ export function describePodText(input: DescribeInput): string {
   if (status.startTime) w.write(`Start Time:\t${time(status.startTime)}\n`);
   writeLabels(w, "Labels", pod.metadata.labels ?? {});
   writeAnnotations(w, "Annotations", pod.metadata.annotations ?? {});
-  if (pod.metadata.deletionTimestamp && status.phase !== "Failed" && status.phase !== "Succeeded") {
+  if (input.deleted) {
+    w.write(`Status:\t${status.phase ?? ""}\n`);
+    w.write(`Deleted:\t${rfc1123z(input.deleted.at, input.utcOffsetMinutes)} (${humanDuration(now - input.deleted.at)} ago, ${deletionCauseText(input.deleted.cause)})\n`);
+  } else if (pod.metadata.deletionTimestamp && status.phase !== "Failed" && status.phase !== "Succeeded") {
     w.write(`Status:\tTerminating (lasts ${humanDuration(now - (parseTimestamp(pod.metadata.deletionTimestamp) ?? now))})\n`);
     w.write(`Termination Grace Period:\t${pod.metadata.deletionGracePeriodSeconds ?? spec.terminationGracePeriodSeconds}s\n`);
   } else {

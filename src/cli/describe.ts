@@ -5,6 +5,7 @@
 import { realClock, type Clock } from "../clock.ts";
 import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
+import { agentNotRunningNote } from "../store/agent-status.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { describePodText } from "./describe-pod.ts";
 import { podNotFound } from "./pod-not-found.ts";
@@ -17,6 +18,7 @@ export interface DescribeOptions {
 export interface DescribeDeps {
   clock?: Clock;
   stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
   utcOffsetMinutes?: number;
 }
 
@@ -25,7 +27,7 @@ const POD_RESOURCES = new Set(["pod", "pods", "po"]);
 /** `describe pod NAME`, `describe pods NAME`, `describe pod/NAME` and `describe NAME` (a pod), like kubectl. */
 export async function describeCommand(resource: string, nameArgument: string | undefined, options: DescribeOptions, deps: DescribeDeps = {}): Promise<number> {
   const name = describedPod(resource, nameArgument);
-  const { clock = realClock, stdout = (text) => process.stdout.write(text) } = deps;
+  const { clock = realClock, stdout = (text) => process.stdout.write(text), stderr = (text) => process.stderr.write(text) } = deps;
   using reader = openStoreReader(options.db);
   let row;
   try {
@@ -37,6 +39,8 @@ export async function describeCommand(resource: string, nameArgument: string | u
   if (!row) throw podNotFound(reader.store, reader.path, name, { includeDeleted: true });
   const record = reader.store.podRecord(row.uid);
   if (!record) throw new UserError(`pods "${name}" has no record in ${reader.path}`);
+  const note = agentNotRunningNote(reader.path, reader.store, clock.now());
+  if (note) stderr(`${note}\n`);
   stdout(
     describePodText({
       pod: row.object,
@@ -44,6 +48,7 @@ export async function describeCommand(resource: string, nameArgument: string | u
       events: reader.store.eventsForPod(row.uid),
       attempts: reader.store.attempts(row.uid),
       now: clock.now(),
+      deleted: row.deletedAt === null ? undefined : { at: row.deletedAt, cause: record.deletionCause },
       utcOffsetMinutes: deps.utcOffsetMinutes,
     }),
   );

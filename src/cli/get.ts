@@ -15,6 +15,7 @@ import { UsageError, UserError } from "./cli.ts";
 import { interruptSignal } from "./events.ts";
 import { PodWatchPrinter } from "./get-watch.ts";
 import { otherNamespacesNote, podNotFoundInDatabase } from "./pod-not-found.ts";
+import { agentNotRunningNoteFor } from "../store/agent-status.ts";
 
 /** The flags as cac hands them over (long names, camelCased; numeric-looking values arrive as numbers). */
 export interface GetCommandOptions {
@@ -64,15 +65,16 @@ export async function getCommand(
   const namespace = allNamespaces ? undefined : (stringOption(options.namespace) ?? (filename ? undefined : "default"));
   const query: PodQuery = { db: options.db, namespace, name: target.name };
   const source = filename ?? "the state database";
-  if (options.watch) return watchCommand(query, { output, allNamespaces }, { clock, stdout, signal: deps.signal, intervalMs: deps.intervalMs });
+  if (options.watch) return watchCommand(query, { output, allNamespaces }, { clock, stdout, stderr, signal: deps.signal, intervalMs: deps.intervalMs });
   const loaded = filename ? readPodsFile(filename) : await listPodsFromDatabase(query);
   if (!filename && target.name !== undefined && loaded.length === 0) throw podNotFoundInDatabase(options.db, target.name);
+  const now = clock.now();
+  if (!filename) noteAgentNotRunning(query, now, stderr);
   const pods = selectPods(loaded, query, source);
   const table = output === undefined || output === "wide";
   // A plain `get pods` looks only in default: say when other namespaces hold pods (kubectl leaves that unsaid).
   const elsewhere = table && !filename && namespace !== undefined && !namespaceGiven && target.name === undefined ? otherNamespacesNote(options.db, namespace) : undefined;
 
-  const now = clock.now();
   if (target.name !== undefined && (output === "json" || output === "yaml")) {
     // kubectl prints the object itself, not a List, when one pod is asked for by name.
     stdout(serializeObject(withTypeMeta(pods[0]!), output));
@@ -89,11 +91,12 @@ export async function getCommand(
 async function watchCommand(
   query: PodQuery,
   format: { output: PodOutput; allNamespaces: boolean },
-  deps: { clock: Clock; stdout: (text: string) => void; signal?: AbortSignal; intervalMs?: number },
+  deps: { clock: Clock; stdout: (text: string) => void; stderr: (text: string) => void; signal?: AbortSignal; intervalMs?: number },
 ): Promise<number> {
   const { podsRevision, watchPods } = await import("../store/pods-view.ts");
   // The revision first: a change written while the list is read is printed again, never lost.
   const sinceRevision = podsRevision(query.db);
+  noteAgentNotRunning(query, deps.clock.now(), deps.stderr);
   const pods = selectPods(await listPodsFromDatabase(query), query, "the state database");
   const printer = new PodWatchPrinter(format);
   deps.stdout(printer.list(pods, deps.clock.now()));
@@ -106,6 +109,12 @@ async function watchCommand(
     onPod: (pod) => deps.stdout(printer.row(pod, deps.clock.now())),
   });
   return 0;
+}
+
+/** One stderr line while no agent holds the database: its rows are a stopped agent's last checkpoint. */
+function noteAgentNotRunning(query: PodQuery, now: number, stderr: (text: string) => void): void {
+  const note = agentNotRunningNoteFor(query.db, now);
+  if (note) stderr(`${note}\n`);
 }
 
 /**

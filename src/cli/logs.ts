@@ -8,6 +8,8 @@ import { realClock, sleep, type Clock } from "../clock.ts";
 import type { AttemptRow } from "../store/queries.ts";
 import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
+import { humanDuration } from "../status/age.ts";
+import { deletionCauseText } from "./describe-pod.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { interruptSignal } from "./events.ts";
 import type { LogFollower } from "./docker-log-reader.ts";
@@ -71,13 +73,25 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
         : `container "${container}" in pod "${podName}" has not started yet`,
     );
   }
+  // Removing a pod removes its containers, whose output goes with them: say that, not ENOENT.
+  const deletedPodLogs = (subject: string, name: string, deletedAt: number): UserError => {
+    const cause = deletionCauseText(reader.store.podRecord(pod.uid)?.deletionCause);
+    return new UserError(`${subject}: pod ${name} was deleted ${humanDuration(clock.now() - deletedAt)} ago (${cause}), and its containers' logs with it`);
+  };
   if (!attempt.logPath) {
     if (options.follow && !options.previous && deps.followLogs) {
       await deps.followLogs(attempt, tail, stdout, deps.signal ?? interruptSignal());
       return 0;
     }
     if (!deps.readLogs) throw new UserError(`no log file is recorded for container "${container}" attempt ${attempt.attempt} (runtime id ${attempt.runtimeId || "none"})`);
-    stdout(tailLines(await deps.readLogs(attempt), tail));
+    let text: string;
+    try {
+      text = await deps.readLogs(attempt);
+    } catch (error) {
+      if (pod.deletedAt !== null) throw deletedPodLogs(`logs of container "${container}" attempt ${attempt.attempt}`, pod.name, pod.deletedAt);
+      throw error;
+    }
+    stdout(tailLines(text, tail));
     return 0;
   }
   let offset = 0;
@@ -86,7 +100,10 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
     stdout(tailLines(text, tail));
     offset = Buffer.byteLength(text);
   } catch (error) {
-    throw new UserError(`logs of container "${container}" attempt ${attempt.attempt}: cannot read ${attempt.logPath} (${(error as NodeJS.ErrnoException).code ?? error}); the runtime keeps only the current and previous attempt`);
+    const subject = `logs of container "${container}" attempt ${attempt.attempt}`;
+    if (pod.deletedAt !== null) throw deletedPodLogs(subject, pod.name, pod.deletedAt);
+    const why = attempt.attempt < (current?.attempt ?? 0) - 1 ? "; the runtime keeps only the current and previous attempt" : "";
+    throw new UserError(`${subject}: cannot read ${attempt.logPath} (${(error as NodeJS.ErrnoException).code ?? error})${why}`);
   }
   if (!options.follow || options.previous) return 0;
   const signal = deps.signal ?? interruptSignal();

@@ -1,10 +1,10 @@
 /**
  * `minikubelet run`: assembles the agent (source watcher, runtime, prober, store, loop), prints one
- * line per event, and on SIGINT/SIGTERM stops the pods (process runtime, or docker with
- * --stop-pods-on-exit) and prints the final table.
+ * line per event, and on SIGINT/SIGTERM leaves the pods running for the next agent to adopt, as a
+ * kubelet restart does (or stops them first with --stop-pods-on-exit), then prints the final table.
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { realClock } from "../clock.ts";
 import type { KubeEvent } from "../kubelet/events.ts";
 import { Kubelet } from "../kubelet/kubelet.ts";
@@ -17,7 +17,8 @@ import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { backoffOptions, nodeOption, secondsOption } from "./options.ts";
 import { startBanner } from "./run-banner.ts";
-import { resolveDbPath } from "../store/db-path.ts";
+import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
+import { databaseIdentity } from "../store/identity.ts";
 import { openAgentDatabase } from "../store/open.ts";
 import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
@@ -57,11 +58,16 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const err = (line: string) => process.stderr.write(`${line}\n`);
   const log = (message: string) => err(`minikubelet: ${message}`);
 
-  // Listening first: a SIGTERM during start-up must stop the pods like any other, not kill the agent.
+  // Listening first: a SIGTERM during start-up must end the agent the same orderly way, not kill it mid-write.
   const signalled = waitForSignal();
-  // The lock next: a second agent on the same database must not touch the runtime at all.
+  // The locks next (the database's, which covers its runtime root, then docker's node): a second
+  // agent on what this one owns must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
-  const { runtime, logPathOf, root } = await createRuntime(options, dbPath);
+  const identity = databaseIdentity(database.db);
+  const { runtime, logPathOf, unlock, root } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath }).catch((error) => {
+    database.close();
+    throw error;
+  });
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: undefined })) log(line);
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf });
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
@@ -95,7 +101,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     onPods: (pods) => {
       if (adopted) return void kubelet.sync(pods);
       adopted = true;
-      void adoptThenSync(kubelet, runtime, store, pods, clock.now(), node).catch((error) => log(`adoption failed: ${(error as Error).message}`));
+      void adoptThenSync(kubelet, runtime, store, pods, clock.now(), node, identity).catch((error) => log(`adoption failed: ${(error as Error).message}`));
     },
     onError: (error) => err(`error: ${error.message}`),
     onReadFailure: (message) => err(`error: ${message}`),
@@ -105,8 +111,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
 
   await signalled;
   watcher.stop();
-  const stopPods = runtime.name === "process" || options.stopPodsOnExit === true;
-  if (stopPods) {
+  // A kubelet restart never stops workloads: the next agent adopts them, as after kill -9.
+  if (options.stopPodsOnExit === true) {
     err("minikubelet: stopping pods (press Ctrl-C again to exit at once)");
     const final = new Map<string, PodRecord>();
     kubelet.onPodSynced((pod) => final.set(pod.spec.key, pod));
@@ -122,8 +128,9 @@ export async function runCommand(options: RunOptions): Promise<number> {
     kubelet.stop();
     out("");
     out(formatPods(objects(), { now: clock.now() }).trimEnd());
-    err("minikubelet: pods left running (docker runtime); --stop-pods-on-exit stops them");
+    err("minikubelet: pods left running for the next agent to adopt; --stop-pods-on-exit stops them");
   }
+  await unlock?.();
   await runtime.close();
   database.close();
   return 0;
@@ -136,10 +143,11 @@ async function adoptThenSync(
   desired: Map<PodKey, PodSpec>,
   now: number,
   node: string,
+  database: string,
 ): Promise<void> {
   const state = store.loadState();
   const [containers, sandboxes] = await Promise.all([runtime.listContainers(), runtime.listPodSandboxes()]);
-  const plan = planAdoption({ records: state.pods, containers, sandboxes, desired, now, node });
+  const plan = planAdoption({ records: state.pods, containers, sandboxes, desired, now, node, database });
   await kubelet.adopt(plan, state.backoff);
   await kubelet.sync(desired);
 }
@@ -157,23 +165,41 @@ interface RuntimeChoice {
   root: string;
   /** Where an attempt's output file is, for `logs` (the process runtime keeps one per attempt). */
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
+  /** Releases what the agent holds in the runtime beyond its database's lock (docker: the node). */
+  unlock?: () => Promise<void>;
 }
 
-async function createRuntime(options: RunOptions, dbPath: string): Promise<RuntimeChoice> {
+interface AgentOwnership {
+  /** The agent's own runtime root (runtimeRootOf its database). */
+  root: string;
+  /** Its database's identity, put on everything the runtime creates. */
+  owner: string;
+  node: string;
+  dbPath: string;
+}
+
+async function createRuntime(options: RunOptions, agent: AgentOwnership): Promise<RuntimeChoice> {
+  const { root, owner } = agent;
   const name = options.runtime ?? "process";
   switch (name) {
     case "process": {
       const { ProcessRuntime } = await import("../runtime/process.ts");
       const { ProcessLayout } = await import("../runtime/process-files.ts");
-      const rootDir = join(dirname(dbPath), "process");
+      const rootDir = join(root, "process");
       mkdirSync(rootDir, { recursive: true });
       const layout = new ProcessLayout(rootDir);
-      return { runtime: new ProcessRuntime({ rootDir }), root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
+      return { runtime: new ProcessRuntime({ rootDir, owner }), root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");
-      const volumeRoot = join(dirname(dbPath), "volumes");
-      return { runtime: new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot }), root: volumeRoot };
+      const volumeRoot = join(root, "volumes");
+      const runtime = new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot, owner });
+      // The node's label namespace on the engine is the agent's too: one agent per node, whatever its database.
+      const lock = await runtime.lockNode(agent.node, agent.dbPath).catch(async (error) => {
+        await runtime.close();
+        throw error;
+      });
+      return { runtime, root: volumeRoot, unlock: () => lock.release() };
     }
     default:
       throw new UsageError(`--runtime must be process or docker (got ${JSON.stringify(name)})`);

@@ -7,7 +7,7 @@
  * pod, a changed one replaces it.
  */
 import type { PodKey, PodSpec } from "../manifest/types.ts";
-import { LABEL } from "../runtime/labels.ts";
+import { isOwnedBy, LABEL } from "../runtime/labels.ts";
 import type { ContainerInfo, SandboxInfo } from "../runtime/runtime.ts";
 import { allContainers, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 
@@ -25,6 +25,11 @@ export interface AdoptionInput {
    * agent sharing the engine: neither adopted nor removed. Unset: everything labelled is ours.
    */
   node?: string;
+  /**
+   * The identity of the agent's database. What does not carry it was not created by this agent:
+   * neither adopted nor removed. Unset: not checked.
+   */
+  database?: string;
 }
 
 export interface AdoptionNote {
@@ -54,7 +59,7 @@ export function planAdoption(input: AdoptionInput): AdoptionPlan {
   }
   const notes: AdoptionNote[] = [];
   const orphans: ContainerInfo[] = [];
-  const ours = (labels: Record<string, string>) => input.node === undefined || (labels[LABEL.node] ?? input.node) === input.node;
+  const ours = (labels: Record<string, string>) => isOwnedBy(labels, { node: input.node, database: input.database });
   for (const info of input.containers) {
     if (known.has(info.id) || !ours(info.labels)) continue;
     const uid = info.labels[LABEL.podUid] ?? "";

@@ -9,11 +9,11 @@ import { containerLabels, containerName, sandboxLabels, sandboxName } from "./la
 import type { ContainerConfig } from "./runtime.ts";
 
 /** The pause container: owns the pod's network (bridge, or the host's) and a shareable IPC namespace. */
-export function sandboxCreateOptions(pod: PodSpec, pauseImage: string): ContainerCreateOptions {
+export function sandboxCreateOptions(pod: PodSpec, pauseImage: string, owner?: string): ContainerCreateOptions {
   return {
     name: sandboxName(pod),
     Image: pauseImage,
-    Labels: sandboxLabels(pod),
+    Labels: sandboxLabels(pod, owner),
     // The engine refuses a hostname on a host-network container; the kubelet uses the pod name.
     Hostname: pod.hostNetwork ? undefined : hostnameFor(pod.name),
     HostConfig: {
@@ -74,7 +74,7 @@ function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"
  * keeps the image's value for whichever is left unset, and drops the image's CMD once ENTRYPOINT is
  * given, which is the Kubernetes rule too.
  */
-export function containerCreateOptions(config: ContainerConfig, mounts: ResolvedMount[]): ContainerCreateOptions {
+export function containerCreateOptions(config: ContainerConfig, mounts: ResolvedMount[], owner?: string): ContainerCreateOptions {
   const { container, pod, sandbox } = config;
   const joined = `container:${sandbox.id}`;
   return {
@@ -84,7 +84,7 @@ export function containerCreateOptions(config: ContainerConfig, mounts: Resolved
     Cmd: container.args.length > 0 ? container.args : undefined,
     Env: container.env.map((e) => `${e.name}=${e.value}`),
     WorkingDir: container.workingDir,
-    Labels: containerLabels(config),
+    Labels: containerLabels(config, owner),
     Tty: false,
     OpenStdin: false,
     HostConfig: {

@@ -44,6 +44,8 @@ export class DockerEventWatcher {
   constructor(
     private readonly docker: EventSource,
     private readonly clock: Clock,
+    /** The label filter (default: everything minikubelet labelled); the runtime narrows it to its database. */
+    private readonly labels: string[] = [`${LABEL.managedBy}=true`],
   ) {}
 
   /** Adds a listener; the first one opens the stream. Returns the unsubscribe function. */
@@ -74,7 +76,7 @@ export class DockerEventWatcher {
 
   private async connect(): Promise<void> {
     this.connecting = true;
-    const filters = { type: ["container" as const], event: ["start", "die"], label: [`${LABEL.managedBy}=true`] };
+    const filters = { type: ["container" as const], event: ["start", "die"], label: this.labels };
     let stream: NodeJS.ReadableStream;
     try {
       const since = this.lastEventSeconds;

@@ -24,7 +24,8 @@ import { useFetchTransport } from "./docker-transport.ts";
 import { execWithTimeout } from "./docker-exec.ts";
 import { demuxToText, FrameTextDecoder } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
-import { LABEL } from "./labels.ts";
+import { isOwnedBy, LABEL } from "./labels.ts";
+import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
 import {
   ContainerStartError,
   type ContainerConfig,
@@ -54,6 +55,11 @@ export interface DockerRuntimeOptions {
    * /var/lib/minikubelet/pods as root, else $XDG_STATE_HOME (or ~/.local/state)/minikubelet/pods.
    */
   volumeRoot?: string;
+  /**
+   * The identity of the agent's database (store/identity.ts), put on everything created. When set,
+   * only what carries it is listed, reused or removed: another database's containers are invisible.
+   */
+  owner?: string;
 }
 
 /** The engine's zero time, which it reports for "never started" / "never finished". */
@@ -63,6 +69,7 @@ export class DockerRuntime implements Runtime {
   readonly name = "docker" as const;
   readonly pauseImage: string;
   readonly volumeRoot: string;
+  private readonly owner: string | undefined;
   private readonly docker: Dockerode;
   private readonly clock: Clock;
   private readonly images: DockerImages;
@@ -73,15 +80,16 @@ export class DockerRuntime implements Runtime {
     this.docker = useFetchTransport(options.docker ?? new Dockerode());
     this.pauseImage = options.pauseImage ?? DEFAULT_PAUSE_IMAGE;
     this.volumeRoot = options.volumeRoot ?? defaultVolumeRoot();
+    this.owner = options.owner;
     this.images = new DockerImages(this.docker, this.clock);
-    this.events = new DockerEventWatcher(this.docker, this.clock);
+    this.events = new DockerEventWatcher(this.docker, this.clock, this.ownLabels());
   }
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
     const existing = await this.docker
       .listContainers({
         all: true,
-        filters: { label: [`${LABEL.podUid}=${pod.uid}`, `${LABEL.sandbox}=true`, `${LABEL.managedBy}=true`] },
+        filters: { label: this.ownLabels(`${LABEL.podUid}=${pod.uid}`, `${LABEL.sandbox}=true`) },
       })
       .catch((error) => rethrowUnreachable(error, this.endpoint));
     for (const found of existing) {
@@ -90,7 +98,7 @@ export class DockerRuntime implements Runtime {
       await this.removeQuietly(found.Id);
     }
     await this.images.ensureImage({ image: this.pauseImage, imagePullPolicy: "IfNotPresent" });
-    const container = await this.docker.createContainer(sandboxCreateOptions(pod, this.pauseImage));
+    const container = await this.docker.createContainer(sandboxCreateOptions(pod, this.pauseImage, this.owner));
     try {
       await container.start();
     } catch (error) {
@@ -107,6 +115,7 @@ export class DockerRuntime implements Runtime {
     let podUid: string | undefined;
     try {
       const info = await this.docker.getContainer(id).inspect();
+      if (!this.owns(info.Config.Labels ?? {})) throw new Error(`sandbox ${id.slice(0, 12)} was not created by this agent's database: not removed`);
       podUid = info.Config.Labels?.[LABEL.podUid];
     } catch (error) {
       if (isNotFound(error)) return;
@@ -115,7 +124,7 @@ export class DockerRuntime implements Runtime {
     if (podUid) {
       const members = await this.docker.listContainers({
         all: true,
-        filters: { label: [`${LABEL.podUid}=${podUid}`, `${LABEL.sandbox}=false`, `${LABEL.managedBy}=true`] },
+        filters: { label: this.ownLabels(`${LABEL.podUid}=${podUid}`, `${LABEL.sandbox}=false`) },
       });
       await Promise.all(members.map((c) => this.removeQuietly(c.Id)));
     }
@@ -126,7 +135,7 @@ export class DockerRuntime implements Runtime {
   async listPodSandboxes(): Promise<SandboxInfo[]> {
     const found = await this.docker.listContainers({
       all: true,
-      filters: { label: [`${LABEL.managedBy}=true`, `${LABEL.sandbox}=true`] },
+      filters: { label: this.ownLabels(`${LABEL.sandbox}=true`) },
     });
     return found.map((c) => {
       const hostNetwork = c.HostConfig?.NetworkMode === "host";
@@ -151,7 +160,7 @@ export class DockerRuntime implements Runtime {
     try {
       const mounts = resolveMounts(config.pod, config.container, this.volumeRoot);
       prepareMounts(mounts);
-      options = containerCreateOptions(config, mounts);
+      options = containerCreateOptions(config, mounts, this.owner);
     } catch (error) {
       throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });
     }
@@ -168,6 +177,9 @@ export class DockerRuntime implements Runtime {
       }
       // This attempt's name exists: a call repeated after a crash of ours. Reuse a running one.
       const previous = await this.docker.getContainer(options.name as string).inspect();
+      if (!this.owns(previous.Config.Labels ?? {})) {
+        throw new ContainerStartError(name, `creating container ${name}: the name ${options.name} is taken by a container another agent's database created`, "CreateContainerError", { cause: error });
+      }
       if (previous.State.Running) return previous.Id;
       await this.removeQuietly(previous.Id);
       return this.createAndStart(config, false);
@@ -217,14 +229,41 @@ export class DockerRuntime implements Runtime {
   }
 
   async removeContainer(id: string): Promise<void> {
+    if (this.owner) {
+      try {
+        const info = await this.docker.getContainer(id).inspect();
+        if (!this.owns(info.Config.Labels ?? {})) throw new Error(`container ${id.slice(0, 12)} was not created by this agent's database: not removed`);
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw error;
+      }
+    }
     await this.removeQuietly(id);
+  }
+
+  /**
+   * Takes the engine-wide lock of `node` (docker-node-lock.ts) for the agent of `database`: one
+   * agent per node and engine. The lock container uses the pause image, pulled if missing.
+   */
+  async lockNode(node: string, database: string): Promise<NodeLock> {
+    await this.images.ensureImage({ image: this.pauseImage, imagePullPolicy: "IfNotPresent" });
+    return acquireNodeLock(this.docker, { node, database, image: this.pauseImage });
+  }
+
+  /** The label filter for what this runtime may list and touch: minikubelet's, and this database's. */
+  private ownLabels(...extra: string[]): string[] {
+    return [`${LABEL.managedBy}=true`, ...(this.owner ? [`${LABEL.database}=${this.owner}`] : []), ...extra];
+  }
+
+  private owns(labels: Record<string, string>): boolean {
+    return isOwnedBy(labels, { database: this.owner });
   }
 
   async listContainers(): Promise<ContainerInfo[]> {
     const found = await this.docker
       .listContainers({
         all: true,
-        filters: { label: [`${LABEL.managedBy}=true`, `${LABEL.sandbox}=false`] },
+        filters: { label: this.ownLabels(`${LABEL.sandbox}=false`) },
       })
       .catch((error) => rethrowUnreachable(error, this.endpoint));
     // The list lacks exit codes and times; inspect each (the count is bounded by garbage collection).

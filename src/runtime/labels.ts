@@ -18,10 +18,17 @@ export const LABEL = {
   gracePeriod: "io.kubernetes.pod.terminationGracePeriod",
   /** The agent's --node: agents of other nodes on the same engine leave these alone. */
   node: "io.minikubelet.node",
+  /**
+   * The identity of the state database whose agent created it (store/identity.ts): an agent adopts
+   * or removes only what carries its own, so two databases never take each other's containers.
+   */
+  database: "io.minikubelet.database",
 } as const;
 
-export function sandboxLabels(pod: PodSpec): Record<string, string> {
+/** `owner` is the creating database's identity; without one (tests) the label is left off. */
+export function sandboxLabels(pod: PodSpec, owner?: string): Record<string, string> {
   return {
+    ...(owner ? { [LABEL.database]: owner } : {}),
     [LABEL.managedBy]: "true",
     [LABEL.podName]: pod.fullName,
     [LABEL.podNamespace]: pod.namespace,
@@ -33,9 +40,9 @@ export function sandboxLabels(pod: PodSpec): Record<string, string> {
   };
 }
 
-export function containerLabels(config: ContainerConfig): Record<string, string> {
+export function containerLabels(config: ContainerConfig, owner?: string): Record<string, string> {
   return {
-    ...sandboxLabels(config.pod),
+    ...sandboxLabels(config.pod, owner),
     [LABEL.sandbox]: "false",
     [LABEL.containerName]: config.container.name,
     [LABEL.containerKind]: config.kind,
@@ -44,6 +51,16 @@ export function containerLabels(config: ContainerConfig): Record<string, string>
 }
 
 /** A readable, unique name like dockershim's: k8s_<container>_<pod>_<namespace>_<uid>_<attempt>. */
+/**
+ * Whether a labelled container or sandbox was created by the agent of database `owner` on `node`.
+ * Unset: not asked (a test without an identity). A thing without the label is never ours: an
+ * agent cannot prove it created it.
+ */
+export function isOwnedBy(labels: Record<string, string>, owner: { database?: string; node?: string }): boolean {
+  if (owner.node !== undefined && (labels[LABEL.node] ?? owner.node) !== owner.node) return false;
+  return owner.database === undefined || labels[LABEL.database] === owner.database;
+}
+
 export function containerName(config: ContainerConfig): string {
   const { pod } = config;
   return `k8s_${config.container.name}_${pod.fullName}_${pod.namespace}_${pod.uid.slice(0, 8)}_${config.attempt}`;

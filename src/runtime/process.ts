@@ -20,7 +20,7 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
-import { containerLabels, sandboxLabels } from "./labels.ts";
+import { containerLabels, isOwnedBy, sandboxLabels } from "./labels.ts";
 import {
   ContainerStartError,
   type ContainerConfig,
@@ -63,6 +63,11 @@ export interface ProcessRuntimeOptions {
   resyncMs?: number;
   /** How long startContainer waits for the monitor to report the process. Default 10000 ms. */
   startTimeoutMs?: number;
+  /**
+   * The identity of the agent's database (store/identity.ts), written into every record's labels.
+   * When set, records without it are neither listed nor removed: the runtime cannot prove it made them.
+   */
+  owner?: string;
 }
 
 export class ProcessRuntime implements Runtime {
@@ -72,6 +77,7 @@ export class ProcessRuntime implements Runtime {
   private readonly tools: MonitorTools;
   private readonly events: ContainerEvents;
   private readonly startTimeoutMs: number;
+  private readonly owner: string | undefined;
   /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
   private readonly dirs = new Map<string, string>();
 
@@ -79,6 +85,7 @@ export class ProcessRuntime implements Runtime {
     this.layout = new ProcessLayout(resolve(options.rootDir));
     this.clock = options.clock ?? realClock;
     this.startTimeoutMs = options.startTimeoutMs ?? 10_000;
+    this.owner = options.owner;
     ensureDir(this.layout.podsDir);
     ensureDir(this.layout.eventsDir);
     installMonitorScript(this.layout);
@@ -98,7 +105,7 @@ export class ProcessRuntime implements Runtime {
     for (const volume of pod.volumes) if (volume.type === "emptyDir") ensureDir(this.layout.volumeDir(pod.uid, volume.name));
     const file = join(dir, "sandbox.json");
     if (!existsSync(file)) {
-      const record: SandboxRecord = { id: pod.uid, podUid: pod.uid, labels: sandboxLabels(pod), createdAt: this.clock.now() };
+      const record: SandboxRecord = { id: pod.uid, podUid: pod.uid, labels: sandboxLabels(pod, this.owner), createdAt: this.clock.now() };
       writeJson(file, record);
     }
     return { id: pod.uid, ip: "127.0.0.1", podUid: pod.uid };
@@ -108,6 +115,8 @@ export class ProcessRuntime implements Runtime {
     if (!SAFE_NAME.test(id)) return;
     const dir = this.layout.podDir(id);
     if (!existsSync(dir)) return;
+    const record = readJson<SandboxRecord>(join(dir, "sandbox.json"));
+    if (record && !this.owns(record.labels)) throw new Error(`sandbox ${id} was not created by this agent's database: not removed`);
     for (const entry of this.layout.scanContainers().filter((c) => c.podUid === id)) {
       this.dirs.set(entry.id, entry.dir);
       await this.removeContainer(entry.id);
@@ -119,7 +128,7 @@ export class ProcessRuntime implements Runtime {
     const sandboxes: SandboxInfo[] = [];
     for (const uid of this.layout.scanSandboxes()) {
       const record = readJson<SandboxRecord>(join(this.layout.podDir(uid), "sandbox.json"));
-      if (record) sandboxes.push({ id: record.id, podUid: record.podUid, ip: "127.0.0.1", labels: record.labels, ready: true });
+      if (record && this.owns(record.labels)) sandboxes.push({ id: record.id, podUid: record.podUid, ip: "127.0.0.1", labels: record.labels, ready: true });
     }
     return sandboxes;
   }
@@ -156,7 +165,7 @@ export class ProcessRuntime implements Runtime {
       createdAt: this.clock.now(),
     };
     writeJson(join(dir, "config.json"), record);
-    writeJson(join(dir, "labels.json"), containerLabels(config));
+    writeJson(join(dir, "labels.json"), containerLabels(config, this.owner));
     writeFileSync(join(dir, "log"), "", { flag: "a" });
     this.dirs.set(id, dir);
 
@@ -213,6 +222,8 @@ export class ProcessRuntime implements Runtime {
   async removeContainer(id: string): Promise<void> {
     const dir = this.findDir(id);
     if (!dir) return;
+    const labels = readJson<Record<string, string>>(join(dir, "labels.json"));
+    if (labels && !this.owns(labels)) throw new Error(`container ${id} was not created by this agent's database: not removed`);
     const pid = readPid(dir);
     if (this.readStatus(id).state === "running") {
       await this.killContainer(id, "SIGKILL");
@@ -240,7 +251,7 @@ export class ProcessRuntime implements Runtime {
       this.dirs.set(id, dir);
       const labels = readJson<Record<string, string>>(join(dir, "labels.json"));
       const record = readJson<ContainerRecord>(join(dir, "config.json"));
-      if (!labels || !record) continue;
+      if (!labels || !record || !this.owns(labels)) continue;
       const status = this.readStatus(id);
       if (status.state === "running") this.events.track(id);
       infos.push({ ...status, labels, sandboxId: record.sandboxId });
@@ -274,6 +285,10 @@ export class ProcessRuntime implements Runtime {
   /** The backstop pass, for tests: re-checks every container seen running. */
   recheck(): void {
     this.events.recheck();
+  }
+
+  private owns(labels: Record<string, string>): boolean {
+    return isOwnedBy(labels, { database: this.owner });
   }
 
   private findDir(id: string): string | undefined {

@@ -149,6 +149,12 @@ export class StoreReader {
   }
 
   /** The highest revision written so far: `-w` polls for rows above it. */
+  /** When the agent last checkpointed anything (epoch ms), or undefined for an empty database. */
+  lastUpdateAt(): number | undefined {
+    const row = this.query("SELECT max(updated_at) AS at FROM pods").get() as { at: number | null } | null;
+    return row?.at ?? undefined;
+  }
+
   revision(): number {
     const row = this.query("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events)").get() as { revision: number | null } | null;
     return row?.revision ?? 0;

@@ -2,7 +2,7 @@
  * Issue 7 end to end, process runtime, compiled binary: `kill -9` of the agent and a new agent on
  * the same database adopt what runs. Same container pids, same restart counts and readiness (no
  * flap), the crash loop's back-off continues where it was, events from before the kill are kept,
- * and a SIGTERM at the end stops every process the pods started.
+ * and a SIGTERM at the end (with --stop-pods-on-exit) stops every process the pods started.
  */
 import { expect, test } from "bun:test";
 import {
@@ -83,7 +83,7 @@ test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-of
 
   await first.kill9();
   expect(isRunning(webPid!)).toBe(true);
-  const second = new Agent(workspace, BACKOFF);
+  const second = new Agent(workspace, [...BACKOFF, "--stop-pods-on-exit"]);
   e2e.agents.push(second);
   await second.waitForOutput("Adopted running container web");
   // The new agent's first checkpoint: web is still 1/1 with no restart, crash still at 3 and backing off.
@@ -128,7 +128,7 @@ test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-of
   expect(printed).toContain("Started container web");
   expect(printed).toContain("Back-off restarting failed container crash in pod crash-n1");
 
-  // SIGTERM: the process runtime stops its pods, and nothing the pods started is left.
+  // SIGTERM with --stop-pods-on-exit: the pods are stopped, and nothing they started is left.
   expect(await second.terminate()).toBe(0);
   expect(isRunning(webPid!)).toBe(false);
   expect(processesMentioning(workspace.path)).toEqual([]);

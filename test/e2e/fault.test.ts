@@ -79,7 +79,8 @@ test("20 kill -9s during churn: no duplicates, no orphans, counts match attempts
     e2e.agents.pop();
   }
 
-  const last = new Agent(workspace, ["--backoff-base", "1", "--backoff-max", "4"]);
+  // --stop-pods-on-exit: the final SIGTERM must leave nothing running (by default pods outlive the agent).
+  const last = new Agent(workspace, ["--backoff-base", "1", "--backoff-max", "4", "--stop-pods-on-exit"]);
   e2e.agents.push(last);
   const desiredNames = [...wanted.keys()].map((name) => `${name}-n1`).sort();
   const running = () => processContainers(workspace).filter((c) => !c.exited && c.pid !== undefined && isRunning(c.pid));

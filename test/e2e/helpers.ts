@@ -12,6 +12,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { LABEL } from "../../src/runtime/labels.ts";
+import { runtimeRootOf } from "../../src/store/db-path.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BINARY = join(ROOT, "minikubelet");
@@ -56,9 +57,16 @@ export class Workspace {
 
   /** Runs a query command (`get`, `describe`, `events`, `sql`) of the binary on this database. */
   cli(...args: string[]): string {
-    const result = spawnSync(BINARY, [...args, "--db", this.db], { env: ENV, encoding: "utf8" });
+    const result = this.run(...args);
     if (result.status !== 0) throw new Error(`minikubelet ${args.join(" ")} exited ${result.status}: ${result.stderr}`);
     return result.stdout;
+  }
+
+  /** The same, whatever its exit status, with stderr; `--db` is the workspace's unless given. */
+  run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+    const db = args.includes("--db") ? [] : ["--db", this.db];
+    const result = spawnSync(BINARY, [...args, ...db], { env: ENV, encoding: "utf8" });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 
   /** One query on a fresh read-only connection (the agent is the only writer). */
@@ -84,8 +92,9 @@ export class Agent {
   readonly exited: Promise<number | null>;
   readonly startedAt = Date.now();
 
-  constructor(ws: Workspace, extra: string[] = []) {
-    const args = ["run", "--manifests", ws.manifests, "--node", "n1", "--db", ws.db, ...extra];
+  /** `where` overrides the workspace's manifests directory, database and the node (default n1). */
+  constructor(ws: Workspace, extra: string[] = [], where: { manifests?: string; db?: string; node?: string } = {}) {
+    const args = ["run", "--manifests", where.manifests ?? ws.manifests, "--node", where.node ?? "n1", "--db", where.db ?? ws.db, ...extra];
     this.child = spawn(BINARY, args, { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout!.on("data", (chunk) => (this.stdout += String(chunk)));
     this.child.stderr!.on("data", (chunk) => (this.stderr += String(chunk)));
@@ -108,7 +117,7 @@ export class Agent {
     await this.exited;
   }
 
-  /** SIGTERM, then the agent's own shutdown (the process runtime stops its pods); resolves with the exit code. */
+  /** SIGTERM, then the agent's own shutdown (pods keep running unless --stop-pods-on-exit); resolves with the exit code. */
   async terminate(timeoutMs = 20_000): Promise<number | null> {
     if (this.done) return this.child.exitCode;
     process.kill(this.pid, "SIGTERM");
@@ -204,11 +213,13 @@ export interface ProcessContainer {
   pid?: number;
   /** Whether the runtime has an exit record for it. */
   exited: boolean;
+  /** The identity of the database whose agent created it (its io.minikubelet.database label). */
+  database?: string;
 }
 
-/** Every container attempt under <dbdir>/process/pods (labels.json, pid, exit). */
-export function processContainers(ws: Workspace): ProcessContainer[] {
-  const pods = join(ws.path, "process", "pods");
+/** Every container attempt of the database `db` (default the workspace's): <db>.runtime/process/pods. */
+export function processContainers(ws: Workspace, db = ws.db): ProcessContainer[] {
+  const pods = join(runtimeRootOf(db), "process", "pods");
   if (!existsSync(pods)) return [];
   const found: ProcessContainer[] = [];
   for (const podUid of readdirSync(pods)) {
@@ -235,6 +246,7 @@ export function processContainers(ws: Workspace): ProcessContainer[] {
         attempt: Number(labels[LABEL.attempt] ?? -1),
         pid,
         exited: existsSync(join(base, "exit")),
+        database: labels[LABEL.database],
       });
     }
   }
@@ -296,6 +308,46 @@ export function podTable(ws: Workspace, namespace: string): Record<string, [stri
 }
 
 /**
+ * SIGKILLs every container process (its process group) and monitor recorded in a `pid` file under
+ * `dir` (any runtime root there), each only while it is the very process recorded (same start time).
+ */
+export function killRecordedContainers(dir: string): void {
+  const visit = (path: string) => {
+    let entries;
+    try {
+      entries = readdirSync(path, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) visit(child);
+      else if (entry.name === "pid") {
+        const [pid, ticks, , monitorPid, monitorTicks] = readFileSync(child, "utf8").trim().split(/\s+/);
+        for (const [target, recorded] of [[Number(pid), ticks], [Number(monitorPid), monitorTicks]] as const) {
+          if (!isRunning(target) || startTicks(target) !== recorded) continue;
+          try {
+            process.kill(-target, "SIGKILL");
+          } catch {
+            process.kill(target, "SIGKILL");
+          }
+        }
+      }
+    }
+  };
+  visit(dir);
+}
+
+function startTicks(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(") ") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The lifecycle every process-runtime e2e file needs: the binary built once, and after each test its
  * agents terminated, any process left under its workspace killed, the workspace removed.
  */
@@ -306,6 +358,8 @@ export function processE2E(): { ws: Workspace | undefined; agents: Agent[] } {
   });
   afterEach(async () => {
     for (const agent of state.agents.splice(0)) await agent.terminate();
+    // Pods outlive a SIGTERM'd agent; their processes need not mention the workspace (exec sleep).
+    if (state.ws) killRecordedContainers(state.ws.path);
     for (const left of processesMentioning(state.ws?.path ?? "\0")) process.kill(left.pid, "SIGKILL");
     state.ws?.cleanup();
     state.ws = undefined;

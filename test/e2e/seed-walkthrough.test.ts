@@ -2,7 +2,7 @@
  * The seed's Step 10 with the compiled binary and the process runtime: crash restarts at once, then
  * waits 1s, 2s, 4s (--backoff-base 1 --backoff-max 8); web starts only after write-index exits 0
  * and turns ready after two probes; removing crash.json stops its pod (Killing, PodRemoved); every
- * line has the contract's shape; SIGTERM stops the rest and prints the final table.
+ * line has the contract's shape; SIGTERM (with --stop-pods-on-exit, as the demo) stops the rest and prints the final table.
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
@@ -69,7 +69,7 @@ spec:
       spec: { containers: [{ name: "crash", image: "x", command: ["python3", "-c", "raise SystemExit(1)"] }] },
     }),
   );
-  const agent = new Agent(ws, ["--backoff-base", "1", "--backoff-max", "8"]);
+  const agent = new Agent(ws, ["--backoff-base", "1", "--backoff-max", "8", "--stop-pods-on-exit"]);
   e2e.agents.push(agent);
   await agent.waitForOutput("Ready demo/web-n1 web: Container web is ready", 15_000);
   await waitFor("four starts of crash", () => lines(agent.stdout).filter((l) => l.reason === "Started" && l.container === "crash").length >= 4, 15_000);

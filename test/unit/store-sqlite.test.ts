@@ -25,7 +25,7 @@ describe("migrations", () => {
     agent.close();
   });
 
-  const next: Migration = { version: MIGRATIONS.length + 1, name: "9999_test.sql", sql: "ALTER TABLE pods ADD COLUMN note TEXT;" };
+  const next: Migration = { version: Math.max(...MIGRATIONS.map((m) => m.version)) + 1, name: "9999_test.sql", sql: "ALTER TABLE pods ADD COLUMN note TEXT;" };
 
   test("a database at the previous version is migrated, keeping its rows", () => {
     using dir = tempDir();
