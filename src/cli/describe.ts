@@ -7,6 +7,7 @@ import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { describePodText } from "./describe-pod.ts";
+import { describeRefusedText } from "./describe-refused.ts";
 
 export interface DescribeOptions {
   db?: string;
@@ -35,6 +36,16 @@ export async function describeCommand(resource: string, name: string, options: D
     throw error;
   }
   const where = options.namespace === undefined ? "" : ` in namespace "${options.namespace}"`;
+  // A refused manifest file shows in place of a pod that no longer runs (or never ran) under its name.
+  if (!row || row.deletedAt !== null) {
+    const refused = reader.store.refusedPods({ namespace: options.namespace, name });
+    if (refused.length > 1) throw new UserError(`pod "${name}" exists in several namespaces (${refused.map((r) => r.namespace).join(", ")}); choose one with -n`);
+    if (refused[0]) {
+      const events = reader.store.eventsForPod(refused[0].uid);
+      stdout(describeRefusedText({ row: refused[0], events, now: clock.now(), utcOffsetMinutes: deps.utcOffsetMinutes }));
+      return 0;
+    }
+  }
   if (!row) throw new UserError(`pods "${name}" not found${where} in ${reader.path}`);
   const record = reader.store.podRecord(row.uid);
   if (!record) throw new UserError(`pods "${name}" has no record in ${reader.path}`);

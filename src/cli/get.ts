@@ -9,6 +9,7 @@
 import { realClock, type Clock } from "../clock.ts";
 import { readPodsFile } from "../status/pod-list.ts";
 import { formatPods, POD_OUTPUTS, type PodOutput } from "../status/pod-table.ts";
+import { refusedManifestNotes } from "../status/refused-pod.ts";
 import { serializeObject } from "../status/serialize.ts";
 import { withTypeMeta, type V1Pod } from "../status/v1.ts";
 import { UsageError, UserError } from "./cli.ts";
@@ -78,6 +79,7 @@ export async function getCommand(
     return 0;
   }
   stdout(text);
+  if (output === undefined || output === "wide") stderr(refusedManifestNotes(pods));
   return 0;
 }
 

@@ -8,7 +8,7 @@ import type { PodSpec } from "./types.ts";
 import { ManifestError, unknownFieldIssue, type Issue } from "./errors.ts";
 import { unknownFields } from "./known-fields.ts";
 import { runtimeErrors, runtimeWarnings, type RuntimeName } from "./runtime-rules.ts";
-import { validatePod, type ValidateContext } from "./validate.ts";
+import { readPod, type ValidateContext } from "./validate.ts";
 
 export interface ManifestRules {
   /** Apply this runtime's rules too (a missing command on the process runtime is an error). */
@@ -27,13 +27,9 @@ export interface AdmittedPod {
 export function admitPod(raw: unknown, context: ValidateContext, rules: ManifestRules = {}): AdmittedPod {
   const unknown = unknownFields(raw).map(unknownFieldIssue);
   const issues: Issue[] = rules.strict ? [...unknown] : [];
-  let pod: PodSpec | undefined;
-  try {
-    pod = validatePod(raw, context);
-  } catch (error) {
-    if (!(error instanceof ManifestError)) throw error;
-    issues.push(...error.issues);
-  }
+  const { pod, issues: podIssues } = readPod(raw, context);
+  issues.push(...podIssues);
+  // Checked on what could be read even when the API's rules failed: every problem in one report.
   if (pod && rules.runtime) issues.push(...runtimeErrors(pod, rules.runtime));
   if (!pod || issues.length > 0) throw new ManifestError(context.file, issues);
   const warnings = [...(rules.strict ? [] : unknown), ...(rules.runtime ? runtimeWarnings(raw, rules.runtime) : [])];

@@ -103,6 +103,8 @@ function loadFiles(root: string, names: string[], node: string, rules: ManifestR
       errors.push(sourceError(path, error, reason, identify(raw, node, name)));
     }
   }
+  // A refused file whose pod name another file's pod already has is shown under its own name.
+  for (const error of errors) if (pods.has(`${error.namespace}/${error.name}`)) error.name = basename(error.file);
   return { pods, errors, warnings };
 }
 

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import init from "../../migrations/0001_init.sql" with { type: "text" };
+import invalidManifests from "../../migrations/0002_invalid_manifests.sql" with { type: "text" };
 
 export interface Migration {
   /** 1, 2, 3 ...: the number in the file name. */
@@ -14,7 +15,10 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "0001_init.sql", sql: init }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "0001_init.sql", sql: init },
+  { version: 2, name: "0002_invalid_manifests.sql", sql: invalidManifests },
+];
 
 /** Hex sha256 of a migration's text, as recorded when it was applied. */
 export function migrationHash(sql: string): string {

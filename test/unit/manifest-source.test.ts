@@ -153,6 +153,14 @@ describe("refused files, as get pods shows them", () => {
     ]);
     expect(errors[2]!.issues).toEqual([{ path: ["spec", "containers", 0, "image"], message: "required" }]);
   });
+
+  test("a refused file naming a pod another file runs is shown under its own name", () => {
+    write("a.json", pod("web"));
+    write("b.json", JSON.stringify({ ...JSON.parse(pod("web")), spec: {} }));
+    const { pods, errors } = loadManifests(dir);
+    expect([...pods.keys()]).toEqual(["demo/web"]);
+    expect(errors.map(({ namespace, name }) => `${namespace}/${name}`)).toEqual(["demo/b.json"]);
+  });
 });
 
 describe("unknown fields (the API server's strict field validation)", () => {

@@ -49,7 +49,8 @@ describe("minikubelet validate", () => {
     expect(result.code).toBe(1);
     expect(result.stderr.split("\n")).toEqual([
       "bad-probe.yaml: spec.containers[0].env[0].value: must be a string (found number 8080); quote it; " +
-        "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none)",
+        "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none); " +
+        "spec.containers[0].command: required: the process runtime has no image entrypoint",
       "dup-crash.yaml: pod demo/crash is already defined in crash.json; ignoring this file",
       "",
     ]);
