@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { realClock } from "../clock.ts";
+import { realClock, type Clock } from "../clock.ts";
 import { backoffSettings } from "../kubelet/backoff.ts";
 import type { KubeEvent } from "../kubelet/events.ts";
 import { Kubelet } from "../kubelet/kubelet.ts";
@@ -100,7 +100,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
       adopted = true;
       void adoptThenSync(kubelet, runtime, store, pods, clock.now(), node).catch((error) => log(`adoption failed: ${(error as Error).message}`));
     },
-    ...refusedManifestReporting(store, runtime, options, (events) => events.forEach((event) => out(eventLine(event, started))), log),
+    ...refusedManifestReporting(store, runtime, options, clock, (events) => events.forEach((event) => out(eventLine(event, started))), log),
     onReadFailure: (message) => err(`error: ${message}`),
   });
   kubelet.start();
@@ -140,6 +140,7 @@ function refusedManifestReporting(
   store: SqliteStore,
   runtime: Runtime,
   options: RunOptions,
+  clock: Clock,
   print: (events: KubeEvent[]) => void,
   log: (message: string) => void,
 ): Pick<ManifestWatcherOptions, "rules" | "onRefused" | "onWarnings"> {
@@ -153,12 +154,12 @@ function refusedManifestReporting(
   return {
     rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined, strict: options.strict === true },
     onRefused: (refused, fresh) => {
-      const events = fresh.map((entry) => refusedManifestEvent(entry, realClock.now()));
+      const events = fresh.map((entry) => refusedManifestEvent(entry, clock.now()));
       print(events);
       save("refused manifests", () => store.saveRefusedManifests(refused, events));
     },
     onWarnings: (pod, warnings) => {
-      const events = fieldWarningEvents(pod, warnings, realClock.now());
+      const events = fieldWarningEvents(pod, warnings, clock.now());
       print(events);
       save(`warnings of pod ${pod.key}`, () => store.saveEvents(events));
     },

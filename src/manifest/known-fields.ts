@@ -93,6 +93,8 @@ const pod: Schema = { apiVersion: any, kind: any, metadata: objectMeta, spec: po
  */
 export function unknownFields(raw: unknown): FieldPath[] {
   const found: FieldPath[] = [];
+  // Another kind's fields are not a Pod's typos: the kind itself is the problem, and says so.
+  if (isPlainObject(raw) && raw.kind !== undefined && raw.kind !== "Pod") return found;
   walk(raw, pod, [], found);
   return found;
 }

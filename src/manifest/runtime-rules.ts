@@ -29,10 +29,17 @@ export function containerStartProblem(container: ContainerSpec, runtime: Runtime
   return undefined;
 }
 
-/** Every container of the pod the runtime cannot start, each with its field path. */
+/**
+ * Every container of the pod the runtime cannot start, each with its field path. `pod` may have
+ * been read from an invalid manifest: a list that lost an item that was no object is skipped, as
+ * its indices no longer match the file's (the validator has named that item).
+ */
 export function runtimeErrors(pod: PodSpec, runtime: RuntimeName): Issue[] {
   const issues: Issue[] = [];
+  const spec = objectAt(pod.manifest, "spec") ?? {};
   for (const [list, containers] of [["initContainers", pod.initContainers], ["containers", pod.containers]] as const) {
+    const written = spec[list];
+    if (Array.isArray(written) && written.length !== containers.length) continue;
     containers.forEach((container, index) => {
       const problem = containerStartProblem(container, runtime);
       if (problem) issues.push({ path: ["spec", list, index, problem.field], message: problem.message });

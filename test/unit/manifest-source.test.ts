@@ -194,6 +194,11 @@ describe("unknown fields (the API server's strict field validation)", () => {
     );
   });
 
+  test("another kind's fields are not reported as a Pod's unknown fields: the kind is the problem", () => {
+    write("deploy.json", JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 2, containers: [] } }));
+    expect(loadManifests(dir, "", { strict: true }).errors[0]!.message).not.toContain("unknown field");
+  });
+
   test("known v1 fields minikubelet does not read, and the contents of maps, are not unknown", () => {
     write("web.json", JSON.stringify({
       apiVersion: "v1",
