@@ -26,12 +26,11 @@ export interface AdmittedPod {
 /** @throws ManifestError listing every problem found, each with its field path. */
 export function admitPod(raw: unknown, context: ValidateContext, rules: ManifestRules = {}): AdmittedPod {
   const unknown = unknownFields(raw).map(unknownFieldIssue);
-  const issues: Issue[] = rules.strict ? [...unknown] : [];
-  const { pod, issues: podIssues } = readPod(raw, context);
-  issues.push(...podIssues);
+  const { pod, issues } = readPod(raw, context);
   // Checked on what could be read even when the API's rules failed: every problem in one report.
   if (pod && rules.runtime) issues.push(...runtimeErrors(pod, rules.runtime));
-  if (!pod || issues.length > 0) throw new ManifestError(context.file, issues);
+  // A refused file lists its unknown fields too, strict or not: `comand:` explains `command: required`.
+  if (!pod || issues.length > 0 || (rules.strict && unknown.length > 0)) throw new ManifestError(context.file, [...unknown, ...issues]);
   const warnings = [...(rules.strict ? [] : unknown), ...(rules.runtime ? runtimeWarnings(raw, rules.runtime) : [])];
   return { pod, warnings };
 }

@@ -77,11 +77,14 @@ test("get, describe and events show a refused file until it is fixed", async () 
   const described = await capture((out) => describeCommand("pod", "web", { db: agent.db, namespace: "demo" }, { clock: agent.clock, stdout: out, utcOffsetMinutes: 0 }));
   expect(described.stdout).toContain(`Manifest:    ${file}\n`);
   expect(described.stdout).toContain("Reason:      Invalid\n");
-  // Every problem with its field path; the unknown field is a warning (not --strict), not a problem.
+  // Every problem with its field path; the unknown field, a warning alone, explains the missing command.
   expect(described.stdout).toContain(
-    "Problems:\n  spec.containers[0].image: required\n  spec.containers[0].command: required: the process runtime has no image entrypoint\nEvents:\n",
+    'Problems:\n  unknown field "spec.containers[0].comand"\n  spec.containers[0].image: required\n' +
+      "  spec.containers[0].command: required: the process runtime has no image entrypoint\nEvents:\n",
   );
-  expect(described.stdout).toContain(`Warning  Invalid  5s    kubelet  manifest ${file} is invalid, not run until it is fixed: spec.containers[0].image: required`);
+  expect(described.stdout).toContain(
+    `Warning  Invalid  5s    kubelet  manifest ${file} is invalid, not run until it is fixed: unknown field "spec.containers[0].comand"; spec.containers[0].image: required`,
+  );
 
   const events = await capture((out) => eventsCommand({ db: agent.db, for: "pod/web" }, { clock: agent.clock, stdout: out }));
   expect(events.stdout).toContain(`Warning   Invalid   pod/web   manifest ${file} is invalid`);
