@@ -4,7 +4,7 @@
  * the Warning; all from the database, and gone from `get` once the file is fixed.
  */
 import { expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeCommand } from "../../src/cli/describe.ts";
 import { eventsCommand } from "../../src/cli/events.ts";
@@ -30,7 +30,7 @@ function agentOn(dir: string) {
   const database = openAgentDatabase(join(dir, "state.db"));
   const store = new SqliteStore({ db: database.db, clock, runtimeName: "process" });
   const manifests = join(dir, "manifests");
-  require("node:fs").mkdirSync(manifests);
+  mkdirSync(manifests);
   const watcher = new ManifestWatcher({
     dir: manifests,
     node: "",
@@ -95,6 +95,12 @@ test("get, describe and events show a refused file until it is fixed", async () 
   const after = await capture((out, err) => getCommand("pods", undefined, { db: agent.db, namespace: "demo" }, { clock: agent.clock, stdout: out, stderr: err }));
   expect(after).toEqual({ code: 0, stdout: "", stderr: "No resources found in demo namespace.\n" });
   expect((await capture((out) => eventsCommand({ db: agent.db, for: "pod/web" }, { clock: agent.clock, stdout: out }))).stdout).toContain("Invalid");
+
+  // Removed: its row goes too.
+  rmSync(join(agent.manifests, "junk.json"));
+  agent.watcher.scan();
+  const none = await capture((out, err) => getCommand("pods", undefined, { db: agent.db, allNamespaces: true }, { clock: agent.clock, stdout: out, stderr: err }));
+  expect(none).toEqual({ code: 0, stdout: "", stderr: "No resources found\n" });
   agent.database.close();
 });
 
