@@ -71,6 +71,12 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
       for (const key of Object.keys(objectAt(container, "resources") ?? {})) {
         issues.push({ path: at("resources", key), message: `not enforced by ${name}` });
       }
+      for (const key of ["stdin", "stdinOnce", "tty"] as const) {
+        if (container[key] === true) issues.push({ path: at(key), message: `not honoured by ${name}: no terminal or stdin is attached` });
+      }
+      for (const key of ["terminationMessagePath", "terminationMessagePolicy"] as const) {
+        if (container[key] !== undefined) issues.push({ path: at(key), message: `not honoured by ${name}: no termination message is read` });
+      }
       if (runtime === "process") processMountWarnings(container, at, issues);
       if (runtime === "docker") dockerPortWarnings(container, at, issues);
     });

@@ -251,6 +251,16 @@ describe("runtime rules", () => {
       "spec.containers[0].securityContext.runAsUser: not honoured by the docker runtime",
     ]);
   });
+
+  test("a terminal, stdin and a termination message are honoured by neither runtime", () => {
+    write("web.json", manifest({ command: ["sleep"], tty: true, stdin: false, terminationMessagePolicy: "FallbackToLogsOnError" }));
+    for (const runtime of ["process", "docker"] as const) {
+      expect(loadManifests(dir, "", { runtime }).warnings.get("demo/web")!.map(formatIssue)).toEqual([
+        `spec.containers[0].tty: not honoured by the ${runtime} runtime: no terminal or stdin is attached`,
+        `spec.containers[0].terminationMessagePolicy: not honoured by the ${runtime} runtime: no termination message is read`,
+      ]);
+    }
+  });
 });
 
 describe("loadManifestFile", () => {
