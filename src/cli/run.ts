@@ -143,7 +143,7 @@ function refusedManifestReporting(
   clock: Clock,
   print: (events: KubeEvent[]) => void,
   log: (message: string) => void,
-): Pick<ManifestWatcherOptions, "rules" | "onRefused" | "onWarnings"> {
+): Pick<ManifestWatcherOptions, "rules" | "checkpointed" | "onRefused" | "onWarnings"> {
   const save = (what: string, write: () => void) => {
     try {
       write();
@@ -153,6 +153,7 @@ function refusedManifestReporting(
   };
   return {
     rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined, strict: options.strict === true },
+    checkpointed: new Map(store.loadState().pods.map((pod) => [pod.spec.source, pod.spec.key])),
     onRefused: (refused, fresh) => {
       const events = fresh.map((entry) => refusedManifestEvent(entry, clock.now()));
       print(events);

@@ -21,6 +21,8 @@ export interface ManifestWatcherOptions {
   resyncMs: number;
   /** The runtime's rules and strictness, as for `validate`. */
   rules?: ManifestRules;
+  /** Pods checkpointed by an earlier agent, by file: a file that turned bad meanwhile names its pod too. */
+  checkpointed?: ReadonlyMap<string, PodKey>;
   onPods: (pods: Map<PodKey, PodSpec>) => void;
   onError?: (error: SourceError) => void;
   /**
@@ -47,7 +49,9 @@ export class ManifestWatcher {
   private podsByFile = new Map<string, PodKey>();
   private warned = new Set<string>();
 
-  constructor(private readonly options: ManifestWatcherOptions) {}
+  constructor(private readonly options: ManifestWatcherOptions) {
+    this.podsByFile = new Map(options.checkpointed);
+  }
 
   /** Reads the directory once, then keeps watching. Idempotent. */
   start(): void {

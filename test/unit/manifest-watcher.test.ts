@@ -133,4 +133,22 @@ describe("ManifestWatcher: refused files and field warnings", () => {
     watcher.scan();
     expect(warned).toEqual(["default/a-lab: 1", "default/a-lab: 1"]);
   });
+
+  test("a file that turned bad while no agent ran names the pod an earlier agent checkpointed from it", () => {
+    const file = join(dir, "a.json");
+    writeFileSync(file, "{");
+    const stopped: (string | undefined)[] = [];
+    const seeded = new ManifestWatcher({
+      dir,
+      node: "lab",
+      clock,
+      resyncMs: 20_000,
+      checkpointed: new Map([[file, "default/a-lab"]]),
+      onPods: () => {},
+      onRefused: (_all, fresh) => stopped.push(...fresh.map((r) => r.stopped)),
+      onReadFailure: () => {},
+    });
+    seeded.scan();
+    expect(stopped).toEqual(["default/a-lab"]);
+  });
 });
