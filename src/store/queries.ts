@@ -99,7 +99,10 @@ export class StoreReader {
 
   /** Pods (live or deleted) whose v1 object changed after `revision`, oldest change first. */
   podsChangedSince(revision: number): PodRow[] {
-    return this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE revision > ? ORDER BY revision`).all(revision).map(podRow);
+    const pods = this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE revision > ? ORDER BY revision`).all(revision).map(podRow);
+    // A file turning bad is a row `get -w` prints (Invalid); the pod it becomes once fixed is another.
+    const refused = this.query("SELECT uid, namespace, name, NULL AS deleted_at, revision, object_json FROM invalid_manifests WHERE revision > ?").all(revision).map(podRow);
+    return refused.length === 0 ? pods : [...pods, ...refused].sort((a, b) => a.revision - b.revision);
   }
 
   /**

@@ -13,6 +13,7 @@ import { ManifestWatcher } from "../../src/kubelet/manifest-watcher.ts";
 import { refusedManifestEvent, type RefusedManifest } from "../../src/kubelet/refused-manifests.ts";
 import { openAgentDatabase } from "../../src/store/open.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";
+import { watchPods } from "../../src/store/pods-view.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { tempDir } from "../store-fixtures.ts";
 
@@ -124,5 +125,32 @@ test("rows are replaced in one transaction; an unchanged problem keeps its row a
   expect(revision()).toEqual(first);
   agent.store.saveRefusedManifests([], []);
   expect(revision()).toEqual([]);
+  agent.database.close();
+});
+
+test("get -w prints a file turning bad as an Invalid row", async () => {
+  using dir = tempDir();
+  const agent = agentOn(dir.path);
+  agent.watcher.scan();
+  const seen: string[] = [];
+  const controller = new AbortController();
+  const watching = watchPods({
+    db: agent.db,
+    namespace: "demo",
+    name: undefined,
+    clock: agent.clock,
+    signal: controller.signal,
+    intervalMs: 100,
+    onPod: (p) => seen.push(`${p.metadata.name} ${p.status?.reason}`),
+  });
+  writeFileSync(join(agent.manifests, "web.yaml"), BAD_WEB);
+  agent.watcher.scan();
+  for (let i = 0; i < 20 && seen.length === 0; i++) {
+    agent.clock.step(100);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  controller.abort();
+  await watching;
+  expect(seen).toEqual(["web Invalid"]);
   agent.database.close();
 });
