@@ -40,6 +40,7 @@ export function createCLI(): CAC {
     .option("--manifests <dir>", "directory of Pod manifests (static pods)")
     .option("--node <name>", "node name; pods are named NAME-NODE like mirror pods", { default: "" })
     .option("--runtime <name>", "process or docker", { default: "process" })
+    .option("--strict", "refuse manifests with unknown fields (default: warn)")
     .option("--status-file <file>", "write the pods as a v1 List after each pass (atomically)")
     .option("--backoff-base <seconds>", "first restart back-off (default: 10, or --backoff-max when lower)")
     .option("--backoff-max <seconds>", "back-off cap (default: 300)")
@@ -49,8 +50,10 @@ export function createCLI(): CAC {
     .action(async (options) => (await import("./run.ts")).runCommand(options));
 
   cli
-    .command("validate <dir>", "check every manifest in DIR; print each pod and its probes")
+    .command("validate <path>", "check every manifest in a directory, or one file, as run would; print each pod and its probes")
     .option("--node <name>", "node name", { default: "" })
+    .option("--runtime <name>", "apply this runtime's rules too: process or docker", { default: "process" })
+    .option("--strict", "unknown fields are errors, not warnings")
     .action(async (dir, options) => (await import("./validate.ts")).validateCommand(dir, options));
 
   cli

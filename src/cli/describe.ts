@@ -9,6 +9,7 @@ import { agentNotRunningNote } from "../store/agent-status.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { describePodText } from "./describe-pod.ts";
 import { podNotFound } from "./pod-not-found.ts";
+import { describeRefusedText } from "./describe-refused.ts";
 
 export interface DescribeOptions {
   db?: string;
@@ -35,6 +36,16 @@ export async function describeCommand(resource: string, nameArgument: string | u
   } catch (error) {
     if (error instanceof AmbiguousPodError) throw new UserError(error.message);
     throw error;
+  }
+  // A refused manifest file shows in place of a pod that no longer runs (or never ran) under its name.
+  if (!row || row.deletedAt !== null) {
+    const refused = reader.store.refusedPods({ namespace: options.namespace, name });
+    if (refused.length > 1) throw new UserError(`pod "${name}" exists in several namespaces (${refused.map((r) => r.namespace).join(", ")}); choose one with -n`);
+    if (refused[0]) {
+      const events = reader.store.eventsForPod(refused[0].uid);
+      stdout(describeRefusedText({ row: refused[0], events, now: clock.now(), utcOffsetMinutes: deps.utcOffsetMinutes }));
+      return 0;
+    }
   }
   if (!row) throw podNotFound(reader.store, reader.path, name, { includeDeleted: true });
   const record = reader.store.podRecord(row.uid);

@@ -9,6 +9,7 @@
 import { realClock, type Clock } from "../clock.ts";
 import { readPodsFile } from "../status/pod-list.ts";
 import { formatPods, POD_OUTPUTS, type PodOutput } from "../status/pod-table.ts";
+import { refusedManifestNotes } from "../status/refused-pod.ts";
 import { serializeObject } from "../status/serialize.ts";
 import { withTypeMeta, type V1Pod } from "../status/v1.ts";
 import { UsageError, UserError } from "./cli.ts";
@@ -81,8 +82,12 @@ export async function getCommand(
     return 0;
   }
   const text = formatPods(pods, { output, allNamespaces, now });
-  if (text === "" && table) stderr(namespace === undefined ? "No resources found\n" : `No resources found in ${namespace} namespace.\n`);
-  else stdout(text);
+  if (text === "" && table) {
+    stderr(namespace === undefined ? "No resources found\n" : `No resources found in ${namespace} namespace.\n`);
+  } else {
+    stdout(text);
+    if (table) stderr(refusedManifestNotes(pods));
+  }
   if (elsewhere) stderr(`${elsewhere}\n`);
   return 0;
 }

@@ -5,10 +5,12 @@
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { realClock } from "../clock.ts";
+import { realClock, type Clock } from "../clock.ts";
 import type { KubeEvent } from "../kubelet/events.ts";
 import { Kubelet } from "../kubelet/kubelet.ts";
-import { ManifestWatcher } from "../kubelet/manifest-watcher.ts";
+import { ManifestWatcher, type ManifestWatcherOptions } from "../kubelet/manifest-watcher.ts";
+import { fieldWarningEvents, refusedManifestEvent } from "../kubelet/refused-manifests.ts";
+import { isRuntimeName } from "../manifest/runtime-rules.ts";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { podObject } from "../status/pod-object.ts";
@@ -38,6 +40,7 @@ export interface RunOptions {
   stopPodsOnExit?: boolean;
   pauseImage?: string;
   resync?: unknown;
+  strict?: boolean;
 }
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
@@ -103,7 +106,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
       adopted = true;
       void adoptThenSync(kubelet, runtime, store, pods, clock.now(), node, identity).catch((error) => log(`adoption failed: ${(error as Error).message}`));
     },
-    onError: (error) => err(`error: ${error.message}`),
+    ...refusedManifestReporting(store, runtime, options, clock, (events) => events.forEach((event) => out(eventLine(event, started))), log),
     onReadFailure: (message) => err(`error: ${message}`),
   });
   kubelet.start();
@@ -134,6 +137,41 @@ export async function runCommand(options: RunOptions): Promise<number> {
   await runtime.close();
   database.close();
   return 0;
+}
+
+/**
+ * A refused file becomes a Warning event and a row `get pods` shows as Invalid until the file is
+ * fixed or removed; fields a pod runs without become one Warning each, once per pod.
+ */
+function refusedManifestReporting(
+  store: SqliteStore,
+  runtime: Runtime,
+  options: RunOptions,
+  clock: Clock,
+  print: (events: KubeEvent[]) => void,
+  log: (message: string) => void,
+): Pick<ManifestWatcherOptions, "rules" | "checkpointed" | "onRefused" | "onWarnings"> {
+  const save = (what: string, write: () => void) => {
+    try {
+      write();
+    } catch (error) {
+      log(`recording ${what} failed: ${(error as Error).message}`);
+    }
+  };
+  return {
+    rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined, strict: options.strict === true },
+    checkpointed: new Map(store.loadState().pods.map((pod) => [pod.spec.source, pod.spec.key])),
+    onRefused: (refused, fresh) => {
+      const events = fresh.map((entry) => refusedManifestEvent(entry, clock.now()));
+      print(events);
+      save("refused manifests", () => store.saveRefusedManifests(refused, events));
+    },
+    onWarnings: (pod, warnings) => {
+      const events = fieldWarningEvents(pod, warnings, clock.now());
+      print(events);
+      save(`warnings of pod ${pod.key}`, () => store.saveEvents(events));
+    },
+  };
 }
 
 async function adoptThenSync(

@@ -1,18 +1,28 @@
 /**
- * `minikubelet validate DIR [--node NAME]`: loads the directory exactly as `run` would and prints
- * each pod with its containers and probes (each probe as `kubectl describe pod` prints it), then
- * every refused file as one line on stderr. Exit 1 when any file is refused or DIR is unusable.
+ * `minikubelet validate DIR|FILE [--node NAME] [--runtime process|docker] [--strict]`: loads the
+ * directory (or one file) exactly as `run` would with that runtime (default: run's, process) and
+ * prints each pod with its containers and probes (each probe as `kubectl describe pod` prints it),
+ * then each warning (`Warning: web.yaml: unknown field "spec.containers[0].comand"`) and every
+ * refused file as one line on stderr. Exit 1 when any file is refused or the path is unusable.
  */
+import { statSync } from "node:fs";
 import type { ContainerSpec, PodSpec, Probe } from "../manifest/types.ts";
 import { isSidecar } from "../manifest/types.ts";
 import { describeProbe } from "../manifest/describe-probe.ts";
 import { ManifestSourceError } from "../manifest/errors.ts";
-import { loadManifests } from "../manifest/source.ts";
+import { formatIssue } from "../manifest/errors.ts";
+import { isRuntimeName, RUNTIME_NAMES } from "../manifest/runtime-rules.ts";
+import { loadManifestFile, loadManifests, type LoadResult } from "../manifest/source.ts";
+import { UsageError } from "./cli.ts";
 import { nodeOption } from "./options.ts";
 
 export interface ValidateCommandOptions {
   /** cac turns a numeric-looking value into a number, hence unknown. */
   node?: unknown;
+  /** Whose rules apply beside the API's; `run`'s default runtime when absent. */
+  runtime?: unknown;
+  /** Unknown fields are errors rather than warnings. */
+  strict?: boolean;
 }
 
 /** Where the command writes; tests pass their own. */
@@ -33,11 +43,14 @@ const PROBE_LINES: readonly [label: string, pick: (container: ContainerSpec) => 
   ["Startup", (container) => container.startupProbe],
 ];
 
-export function validateCommand(dir: string, options: ValidateCommandOptions, output: CommandOutput = processOutput): number {
+export function validateCommand(path: string, options: ValidateCommandOptions, output: CommandOutput = processOutput): number {
   const node = nodeOption(options.node);
-  let result: ReturnType<typeof loadManifests>;
+  const runtime = options.runtime ?? "process";
+  if (!isRuntimeName(runtime)) throw new UsageError(`--runtime must be ${RUNTIME_NAMES.join(" or ")} (got ${JSON.stringify(runtime)})`);
+  const rules = { runtime, strict: options.strict === true };
+  let result: LoadResult;
   try {
-    result = loadManifests(dir, node);
+    result = isFile(path) ? loadManifestFile(path, node, rules) : loadManifests(path, node, rules);
   } catch (error) {
     if (!(error instanceof ManifestSourceError)) throw error;
     output.err(`error: ${error.message}\n`);
@@ -45,6 +58,10 @@ export function validateCommand(dir: string, options: ValidateCommandOptions, ou
   }
   const pods = [...result.pods.values()];
   output.out(pods.map(formatPod).join(""));
+  for (const pod of pods) {
+    const file = pod.source.slice(pod.source.lastIndexOf("/") + 1);
+    for (const issue of result.warnings.get(pod.key) ?? []) output.err(`Warning: ${file}: ${formatIssue(issue)}\n`);
+  }
   for (const error of result.errors) output.err(`${error.message}\n`);
   output.out(`${plural(pods.length, "pod")} valid, ${plural(result.errors.length, "file")} refused\n`);
   return result.errors.length > 0 ? 1 : 0;
@@ -68,6 +85,14 @@ export function formatPod(pod: PodSpec): string {
     if (probes.length > 0) lines.push(`  ${container.name}:`, ...probes);
   }
   return `${lines.join("\n")}\n`;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function plural(count: number, noun: string): string {

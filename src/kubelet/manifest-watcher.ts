@@ -2,12 +2,16 @@
  * The file source's driver: reads the manifest directory at start, again whenever it changes
  * (fs.watch), and periodically as a backstop, because watch events can be missed (the kubelet's
  * fileCheckFrequency). Each read hands the full desired set to the callback; a bad file is reported
- * once per distinct message, not on every rescan.
+ * once per distinct message, not on every rescan, and the set of refused files is handed over
+ * whenever it changes. Fields a pod runs without are reported once per pod.
  */
 import { watch, type FSWatcher } from "node:fs";
 import type { Clock } from "../clock.ts";
+import type { ManifestRules } from "../manifest/admit.ts";
+import type { Issue } from "../manifest/errors.ts";
 import { loadManifests, type SourceError } from "../manifest/source.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
+import { refusedManifestUid, type RefusedManifest } from "./refused-manifests.ts";
 
 export interface ManifestWatcherOptions {
   dir: string;
@@ -15,8 +19,19 @@ export interface ManifestWatcherOptions {
   clock: Clock;
   /** Periodic full rescan. */
   resyncMs: number;
+  /** The runtime's rules and strictness, as for `validate`. */
+  rules?: ManifestRules;
+  /** Pods checkpointed by an earlier agent, by file: a file that turned bad meanwhile names its pod too. */
+  checkpointed?: ReadonlyMap<string, PodKey>;
   onPods: (pods: Map<PodKey, PodSpec>) => void;
-  onError: (error: SourceError) => void;
+  onError?: (error: SourceError) => void;
+  /**
+   * Every refused file, after the first read and whenever the set or a file's problems change;
+   * `fresh` are the ones not reported before (or reported with other problems).
+   */
+  onRefused?: (refused: RefusedManifest[], fresh: RefusedManifest[]) => void;
+  /** Fields a pod runs without (unknown, or not honoured by the runtime): once per pod uid. */
+  onWarnings?: (pod: PodSpec, warnings: Issue[]) => void;
   /** The directory itself could not be read; the previous desired set is kept. */
   onReadFailure: (message: string) => void;
 }
@@ -29,8 +44,14 @@ export class ManifestWatcher {
   private cancelResync?: () => void;
   private cancelDebounce?: () => void;
   private reported = new Set<string>();
+  private refusedOnce = false;
+  /** The pod each file ran as in the last read: a file turning bad stops that pod. */
+  private podsByFile = new Map<string, PodKey>();
+  private warned = new Set<string>();
 
-  constructor(private readonly options: ManifestWatcherOptions) {}
+  constructor(private readonly options: ManifestWatcherOptions) {
+    this.podsByFile = new Map(options.checkpointed);
+  }
 
   /** Reads the directory once, then keeps watching. Idempotent. */
   start(): void {
@@ -56,19 +77,42 @@ export class ManifestWatcher {
   scan(): void {
     let result;
     try {
-      result = loadManifests(this.options.dir, this.options.node);
+      result = loadManifests(this.options.dir, this.options.node, this.options.rules);
     } catch (error) {
       // Return an error only if nothing at all could be read: the pods we have stay as they are.
       this.options.onReadFailure((error as Error).message);
       return;
     }
     const current = new Set<string>();
+    const refused: RefusedManifest[] = [];
+    const fresh: RefusedManifest[] = [];
     for (const error of result.errors) {
       current.add(error.message);
-      if (!this.reported.has(error.message)) this.options.onError(error);
+      const entry: RefusedManifest = { ...error, uid: refusedManifestUid(this.options.node, error.file) };
+      const stopped = this.podsByFile.get(error.file);
+      if (stopped) entry.stopped = stopped;
+      refused.push(entry);
+      if (this.reported.has(error.message)) continue;
+      fresh.push(entry);
+      this.options.onError?.(error);
     }
+    const changed = !this.refusedOnce || current.size !== this.reported.size || fresh.length > 0;
     this.reported = current;
+    this.refusedOnce = true;
+    if (changed) this.options.onRefused?.(refused, fresh);
+    this.podsByFile = new Map([...result.pods.values()].map((pod) => [pod.source, pod.key]));
+    this.reportWarnings(result.pods, result.warnings);
     this.options.onPods(result.pods);
+  }
+
+  private reportWarnings(pods: Map<PodKey, PodSpec>, warnings: Map<PodKey, Issue[]>): void {
+    const uids = new Set<string>();
+    for (const [key, pod] of pods) {
+      uids.add(pod.uid);
+      const issues = warnings.get(key);
+      if (issues && !this.warned.has(pod.uid)) this.options.onWarnings?.(pod, issues);
+    }
+    this.warned = uids;
   }
 
   private scheduleScan(): void {

@@ -10,6 +10,13 @@ export interface Issue {
   /** Empty for problems with the file itself (size, syntax). */
   path: FieldPath;
   message: string;
+  /** A field the v1 API does not have: rendered in the API server's words, path inside the message. */
+  unknownField?: true;
+}
+
+/** The API server's strict field validation finding: `unknown field "spec.containers[0].comand"`. */
+export function unknownFieldIssue(path: FieldPath): Issue {
+  return { path, message: "unknown field", unknownField: true };
 }
 
 /** Renders a path the way the API server does: `spec.containers[0].livenessProbe`. */
@@ -24,6 +31,7 @@ export function formatPath(path: FieldPath): string {
 
 /** One line per issue, without the file name: `spec.containers[0].image: required`. */
 export function formatIssue(issue: Issue): string {
+  if (issue.unknownField) return `unknown field ${JSON.stringify(formatPath(issue.path))}`;
   return issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`;
 }
 

@@ -6,23 +6,37 @@
  * are skipped too (kubernetes#136962).
  */
 import { readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { PodKey, PodSpec } from "./types.ts";
-import { ManifestError, ManifestSourceError } from "./errors.ts";
+import { ManifestError, ManifestSourceError, type Issue } from "./errors.ts";
+import { isPlainObject } from "./fields.ts";
+import { checkDns1123Label, checkDns1123Subdomain } from "./names.ts";
 import { manifestFormat, readManifestFile } from "./parse.ts";
-import { checkNodeName, validatePod } from "./validate.ts";
+import { admitPod, type AdmittedPod, type ManifestRules } from "./admit.ts";
+import { checkNodeName, DEFAULT_NAMESPACE, fullPodName } from "./validate.ts";
+
+/** Why a file is not run: it did not decode (the API server's BadRequest), or is not a valid Pod. */
+export type SourceErrorReason = "FailedToParse" | "Invalid";
 
 export interface SourceError {
   /** Absolute path of the file that was dropped. */
   file: string;
   /** One line starting with the file's name: `web.yaml: spec.containers[0].image: required`. */
   message: string;
+  reason: SourceErrorReason;
+  /** Every problem, each with its field path. */
+  issues: readonly Issue[];
+  /** Where the user finds the file in `get pods`: the pod's namespace and full name if they could be read, else `default` and the file's name. */
+  namespace: string;
+  name: string;
 }
 
 export interface LoadResult {
   pods: Map<PodKey, PodSpec>;
   /** Files that were dropped, in name order. */
   errors: SourceError[];
+  /** Pods that run, but with fields that will not take effect; only pods with warnings. */
+  warnings: Map<PodKey, Issue[]>;
 }
 
 /**
@@ -30,10 +44,14 @@ export interface LoadResult {
  * @param displayName the file as it appears in messages (default: its base name).
  * @throws ManifestError when the file cannot be read, decoded or validated.
  */
-export function loadManifest(path: string, node = "", displayName?: string): PodSpec {
+export function loadManifest(path: string, node = "", displayName?: string, rules: ManifestRules = {}): PodSpec {
+  return admitManifest(path, node, displayName, rules).pod;
+}
+
+function admitManifest(path: string, node: string, displayName: string | undefined, rules: ManifestRules): AdmittedPod {
   const source = resolve(path);
-  const file = displayName ?? source.slice(source.lastIndexOf("/") + 1);
-  return validatePod(readManifestFile(source, file), { file, source, node });
+  const file = displayName ?? basename(source);
+  return admitPod(readManifestFile(source, file), { file, source, node }, rules);
 }
 
 /**
@@ -42,29 +60,64 @@ export function loadManifest(path: string, node = "", displayName?: string): Pod
  * @throws ManifestSourceError when the directory itself cannot be listed (nothing could be read).
  * @throws RangeError when `node` is not a valid node name.
  */
-export function loadManifests(dir: string, node = ""): LoadResult {
+export function loadManifests(dir: string, node = "", rules: ManifestRules = {}): LoadResult {
+  checkNode(node);
+  const root = resolve(dir);
+  return loadFiles(root, listManifestFiles(root), node, rules);
+}
+
+/** `validate FILE`: one file, named as given, loaded exactly as it would be from its directory. */
+export function loadManifestFile(path: string, node = "", rules: ManifestRules = {}): LoadResult {
+  checkNode(node);
+  const source = resolve(path);
+  return loadFiles(dirname(source), [basename(source)], node, rules);
+}
+
+function checkNode(node: string): void {
   const nodeProblem = checkNodeName(node);
   if (nodeProblem) throw new RangeError(`node name: ${nodeProblem}`);
-  const root = resolve(dir);
+}
+
+function loadFiles(root: string, names: string[], node: string, rules: ManifestRules): LoadResult {
   const pods = new Map<PodKey, PodSpec>();
   const errors: SourceError[] = [];
-  for (const name of listManifestFiles(root)) {
+  const warnings = new Map<PodKey, Issue[]>();
+  for (const name of names) {
     const path = join(root, name);
+    let raw: unknown;
     try {
-      const pod = loadManifest(path, node, name);
+      raw = readManifestFile(path, name);
+      const { pod, warnings: podWarnings } = admitPod(raw, { file: name, source: path, node }, rules);
       const existing = pods.get(pod.key);
       if (existing) {
-        const first = existing.source.slice(existing.source.lastIndexOf("/") + 1);
-        errors.push({ file: path, message: `${name}: pod ${pod.key} is already defined in ${first}; ignoring this file` });
+        const first = basename(existing.source);
+        const issues = [{ path: [], message: `pod ${pod.key} is already defined in ${first}; ignoring this file` }];
+        errors.push(sourceError(path, new ManifestError(name, issues), "Invalid", { namespace: pod.namespace, name }));
         continue;
       }
       pods.set(pod.key, pod);
+      if (podWarnings.length > 0) warnings.set(pod.key, podWarnings);
     } catch (error) {
       if (!(error instanceof ManifestError)) throw error;
-      errors.push({ file: path, message: error.message });
+      const reason = raw === undefined ? "FailedToParse" : "Invalid";
+      errors.push(sourceError(path, error, reason, identify(raw, node, name)));
     }
   }
-  return { pods, errors };
+  // A refused file whose pod name another file's pod already has is shown under its own name.
+  for (const error of errors) if (pods.has(`${error.namespace}/${error.name}`)) error.name = basename(error.file);
+  return { pods, errors, warnings };
+}
+
+function sourceError(file: string, error: ManifestError, reason: SourceErrorReason, where: { namespace: string; name: string }): SourceError {
+  return { file, message: error.message, reason, issues: error.issues, ...where };
+}
+
+/** The pod's namespace and full name as far as the file says them validly; else the file's name. */
+function identify(raw: unknown, node: string, fileName: string): { namespace: string; name: string } {
+  const metadata = isPlainObject(raw) && isPlainObject(raw.metadata) ? raw.metadata : {};
+  const namespace = typeof metadata.namespace === "string" && metadata.namespace !== "" && !checkDns1123Label(metadata.namespace) ? metadata.namespace : DEFAULT_NAMESPACE;
+  const podName = typeof metadata.name === "string" && metadata.name !== "" ? fullPodName(metadata.name, node) : undefined;
+  return { namespace, name: podName !== undefined && !checkDns1123Subdomain(podName) ? podName : fileName };
 }
 
 /** Names of the regular manifest files directly in `root`, sorted; symlinks to files count. */

@@ -4,7 +4,7 @@
  * Pure: no I/O; the file name is only used in messages.
  */
 import type { ContainerSpec, PodSpec, RestartPolicy, Volume } from "./types.ts";
-import { IssueList, ManifestError } from "./errors.ts";
+import { IssueList, ManifestError, type Issue } from "./errors.ts";
 import { isPlainObject, describeValue, objectAt, type Fields } from "./fields.ts";
 import { checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./names.ts";
 import { validateContainer, type ContainerKind } from "./validate-container.ts";
@@ -39,10 +39,18 @@ export function checkNodeName(node: string): string | undefined {
  * @throws ManifestError listing every issue found, each with its field path.
  */
 export function validatePod(raw: unknown, context: ValidateContext): PodSpec {
+  const { pod, issues } = readPod(raw, context);
+  if (!pod || issues.length > 0) throw new ManifestError(context.file, issues);
+  return pod;
+}
+
+/**
+ * Reads `raw` as far as it goes: the pod with defaults where a field was refused (so further rules,
+ * such as a runtime's, can still be checked), and every issue found. No pod when `raw` is no object.
+ */
+export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec; issues: Issue[] } {
   const issues = new IssueList();
-  if (!isPlainObject(raw)) {
-    throw new ManifestError(context.file, [{ path: [], message: `must be a Pod object (found ${describeValue(raw)})` }]);
-  }
+  if (!isPlainObject(raw)) return { issues: [{ path: [], message: `must be a Pod object (found ${describeValue(raw)})` }] };
   const root = objectAt(raw, [], issues)!;
   checkKind(root);
 
@@ -70,9 +78,8 @@ export function validatePod(raw: unknown, context: ValidateContext): PodSpec {
   const hostNetwork = spec?.bool("hostNetwork", false) ?? false;
   const shareProcessNamespace = spec?.bool("shareProcessNamespace", false) ?? false;
 
-  if (!issues.empty) throw new ManifestError(context.file, issues.items);
   const fullName = fullPodName(name, context.node);
-  return {
+  const pod: PodSpec = {
     key: `${namespace}/${fullName}`,
     namespace,
     name,
@@ -92,6 +99,7 @@ export function validatePod(raw: unknown, context: ValidateContext): PodSpec {
     shareProcessNamespace,
     manifest: raw,
   };
+  return { pod, issues: issues.items };
 }
 
 function checkKind(root: Fields): void {

@@ -5,6 +5,9 @@
 import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+import { volumeEnvName } from "../manifest/runtime-rules.ts";
+
+export { volumeEnvName };
 
 /** containerd's default PATH for a container whose image sets none. */
 export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -40,10 +43,6 @@ export function containerEnv(input: EnvInput, fail: (message: string) => never):
   return env;
 }
 
-/** `MINIKUBELET_VOLUME_<NAME>`: where a process finds a mounted volume (no mountPath remapping). */
-export function volumeEnvName(volume: string): string {
-  return `MINIKUBELET_VOLUME_${volume.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
-}
 
 /**
  * Fails, in containerd's words, when `command` cannot be executed: a path that is missing or not

@@ -20,6 +20,7 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+import { containerStartProblem } from "../manifest/runtime-rules.ts";
 import { containerLabels, isOwnedBy, sandboxLabels } from "./labels.ts";
 import {
   ContainerStartError,
@@ -140,9 +141,9 @@ export class ProcessRuntime implements Runtime {
     const fail = (message: string): never => {
       throw new ContainerStartError(container.name, `container ${container.name}: ${message}`);
     };
-    if (container.command.length === 0) {
-      fail("command is required: the process runtime has no image entrypoint");
-    }
+    // validate and the file source refuse such a pod already; a checkpointed spec may predate that.
+    const problem = containerStartProblem(container, "process");
+    if (problem) fail(`${problem.field} is ${problem.message}`);
     if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
     const env = containerEnv({ pod, container, podDir, volumeDir: (name) => this.layout.volumeDir(pod.uid, name) }, fail);
     const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;

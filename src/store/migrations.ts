@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import init from "../../migrations/0001_init.sql" with { type: "text" };
+import invalidManifests from "../../migrations/0002_invalid_manifests.sql" with { type: "text" };
 import agentIdentity from "../../migrations/0003_agent_identity.sql" with { type: "text" };
 
 export interface Migration {
@@ -17,6 +18,7 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "0001_init.sql", sql: init },
+  { version: 2, name: "0002_invalid_manifests.sql", sql: invalidManifests },
   { version: 3, name: "0003_agent_identity.sql", sql: agentIdentity },
 ];
 

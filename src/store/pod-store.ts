@@ -11,6 +11,7 @@ import type { KubeEvent } from "../kubelet/events.ts";
 import type { PodStateSink } from "../kubelet/kubelet.ts";
 import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
 import { podObject } from "../status/pod-object.ts";
+import { refusedPodObject, type RefusedFile } from "../status/refused-pod.ts";
 import { backoffPodUid, prepareWrites, type WriteStatements } from "./write-statements.ts";
 
 export interface RetentionSettings {
@@ -39,6 +40,16 @@ export interface SqliteStoreOptions {
 export interface LoadedState {
   pods: PodRecord[];
   backoff: BackoffEntry[];
+}
+
+interface RefusedRow {
+  file: string;
+  uid: string;
+  namespace: string;
+  name: string;
+  reason: string;
+  issues_json: string;
+  first_seen_at: number;
 }
 
 export class SqliteStore implements PodStateSink {
@@ -78,6 +89,57 @@ export class SqliteStore implements PodStateSink {
   deletePod(pod: PodRecord, events: KubeEvent[]): void {
     this.checkpoint(pod, events, () => this.sql.clearBackoff.run(pod.spec.uid), this.clock.now());
     this.lastObject.delete(pod.spec.uid);
+  }
+
+  /**
+   * Makes the refused manifests' rows exactly `refused` (a fixed or removed file loses its row) and
+   * records `events`, in one transaction. A row whose problems did not change is left as it is.
+   */
+  saveRefusedManifests(refused: readonly RefusedFile[], events: KubeEvent[]): void {
+    const now = this.clock.now();
+    const revisionBefore = this.revision;
+    try {
+      this.db.transaction(() => {
+        const stored = new Map((this.sql.refusedFiles.all() as RefusedRow[]).map((row) => [row.file, row]));
+        for (const entry of refused) {
+          const row = stored.get(entry.file);
+          stored.delete(entry.file);
+          const issues = JSON.stringify(entry.issues);
+          if (row && row.uid === entry.uid && row.namespace === entry.namespace && row.name === entry.name && row.reason === entry.reason && row.issues_json === issues) continue;
+          const firstSeenAt = row?.first_seen_at ?? now;
+          this.sql.upsertRefused.run({
+            file: entry.file,
+            uid: entry.uid,
+            namespace: entry.namespace,
+            name: entry.name,
+            reason: entry.reason,
+            issues_json: issues,
+            object_json: JSON.stringify(refusedPodObject(entry, firstSeenAt)),
+            first_seen_at: firstSeenAt,
+            updated_at: now,
+            revision: ++this.revision,
+          });
+        }
+        for (const file of stored.keys()) this.sql.deleteRefused.run(file);
+        for (const event of events) this.writeEvent(event);
+      })();
+    } catch (error) {
+      this.revision = revisionBefore;
+      throw error;
+    }
+  }
+
+  /** Records events that belong to no pass of a pod (a pod's field warnings), in one transaction. */
+  saveEvents(events: KubeEvent[]): void {
+    const revisionBefore = this.revision;
+    try {
+      this.db.transaction(() => {
+        for (const event of events) this.writeEvent(event);
+      })();
+    } catch (error) {
+      this.revision = revisionBefore;
+      throw error;
+    }
   }
 
   /** Live pods as last checkpointed, and every back-off entry: for adoption after a restart. */

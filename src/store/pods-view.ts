@@ -15,10 +15,16 @@ export interface PodsQuery {
   name: string | undefined;
 }
 
-/** Live pods matching the query. Throws a one-line UserError-shaped StoreError for a missing or locked db. */
+/**
+ * Live pods matching the query, with the refused manifest files (STATUS Invalid) among them in the
+ * same order. Throws a one-line UserError-shaped StoreError for a missing or locked db.
+ */
 export async function listPodsFromStore(query: PodsQuery): Promise<V1Pod[]> {
   using reader = openStoreReader(query.db);
-  return reader.store.livePods({ namespace: query.namespace, name: query.name }).map((row) => row.object);
+  const filter = { namespace: query.namespace, name: query.name };
+  const rows = [...reader.store.livePods(filter), ...reader.store.refusedPods(filter)];
+  const order = (row: { namespace: string; name: string }) => `${row.namespace}\u0000${row.name}`;
+  return rows.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0)).map((row) => row.object);
 }
 
 export interface WatchPodsOptions extends PodsQuery {

@@ -5,6 +5,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 import type { V1Pod } from "../status/v1.ts";
+import type { Issue } from "../manifest/errors.ts";
 
 export interface PodRow {
   uid: string;
@@ -12,6 +13,17 @@ export interface PodRow {
   name: string;
   deletedAt: number | null;
   revision: number;
+  object: V1Pod;
+}
+
+/** A manifest file the agent refused, shown as a pod with STATUS Invalid (migrations/0002). */
+export interface RefusedPodRow {
+  uid: string;
+  file: string;
+  namespace: string;
+  name: string;
+  reason: string;
+  issues: Issue[];
   object: V1Pod;
 }
 
@@ -75,9 +87,22 @@ export class StoreReader {
     return rows.map(podRow);
   }
 
+  /** Refused manifest files as `get` lists them (STATUS Invalid), by namespace then name; optionally narrowed. */
+  refusedPods(filter: { namespace?: string; name?: string } = {}): RefusedPodRow[] {
+    const where = ["1 = 1"];
+    const params: string[] = [];
+    if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
+    if (filter.name !== undefined) (where.push("name = ?"), params.push(filter.name));
+    const sql = `SELECT uid, file, namespace, name, reason, issues_json, object_json FROM invalid_manifests WHERE ${where.join(" AND ")} ORDER BY namespace, name, file`;
+    return this.query(sql).all(...params).map(refusedRow);
+  }
+
   /** Pods (live or deleted) whose v1 object changed after `revision`, oldest change first. */
   podsChangedSince(revision: number): PodRow[] {
-    return this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE revision > ? ORDER BY revision`).all(revision).map(podRow);
+    const pods = this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE revision > ? ORDER BY revision`).all(revision).map(podRow);
+    // A file turning bad is a row `get -w` prints (Invalid); the pod it becomes once fixed is another.
+    const refused = this.query("SELECT uid, namespace, name, NULL AS deleted_at, revision, object_json FROM invalid_manifests WHERE revision > ?").all(revision).map(podRow);
+    return refused.length === 0 ? pods : [...pods, ...refused].sort((a, b) => a.revision - b.revision);
   }
 
   /**
@@ -156,7 +181,7 @@ export class StoreReader {
   }
 
   revision(): number {
-    const row = this.query("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events)").get() as { revision: number | null } | null;
+    const row = this.query("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests)").get() as { revision: number | null } | null;
     return row?.revision ?? 0;
   }
 
@@ -180,6 +205,19 @@ function podRow(value: unknown): PodRow {
     name: row.name as string,
     deletedAt: row.deleted_at as number | null,
     revision: row.revision as number,
+    object: JSON.parse(row.object_json as string) as V1Pod,
+  };
+}
+
+function refusedRow(value: unknown): RefusedPodRow {
+  const row = value as Row;
+  return {
+    uid: row.uid as string,
+    file: row.file as string,
+    namespace: row.namespace as string,
+    name: row.name as string,
+    reason: row.reason as string,
+    issues: JSON.parse(row.issues_json as string) as Issue[],
     object: JSON.parse(row.object_json as string) as V1Pod,
   };
 }

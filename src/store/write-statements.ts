@@ -15,6 +15,9 @@ export interface WriteStatements {
   podsOverCap: Statement;
   pruneOverCap: Statement;
   pruneDeletedPods: Statement;
+  refusedFiles: Statement;
+  upsertRefused: Statement;
+  deleteRefused: Statement;
   /** Removes the containers and attempts of a deleted pod whose uid starts a new incarnation. */
   clearDeletedIncarnation: Statement[];
 }
@@ -30,7 +33,9 @@ export function prepareWrites(db: Database): WriteStatements {
       db.prepare("DELETE FROM attempts WHERE pod_uid = ?1 AND EXISTS (SELECT 1 FROM pods WHERE uid = ?1 AND deleted_at IS NOT NULL)"),
       db.prepare("DELETE FROM containers WHERE pod_uid = ?1 AND EXISTS (SELECT 1 FROM pods WHERE uid = ?1 AND deleted_at IS NOT NULL)"),
     ],
-    maxRevision: db.prepare("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events)"),
+    maxRevision: db.prepare(
+      "SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests)",
+    ),
     upsertPod: db.prepare(`
       INSERT INTO pods (uid, pod_key, namespace, name, config_hash, source, spec_json, created_at, deletion_requested_at,
                         deleted_at, phase, record_json, object_json, updated_at, revision)
@@ -76,5 +81,14 @@ export function prepareWrites(db: Database): WriteStatements {
       DELETE FROM events WHERE pod_uid = ? AND id IN (
         SELECT id FROM events WHERE pod_uid = ? ORDER BY last_at DESC, id DESC LIMIT -1 OFFSET ?)`),
     pruneDeletedPods: db.prepare("DELETE FROM pods WHERE deleted_at IS NOT NULL AND deleted_at < ?"),
+    refusedFiles: db.prepare("SELECT file, uid, namespace, name, reason, issues_json, first_seen_at FROM invalid_manifests"),
+    upsertRefused: db.prepare(`
+      INSERT INTO invalid_manifests (file, uid, namespace, name, reason, issues_json, object_json, first_seen_at, updated_at, revision)
+      VALUES ($file, $uid, $namespace, $name, $reason, $issues_json, $object_json, $first_seen_at, $updated_at, $revision)
+      ON CONFLICT (file) DO UPDATE SET
+        uid = excluded.uid, namespace = excluded.namespace, name = excluded.name, reason = excluded.reason,
+        issues_json = excluded.issues_json, object_json = excluded.object_json, updated_at = excluded.updated_at,
+        revision = excluded.revision`),
+    deleteRefused: db.prepare("DELETE FROM invalid_manifests WHERE file = ?"),
   };
 }

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ManifestSourceError } from "../../src/manifest/errors.ts";
-import { loadManifest, loadManifests } from "../../src/manifest/source.ts";
+import { formatIssue, ManifestSourceError } from "../../src/manifest/errors.ts";
+import { loadManifest, loadManifestFile, loadManifests } from "../../src/manifest/source.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -94,7 +94,15 @@ describe("loadManifests", () => {
     const { pods, errors } = loadManifests(dir);
     expect(pods.get("demo/web")!.source).toBe(join(dir, "a-web.yaml"));
     expect(errors).toEqual([
-      { file: join(dir, "b-web.json"), message: "b-web.json: pod demo/web is already defined in a-web.yaml; ignoring this file" },
+      {
+        file: join(dir, "b-web.json"),
+        message: "b-web.json: pod demo/web is already defined in a-web.yaml; ignoring this file",
+        reason: "Invalid",
+        issues: [{ path: [], message: "pod demo/web is already defined in a-web.yaml; ignoring this file" }],
+        // The pod's name belongs to the first file's pod: the refused file shows under its own name.
+        namespace: "demo",
+        name: "b-web.json",
+      },
     ]);
   });
 
@@ -128,7 +136,141 @@ describe("loadManifests", () => {
   });
 
   test("an empty directory gives no pods and no errors", () => {
-    expect(loadManifests(dir)).toEqual({ pods: new Map(), errors: [] });
+    expect(loadManifests(dir)).toEqual({ pods: new Map(), errors: [], warnings: new Map() });
+  });
+});
+
+describe("refused files, as get pods shows them", () => {
+  test("a file that does not decode is FailedToParse under its file name; a bad Pod is Invalid under its pod name", () => {
+    write("bad.yaml", "kind: Pod\nspec: [1\n");
+    write("web.json", JSON.stringify({ ...JSON.parse(pod("web")), spec: { containers: [{ name: "web" }] } }));
+    write("nameless.json", JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "Not_A_Name", namespace: "demo" }, spec: {} }));
+    const { errors } = loadManifests(dir, "lab");
+    expect(errors.map(({ reason, namespace, name }) => ({ reason, namespace, name }))).toEqual([
+      { reason: "FailedToParse", namespace: "default", name: "bad.yaml" },
+      { reason: "Invalid", namespace: "demo", name: "nameless.json" },
+      { reason: "Invalid", namespace: "demo", name: "web-lab" },
+    ]);
+    expect(errors[2]!.issues).toEqual([{ path: ["spec", "containers", 0, "image"], message: "required" }]);
+  });
+
+  test("a refused file naming a pod another file runs is shown under its own name", () => {
+    write("a.json", pod("web"));
+    write("b.json", JSON.stringify({ ...JSON.parse(pod("web")), spec: {} }));
+    const { pods, errors } = loadManifests(dir);
+    expect([...pods.keys()]).toEqual(["demo/web"]);
+    expect(errors.map(({ namespace, name }) => `${namespace}/${name}`)).toEqual(["demo/b.json"]);
+  });
+});
+
+describe("unknown fields (the API server's strict field validation)", () => {
+  const withTypo = () =>
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web", namespace: "demo", lables: { a: "b" } },
+      spec: { containers: [{ name: "main", image: "busybox", command: ["sleep", "60"], comand: ["x"], resources: { limit: {} } }] },
+    });
+
+  test("are warnings with their field path by default: the pod loads", () => {
+    write("web.json", withTypo());
+    const { pods, errors, warnings } = loadManifests(dir);
+    expect(errors).toEqual([]);
+    expect([...pods.keys()]).toEqual(["demo/web"]);
+    expect(warnings.get("demo/web")!.map(formatIssue)).toEqual([
+      'unknown field "metadata.lables"',
+      'unknown field "spec.containers[0].comand"',
+      'unknown field "spec.containers[0].resources.limit"',
+    ]);
+  });
+
+  test("are errors with strict, listed with the file's other problems", () => {
+    write("web.json", withTypo().replace('"image":"busybox",', ""));
+    const { pods, errors } = loadManifests(dir, "", { strict: true });
+    expect(pods.size).toBe(0);
+    expect(errors[0]!.message).toBe(
+      'web.json: unknown field "metadata.lables"; unknown field "spec.containers[0].comand"; ' +
+        'unknown field "spec.containers[0].resources.limit"; spec.containers[0].image: required',
+    );
+  });
+
+  test("another kind's fields are not reported as a Pod's unknown fields: the kind is the problem", () => {
+    write("deploy.json", JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 2, containers: [] } }));
+    expect(loadManifests(dir, "", { strict: true }).errors[0]!.message).not.toContain("unknown field");
+  });
+
+  test("known v1 fields minikubelet does not read, and the contents of maps, are not unknown", () => {
+    write("web.json", JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web", namespace: "demo", labels: { anything: "x" }, annotations: { "a/b": "c" } },
+      spec: {
+        nodeSelector: { disk: "ssd" },
+        tolerations: [{ key: "k", operator: "Exists" }],
+        containers: [{ name: "main", image: "busybox", command: ["sleep"], tty: true, terminationMessagePolicy: "File" }],
+      },
+      status: { phase: "Pending" },
+    }));
+    expect(loadManifests(dir, "", { strict: true }).errors).toEqual([]);
+  });
+});
+
+describe("runtime rules", () => {
+  const manifest = (container: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web", namespace: "demo" },
+      spec: { volumes: [{ name: "data", emptyDir: {} }], containers: [{ name: "main", image: "busybox", ...container }], ...extra },
+    });
+
+  test("a container without command is an error on the process runtime only", () => {
+    write("web.json", manifest({}));
+    expect(loadManifests(dir).errors).toEqual([]);
+    expect(loadManifests(dir, "", { runtime: "docker" }).errors).toEqual([]);
+    expect(loadManifests(dir, "", { runtime: "process" }).errors.map((e) => e.message)).toEqual([
+      "web.json: spec.containers[0].command: required: the process runtime has no image entrypoint",
+    ]);
+  });
+
+  test("fields the process runtime cannot honour are warnings naming each field", () => {
+    write("web.json", manifest(
+      { command: ["sleep"], securityContext: { runAsUser: 1000 }, volumeMounts: [{ name: "data", mountPath: "/data", readOnly: true }] },
+      { securityContext: { fsGroup: 2000 } },
+    ));
+    const { errors, warnings } = loadManifests(dir, "", { runtime: "process" });
+    expect(errors).toEqual([]);
+    expect(warnings.get("demo/web")!.map(formatIssue)).toEqual([
+      "spec.securityContext.fsGroup: not honoured by the process runtime",
+      "spec.containers[0].securityContext.runAsUser: not honoured by the process runtime: every process runs as the agent's user",
+      "spec.containers[0].volumeMounts[0].mountPath: not honoured by the process runtime (no mount namespace): the process finds the volume's host path in $MINIKUBELET_VOLUME_DATA",
+      "spec.containers[0].volumeMounts[0].readOnly: not enforced by the process runtime",
+    ]);
+    expect(loadManifests(dir, "", { runtime: "docker" }).warnings.get("demo/web")!.map(formatIssue)).toEqual([
+      "spec.securityContext.fsGroup: not honoured by the docker runtime",
+      "spec.containers[0].securityContext.runAsUser: not honoured by the docker runtime",
+    ]);
+  });
+
+  test("a terminal, stdin and a termination message are honoured by neither runtime", () => {
+    write("web.json", manifest({ command: ["sleep"], tty: true, stdin: false, terminationMessagePolicy: "FallbackToLogsOnError" }));
+    for (const runtime of ["process", "docker"] as const) {
+      expect(loadManifests(dir, "", { runtime }).warnings.get("demo/web")!.map(formatIssue)).toEqual([
+        `spec.containers[0].tty: not honoured by the ${runtime} runtime: no terminal or stdin is attached`,
+        `spec.containers[0].terminationMessagePolicy: not honoured by the ${runtime} runtime: no termination message is read`,
+      ]);
+    }
+  });
+});
+
+describe("loadManifestFile", () => {
+  test("loads one file as its directory would, whatever else is beside it", () => {
+    write("web.yaml", pod("web"));
+    write("bad.yaml", "kind: Pod\n");
+    const result = loadManifestFile(join(dir, "web.yaml"), "lab");
+    expect([...result.pods.keys()]).toEqual(["demo/web-lab"]);
+    expect(result.errors).toEqual([]);
+    expect(loadManifestFile(join(dir, "bad.yaml")).errors[0]!.message).toStartWith("bad.yaml: apiVersion: required");
   });
 });
 

@@ -1,16 +1,18 @@
-import { describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UsageError } from "../../src/cli/cli.ts";
-import { validateCommand, type CommandOutput } from "../../src/cli/validate.ts";
+import { validateCommand, type CommandOutput, type ValidateCommandOptions } from "../../src/cli/validate.ts";
 
 const fixtures = join(import.meta.dir, "..", "fixtures", "manifests");
 const examples = join(import.meta.dir, "..", "..", "examples");
 
-function run(dir: string, node?: string): { code: number; stdout: string; stderr: string } {
+function run(dir: string, node?: string, options: ValidateCommandOptions = {}): { code: number; stdout: string; stderr: string } {
   let stdout = "";
   let stderr = "";
   const output: CommandOutput = { out: (text) => void (stdout += text), err: (text) => void (stderr += text) };
-  const code = validateCommand(dir, { node }, output);
+  const code = validateCommand(dir, { node, ...options }, output);
   return { code, stdout, stderr };
 }
 
@@ -47,7 +49,8 @@ describe("minikubelet validate", () => {
     expect(result.code).toBe(1);
     expect(result.stderr.split("\n")).toEqual([
       "bad-probe.yaml: spec.containers[0].env[0].value: must be a string (found number 8080); quote it; " +
-        "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none)",
+        "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none); " +
+        "spec.containers[0].command: required: the process runtime has no image entrypoint",
       "dup-crash.yaml: pod demo/crash is already defined in crash.json; ignoring this file",
       "",
     ]);
@@ -73,5 +76,50 @@ describe("minikubelet validate", () => {
     expect(result.stdout).toContain("Pod crash-lab (crash.json)");
     // kubectl's default namespace: after scripts/demo, a plain `get pods` finds them.
     expect(result.stdout.match(/^ {2}Namespace: +(\S+)$/gm)).toEqual(["  Namespace:        default", "  Namespace:        default"]);
+  });
+});
+
+describe("minikubelet validate, as strict as run", () => {
+  let dir = "";
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "mk-validate-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const manifest = (container: Record<string, unknown>) =>
+    JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "busybox", ...container }] } });
+
+  test("a container without command is refused under the process runtime (run's default), accepted under docker", () => {
+    writeFileSync(join(dir, "web.json"), manifest({}));
+    const refusal = "web.json: spec.containers[0].command: required: the process runtime has no image entrypoint\n";
+    expect(run(dir)).toMatchObject({ code: 1, stderr: refusal });
+    expect(run(dir, undefined, { runtime: "process" })).toMatchObject({ code: 1, stderr: refusal });
+    expect(run(dir, undefined, { runtime: "docker" })).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  test("an unknown runtime is a usage error", () => {
+    expect(() => run(dir, undefined, { runtime: "podman" })).toThrow(UsageError);
+  });
+
+  test("unknown fields and fields the runtime ignores are warnings; --strict refuses unknown fields", () => {
+    writeFileSync(join(dir, "web.json"), manifest({ command: ["sleep", "9"], comand: ["sleep"], securityContext: { runAsUser: 1000 } }));
+    const warned = run(dir);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr.split("\n")).toEqual([
+      'Warning: web.json: unknown field "spec.containers[0].comand"',
+      "Warning: web.json: spec.containers[0].securityContext.runAsUser: not honoured by the process runtime: every process runs as the agent's user",
+      "",
+    ]);
+    const strict = run(dir, undefined, { strict: true });
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toBe('web.json: unknown field "spec.containers[0].comand"\n');
+    expect(strict.stdout).toBe("0 pods valid, 1 file refused\n");
+  });
+
+  test("a single file is validated as its directory would be, without its neighbours", () => {
+    writeFileSync(join(dir, "web.json"), manifest({ command: ["sleep", "9"] }));
+    writeFileSync(join(dir, "broken.yaml"), "kind: Pod\n");
+    expect(run(join(dir, "web.json"), "lab")).toMatchObject({ code: 0, stderr: "", stdout: expect.stringMatching(/^Pod web-lab \(web\.json\)\n[^]*1 pod valid, 0 files refused\n$/) });
+    expect(run(join(dir, "broken.yaml")).code).toBe(1);
   });
 });

@@ -82,3 +82,73 @@ describe("ManifestWatcher", () => {
     expect(failures[0]).toContain(dir);
   });
 });
+
+describe("ManifestWatcher: refused files and field warnings", () => {
+  let refusedCalls: { all: string[]; fresh: string[]; stopped: (string | undefined)[] }[];
+  let warned: string[];
+
+  beforeEach(() => {
+    refusedCalls = [];
+    warned = [];
+    watcher = new ManifestWatcher({
+      dir,
+      node: "lab",
+      clock,
+      resyncMs: 20_000,
+      rules: { runtime: "process" },
+      onPods: (pods: Map<PodKey, PodSpec>) => reads.push([...pods.keys()]),
+      onRefused: (all, fresh) =>
+        refusedCalls.push({ all: all.map((r) => `${r.reason} ${r.namespace}/${r.name}`), fresh: fresh.map((r) => r.name), stopped: fresh.map((r) => r.stopped) }),
+      onWarnings: (pod, issues) => warned.push(`${pod.key}: ${issues.length}`),
+      onReadFailure: (message) => failures.push(message),
+    });
+  });
+
+  test("the refused set is handed over after the first read and when it changes; a running pod's file turning bad names the pod", () => {
+    writeFileSync(join(dir, "a.json"), manifest("a"));
+    watcher.scan();
+    expect(refusedCalls).toEqual([{ all: [], fresh: [], stopped: [] }]);
+    // The process runtime's own rule: no command is an error there.
+    writeFileSync(join(dir, "a.json"), manifest("a").replace(',"command":["true"]', ""));
+    watcher.scan();
+    watcher.scan();
+    expect(reads.at(-1)).toEqual([]);
+    expect(refusedCalls.slice(1)).toEqual([{ all: ["Invalid default/a-lab"], fresh: ["a-lab"], stopped: ["default/a-lab"] }]);
+    writeFileSync(join(dir, "a.json"), "{");
+    watcher.scan();
+    expect(refusedCalls.slice(2)).toEqual([{ all: ["FailedToParse default/a.json"], fresh: ["a.json"], stopped: [undefined] }]);
+    writeFileSync(join(dir, "a.json"), manifest("a"));
+    watcher.scan();
+    expect(refusedCalls.slice(3)).toEqual([{ all: [], fresh: [], stopped: [] }]);
+    expect(reads.at(-1)).toEqual(["default/a-lab"]);
+  });
+
+  test("a pod's unknown or unsupported fields are reported once per pod, again for a new version of it", () => {
+    const withTypo = (command: string) => manifest("a").replace('"command":["true"]', `"command":["${command}"],"comand":["x"]`);
+    writeFileSync(join(dir, "a.json"), withTypo("true"));
+    watcher.scan();
+    watcher.scan();
+    expect(warned).toEqual(["default/a-lab: 1"]);
+    writeFileSync(join(dir, "a.json"), withTypo("false"));
+    watcher.scan();
+    expect(warned).toEqual(["default/a-lab: 1", "default/a-lab: 1"]);
+  });
+
+  test("a file that turned bad while no agent ran names the pod an earlier agent checkpointed from it", () => {
+    const file = join(dir, "a.json");
+    writeFileSync(file, "{");
+    const stopped: (string | undefined)[] = [];
+    const seeded = new ManifestWatcher({
+      dir,
+      node: "lab",
+      clock,
+      resyncMs: 20_000,
+      checkpointed: new Map([[file, "default/a-lab"]]),
+      onPods: () => {},
+      onRefused: (_all, fresh) => stopped.push(...fresh.map((r) => r.stopped)),
+      onReadFailure: () => {},
+    });
+    seeded.scan();
+    expect(stopped).toEqual(["default/a-lab"]);
+  });
+});

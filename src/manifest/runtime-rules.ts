@@ -1,0 +1,120 @@
+/**
+ * What each runtime adds to the API's rules: what it cannot start at all (an error, so `validate
+ * --runtime` and `run`'s file source refuse the file instead of the loop retrying a StartError),
+ * and what it accepts but cannot honour (a warning, once per pod). The runtime itself checks the
+ * same rule before starting a container, from this one place.
+ */
+import type { ContainerSpec, PodSpec } from "./types.ts";
+import type { FieldPath, Issue } from "./errors.ts";
+import { isPlainObject } from "./fields.ts";
+
+export const RUNTIME_NAMES = ["process", "docker"] as const;
+export type RuntimeName = (typeof RUNTIME_NAMES)[number];
+
+export function isRuntimeName(value: unknown): value is RuntimeName {
+  return (RUNTIME_NAMES as readonly unknown[]).includes(value);
+}
+
+/** A field of one container the runtime refuses, with why. */
+export interface ContainerProblem {
+  field: string;
+  message: string;
+}
+
+/** Why `runtime` cannot start `container` at all, or undefined. */
+export function containerStartProblem(container: ContainerSpec, runtime: RuntimeName): ContainerProblem | undefined {
+  if (runtime === "process" && container.command.length === 0) {
+    return { field: "command", message: "required: the process runtime has no image entrypoint" };
+  }
+  return undefined;
+}
+
+/**
+ * Every container of the pod the runtime cannot start, each with its field path. `pod` may have
+ * been read from an invalid manifest: a list that lost an item that was no object is skipped, as
+ * its indices no longer match the file's (the validator has named that item).
+ */
+export function runtimeErrors(pod: PodSpec, runtime: RuntimeName): Issue[] {
+  const issues: Issue[] = [];
+  const spec = objectAt(pod.manifest, "spec") ?? {};
+  for (const [list, containers] of [["initContainers", pod.initContainers], ["containers", pod.containers]] as const) {
+    const written = spec[list];
+    if (Array.isArray(written) && written.length !== containers.length) continue;
+    containers.forEach((container, index) => {
+      const problem = containerStartProblem(container, runtime);
+      if (problem) issues.push({ path: ["spec", list, index, problem.field], message: problem.message });
+    });
+  }
+  return issues;
+}
+
+/**
+ * Fields set in the manifest (`raw`, already validated) that the runtime accepts but cannot honour:
+ * the pod runs, and the user is told once what does not take effect.
+ */
+export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
+  const issues: Issue[] = [];
+  const spec = objectAt(raw, "spec");
+  if (!spec) return issues;
+  const name = `the ${runtime} runtime`;
+  for (const key of Object.keys(objectAt(spec, "securityContext") ?? {})) {
+    issues.push({ path: ["spec", "securityContext", key], message: `not honoured by ${name}` });
+  }
+  for (const list of ["initContainers", "containers"] as const) {
+    const containers = Array.isArray(spec[list]) ? (spec[list] as unknown[]) : [];
+    containers.forEach((container, index) => {
+      if (!isPlainObject(container)) return;
+      const at = (...rest: (string | number)[]): FieldPath => ["spec", list, index, ...rest];
+      for (const key of Object.keys(objectAt(container, "securityContext") ?? {})) {
+        issues.push({ path: at("securityContext", key), message: `not honoured by ${name}${runtime === "process" ? ": every process runs as the agent's user" : ""}` });
+      }
+      for (const key of Object.keys(objectAt(container, "resources") ?? {})) {
+        issues.push({ path: at("resources", key), message: `not enforced by ${name}` });
+      }
+      for (const key of ["stdin", "stdinOnce", "tty"] as const) {
+        if (container[key] === true) issues.push({ path: at(key), message: `not honoured by ${name}: no terminal or stdin is attached` });
+      }
+      for (const key of ["terminationMessagePath", "terminationMessagePolicy"] as const) {
+        if (container[key] !== undefined) issues.push({ path: at(key), message: `not honoured by ${name}: no termination message is read` });
+      }
+      if (runtime === "process") processMountWarnings(container, at, issues);
+      if (runtime === "docker") dockerPortWarnings(container, at, issues);
+    });
+  }
+  return issues;
+}
+
+/** No mount namespace: a volume's host path is handed over in MINIKUBELET_VOLUME_<NAME> instead. */
+function processMountWarnings(container: Record<string, unknown>, at: (...rest: (string | number)[]) => FieldPath, issues: Issue[]): void {
+  const mounts = Array.isArray(container.volumeMounts) ? container.volumeMounts : [];
+  mounts.forEach((mount, index) => {
+    if (!isPlainObject(mount)) return;
+    const env = typeof mount.name === "string" ? volumeEnvName(mount.name) : "MINIKUBELET_VOLUME_<NAME>";
+    issues.push({
+      path: at("volumeMounts", index, "mountPath"),
+      message: `not honoured by the process runtime (no mount namespace): the process finds the volume's host path in $${env}`,
+    });
+    if (mount.readOnly === true) issues.push({ path: at("volumeMounts", index, "readOnly"), message: "not enforced by the process runtime" });
+  });
+}
+
+/** The docker runtime publishes no ports: a hostPort is not bound on the host. */
+function dockerPortWarnings(container: Record<string, unknown>, at: (...rest: (string | number)[]) => FieldPath, issues: Issue[]): void {
+  const ports = Array.isArray(container.ports) ? container.ports : [];
+  ports.forEach((port, index) => {
+    if (isPlainObject(port) && typeof port.hostPort === "number" && port.hostPort !== 0) {
+      issues.push({ path: at("ports", index, "hostPort"), message: "not honoured by the docker runtime: no port is published on the host" });
+    }
+  });
+}
+
+/** `MINIKUBELET_VOLUME_<NAME>`: where a process finds a mounted volume (no mountPath remapping). */
+export function volumeEnvName(volume: string): string {
+  return `MINIKUBELET_VOLUME_${volume.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+function objectAt(value: unknown, key: string): Record<string, unknown> | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const child = value[key];
+  return isPlainObject(child) ? child : undefined;
+}
