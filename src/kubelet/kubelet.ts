@@ -158,6 +158,7 @@ export class Kubelet {
       pods: this.pods,
       track: (id, pod) => this.ctx.track(id, pod),
       event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
+      backoff: this.backoff,
       runtime: this.runtime,
       log: this.log,
     });
