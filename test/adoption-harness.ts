@@ -3,7 +3,7 @@
  * agents started on them, and `restart()`, which does what `run` does after `kill -9`.
  */
 import { Kubelet, type PodStateSink } from "../src/kubelet/kubelet.ts";
-import { planAdoption } from "../src/kubelet/adoption.ts";
+import { adoptFromRuntime } from "../src/kubelet/adoption-gate.ts";
 import { backoffSettings, type BackoffEntry } from "../src/kubelet/backoff.ts";
 import type { KubeEvent } from "../src/kubelet/events.ts";
 import type { PodRecord } from "../src/kubelet/pod-state.ts";
@@ -29,6 +29,9 @@ export class CheckpointSink implements PodStateSink {
   }
   load(): PodRecord[] {
     return [...this.records.values()].map((json) => JSON.parse(json) as PodRecord);
+  }
+  loadState(): { pods: PodRecord[]; backoff: BackoffEntry[] } {
+    return { pods: this.load(), backoff: this.backoff };
   }
 }
 
@@ -73,14 +76,7 @@ export async function restart(clock: FakeClock, runtime: FakeRuntime, store: Che
   old.stop();
   store.frozen = false;
   const next = agent(clock, runtime, store, prober);
-  const plan = planAdoption({
-    records: store.load(),
-    containers: await runtime.listContainers(),
-    sandboxes: await runtime.listPodSandboxes(),
-    desired: want,
-    now: clock.now(),
-  });
-  await next.kubelet.adopt(plan, store.backoff);
+  await adoptFromRuntime({ kubelet: next.kubelet, runtime, store, clock, node: "lab" }, want);
   await next.kubelet.sync(want);
   return next;
 }

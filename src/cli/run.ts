@@ -22,8 +22,7 @@ import { openAgentDatabase } from "../store/open.ts";
 import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
 import { Prober } from "../prober/prober.ts";
-import { planAdoption } from "../kubelet/adoption.ts";
-import type { PodKey, PodSpec } from "../manifest/types.ts";
+import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
 
 export interface RunOptions {
   db?: string;
@@ -84,19 +83,20 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
   }
 
-  // Nothing is created or stopped before the directory has been read once ("sources ready"),
-  // and the first read is matched against the checkpoint and the runtime: adoption, not restart.
-  let adopted = false;
+  // Nothing is created or stopped before the directory has been read once ("sources ready") and
+  // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
+  const gate = new AdoptionGate({
+    adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node }, desired),
+    sync: (desired) => void kubelet.sync(desired),
+    clock,
+    log,
+  });
   const watcher = new ManifestWatcher({
     dir,
     node,
     clock,
     resyncMs,
-    onPods: (pods) => {
-      if (adopted) return void kubelet.sync(pods);
-      adopted = true;
-      void adoptThenSync(kubelet, runtime, store, pods, clock.now(), node).catch((error) => log(`adoption failed: ${(error as Error).message}`));
-    },
+    onPods: (pods) => gate.offer(pods),
     onError: (error) => err(`error: ${error.message}`),
     onReadFailure: (message) => err(`error: ${message}`),
   });
@@ -105,6 +105,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
 
   await signalled;
   watcher.stop();
+  await gate.stop();
   const stopPods = runtime.name === "process" || options.stopPodsOnExit === true;
   if (stopPods) {
     err("minikubelet: stopping pods (press Ctrl-C again to exit at once)");
@@ -127,21 +128,6 @@ export async function runCommand(options: RunOptions): Promise<number> {
   await runtime.close();
   database.close();
   return 0;
-}
-
-async function adoptThenSync(
-  kubelet: Kubelet,
-  runtime: Runtime,
-  store: SqliteStore,
-  desired: Map<PodKey, PodSpec>,
-  now: number,
-  node: string,
-): Promise<void> {
-  const state = store.loadState();
-  const [containers, sandboxes] = await Promise.all([runtime.listContainers(), runtime.listPodSandboxes()]);
-  const plan = planAdoption({ records: state.pods, containers, sandboxes, desired, now, node });
-  await kubelet.adopt(plan, state.backoff);
-  await kubelet.sync(desired);
 }
 
 /** `4.1s Warning BackOff demo/crash-lab crash: Back-off restarting ...` */

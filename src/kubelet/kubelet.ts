@@ -150,13 +150,14 @@ export class Kubelet {
   /**
    * Takes over from a previous agent, before the first sync: the planned pod records become this
    * loop's (their running containers keep their ids), the back-off curves continue where they
-   * were, and labelled containers that nothing explains are stopped and removed.
+   * were, and labelled containers that nothing explains are stopped and removed. No pod is synced
+   * here, not even for an exit reported meanwhile: the first `sync` after adoption syncs them all.
    */
   async adopt(plan: AdoptionPlan, backoff: BackoffEntry[]): Promise<void> {
     this.backoff.restore(backoff);
     await applyAdoption(plan, {
       pods: this.pods,
-      track: (id, pod) => this.ctx.track(id, pod),
+      track: (id, pod) => void this.index.track(id, pod.spec.key),
       event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
       backoff: this.backoff,
       runtime: this.runtime,
