@@ -16,6 +16,8 @@ export interface AdoptionTarget {
   track: SyncContext["track"];
   event: SyncContext["event"];
   backoff: Pick<BackoffStore, "next">;
+  /** Checkpoints a pod as planned: the first sync may see a second exit, and a pass saves only one. */
+  save: (pod: PodRecord) => void;
   runtime: Pick<Runtime, "killContainer" | "removeContainer" | "removePodSandbox">;
   log: (message: string) => void;
 }
@@ -38,6 +40,7 @@ export async function applyAdoption(plan: AdoptionPlan, target: AdoptionTarget):
     if (pod) target.event(pod, note.type, note.reason, container, note.message);
   }
   for (const restart of plan.restarts) target.backoff.next(restart.key, restart.finishedAt, restart.restartedAt);
+  for (const pod of plan.pods) target.save(pod);
   for (const orphan of plan.orphans) {
     target.log(`removing container ${describe(orphan)}: no pod explains it`);
     await remove(orphan, target);

@@ -160,6 +160,10 @@ export class Kubelet {
       track: (id, pod) => void this.index.track(id, pod.spec.key),
       event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
       backoff: this.backoff,
+      save: (pod) => {
+        pod.phase = podPhase(pod);
+        this.checkpoint(pod);
+      },
       runtime: this.runtime,
       log: this.log,
     });
