@@ -12,6 +12,7 @@ import { crashLoopKeepsEveryRun, runsOnce, type Scenario } from "./unrecorded-sc
 const e2e = processE2E();
 
 const scenario: Scenario = {
+  namespace: "e2e",
   image: "busybox",
   extraArgs: [],
   track: (agent) => e2e.agents.push(agent),

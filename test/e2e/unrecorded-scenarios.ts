@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { Agent, attemptRows, containerRows, waitFor, type Workspace } from "./helpers.ts";
 
 export interface Scenario {
+  /** The pods' namespace (docker runs use one of their own). */
+  namespace: string;
   image: string;
   /** Extra `run` flags (the runtime). */
   extraArgs: string[];
@@ -23,13 +25,13 @@ export interface Scenario {
   markerMount?: (dir: string) => { volumes: string; mounts: string };
 }
 
-const CANARY = (image: string) => `apiVersion: v1
+const CANARY = (s: Scenario) => `apiVersion: v1
 kind: Pod
-metadata: {name: canary, namespace: e2e}
+metadata: {name: canary, namespace: ${s.namespace}}
 spec:
   terminationGracePeriodSeconds: 1
   containers:
-    - {name: canary, image: ${image}, imagePullPolicy: IfNotPresent, command: ["sh", "-c", "exec sleep 1000"]}
+    - {name: canary, image: ${s.image}, imagePullPolicy: IfNotPresent, command: ["sh", "-c", "exec sleep 1000"]}
 `;
 
 /** A pod whose container `main` appends `run N` to the marker, prints it, runs `seconds` and exits `code`. */
@@ -40,7 +42,7 @@ function manifest(s: Scenario, ws: Workspace, name: string, restartPolicy: strin
   const mount = s.markerMount?.(ws.path);
   return `apiVersion: v1
 kind: Pod
-metadata: {name: ${name}, namespace: e2e}
+metadata: {name: ${name}, namespace: ${s.namespace}}
 spec:
   restartPolicy: ${restartPolicy}
   terminationGracePeriodSeconds: 1
@@ -81,7 +83,7 @@ const phaseOf = (ws: Workspace, name: string) =>
 async function killAtStarted(ws: Workspace, s: Scenario, agent: Agent, pod: string, trigger: () => void): Promise<void> {
   const release = holdCheckpoints(ws);
   try {
-    const killed = agent.killOn(new RegExp(` Normal Started e2e/${pod}-n1 main:`));
+    const killed = agent.killOn(new RegExp(` Normal Started ${s.namespace}/${pod}-n1 main:`));
     trigger();
     expect(await killed).toBeDefined();
   } finally {
@@ -92,7 +94,7 @@ async function killAtStarted(ws: Workspace, s: Scenario, agent: Agent, pod: stri
 
 /** Never / OnFailure-and-0: the attempt the dead agent did not record is recorded, and never run again. */
 export async function runsOnce(ws: Workspace, s: Scenario, expected: { restartPolicy: string; exitCode: number; phase: string }): Promise<void> {
-  ws.write("canary.yaml", CANARY(s.image));
+  ws.write("canary.yaml", CANARY(s));
   const first = new Agent(ws, s.extraArgs);
   s.track(first);
   await waitFor("the canary running", () => containerRows(ws).some((c) => c.name === "canary" && c.state === "running"), 15_000, () => first.stdout + first.stderr);
@@ -111,9 +113,9 @@ export async function runsOnce(ws: Workspace, s: Scenario, expected: { restartPo
   expect(runs(ws)).toEqual(["run 0"]);
   expect(ws.query("SELECT attempt, exit_code FROM attempts WHERE container = 'main'")).toEqual([{ attempt: 0, exit_code: expected.exitCode }]);
   expect(containerRows(ws).filter((c) => c.name === "main").map((c) => [c.state, c.restart_count])).toEqual([["terminated", 0]]);
-  expect(ws.cli("logs", "job-n1", "-n", "e2e")).toBe("run 0\n");
-  expect(second.stdout).toContain("Normal Adopted e2e/job-n1 main: Adopted container main");
-  expect(second.stdout).not.toContain("Started e2e/job-n1");
+  expect(ws.cli("logs", "job-n1", "-n", s.namespace)).toBe("run 0\n");
+  expect(second.stdout).toContain(`Normal Adopted ${s.namespace}/job-n1 main: Adopted container main`);
+  expect(second.stdout).not.toContain(`Started ${s.namespace}/job-n1`);
 }
 
 /**
@@ -134,13 +136,18 @@ export async function crashLoopKeepsEveryRun(ws: Workspace, s: Scenario): Promis
   const second = new Agent(ws, args);
   s.track(second);
   // Both runs recorded as ended; the second waits out its 4s back-off, its output is the previous log.
-  await waitFor("both runs recorded", () => attemptRows(ws, "main").filter((a) => a.finished_at !== null).length === 2, 15_000, () => second.stdout + second.stderr);
+  await waitFor(
+    "both runs recorded and the back-off begun",
+    () => attemptRows(ws, "main").filter((a) => a.finished_at !== null).length === 2 && containerRows(ws)[0]?.state === "waiting",
+    15_000,
+    () => second.stdout + second.stderr,
+  );
   expect(ws.query("SELECT attempt, exit_code FROM attempts WHERE container = 'main' ORDER BY attempt")).toEqual([
     { attempt: 0, exit_code: 1 },
     { attempt: 1, exit_code: 1 },
   ]);
   expect(containerRows(ws)[0]).toMatchObject({ state: "waiting", restart_count: 1 });
-  expect(ws.cli("logs", "crash-n1", "-n", "e2e", "--previous")).toBe("run 1\n");
+  expect(ws.cli("logs", "crash-n1", "-n", s.namespace, "--previous")).toBe("run 1\n");
   expect(runs(ws)).toEqual(["run 0", "run 1"]);
 
   // The loop goes on from there: attempt 2 after the back-off, and no run without its attempt.
