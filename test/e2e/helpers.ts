@@ -221,6 +221,8 @@ export function processesMentioning(text: string): { pid: number; cmdline: strin
 /** One container attempt as the process runtime keeps it on disk. */
 export interface ProcessContainer {
   podUid: string;
+  /** The pod's full name, from the container's labels. */
+  podName: string;
   id: string;
   name: string;
   attempt: number;
@@ -254,6 +256,7 @@ export function processContainers(ws: Workspace): ProcessContainer[] {
       }
       found.push({
         podUid,
+        podName: labels[LABEL.podName] ?? "",
         id,
         name: labels[LABEL.containerName] ?? "",
         attempt: Number(labels[LABEL.attempt] ?? -1),
