@@ -106,6 +106,45 @@ describe("an attempt started but not checkpointed when the agent died", () => {
     expect(record.lastTermination).toMatchObject({ exitCode: 4 });
   });
 
+  test("the sandbox made in the pass the checkpoint missed stays with its pod, with the container adopted in it", async () => {
+    const { clock, runtime, store } = world();
+    const realSandbox = runtime.runPodSandbox.bind(runtime);
+    let failures = 1;
+    runtime.runPodSandbox = async (spec) => {
+      if (failures-- > 0) throw new Error("sandbox image missing");
+      return realSandbox(spec);
+    };
+    const first = agent(clock, runtime, store);
+    const web = pod({ name: "web", containers: [container("web")] });
+    killOnStarted(first, store, "web");
+    await first.kubelet.sync(desired(web));
+    await first.advance(6); // the retry 5s later makes the sandbox and starts web; that pass is lost
+    expect(JSON.parse(store.records.get(web.key)!).sandbox).toBeUndefined();
+    const second = await restart(clock, runtime, store, first.kubelet, desired(web));
+    await second.advance(5);
+    expect(runtime.calls.filter((c) => c.startsWith("remove"))).toEqual([]);
+    expect(runtime.startsOf("web")).toBe(1);
+    expect(second.kubelet.pods.get(web.key)!.sandbox?.id).toBe([...runtime.sandboxes.keys()][0]!);
+  });
+
+  test("an older attempt of a known container, left behind, is removed as superseded; the kept ones stay", async () => {
+    const { clock, runtime, store } = world();
+    runtime.behaviours.set("crash", { exitAfterMs: 100, exitCode: 1 });
+    const first = agent(clock, runtime, store);
+    const crash = pod({ name: "crash", containers: [container("crash")] });
+    await first.kubelet.sync(desired(crash));
+    await first.advance(12); // attempts 0, 1, 2; 0 was removed when 2 replaced 1 as the kept dead one
+    const record = first.kubelet.pods.get(crash.key)!.app[0]!;
+    const kept = [record.previousContainerId, record.containerId];
+    // An attempt-0 container still on the runtime, as if that removal had been cut short by a kill.
+    const stale = await runtime.startContainer({ pod: crash, container: crash.containers[0]!, kind: "app", attempt: 0, sandbox: first.kubelet.pods.get(crash.key)!.sandbox! });
+    runtime.finish(stale, 1);
+    const second = await restart(clock, runtime, store, first.kubelet, desired(crash));
+    expect(runtime.containers.has(stale)).toBe(false);
+    expect(kept.every((id) => runtime.containers.has(id!))).toBe(true);
+    expect(second.kubelet.pods.get(crash.key)!.app[0]!.restartCount).toBe(2);
+  });
+
   test("a pod never checkpointed whose manifest is gone: nothing explains its container, which is removed", async () => {
     const { clock, runtime, store } = world();
     const first = agent(clock, runtime, store);
