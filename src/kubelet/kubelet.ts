@@ -150,8 +150,9 @@ export class Kubelet {
   /**
    * Takes over from a previous agent, before the first sync: the planned pod records become this
    * loop's (their running containers keep their ids), the back-off curves continue where they
-   * were, and labelled containers that nothing explains are stopped and removed. No pod is synced
-   * here, not even for an exit reported meanwhile: the first `sync` after adoption syncs them all.
+   * were, and labelled containers that nothing explains are stopped and removed. Each adopted pod
+   * is checkpointed as planned. Tracking an id here does not sync its pod for an event that came
+   * before: the first `sync` after adoption syncs every pod.
    */
   async adopt(plan: AdoptionPlan, backoff: BackoffEntry[]): Promise<void> {
     this.backoff.restore(backoff);
