@@ -25,8 +25,7 @@ import { openAgentDatabase } from "../store/open.ts";
 import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
 import { Prober } from "../prober/prober.ts";
-import { planAdoption } from "../kubelet/adoption.ts";
-import type { PodKey, PodSpec } from "../manifest/types.ts";
+import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
 
 export interface RunOptions {
   db?: string;
@@ -93,19 +92,20 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
   }
 
-  // Nothing is created or stopped before the directory has been read once ("sources ready"),
-  // and the first read is matched against the checkpoint and the runtime: adoption, not restart.
-  let adopted = false;
+  // Nothing is created or stopped before the directory has been read once ("sources ready") and
+  // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
+  const gate = new AdoptionGate({
+    adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
+    sync: (desired) => void kubelet.sync(desired),
+    clock,
+    log,
+  });
   const watcher = new ManifestWatcher({
     dir,
     node,
     clock,
     resyncMs,
-    onPods: (pods) => {
-      if (adopted) return void kubelet.sync(pods);
-      adopted = true;
-      void adoptThenSync(kubelet, runtime, store, pods, clock.now(), node, identity).catch((error) => log(`adoption failed: ${(error as Error).message}`));
-    },
+    onPods: (pods) => gate.offer(pods),
     ...refusedManifestReporting(store, runtime, options, clock, (events) => events.forEach((event) => out(eventLine(event, started))), log),
     onReadFailure: (message) => err(`error: ${message}`),
   });
@@ -114,6 +114,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
 
   await signalled;
   watcher.stop();
+  await gate.stop();
   // A kubelet restart never stops workloads: the next agent adopts them, as after kill -9.
   if (options.stopPodsOnExit === true) {
     err("minikubelet: stopping pods (press Ctrl-C again to exit at once)");
@@ -172,22 +173,6 @@ function refusedManifestReporting(
       save(`warnings of pod ${pod.key}`, () => store.saveEvents(events));
     },
   };
-}
-
-async function adoptThenSync(
-  kubelet: Kubelet,
-  runtime: Runtime,
-  store: SqliteStore,
-  desired: Map<PodKey, PodSpec>,
-  now: number,
-  node: string,
-  database: string,
-): Promise<void> {
-  const state = store.loadState();
-  const [containers, sandboxes] = await Promise.all([runtime.listContainers(), runtime.listPodSandboxes()]);
-  const plan = planAdoption({ records: state.pods, containers, sandboxes, desired, now, node, database });
-  await kubelet.adopt(plan, state.backoff);
-  await kubelet.sync(desired);
 }
 
 /** `4.1s Warning BackOff demo/crash-lab crash: Back-off restarting ...` */

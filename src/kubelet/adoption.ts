@@ -1,14 +1,26 @@
 /**
  * After an agent restart: match the checkpointed pod records with what the runtime still has, so
  * running containers are adopted (same ids, same counts, same readiness) instead of started again.
- * Pure planning; the Kubelet applies the plan. What changed while the agent was down is left to
- * the first sync, which handles it like any other change: a container that exited meanwhile is
- * noticed by the refresh with its real exit code and finish time, a removed manifest stops its
- * pod, a changed one replaces it.
+ * Pure planning; the Kubelet applies the plan (adoption-apply.ts).
+ *
+ * The checkpoint can be one pass behind the runtime: an agent killed after a start and before
+ * that pass's save leaves an attempt the records do not know, and it may have exited since. Such
+ * an attempt is taken over from its labels (pod uid, container name, attempt number) whatever its
+ * state: it becomes the container's current attempt, its exit is recorded, and the first sync
+ * applies the restart policy to it like to any exit. Starting it again would run a container twice
+ * under one attempt number. A pod the checkpoint lost entirely (killed before its first save) is
+ * rebuilt from the manifest the container was started from, when that manifest is still wanted.
+ *
+ * What else changed while the agent was down is left to the first sync: a recorded attempt that
+ * exited is noticed by the refresh with its real exit code and finish time, a removed manifest
+ * stops its pod, a changed one replaces it.
  */
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { isOwnedBy, LABEL } from "../runtime/labels.ts";
 import type { ContainerInfo, SandboxInfo } from "../runtime/runtime.ts";
+import { backoffKey, type BackoffKey } from "./backoff.ts";
+import { applyTermination, beginAttempt, exitEvent, terminationOf } from "./container-lifecycle.ts";
+import type { EventType } from "./events.ts";
 import { allContainers, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 
 export interface AdoptionInput {
@@ -32,18 +44,32 @@ export interface AdoptionInput {
   database?: string;
 }
 
+/** An event to record once the plan is applied, on a container of an adopted pod. */
 export interface AdoptionNote {
   podKey: PodKey;
   container: string;
+  type: EventType;
+  reason: "Adopted" | "Exited";
   message: string;
+}
+
+/** A restart a previous agent made but did not checkpoint: its back-off step is replayed. */
+export interface ReplayedRestart {
+  key: BackoffKey;
+  /** The finish of the attempt before it, which the wait was measured from. */
+  finishedAt: number;
+  restartedAt: number;
 }
 
 export interface AdoptionPlan {
   pods: PodRecord[];
   /** Labelled containers nothing explains: to be stopped and removed. */
   orphans: ContainerInfo[];
+  /** Older attempts of known containers beyond the one dead attempt kept for `logs --previous`. */
+  superseded: ContainerInfo[];
   orphanSandboxes: SandboxInfo[];
   notes: AdoptionNote[];
+  restarts: ReplayedRestart[];
 }
 
 export function planAdoption(input: AdoptionInput): AdoptionPlan {
@@ -57,49 +83,86 @@ export function planAdoption(input: AdoptionInput): AdoptionPlan {
       }
     }
   }
-  const notes: AdoptionNote[] = [];
-  const orphans: ContainerInfo[] = [];
+  const plan: AdoptionPlan = { pods: [], orphans: [], superseded: [], orphanSandboxes: [], notes: [], restarts: [] };
   const ours = (labels: Record<string, string>) => isOwnedBy(labels, { node: input.node, database: input.database });
-  for (const info of input.containers) {
-    if (known.has(info.id) || !ours(info.labels)) continue;
+  const byId = new Map(input.containers.map((info) => [info.id, info]));
+  const unknown = input.containers
+    .filter((info) => !known.has(info.id) && ours(info.labels))
+    .sort((a, b) => attemptOf(a) - attemptOf(b));
+  for (const info of unknown) {
     const uid = info.labels[LABEL.podUid] ?? "";
-    const name = info.labels[LABEL.containerName] ?? "";
-    const attempt = Number(info.labels[LABEL.attempt] ?? "-1");
-    let record = pods.get(uid);
-    if (!record) {
-      // The checkpoint lost this pod (a crash before its first save): adopt it if it is still wanted.
-      const spec = [...input.desired.values()].find((s) => s.uid === uid && s.configHash === info.labels[LABEL.configHash]);
-      if (spec && info.state === "running") {
-        record = newPodRecord(spec, input.now);
-        const sandbox = input.sandboxes.find((s) => s.podUid === uid);
-        if (sandbox) record.sandbox = { id: sandbox.id, ip: sandbox.ip, podUid: sandbox.podUid };
-        pods.set(uid, record);
-      }
+    const record = pods.get(uid) ?? lostPod(uid, info, input);
+    if (record) pods.set(uid, record);
+    const container = record && allContainers(record).find((c) => c.name === info.labels[LABEL.containerName]);
+    // A container created but never started (killed between the runtime's create and start) never ran: nothing to take over.
+    if (!record || !container || info.state === "created") {
+      plan.orphans.push(info);
+    } else if (attemptOf(info) < container.attempts) {
+      plan.superseded.push(info);
+    } else {
+      takeOver(record, container, info, byId, input.now, plan);
     }
-    const container = record && allContainers(record).find((c) => c.name === name);
-    // Killed between "create" and "record": the runtime has the attempt the record was about to make.
-    if (record && container && info.state === "running" && attempt === container.attempts && container.state !== "running") {
-      adoptUnrecorded(container, info, attempt);
-      notes.push({ podKey: record.spec.key, container: name, message: `Adopted container ${name} (${info.id}) that was started but not recorded before the agent stopped` });
-      continue;
-    }
-    orphans.push(info);
   }
-  const uids = new Set(pods.keys());
-  const orphanSandboxes = input.sandboxes.filter((s) => ours(s.labels)).filter((s) => !uids.has(s.podUid) || [...pods.values()].every((p) => p.sandbox?.id !== s.id));
-  return { pods: [...pods.values()], orphans, orphanSandboxes, notes };
+  plan.pods = [...pods.values()];
+  for (const pod of plan.pods) {
+    // A sandbox made in the pass the checkpoint missed belongs to its pod, not to the orphans.
+    const sandbox = pod.sandbox ? undefined : input.sandboxes.find((s) => s.podUid === pod.spec.uid && ours(s.labels));
+    if (sandbox) pod.sandbox = { id: sandbox.id, ip: sandbox.ip, podUid: sandbox.podUid };
+  }
+  const sandboxIds = new Set(plan.pods.map((p) => p.sandbox?.id));
+  plan.orphanSandboxes = input.sandboxes.filter((s) => ours(s.labels) && !sandboxIds.has(s.id));
+  return plan;
 }
 
-function adoptUnrecorded(container: ContainerRecord, info: ContainerInfo, attempt: number): void {
-  if (container.state === "terminated") container.lastTermination = container.terminated;
-  container.terminated = undefined;
-  container.state = "running";
-  container.waiting = undefined;
-  container.containerId = info.id;
-  container.attempts = attempt + 1;
-  container.restartCount = attempt;
-  container.startedAt = info.startedAt;
-  container.started = !container.spec.startupProbe;
-  container.probeCounters = undefined;
-  container.ready = container.started && !container.spec.readinessProbe;
+function attemptOf(info: ContainerInfo): number {
+  return Number(info.labels[LABEL.attempt] ?? "-1");
+}
+
+/** The checkpoint lost this pod (a crash before its first save): rebuilt if it is still wanted. */
+function lostPod(uid: string, info: ContainerInfo, input: AdoptionInput): PodRecord | undefined {
+  const spec = [...input.desired.values()].find((s) => s.uid === uid && s.configHash === info.labels[LABEL.configHash]);
+  if (!spec) return undefined;
+  return newPodRecord(spec, input.now);
+}
+
+/** Makes `info` the container's current attempt, as the start the previous agent did not save would have. */
+function takeOver(pod: PodRecord, container: ContainerRecord, info: ContainerInfo, byId: Map<string, ContainerInfo>, now: number, plan: AdoptionPlan): void {
+  const note = (type: EventType, reason: AdoptionNote["reason"], message: string) => plan.notes.push({ podKey: pod.spec.key, container: container.name, type, reason, message });
+  // The recorded attempt ended before this one started: its exit is in the runtime, or it is lost.
+  if (container.state === "running" && container.containerId) {
+    const previous = byId.get(container.containerId);
+    // Still running beside its successor: a second copy, which must not run on.
+    if (previous?.state === "running") plan.orphans.push(previous);
+    const status = previous && previous.state !== "running" ? previous : { id: container.containerId, state: "unknown" as const };
+    const ended = terminationOf(status, container.startedAt, now);
+    applyTermination(container, ended);
+    const exit = exitEvent(container.name, ended);
+    note(exit.type, "Exited", exit.message);
+  }
+  // As startOrBackOff does before a restart: the ended attempt becomes the last termination, and
+  // the dead container kept for `logs --previous`; the one kept before it goes.
+  if (container.state === "terminated" && container.terminated) {
+    const ended = container.terminated.containerId;
+    if (ended && ended !== container.previousContainerId) {
+      const older = container.previousContainerId && byId.get(container.previousContainerId);
+      if (older) plan.superseded.push(older);
+      container.previousContainerId = ended;
+    }
+    container.lastTermination = container.terminated;
+  }
+  const attempt = attemptOf(info);
+  const startedAt = info.startedAt ?? now;
+  if (attempt > 0) {
+    plan.restarts.push({ key: backoffKey(pod.spec.uid, container.name), finishedAt: container.lastTermination?.finishedAt ?? startedAt, restartedAt: startedAt });
+  }
+  beginAttempt(container, attempt, info.id, startedAt);
+  container.backoffAnnouncedFor = undefined;
+  pod.startTime ??= startedAt;
+  note("Normal", "Adopted", `Adopted container ${container.name} (${info.id}), attempt ${attempt}, that was started but not recorded before the agent stopped`);
+  if (info.state === "exited" || info.state === "unknown") {
+    const ended = terminationOf(info, startedAt, now);
+    applyTermination(container, ended);
+    const exit = exitEvent(container.name, ended);
+    note(exit.type, "Exited", exit.message);
+  }
 }

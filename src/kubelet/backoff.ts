@@ -97,11 +97,14 @@ export class BackoffStore {
     return Math.max(0, finishedAt + entry.delayMs - this.clock.now());
   }
 
-  /** Records a restart: the next crash waits `base`, or twice the previous wait, up to the cap. */
-  next(key: BackoffKey, finishedAt: number): BackoffEntry {
+  /**
+   * Records a restart: the next crash waits `base`, or twice the previous wait, up to the cap.
+   * `restartedAt` is when the restart happened (now, unless one made by a previous agent is replayed).
+   */
+  next(key: BackoffKey, finishedAt: number, restartedAt = this.clock.now()): BackoffEntry {
     const entry = this.live(key, finishedAt);
     const delayMs = entry ? Math.min(entry.delayMs * 2, this.settings.capMs) : this.settings.baseMs;
-    const updated = { key, delayMs, updatedAt: this.clock.now() };
+    const updated = { key, delayMs, updatedAt: restartedAt };
     this.set(updated);
     return updated;
   }

@@ -18,30 +18,45 @@ export async function refreshContainer(ctx: SyncContext, pod: PodRecord, contain
 }
 
 export function recordExit(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, status: ContainerStatus): void {
+  const termination = terminationOf(status, container.startedAt, ctx.clock.now());
+  applyTermination(container, termination);
+  const exit = exitEvent(container.name, termination);
+  ctx.event(pod, exit.type, "Exited", container, exit.message);
+}
+
+/**
+ * How an attempt ended, from the runtime's status: an id the runtime no longer knows is a lost
+ * container (137, ContainerStatusUnknown), like the kubelet reports one. `now` stands in for a
+ * finish time the runtime does not give.
+ */
+export function terminationOf(status: ContainerStatus, startedAt: number | undefined, now: number): Termination {
   const lost = status.state === "unknown";
   const exitCode = lost ? 137 : (status.exitCode ?? 0);
   const termination: Termination = {
     containerId: status.id,
     exitCode,
     reason: lost ? "ContainerStatusUnknown" : (status.reason ?? (exitCode === 0 ? "Completed" : "Error")),
-    startedAt: status.startedAt ?? container.startedAt,
-    finishedAt: status.finishedAt ?? ctx.clock.now(),
+    startedAt: status.startedAt ?? startedAt,
+    finishedAt: status.finishedAt ?? now,
   };
   if (status.signal !== undefined) termination.signal = status.signal;
   if (lost) termination.message = "The container could not be located when the pod was synced";
+  return termination;
+}
+
+/** The container's current attempt has ended as `termination` says. */
+export function applyTermination(container: ContainerRecord, termination: Termination): void {
   container.state = "terminated";
   container.terminated = termination;
   container.waiting = undefined;
   container.ready = false;
   container.started = false;
   container.stopping = undefined;
-  ctx.event(
-    pod,
-    exitCode === 0 ? "Normal" : "Warning",
-    "Exited",
-    container,
-    `Container ${container.name} exited with code ${exitCode} (${termination.reason})`,
-  );
+}
+
+/** The `Exited` event's type and message for an ended attempt. */
+export function exitEvent(container: string, termination: Termination): { type: "Normal" | "Warning"; message: string } {
+  return { type: termination.exitCode === 0 ? "Normal" : "Warning", message: `Container ${container} exited with code ${termination.exitCode} (${termination.reason})` };
 }
 
 /**
@@ -104,20 +119,26 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
     return;
   }
   const now = ctx.clock.now();
-  container.attempts = attempt + 1;
-  container.restartCount = attempt;
-  container.containerId = id;
-  container.state = "running";
-  container.startedAt = now;
-  container.waiting = undefined;
-  container.terminated = undefined;
-  container.started = !container.spec.startupProbe;
-  container.probeCounters = undefined;
-  container.ready = container.started && !container.spec.readinessProbe;
+  beginAttempt(container, attempt, id, now);
   pod.startTime ??= now;
   ctx.track(id, pod);
   ctx.event(pod, "Normal", "Created", container, `Created container: ${container.name}`);
   ctx.event(pod, "Normal", "Started", container, `Started container ${container.name}`);
+}
+
+/** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */
+export function beginAttempt(container: ContainerRecord, attempt: number, id: string, startedAt: number): void {
+  container.attempts = attempt + 1;
+  container.restartCount = attempt;
+  container.containerId = id;
+  container.state = "running";
+  container.startedAt = startedAt;
+  container.waiting = undefined;
+  container.terminated = undefined;
+  container.stopping = undefined;
+  container.started = !container.spec.startupProbe;
+  container.probeCounters = undefined;
+  container.ready = container.started && !container.spec.readinessProbe;
 }
 
 function recordStartError(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, error: ContainerStartError): void {

@@ -169,14 +169,21 @@ export class Kubelet {
   /**
    * Takes over from a previous agent, before the first sync: the planned pod records become this
    * loop's (their running containers keep their ids), the back-off curves continue where they
-   * were, and labelled containers that nothing explains are stopped and removed.
+   * were, and labelled containers that nothing explains are stopped and removed. Each adopted pod
+   * is checkpointed as planned. Tracking an id here does not sync its pod for an event that came
+   * before: the first `sync` after adoption syncs every pod.
    */
   async adopt(plan: AdoptionPlan, backoff: BackoffEntry[]): Promise<void> {
     this.backoff.restore(backoff);
     await applyAdoption(plan, {
       pods: this.pods,
-      track: (id, pod) => this.ctx.track(id, pod),
+      track: (id, pod) => void this.index.track(id, pod.spec.key),
       event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
+      backoff: this.backoff,
+      save: (pod) => {
+        pod.phase = podPhase(pod);
+        this.checkpoint(pod);
+      },
       runtime: this.runtime,
       log: this.log,
     });

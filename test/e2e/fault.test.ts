@@ -1,14 +1,23 @@
 /**
- * Issue 7 fault injection, process runtime, compiled binary: the agent is `kill -9`'d at random
- * moments 20 times while pods are added, removed, replaced and crash-looping (manifest files change
- * between restarts). After the last restart it settles, and then: at most one running container per
+ * Issue 7 and 11 fault injection, process runtime, compiled binary: the agent is `kill -9`'d
+ * FAULT_ROUNDS times (default 20) while pods are added, removed, replaced and crash-looping
+ * (manifest files change between restarts). Each kill comes either at a random moment or right
+ * after the agent prints a `Started`, `Killing` or `Exited` line, the moments between an action and
+ * its checkpoint. After the last restart it settles, and then: at most one running container per
  * (pod, container), no process outside the desired pods, restart counts equal to the attempts
- * table, and an intact database. The seed is printed so a failure can be replayed (FAULT_SEED=...).
+ * table, no attempt number used by two containers of one pod incarnation, and an intact database.
+ * The seed is printed so a failure can be replayed (FAULT_SEED=...).
  */
 import { expect, test } from "bun:test";
 import { processE2E, Agent, containerRows, isRunning, processContainers, processesMentioning, waitFor, Workspace } from "./helpers.ts";
 
-const ROUNDS = 20;
+const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 20);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`FAULT_ROUNDS must be a whole number above 0 (got ${process.env.FAULT_ROUNDS})`);
+
+/** When each round's agent dies: at a random moment, or the moment it prints one of these events. */
+const KILL_MOMENTS = ["random", "Started", "Killing", "Exited"] as const;
+/** How long a round waits for its event before killing anyway (a round without crashes has no Exited). */
+const EVENT_WAIT_MS = 2500;
 
 /** Pods the churn picks from; each has two versions, so rewriting a file replaces the pod. */
 const POOL: Record<string, (version: number) => string> = {
@@ -47,12 +56,51 @@ function random(seed: number): () => number {
 
 const e2e = processE2E();
 
-test("20 kill -9s during churn: no duplicates, no orphans, counts match attempts, database intact", async () => {
+/**
+ * Every container attempt seen on disk, by pod incarnation: `generation` is the test's count of
+ * (re)creations of the pod's manifest, since a manifest written back revives the same uid and a new
+ * incarnation rightly numbers its attempts from 0 again. Sampled while agents run and after each kill.
+ */
+class AttemptLedger {
+  private readonly ids = new Map<string, Set<string>>();
+  private readonly generationOf = new Map<string, number>();
+  private readonly seen = new Map<string, string>();
+
+  /** The pool pod `name` got a new manifest (added or changed): a new incarnation from now on. */
+  renew(name: string): void {
+    this.generationOf.set(name, (this.generationOf.get(name) ?? 0) + 1);
+  }
+
+  sample(ws: Workspace): void {
+    for (const c of processContainers(ws)) {
+      // An id keeps the incarnation it was first seen in.
+      let key = this.seen.get(c.id);
+      if (!key) {
+        const name = c.podName.replace(/-n1$/, "");
+        key = `${c.podName}#${this.generationOf.get(name) ?? 0}/${c.name}/attempt ${c.attempt}`;
+        this.seen.set(c.id, key);
+      }
+      const ids = this.ids.get(key) ?? new Set<string>();
+      ids.add(c.id);
+      this.ids.set(key, ids);
+    }
+  }
+
+  /** Attempt numbers two containers of one incarnation carried. */
+  reused(): string[] {
+    return [...this.ids].filter(([, ids]) => ids.size > 1).map(([key, ids]) => `${key}: ${[...ids].join(", ")}`);
+  }
+}
+
+test(`${ROUNDS} kill -9s during churn, some right after Started, Killing or Exited: no duplicates, no orphans, no attempt twice, counts match attempts, database intact`, async () => {
   const seed = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
   console.log(`fault.test.ts seed: FAULT_SEED=${seed}`);
   const rand = random(seed);
   const workspace = (e2e.ws = new Workspace());
   const wanted = new Map<string, number>([["stable", 1], ["crash", 1]]);
+  const ledger = new AttemptLedger();
+  for (const name of wanted.keys()) ledger.renew(name);
+  const moments = new Map<string, number>();
   const writeAll = () => {
     for (const name of Object.keys(POOL)) {
       const version = wanted.get(name);
@@ -63,25 +111,49 @@ test("20 kill -9s during churn: no duplicates, no orphans, counts match attempts
   writeAll();
 
   for (let round = 0; round < ROUNDS; round++) {
-    // Churn between restarts: add, remove or change one pod (sometimes two).
+    const moment = KILL_MOMENTS[Math.floor(rand() * KILL_MOMENTS.length)]!;
+    // Churn between restarts: add, remove or change one pod (sometimes two). A round that is to
+    // end at a Killing line also replaces a wanted pod, so the new agent has one to stop.
+    const longRunning = ["stable", "pair"].filter((name) => wanted.has(name));
+    const replace = moment === "Killing" ? longRunning[Math.floor(rand() * longRunning.length)] : undefined;
+    if (replace) {
+      wanted.set(replace, wanted.get(replace) === 1 ? 2 : 1);
+      ledger.renew(replace);
+    }
     for (let changes = rand() < 0.3 ? 2 : 1; changes > 0; changes--) {
       const name = Object.keys(POOL)[Math.floor(rand() * Object.keys(POOL).length)]!;
+      if (name === replace) continue;
       const version = wanted.get(name);
       if (version === undefined) wanted.set(name, 1);
       else if (rand() < 0.5) wanted.delete(name);
       else wanted.set(name, version === 1 ? 2 : 1);
+      if (wanted.has(name)) ledger.renew(name);
     }
     writeAll();
     const agent = new Agent(workspace, ["--backoff-base", "1", "--backoff-max", "4"]);
     e2e.agents.push(agent);
-    await Bun.sleep(100 + Math.floor(rand() * 1400));
+    const sampler = setInterval(() => ledger.sample(workspace), 50);
+    let landed = "random";
+    if (moment === "random") {
+      await Bun.sleep(100 + Math.floor(rand() * 1400));
+    } else {
+      const killed = agent.killOn(new RegExp(` (Normal|Warning) ${moment} `), moment === "Killing" ? 1 : 1 + Math.floor(rand() * 2));
+      const line = await Promise.race([killed, Bun.sleep(EVENT_WAIT_MS).then(() => undefined)]);
+      landed = line ? moment : `${moment} (not seen, killed at ${EVENT_WAIT_MS} ms)`;
+    }
     await agent.kill9();
+    clearInterval(sampler);
+    // Before the next round's manifests: what this agent started belongs to the incarnations it saw.
+    ledger.sample(workspace);
+    moments.set(landed, (moments.get(landed) ?? 0) + 1);
     e2e.agents.pop();
   }
+  console.log(`fault.test.ts kills: ${[...moments].map(([m, n]) => `${m} x${n}`).join(", ")}`);
 
   // --stop-pods-on-exit: the final SIGTERM must leave nothing running (by default pods outlive the agent).
   const last = new Agent(workspace, ["--backoff-base", "1", "--backoff-max", "4", "--stop-pods-on-exit"]);
   e2e.agents.push(last);
+  const sampler = setInterval(() => ledger.sample(workspace), 50);
   const desiredNames = [...wanted.keys()].map((name) => `${name}-n1`).sort();
   const running = () => processContainers(workspace).filter((c) => !c.exited && c.pid !== undefined && isRunning(c.pid));
   await waitFor(
@@ -132,9 +204,13 @@ test("20 kill -9s during churn: no duplicates, no orphans, counts match attempts
     }
   }
 
+  clearInterval(sampler);
+  ledger.sample(workspace);
+  expect(ledger.reused()).toEqual([]);
+
   expect(workspace.cli("sql", "PRAGMA integrity_check").trim().split("\n").at(-1)).toBe("ok");
 
   expect(await last.terminate()).toBe(0);
   e2e.agents.pop();
   expect(processesMentioning(workspace.path)).toEqual([]);
-}, 90_000);
+}, 60_000 + ROUNDS * 4000);

@@ -129,6 +129,30 @@ export class Agent {
     }
   }
 
+  /**
+   * Arms a `kill -9` sent from the output handler itself the moment the agent prints its `nth`
+   * line matching `pattern`: the closest a test gets to killing it between an action and the
+   * checkpoint of that pass. Resolves once the agent is reaped; `undefined` if it exited first.
+   */
+  killOn(pattern: RegExp, nth = 1): Promise<string | undefined> {
+    let seen = 0;
+    let partial = "";
+    let line: string | undefined;
+    const onData = (chunk: unknown) => {
+      const lines = (partial + String(chunk)).split("\n");
+      partial = lines.pop()!;
+      for (const text of lines) {
+        if (!pattern.test(text) || ++seen !== nth || this.done) continue;
+        process.kill(this.pid, "SIGKILL");
+        line = text;
+        this.child.stdout!.off("data", onData);
+        return;
+      }
+    };
+    this.child.stdout!.on("data", onData);
+    return this.exited.then(() => line);
+  }
+
   /** Resolves once the agent has printed a line containing `text`. */
   async waitForOutput(text: string, timeoutMs = 10_000): Promise<void> {
     await waitFor(`agent output to contain ${JSON.stringify(text)}`, () => this.stdout.includes(text), timeoutMs, () => this.stdout + this.stderr);
@@ -206,6 +230,8 @@ export function processesMentioning(text: string): { pid: number; cmdline: strin
 /** One container attempt as the process runtime keeps it on disk. */
 export interface ProcessContainer {
   podUid: string;
+  /** The pod's full name, from the container's labels. */
+  podName: string;
   id: string;
   name: string;
   attempt: number;
@@ -241,6 +267,7 @@ export function processContainers(ws: Workspace, db = ws.db): ProcessContainer[]
       }
       found.push({
         podUid,
+        podName: labels[LABEL.podName] ?? "",
         id,
         name: labels[LABEL.containerName] ?? "",
         attempt: Number(labels[LABEL.attempt] ?? -1),

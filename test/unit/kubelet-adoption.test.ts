@@ -1,70 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { Kubelet, type PodStateSink } from "../../src/kubelet/kubelet.ts";
-import { planAdoption } from "../../src/kubelet/adoption.ts";
-import { backoffSettings, type BackoffEntry } from "../../src/kubelet/backoff.ts";
-import type { KubeEvent } from "../../src/kubelet/events.ts";
 import type { PodRecord } from "../../src/kubelet/pod-state.ts";
-import type { PodSpec } from "../../src/manifest/types.ts";
-import { advance, FakeClock } from "../fake-clock.ts";
-import { FakeRuntime } from "../fake-runtime.ts";
+import { agent, restart, world } from "../adoption-harness.ts";
 import { container, desired, pod, probe } from "../pod-builder.ts";
-import { ProbeManager, type ProbeRunner } from "../../src/prober/probe-manager.ts";
 import { ScriptedProber } from "../scripted-prober.ts";
-
-/** What a store would hold: the last saved copy of each pod, as JSON survives a crash. */
-class CheckpointSink implements PodStateSink {
-  readonly records = new Map<string, string>();
-  backoff: BackoffEntry[] = [];
-  savePod(pod: PodRecord, _events: KubeEvent[], backoff: BackoffEntry[]): void {
-    this.records.set(pod.spec.key, JSON.stringify(pod));
-    this.backoff = [...this.backoff.filter((b) => !backoff.some((n) => n.key === b.key)), ...backoff];
-  }
-  deletePod(pod: PodRecord): void {
-    this.records.delete(pod.spec.key);
-  }
-  load(): PodRecord[] {
-    return [...this.records.values()].map((json) => JSON.parse(json) as PodRecord);
-  }
-}
-
-function agent(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink, prober?: ProbeRunner) {
-  const probes = prober && new ProbeManager(prober, clock);
-  const kubelet = new Kubelet({ runtime, clock, store, probes, backoff: backoffSettings({ baseSeconds: 10, capSeconds: 300 }) });
-  const events: KubeEvent[] = [];
-  kubelet.recorder.subscribe((e) => events.push(e));
-  kubelet.start();
-  const settle = async () => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise<void>((r) => setImmediate(r));
-      await kubelet.idle();
-    }
-  };
-  return { kubelet, events, advance: (s: number) => advance(clock, s * 1000, settle) };
-}
-
-/** A runtime and a checkpoint that outlive the agents started on them, on one fake clock. */
-function world() {
-  const clock = new FakeClock();
-  const runtime = new FakeRuntime(clock);
-  const store = new CheckpointSink();
-  return { clock, runtime, store };
-}
-
-/** Simulates `kill -9`: the old loop stops listening; its containers keep running in the runtime. */
-async function restart(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink, old: Kubelet, want: Map<string, PodSpec>, prober?: ProbeRunner) {
-  old.stop();
-  const next = agent(clock, runtime, store, prober);
-  const plan = planAdoption({
-    records: store.load(),
-    containers: await runtime.listContainers(),
-    sandboxes: await runtime.listPodSandboxes(),
-    desired: want,
-    now: clock.now(),
-  });
-  await next.kubelet.adopt(plan, store.backoff);
-  await next.kubelet.sync(want);
-  return next;
-}
 
 describe("adoption after an agent restart", () => {
   test("running containers keep their ids, counts and readiness; nothing is started again", async () => {
