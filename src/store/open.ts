@@ -11,8 +11,15 @@ import { acquireAgentLock, type AgentLock } from "./agent-lock.ts";
 import { DatabaseLockedError, DatabaseMissingError, SchemaError, StoreError } from "./errors.ts";
 import { MIGRATIONS, migrationHash, type Migration } from "./migrations.ts";
 
-/** How long a statement waits for a lock before SQLITE_BUSY. */
+/** How long a command's read waits for a lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
+/**
+ * The agent's wait: bun:sqlite waits on the loop's own thread, so a long wait would freeze every
+ * pod behind one write. Only the agent writes, and WAL readers never block it, so a lock held
+ * elsewhere (someone's sqlite3 shell in a transaction) is rare: the write fails fast and the loop
+ * retries it with its back-off, the pods running on meanwhile.
+ */
+export const AGENT_BUSY_TIMEOUT_MS = 250;
 
 export interface AgentDatabase {
   db: Database;
@@ -33,7 +40,7 @@ export function openAgentDatabase(path: string, migrations: readonly Migration[]
   let db: Database | undefined;
   try {
     db = new Database(path, { create: true, readwrite: true, strict: true });
-    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.run(`PRAGMA busy_timeout = ${AGENT_BUSY_TIMEOUT_MS}`);
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
     db.run("PRAGMA foreign_keys = ON");

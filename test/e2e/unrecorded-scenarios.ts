@@ -85,7 +85,9 @@ async function killAtStarted(ws: Workspace, s: Scenario, agent: Agent, pod: stri
   try {
     const killed = agent.killOn(new RegExp(` Normal Started ${s.namespace}/${pod}-n1 main:`));
     trigger();
-    expect(await killed).toBeDefined();
+    const line = await killed;
+    if (!line) console.log(`the agent exited before the Started line; its output:\n${agent.stdout}\n${agent.stderr}`);
+    expect(line).toBeDefined();
   } finally {
     release();
   }
