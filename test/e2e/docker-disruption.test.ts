@@ -160,6 +160,8 @@ describeDocker("the engine acting behind the agent's back (compiled binary)", ()
     expect(crashed.web.container_id).not.toBe(after.web.container_id);
     expect(eventRows(ws).some((e) => e.reason === "Exited" && e.message === "Container web exited with code 137 (Error)")).toBe(true);
     expect(agent.done).toBe(false);
+    // One agent per --node on an engine: the next test's agent takes n1.
+    await agent.terminate();
   }, 40_000);
 
   const notOurs = dockerdNotOurs();
