@@ -26,6 +26,7 @@ export interface RefusedPodRow {
   name: string;
   reason: string;
   issues: Issue[];
+  revision: number;
   object: V1Pod;
 }
 
@@ -97,7 +98,7 @@ export class StoreReader {
     const params: string[] = [];
     if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
     if (filter.name !== undefined) (where.push("name = ?"), params.push(filter.name));
-    const sql = `SELECT uid, file, namespace, name, reason, issues_json, object_json FROM invalid_manifests WHERE ${where.join(" AND ")} ORDER BY namespace, name, file`;
+    const sql = `SELECT uid, file, namespace, name, reason, issues_json, revision, object_json FROM invalid_manifests WHERE ${where.join(" AND ")} ORDER BY namespace, name, file`;
     return this.query(sql).all(...params).map(refusedRow);
   }
 
@@ -237,6 +238,7 @@ function refusedRow(value: unknown): RefusedPodRow {
     name: row.name as string,
     reason: row.reason as string,
     issues: JSON.parse(row.issues_json as string) as Issue[],
+    revision: row.revision as number,
     object: JSON.parse(row.object_json as string) as V1Pod,
   };
 }
