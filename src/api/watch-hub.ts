@@ -15,6 +15,8 @@ export interface HubWatcher {
   /** Rows at or below this revision were already handed to the watcher (its RV, or its initial list). */
   readonly cursor: number;
   deliver(changes: readonly WatchChange[]): void;
+  /** The store could not be read: the watch ends with an ERROR event carrying `message`. */
+  fail(message: string): void;
 }
 
 export class WatchHub {
@@ -59,7 +61,14 @@ export class WatchHub {
 
   private read(): void {
     if (this.watchers.size === 0) return;
-    const changes = this.kind.changedSince(this.api.store, this.cursor, READ_PAGE, this.api.nodeName);
+    let changes: WatchChange[];
+    try {
+      changes = this.kind.changedSince(this.api.store, this.cursor, READ_PAGE, this.api.nodeName);
+    } catch (error) {
+      // Thrown here it would end the process; the clients reconnect, as from a failed API server.
+      for (const watcher of [...this.watchers]) watcher.fail(`reading the state database: ${(error as Error).message}`);
+      return;
+    }
     if (changes.length === 0) return;
     this.cursor = changes.at(-1)!.revision;
     for (const watcher of [...this.watchers]) watcher.deliver(changes);

@@ -58,7 +58,8 @@ export function parseWatchOptions(query: URLSearchParams): WatchOptions {
   };
 }
 
-export function serveWatch(request: ApiRequest, api: ApiContext, kind: WatchKind): Response {
+/** `maxQueuedBytes` is for tests: the bound at which a client that does not read is dropped. */
+export function serveWatch(request: ApiRequest, api: ApiContext, kind: WatchKind, maxQueuedBytes = MAX_QUEUED_BYTES): Response {
   const options = parseWatchOptions(request.query);
   const matcher = WatchSeams.parseSelectors(kind, request.query.get("fieldSelector"), request.query.get("labelSelector"));
   const release = reserveWatch(api);
@@ -67,7 +68,7 @@ export function serveWatch(request: ApiRequest, api: ApiContext, kind: WatchKind
   }
   const table = WatchSeams.wantsTable(request.headers.get("accept"));
   const watcher = new Watcher(api, kind, request.params.namespace, matcher, table);
-  const stream = new WatchStream(MAX_QUEUED_BYTES, () => watcher.end());
+  const stream = new WatchStream(maxQueuedBytes, () => watcher.end());
   watcher.start(stream, options, request.signal, release);
   return stream.response;
 }
@@ -139,6 +140,11 @@ class Watcher implements HubWatcher {
       if (type && !this.send(type, change)) return;
     }
     if (changes.length < READ_PAGE) this.readingFrom = undefined;
+  }
+
+  fail(message: string): void {
+    this.stream.send("ERROR", new ApiError(500, "InternalError", message).toStatus());
+    this.stream.close();
   }
 
   end(): void {

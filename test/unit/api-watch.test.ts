@@ -122,3 +122,163 @@ describe("pods watch", () => {
     h.close();
   });
 });
+
+describe("events watch", () => {
+  test("kubectl events -w (no RV): ADDED for the existing events, then new ones ADDED and a repeat MODIFIED with its count", async () => {
+    using dir = tempDir();
+    const { h, crash } = crashLoop(dir.path);
+    await h.kubelet.sync(desired(crash));
+    await h.advance(0.5);
+    const request = apiRequest("/api/v1/namespaces/demo/events?limit=500&watch=true", { params: { namespace: "demo" } });
+    const watch = readWatch(await watchOrList(request, h.api, "events", neverList));
+    await settle();
+    const line = (l: { type: string; object: Record<string, any> }) => `${l.type} ${l.object.reason} x${l.object.count}`;
+    expect(watch.lines.map(line)).toEqual(["ADDED Created x1", "ADDED Started x1"]);
+    expect(watch.lines[0]!.object).toMatchObject({ kind: "Event", apiVersion: "v1", involvedObject: { kind: "Pod", name: "crash-lab" }, source: { component: "kubelet", host: "lab" }, eventTime: null });
+    await h.advance(13);
+    await settle();
+    // Each repeat raises the event's count (the API server's series): MODIFIED, not a new event.
+    expect(watch.lines.slice(2).map(line)).toEqual([
+      "ADDED Exited x1",
+      "MODIFIED Created x2",
+      "MODIFIED Started x2",
+      "MODIFIED Exited x2",
+      "ADDED BackOff x1",
+      "MODIFIED Created x3",
+      "MODIFIED Started x3",
+      "MODIFIED Exited x3",
+      "MODIFIED BackOff x2",
+    ]);
+    h.close();
+  });
+
+  test("an involvedObject selector narrows the watch; as=Table gives the event columns", async () => {
+    using dir = tempDir();
+    const { h, crash, web } = crashLoop(dir.path);
+    await h.kubelet.sync(desired(crash, web));
+    await h.advance(0.5);
+    const query = "fieldSelector=involvedObject.kind%3DPod%2CinvolvedObject.apiVersion%3Dv1%2CinvolvedObject.name%3Dweb-lab&resourceVersion=0&watch=true";
+    const request = apiRequest(`/api/v1/namespaces/demo/events?${query}`, { params: { namespace: "demo" }, accept: TABLE_ACCEPT });
+    const watch = readWatch(await watchOrList(request, h.api, "events", neverList));
+    await h.advance(3);
+    await settle();
+    expect(watch.lines.map((l) => l.object.rows[0].cells.slice(1, 4).join(" "))).toEqual(["Normal Created pod/web-lab", "Normal Started pod/web-lab"]);
+    expect(watch.lines[0]!.object.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(["Last Seen", "Type", "Reason", "Object", "Subobject", "Source", "Message", "First Seen", "Count", "Name"]);
+    h.close();
+  });
+});
+
+describe("history, limits and clients", () => {
+  test("a watch from an RV older than the compacted history gets one ERROR event with the 410 Expired Status, then the stream ends", async () => {
+    using dir = tempDir();
+    const { h, crash, web } = crashLoop(dir.path);
+    await h.kubelet.sync(desired(crash, web));
+    await h.advance(0.5);
+    const old = h.api.store.revision();
+    await h.kubelet.sync(desired(crash));
+    await h.advance(35);
+    h.clock.step(10 * 60_000);
+    h.store.prune();
+    const compacted = h.api.store.compactedRevision();
+    expect(compacted).toBeGreaterThan(old);
+    const response = watchPods(h, `resourceVersion=${old}&watch=true`);
+    expect(response.status).toBe(200);
+    const watch = readWatch(response);
+    await settle();
+    expect(watch.lines).toEqual([
+      {
+        type: "ERROR",
+        object: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `too old resource version: ${old} (${compacted})`, reason: "Expired", code: 410 },
+      },
+    ]);
+    expect(watch.state.ended).toBe(true);
+    expect(openWatches(h.api)).toBe(0);
+    // From the compacted revision on, nothing was lost: the watch runs.
+    const current = readWatch(watchPods(h, `resourceVersion=${compacted}&watch=true`));
+    await settle();
+    expect(current.state.ended).toBe(false);
+    h.close();
+  });
+
+  test("watches beyond maxWatches get 429 TooManyRequests; a disconnect frees the slot and unsubscribes from the feed", async () => {
+    using dir = tempDir();
+    const { h, crash } = crashLoop(dir.path, { maxWatches: 2 });
+    await h.kubelet.sync(desired(crash));
+    const first = new AbortController();
+    readWatch(watchPods(h, "watch=true", { signal: first.signal }));
+    const second = readWatch(watchPods(h, "watch=true"));
+    expect(h.feed.listeners.size).toBe(1);
+    let refused: unknown;
+    try {
+      watchPods(h, "watch=true");
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).toStatus()).toMatchObject({ code: 429, reason: "TooManyRequests" });
+    first.abort();
+    expect(openWatches(h.api)).toBe(1);
+    second.cancel();
+    await settle();
+    expect(openWatches(h.api)).toBe(0);
+    expect(h.feed.listeners.size).toBe(0);
+    readWatch(watchPods(h, "watch=true"));
+    expect(openWatches(h.api)).toBe(1);
+    h.close();
+  });
+
+  test("a client that stops reading is dropped once its queue passes the bound; another watch goes on", async () => {
+    using dir = tempDir();
+    const { h, crash } = crashLoop(dir.path);
+    await h.kubelet.sync(desired(crash));
+    const stuck = serveWatch(apiRequest("/api/v1/pods?watch=true"), h.api, podKind, 4096);
+    const reading = readWatch(watchPods(h, "watch=true"));
+    expect(openWatches(h.api)).toBe(2);
+    await h.advance(60);
+    await settle();
+    expect(openWatches(h.api)).toBe(1);
+    expect(stuck.body!.getReader().read()).rejects.toThrow("watch dropped: the client fell too far behind");
+    const before = reading.lines.length;
+    await h.advance(60);
+    await settle();
+    expect(reading.lines.length).toBeGreaterThan(before);
+    h.close();
+  });
+
+  test("timeoutSeconds ends the stream cleanly; a bad resourceVersion, timeoutSeconds or selector is a 400", async () => {
+    using dir = tempDir();
+    const { h, crash } = crashLoop(dir.path);
+    await h.kubelet.sync(desired(crash));
+    const watch = readWatch(watchPods(h, "allowWatchBookmarks=true&timeoutSeconds=30&watch=true"));
+    await h.advance(29);
+    expect(watch.state.ended).toBe(false);
+    await h.advance(2);
+    await settle();
+    expect(watch.state.ended).toBe(true);
+    expect(openWatches(h.api)).toBe(0);
+    const status = (query: string) => {
+      try {
+        watchPods(h, query);
+      } catch (error) {
+        return (error as ApiError).toStatus();
+      }
+    };
+    expect(status("resourceVersion=abc&watch=true")).toMatchObject({ code: 400, reason: "BadRequest", message: 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax' });
+    expect(status("timeoutSeconds=soon&watch=true")).toMatchObject({ code: 400, reason: "BadRequest" });
+    expect(status("fieldSelector=spec.color%3Dred&watch=true")).toMatchObject({ code: 400, message: "field label not supported: spec.color" });
+    expect(status("labelSelector=a%3D%3D%3Db&watch=true")).toMatchObject({ code: 400, reason: "BadRequest" });
+    expect(openWatches(h.api)).toBe(0);
+    h.close();
+  });
+
+  test("sendInitialEvents with bookmarks ends the initial ADDED with the initial-events-end BOOKMARK", async () => {
+    using dir = tempDir();
+    const { h, crash } = crashLoop(dir.path);
+    await h.kubelet.sync(desired(crash));
+    const watch = readWatch(watchPods(h, "sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&watch=true"));
+    await settle();
+    expect(watch.lines.map((l) => l.type)).toEqual(["ADDED", "BOOKMARK"]);
+    expect(watch.lines[1]!.object).toEqual({ kind: "Pod", apiVersion: "v1", metadata: { resourceVersion: String(h.api.store.revision()), annotations: { "k8s.io/initial-events-end": "true" } } });
+    h.close();
+  });
+});
