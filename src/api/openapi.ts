@@ -2,24 +2,31 @@
  * `/openapi/v3` and `/openapi/v3/api/v1`, served as the API server's OpenAPI v3 handler serves them:
  * the index names each group/version's document by a URL carrying the document's hash, so a client may
  * cache that URL for good (`Cache-Control: public, immutable`); a stale hash is redirected (301) to
- * the current one; both answers carry an ETag and honour If-None-Match with 304. Only JSON is served
- * (kubectl asks for JSON; the protobuf form is the API server's alternative, not a requirement).
+ * the current one; every answer carries an ETag and honours If-None-Match with 304. The v3 document
+ * is served as JSON only (what kubectl asks for). `/openapi/v2` is served as protobuf only, because
+ * that is the one form kubectl 1.27 and 1.28 read before `explain`.
  */
 import { createHash } from "node:crypto";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { buildOpenApiDocument, CORE_GROUP_VERSION } from "./openapi-document.ts";
+import { buildOpenApiV2Protobuf } from "./openapi-v2.ts";
 import { ApiError } from "./status.ts";
 
 const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 
+const JSON_TYPE = "application/json";
+const V2_PROTOBUF_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+/** The v2 protobuf type as clients name it in Accept: kubectl sends the first. */
+const V2_PROTOBUF_ACCEPTED = ["com.github.proto-openapi.spec.v2@v1.0+protobuf", "com.github.proto-openapi.spec.v2.v1.0+protobuf"];
+
 interface Served {
-  body: string;
+  body: string | Uint8Array;
   /** The API server's document hash: the upper-case hex SHA-512 of the served bytes. */
   hash: string;
 }
 
-function served(body: string): Served {
+function served(body: string | Uint8Array): Served {
   return { body, hash: createHash("sha512").update(body).digest("hex").toUpperCase() };
 }
 
@@ -27,14 +34,20 @@ export function documentUrl(hash: string): string {
   return `/openapi/v3/${CORE_GROUP_VERSION}?${new URLSearchParams({ hash })}`;
 }
 
-let cache: { document: Served; index: Served } | undefined;
+interface Documents {
+  document: Served;
+  index: Served;
+  v2: Served;
+}
 
-/** Built on first use: the binary pays for serialising and hashing the document only when asked. */
-export function openApiDocuments(): { document: Served; index: Served } {
+let cache: Documents | undefined;
+
+/** Built on first use: the binary pays for serialising and hashing the documents only when asked. */
+export function openApiDocuments(): Documents {
   if (!cache) {
     const document = served(JSON.stringify(buildOpenApiDocument()));
     const index = served(JSON.stringify({ paths: { [CORE_GROUP_VERSION]: { serverRelativeURL: documentUrl(document.hash) } } }));
-    cache = { document, index };
+    cache = { document, index, v2: served(buildOpenApiV2Protobuf()) };
   }
   return cache;
 }
@@ -49,20 +62,24 @@ function notModified(request: ApiRequest, etag: string): boolean {
   });
 }
 
-function answer(request: ApiRequest, entity: Served, headers: Record<string, string>): Response {
+function answer(request: ApiRequest, entity: Served, headers: Record<string, string>, contentType = JSON_TYPE): Response {
   const etag = `"${entity.hash}"`;
-  const all = { ...headers, "Content-Type": "application/json", Etag: etag };
+  const all = { ...headers, "Content-Type": contentType, Etag: etag };
   if (notModified(request, etag)) return new Response(null, { status: 304, headers: all });
   return new Response(entity.body, { status: 200, headers: all });
 }
 
-/** Whether one of the Accept header's media ranges takes JSON (no header means anything). */
-function acceptsJson(accept: string | null): boolean {
+/** Whether one of the Accept header's media ranges takes `application/<one of subtypes>` (no header means anything). */
+function accepts(accept: string | null, subtypes: readonly string[]): boolean {
   if (!accept?.trim()) return true;
   return accept.split(",").some((clause) => {
     const [type = "", subtype = ""] = (clause.split(";")[0] ?? "").trim().toLowerCase().split("/");
-    return (type === "application" || type === "*") && (subtype === "json" || subtype === "*");
+    return (type === "application" || type === "*") && (subtypes.includes(subtype) || subtype === "*");
   });
+}
+
+function notAcceptable(type: string): ApiError {
+  return new ApiError(406, "NotAcceptable", `only the following media types are accepted: ${type}`);
 }
 
 function serveIndex(request: ApiRequest): Response {
@@ -70,9 +87,7 @@ function serveIndex(request: ApiRequest): Response {
 }
 
 function serveDocument(request: ApiRequest, api: ApiContext): Response {
-  if (!acceptsJson(request.headers.get("accept"))) {
-    throw new ApiError(406, "NotAcceptable", "only the following media types are accepted: application/json");
-  }
+  if (!accepts(request.headers.get("accept"), ["json"])) throw notAcceptable(JSON_TYPE);
   const { document } = openApiDocuments();
   const hash = request.query.get("hash");
   const headers: Record<string, string> = { Vary: "Accept" };
@@ -87,7 +102,13 @@ function serveDocument(request: ApiRequest, api: ApiContext): Response {
   return answer(request, document, headers);
 }
 
+function serveV2(request: ApiRequest): Response {
+  if (!accepts(request.headers.get("accept"), V2_PROTOBUF_ACCEPTED)) throw notAcceptable(V2_PROTOBUF_TYPE);
+  return answer(request, openApiDocuments().v2, { Vary: "Accept" }, V2_PROTOBUF_TYPE);
+}
+
 export const openApiRoutes: Route[] = [
+  { method: "GET", path: "/openapi/v2", handle: serveV2 },
   { method: "GET", path: "/openapi/v3", handle: serveIndex },
   { method: "GET", path: `/openapi/v3/${CORE_GROUP_VERSION}`, handle: serveDocument },
 ];

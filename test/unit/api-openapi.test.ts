@@ -176,3 +176,65 @@ describe("the api/v1 document", () => {
     expect(readFileSync(SCHEMAS_JSON, "utf8")).toBe(renderSchemas(generateSchemas()));
   });
 });
+
+/** Reads one protobuf message's length-delimited fields as (field number, bytes) pairs, in order. */
+function protoFields(data: Uint8Array): Array<[number, Uint8Array]> {
+  const fields: Array<[number, Uint8Array]> = [];
+  let offset = 0;
+  const varint = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = data[offset++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (offset < data.length) {
+    const tag = varint();
+    if ((tag & 7) !== 2) throw new Error(`field ${tag >> 3} is not length-delimited`);
+    const length = varint();
+    fields.push([tag >> 3, data.subarray(offset, offset + length)]);
+    offset += length;
+  }
+  return fields;
+}
+
+const text = (data: Uint8Array) => new TextDecoder().decode(data);
+const field = (data: Uint8Array, number: number) => protoFields(data).filter(([n]) => n === number).map(([, bytes]) => bytes);
+/** A gnostic map (repeated Named* {name = 1, value = 2}) as a JS Map. */
+const named = (entries: Uint8Array[]) => new Map(entries.map((entry) => [text(field(entry, 1)[0]!), field(entry, 2)[0]!]));
+
+describe("/openapi/v2 (kubectl 1.27 and 1.28 read it before explain)", () => {
+  const accept = { Accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" };
+
+  test("is a protobuf openapi.v2.Document whose definitions carry descriptions, references and GVKs", async () => {
+    const response = await get("/openapi/v2", "/openapi/v2?timeout=32s", accept);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+    const body = new Uint8Array(await response.arrayBuffer());
+    expect(text(field(body, 1)[0]!)).toBe("2.0");
+    const definitions = named(field(field(body, 9)[0]!, 1));
+    expect(new Set(definitions.keys())).toEqual(new Set(Object.keys(schemas)));
+
+    const pod = definitions.get("io.k8s.api.core.v1.Pod")!;
+    const extensions = named(field(pod, 31));
+    expect(JSON.parse(text(field(extensions.get("x-kubernetes-group-version-kind")!, 2)[0]!))).toEqual([{ group: "", kind: "Pod", version: "v1" }]);
+    const spec = named(field(field(pod, 25)[0]!, 1)).get("spec")!;
+    expect(text(field(spec, 1)[0]!)).toBe("#/definitions/io.k8s.api.core.v1.PodSpec");
+    expect(text(field(spec, 4)[0]!)).toStartWith("Specification of the desired behavior of the pod.");
+
+    const container = definitions.get("io.k8s.api.core.v1.Container")!;
+    expect(field(container, 19).map(text)).toEqual(["name"]);
+    const ports = named(field(field(container, 25)[0]!, 1)).get("ports")!;
+    expect(text(field(field(ports, 22)[0]!, 1)[0]!)).toBe("array");
+    const item = field(field(ports, 23)[0]!, 1)[0]!;
+    expect(text(field(item, 1)[0]!)).toBe("#/definitions/io.k8s.api.core.v1.ContainerPort");
+  });
+
+  test("answers 304 to its ETag, and 406 to a client that takes only JSON", async () => {
+    const etag = (await get("/openapi/v2", "/openapi/v2", accept)).headers.get("etag")!;
+    expect(etag).toBe(`"${openApiDocuments().v2.hash}"`);
+    expect((await get("/openapi/v2", "/openapi/v2", { ...accept, "If-None-Match": etag })).status).toBe(304);
+    await expect(get("/openapi/v2", "/openapi/v2", { Accept: "application/json" })).rejects.toMatchObject({ code: 406, reason: "NotAcceptable" });
+  });
+});
