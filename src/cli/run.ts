@@ -73,7 +73,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: undefined })) log(line);
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf });
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
-  const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
+  // Files the source refuses now: a pod whose file turned bad is stopped, and its PodRemoved says why.
+  const refusedFiles = new Set<string>();
+  const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
+  const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log, removalReason });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
 
   const objects = () => [...kubelet.pods.values()].map((pod) => podObject(pod, { runtimeName: runtime.name }));
@@ -106,7 +109,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     clock,
     resyncMs,
     onPods: (pods) => gate.offer(pods),
-    ...refusedManifestReporting(store, runtime, options, clock, (events) => events.forEach((event) => out(eventLine(event, started))), log),
+    ...refusedManifestReporting(store, runtime, options, clock, refusedFiles, (events) => events.forEach((event) => out(eventLine(event, started))), log),
     onReadFailure: (message) => err(`error: ${message}`),
   });
   kubelet.start();
@@ -149,6 +152,7 @@ function refusedManifestReporting(
   runtime: Runtime,
   options: RunOptions,
   clock: Clock,
+  refusedFiles: Set<string>,
   print: (events: KubeEvent[]) => void,
   log: (message: string) => void,
 ): Pick<ManifestWatcherOptions, "rules" | "checkpointed" | "onRefused" | "onWarnings"> {
@@ -163,6 +167,8 @@ function refusedManifestReporting(
     rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined, strict: options.strict === true },
     checkpointed: new Map(store.loadState().pods.map((pod) => [pod.spec.source, pod.spec.key])),
     onRefused: (refused, fresh) => {
+      refusedFiles.clear();
+      for (const entry of refused) refusedFiles.add(entry.file);
       const events = fresh.map((entry) => refusedManifestEvent(entry, clock.now()));
       print(events);
       save("refused manifests", () => store.saveRefusedManifests(refused, events));
