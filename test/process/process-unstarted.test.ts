@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
-import { resolveMonitorTools } from "../../src/runtime/process-monitor.ts";
+import { monitorsOf, resolveMonitorTools } from "../../src/runtime/process-monitor.ts";
 import { contractContainer, contractPod } from "../runtime-contract.ts";
 
 const roots: string[] = [];
@@ -31,7 +31,7 @@ function slowStartingRuntime(root: string): ProcessRuntime {
   return runtime;
 }
 
-/** Starts a container on `dying` and returns once its directory exists, before any pid is recorded. */
+/** Starts a container on `dying` and returns once its monitor runs, before any pid is recorded. */
 async function startThenDie(root: string, marker: string) {
   const dying = slowStartingRuntime(root);
   const container = contractContainer("main", ["sh", "-c", `echo ran >> ${marker}; exec sleep 30`]);
@@ -39,7 +39,8 @@ async function startThenDie(root: string, marker: string) {
   const sandbox = await dying.runPodSandbox(pod);
   void dying.startContainer({ pod, container, kind: "app", attempt: 0, sandbox }).catch(() => {});
   const containers = join(root, "process", "pods", pod.uid, "containers");
-  while (!existsSync(containers) || readdirSync(containers).length === 0) await Bun.sleep(5);
+  const launched = () => existsSync(containers) && readdirSync(containers).some((id) => monitorsOf(join(containers, id)).length > 0);
+  while (!launched()) await Bun.sleep(5);
   return { pod };
 }
 
@@ -57,8 +58,9 @@ test("a container whose pid was not yet recorded is listed as running once its m
   open.push(next);
   const [listed] = await next.listContainers();
   expect(listed?.state).toBe("running");
-  await next.removeContainer(listed!.id);
+  for (let i = 0; i < 500 && !existsSync(marker); i++) await Bun.sleep(10);
   expect(readFileSync(marker, "utf8")).toBe("ran\n");
+  await next.removeContainer(listed!.id);
 });
 
 test("removing such a container kills what its monitor starts: nothing runs on unseen", async () => {
