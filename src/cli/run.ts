@@ -26,6 +26,9 @@ import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
 import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
+import { CommitBroadcast } from "../api/commit-feed.ts";
+import { apiListenOption, startAgentApi } from "./api-listen.ts";
+import { hostname } from "node:os";
 
 export interface RunOptions {
   db?: string;
@@ -40,6 +43,7 @@ export interface RunOptions {
   pauseImage?: string;
   resync?: unknown;
   strict?: boolean;
+  apiListen?: string;
 }
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
@@ -53,6 +57,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const backoff = backoffOptions(options);
   const resyncMs = secondsOption("--resync", options.resync ?? 20) * 1000;
   const node = nodeOption(options.node);
+  const apiListen = apiListenOption(options.apiListen);
   const dbPath = resolveDbPath(options.db);
   const clock = realClock;
   const started = clock.now();
@@ -70,8 +75,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
     database.close();
     throw error;
   });
-  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: undefined })) log(line);
-  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf });
+  const commits = new CommitBroadcast();
+  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit: (revision) => commits.publish(revision) });
+  const api = startAgentApi({ dbPath, listen: apiListen, nodeName: node || hostname(), commits, runtime, clock }, log);
+  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: api?.url })) log(line);
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
@@ -113,6 +120,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   watcher.start();
 
   await signalled;
+  await api?.stop();
   watcher.stop();
   await gate.stop();
   // A kubelet restart never stops workloads: the next agent adopts them, as after kill -9.
