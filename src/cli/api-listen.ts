@@ -4,6 +4,7 @@
  */
 import { DEFAULT_API_LISTEN, parseListenAddress, startApi, type RunningApi, type StartApiOptions } from "../api/start.ts";
 import type { ListenAddress } from "../api/server.ts";
+import type { KubeEvent } from "../kubelet/events.ts";
 import { UsageError } from "./cli.ts";
 
 /** The listen address, or undefined for `off`; UsageError for a malformed value. */
@@ -14,16 +15,26 @@ export function apiListenOption(value: unknown): ListenAddress | undefined {
   return parsed;
 }
 
-/** Starts the API, or reports in one line why it could not and returns undefined. */
-export function startAgentApi(options: Omit<StartApiOptions, "listen"> & { listen: ListenAddress | undefined }, log: (message: string) => void): RunningApi | undefined {
+/**
+ * Starts the API, or says in one line why it could not: the agent runs its pods either way, and
+ * says so (stderr line, banner, event) once its banner is out.
+ */
+export function startAgentApi(options: Omit<StartApiOptions, "listen"> & { listen: ListenAddress | undefined }): RunningApi | { failure: string } | undefined {
   const { listen } = options;
   if (!listen) return undefined;
   try {
-    return startApi({ ...options, listen, log });
+    return startApi({ ...options, listen });
   } catch (error) {
-    log(`api: cannot listen on ${formatListen(listen)}: ${listenFailure(error)}; the agent runs on without its API`);
-    return undefined;
+    return { failure: `cannot listen on ${formatListen(listen)}: ${listenFailure(error)}` };
   }
+}
+
+/**
+ * The Warning event on the node for an API that could not start. Like the kubelet's node events,
+ * its object is the node, whose uid is its name; the empty pod key marks it as no pod's.
+ */
+export function apiFailedEvent(nodeName: string, message: string, at: number): KubeEvent {
+  return { at, type: "Warning", reason: "APIListenFailed", podKey: "", namespace: "default", pod: nodeName, podUid: nodeName, container: "", message: `Kubernetes API not served: ${message}` };
 }
 
 export function formatListen(listen: ListenAddress): string {

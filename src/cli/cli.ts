@@ -56,6 +56,13 @@ export function createCLI(): CAC {
     .action(async (options) => (await import("./kubeconfig.ts")).kubeconfigCommand(options));
 
   cli
+    .command("serve", "serve the read API from the database alone, without running pods (a stopped agent's history)")
+    .option(...dbOption)
+    .option("--api-listen <addr>", "HOST:PORT (default: 127.0.0.1:6443)")
+    .option("--node <name>", "the node's name (default: the host name)", { default: "" })
+    .action(async (options) => (await import("./serve.ts")).serveCommand(options));
+
+  cli
     .command("validate <path>", "check every manifest in a directory, or one file, as run would; print each pod and its probes")
     .option("--node <name>", "node name", { default: "" })
     .option("--runtime <name>", "apply this runtime's rules too: process or docker", { default: "process" })

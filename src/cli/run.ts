@@ -27,7 +27,7 @@ import { ProbeManager } from "../prober/probe-manager.ts";
 import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
 import { CommitBroadcast } from "../api/commit-feed.ts";
-import { apiListenOption, startAgentApi } from "./api-listen.ts";
+import { apiFailedEvent, apiListenOption, startAgentApi } from "./api-listen.ts";
 import { hostname } from "node:os";
 
 export interface RunOptions {
@@ -77,8 +77,20 @@ export async function runCommand(options: RunOptions): Promise<number> {
   });
   const commits = new CommitBroadcast();
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit: (revision) => commits.publish(revision) });
-  const api = startAgentApi({ dbPath, listen: apiListen, nodeName: node || hostname(), commits, runtime, clock }, log);
-  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: api?.url })) log(line);
+  const nodeName = node || hostname();
+  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, clock, log });
+  const apiUrl = api && "url" in api ? api.url : undefined;
+  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
+  if (api && "failure" in api) {
+    log(`api: ${api.failure}; the agent runs its pods without its API`);
+    const event = apiFailedEvent(nodeName, api.failure, clock.now());
+    out(eventLine(event, started));
+    try {
+      store.saveEvents([event]);
+    } catch (error) {
+      log(`recording the API's failure failed: ${(error as Error).message}`);
+    }
+  }
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
@@ -120,7 +132,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   watcher.start();
 
   await signalled;
-  await api?.stop();
+  if (api && "stop" in api) await api.stop();
   watcher.stop();
   await gate.stop();
   // A kubelet restart never stops workloads: the next agent adopts them, as after kill -9.
