@@ -1,8 +1,9 @@
 /**
- * The same schemas as an OpenAPI v2 document in the protobuf form (gnostic's openapi.v2.Document)
- * that kubectl 1.27 and 1.28 fetch from `/openapi/v2` before every `explain`: they read nothing else,
- * and a 404 there fails the command. Only what kubectl reads is encoded: the definitions with their
- * descriptions, types, references, required fields and group-version-kinds.
+ * The same schemas as an OpenAPI v2 document, as JSON and in the protobuf form (gnostic's
+ * openapi.v2.Document) that kubectl 1.27 and 1.28 fetch from `/openapi/v2` before every `explain`: a
+ * 404 there fails the command. It carries what kubectl reads: the definitions with their descriptions,
+ * types, references, required fields and group-version-kinds (no paths: kubectl from 1.27 on looks
+ * for operations in the v3 document).
  */
 import { buildOpenApiDocument } from "./openapi-document.ts";
 
@@ -58,10 +59,6 @@ const NAMED = { name: 1, value: 2 };
 const SCHEMA = { ref: 1, format: 2, description: 4, required: 19, additionalProperties: 21, type: 22, items: 23, properties: 25, vendorExtension: 31 };
 const ANY_YAML = 2;
 
-function v2Ref(ref: string): string {
-  return ref.replace("#/components/schemas/", "#/definitions/");
-}
-
 /** The v3 schema's single reference: `$ref`, or the `allOf: [{$ref}]` v3 needs to carry a description. */
 function referenceOf(schema: Schema): string | undefined {
   if (schema.$ref) return schema.$ref;
@@ -69,24 +66,38 @@ function referenceOf(schema: Schema): string | undefined {
   return undefined;
 }
 
-/** v2 has no oneOf: Quantity and IntOrString are strings there, as in the API server's v2 document. */
-function typeOf(schema: Schema): string | undefined {
-  if (schema.type) return schema.type;
-  return schema.oneOf ? "string" : undefined;
+/** One v3 schema as v2 spells it: references beside their description, and no oneOf. */
+function v2Schema(schema: Schema): Schema {
+  const out: Schema = {};
+  const ref = referenceOf(schema);
+  if (ref) out.$ref = ref.replace("#/components/schemas/", "#/definitions/");
+  if (schema.description) out.description = schema.description;
+  // Quantity and IntOrString are strings in v2, as in the API server's v2 document.
+  const type = ref ? undefined : (schema.type ?? (schema.oneOf ? "string" : undefined));
+  if (type) out.type = type;
+  if (schema.format) out.format = schema.format;
+  if (schema.required) out.required = schema.required;
+  if (schema.items) out.items = v2Schema(schema.items);
+  if (schema.additionalProperties && typeof schema.additionalProperties === "object") out.additionalProperties = v2Schema(schema.additionalProperties);
+  if (schema.properties) out.properties = Object.fromEntries(Object.entries<Schema>(schema.properties).map(([name, property]) => [name, v2Schema(property)]));
+  if (schema["x-kubernetes-group-version-kind"]) out["x-kubernetes-group-version-kind"] = schema["x-kubernetes-group-version-kind"];
+  return out;
+}
+
+/** The v2 (swagger) document of the schemas the v3 document serves, as JSON. */
+export function buildOpenApiV2Document(): Schema {
+  const { info, components } = buildOpenApiDocument() as { info: Schema; components: { schemas: Record<string, Schema> } };
+  const definitions = Object.fromEntries(Object.entries(components.schemas).map(([name, schema]) => [name, v2Schema(schema)]));
+  return { swagger: "2.0", info, paths: {}, definitions };
 }
 
 function writeSchema(writer: ProtoWriter, schema: Schema): void {
-  const ref = referenceOf(schema);
-  // v2 lets a reference carry its own description; kubectl shows it as the field's documentation.
-  if (ref) writer.string(SCHEMA.ref, v2Ref(ref));
+  writer.string(SCHEMA.ref, schema.$ref);
   writer.string(SCHEMA.format, schema.format);
   writer.string(SCHEMA.description, schema.description);
   for (const name of schema.required ?? []) writer.string(SCHEMA.required, name);
-  if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
-    writer.message(SCHEMA.additionalProperties, (item) => item.message(1, (inner) => writeSchema(inner, schema.additionalProperties)));
-  }
-  const type = ref ? undefined : typeOf(schema);
-  if (type) writer.message(SCHEMA.type, (item) => item.string(1, type));
+  if (schema.additionalProperties) writer.message(SCHEMA.additionalProperties, (item) => item.message(1, (inner) => writeSchema(inner, schema.additionalProperties)));
+  if (schema.type) writer.message(SCHEMA.type, (item) => item.string(1, schema.type));
   if (schema.items) writer.message(SCHEMA.items, (item) => item.message(1, (inner) => writeSchema(inner, schema.items)));
   if (schema.properties) {
     writer.message(SCHEMA.properties, (properties) => {
@@ -104,14 +115,13 @@ function writeSchema(writer: ProtoWriter, schema: Schema): void {
   }
 }
 
-/** The protobuf-encoded v2 document of the schemas the v3 document serves. */
-export function buildOpenApiV2Protobuf(): Uint8Array {
-  const { info, components } = buildOpenApiDocument() as { info: { title: string; version: string }; components: { schemas: Record<string, Schema> } };
+/** A v2 document (as buildOpenApiV2Document makes it) in protobuf. */
+export function encodeOpenApiV2(document: Schema): Uint8Array {
   const writer = new ProtoWriter();
-  writer.string(DOCUMENT.swagger, "2.0");
-  writer.message(DOCUMENT.info, (w) => w.string(INFO.title, info.title).string(INFO.version, info.version));
+  writer.string(DOCUMENT.swagger, document.swagger);
+  writer.message(DOCUMENT.info, (w) => w.string(INFO.title, document.info.title).string(INFO.version, document.info.version));
   writer.message(DOCUMENT.definitions, (definitions) => {
-    for (const [name, schema] of Object.entries(components.schemas)) {
+    for (const [name, schema] of Object.entries<Schema>(document.definitions)) {
       definitions.message(1, (named) => named.string(NAMED.name, name).message(NAMED.value, (value) => writeSchema(value, schema)));
     }
   });

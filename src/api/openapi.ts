@@ -3,14 +3,14 @@
  * the index names each group/version's document by a URL carrying the document's hash, so a client may
  * cache that URL for good (`Cache-Control: public, immutable`); a stale hash is redirected (301) to
  * the current one; every answer carries an ETag and honours If-None-Match with 304. The v3 document
- * is served as JSON only (what kubectl asks for). `/openapi/v2` is served as protobuf only, because
- * that is the one form kubectl 1.27 and 1.28 read before `explain`.
+ * is served as JSON only (what kubectl asks for); `/openapi/v2` as JSON or protobuf, the one form
+ * kubectl 1.27 and 1.28 read before `explain`.
  */
 import { createHash } from "node:crypto";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { buildOpenApiDocument, CORE_GROUP_VERSION } from "./openapi-document.ts";
-import { buildOpenApiV2Protobuf } from "./openapi-v2.ts";
+import { buildOpenApiV2Document, encodeOpenApiV2 } from "./openapi-v2.ts";
 import { ApiError } from "./status.ts";
 
 const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
@@ -38,6 +38,7 @@ interface Documents {
   document: Served;
   index: Served;
   v2: Served;
+  v2Protobuf: Served;
 }
 
 let cache: Documents | undefined;
@@ -47,7 +48,8 @@ export function openApiDocuments(): Documents {
   if (!cache) {
     const document = served(JSON.stringify(buildOpenApiDocument()));
     const index = served(JSON.stringify({ paths: { [CORE_GROUP_VERSION]: { serverRelativeURL: documentUrl(document.hash) } } }));
-    cache = { document, index, v2: served(buildOpenApiV2Protobuf()) };
+    const v2 = buildOpenApiV2Document();
+    cache = { document, index, v2: served(JSON.stringify(v2)), v2Protobuf: served(encodeOpenApiV2(v2)) };
   }
   return cache;
 }
@@ -69,13 +71,25 @@ function answer(request: ApiRequest, entity: Served, headers: Record<string, str
   return new Response(entity.body, { status: 200, headers: all });
 }
 
-/** Whether one of the Accept header's media ranges takes `application/<one of subtypes>` (no header means anything). */
-function accepts(accept: string | null, subtypes: readonly string[]): boolean {
-  if (!accept?.trim()) return true;
-  return accept.split(",").some((clause) => {
-    const [type = "", subtype = ""] = (clause.split(";")[0] ?? "").trim().toLowerCase().split("/");
-    return (type === "application" || type === "*") && (subtypes.includes(subtype) || subtype === "*");
+/** The Accept header's media ranges, most preferred first (no header means anything). */
+function mediaRanges(accept: string | null): Array<{ type: string; subtype: string }> {
+  const clauses = (accept?.trim() ? accept : "*/*").split(",").map((clause, order) => {
+    const [range = "", ...parameters] = clause.split(";");
+    const q = parameters.map((p) => p.trim().split("=")).find(([key]) => key === "q")?.[1];
+    const [type = "", subtype = ""] = range.trim().toLowerCase().split("/");
+    return { type, subtype, q: q === undefined ? 1 : Number(q), order };
   });
+  return clauses.filter((c) => c.q > 0).sort((a, b) => b.q - a.q || a.order - b.order);
+}
+
+/** The first of `offered` (`application/<subtype>`) that the most preferred matching range takes. */
+function negotiate(accept: string | null, offered: readonly string[]): string | undefined {
+  for (const { type, subtype } of mediaRanges(accept)) {
+    if (type !== "application" && type !== "*") continue;
+    const match = offered.find((candidate) => subtype === "*" || candidate === subtype);
+    if (match) return match;
+  }
+  return undefined;
 }
 
 function notAcceptable(type: string): ApiError {
@@ -87,7 +101,7 @@ function serveIndex(request: ApiRequest): Response {
 }
 
 function serveDocument(request: ApiRequest, api: ApiContext): Response {
-  if (!accepts(request.headers.get("accept"), ["json"])) throw notAcceptable(JSON_TYPE);
+  if (!negotiate(request.headers.get("accept"), ["json"])) throw notAcceptable(JSON_TYPE);
   const { document } = openApiDocuments();
   const hash = request.query.get("hash");
   const headers: Record<string, string> = { Vary: "Accept" };
@@ -103,8 +117,11 @@ function serveDocument(request: ApiRequest, api: ApiContext): Response {
 }
 
 function serveV2(request: ApiRequest): Response {
-  if (!accepts(request.headers.get("accept"), V2_PROTOBUF_ACCEPTED)) throw notAcceptable(V2_PROTOBUF_TYPE);
-  return answer(request, openApiDocuments().v2, { Vary: "Accept" }, V2_PROTOBUF_TYPE);
+  const subtype = negotiate(request.headers.get("accept"), ["json", ...V2_PROTOBUF_ACCEPTED]);
+  if (!subtype) throw notAcceptable(`${JSON_TYPE}, ${V2_PROTOBUF_TYPE}`);
+  const { v2, v2Protobuf } = openApiDocuments();
+  if (subtype === "json") return answer(request, v2, { Vary: "Accept" });
+  return answer(request, v2Protobuf, { Vary: "Accept" }, V2_PROTOBUF_TYPE);
 }
 
 export const openApiRoutes: Route[] = [

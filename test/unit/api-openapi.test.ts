@@ -231,10 +231,26 @@ describe("/openapi/v2 (kubectl 1.27 and 1.28 read it before explain)", () => {
     expect(text(field(item, 1)[0]!)).toBe("#/definitions/io.k8s.api.core.v1.ContainerPort");
   });
 
-  test("answers 304 to its ETag, and 406 to a client that takes only JSON", async () => {
+  test("answers 304 to its ETag", async () => {
     const etag = (await get("/openapi/v2", "/openapi/v2", accept)).headers.get("etag")!;
-    expect(etag).toBe(`"${openApiDocuments().v2.hash}"`);
+    expect(etag).toBe(`"${openApiDocuments().v2Protobuf.hash}"`);
     expect((await get("/openapi/v2", "/openapi/v2", { ...accept, "If-None-Match": etag })).status).toBe(304);
-    await expect(get("/openapi/v2", "/openapi/v2", { Accept: "application/json" })).rejects.toMatchObject({ code: 406, reason: "NotAcceptable" });
+  });
+
+  test("is JSON for a client that prefers JSON (kubectl get --raw), and 406 for one that takes neither", async () => {
+    const response = await get("/openapi/v2", "/openapi/v2", { Accept: "application/json, */*" });
+    expect(response.headers.get("content-type")).toBe("application/json");
+    const v2 = (await response.json()) as Schema;
+    expect(v2.swagger).toBe("2.0");
+    expect(v2.definitions["io.k8s.api.core.v1.Pod"]["x-kubernetes-group-version-kind"]).toEqual([{ group: "", kind: "Pod", version: "v1" }]);
+    expect(v2.definitions["io.k8s.api.core.v1.Pod"].properties.spec).toEqual({
+      $ref: "#/definitions/io.k8s.api.core.v1.PodSpec",
+      description: schemas["io.k8s.api.core.v1.Pod"]!.properties.spec.description,
+    });
+    const quantity = v2.definitions["io.k8s.apimachinery.pkg.api.resource.Quantity"];
+    expect(quantity.type).toBe("string");
+    const preferred = await get("/openapi/v2", "/openapi/v2", { Accept: "application/json;q=0.5, application/com.github.proto-openapi.spec.v2@v1.0+protobuf" });
+    expect(preferred.headers.get("content-type")).toBe("application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+    await expect(get("/openapi/v2", "/openapi/v2", { Accept: "text/html" })).rejects.toMatchObject({ code: 406, reason: "NotAcceptable" });
   });
 });
