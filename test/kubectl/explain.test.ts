@@ -83,6 +83,13 @@ for (const [label, binary] of binaries) {
       expect(out.split("\n").length).toBeGreaterThan(1000);
     });
 
+    test("explain --output plaintext-openapiv2 reads the protobuf v2 document", async () => {
+      const out = await explain("pod.spec.containers.livenessProbe", "--output", "plaintext-openapiv2");
+      expect(out).toContain("RESOURCE: livenessProbe <Object>");
+      expect(out).toContain("Periodic probe of container liveness.");
+      expect(out).toMatch(/^ {3}periodSeconds\t<integer>\n {5}How often \(in seconds\) to perform the probe\./m);
+    });
+
     test("apply gets past validation to the write (the PATCH operation lists fieldValidation)", async () => {
       const manifest = join(session.dir, "pod.yaml");
       writeFileSync(manifest, "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox}]}\n");
