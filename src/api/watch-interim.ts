@@ -1,6 +1,5 @@
 /**
- * Stand-ins the watch uses until api-objects' selectors.ts and table.ts (and api-core's
- * negotiate.ts) land: a field/label selector matcher and the one-row Tables. Everything here is
+ * Stand-ins the watch uses until api-objects' selectors.ts and table.ts land: a field/label selector matcher and the one-row Tables. Everything here is
  * reached only through the `WatchSeams` interface in watch-kinds.ts, so swapping these for the
  * real modules is one change there.
  */
@@ -56,11 +55,6 @@ function parseTerms(selector: string, kind: "field" | "label"): Requirement[] {
     }
   }
   return terms;
-}
-
-/** Does the Accept header ask for a server-side Table. */
-export function wantsTable(accept: string | null): boolean {
-  return /(^|[;,\s])as=Table([;,\s]|$)/.test(accept ?? "");
 }
 
 export interface ColumnDefinition {

@@ -7,7 +7,8 @@
 import { eventObject } from "../cli/events-format.ts";
 import type { V1Pod } from "../status/v1.ts";
 import type { EventRow, PodRow, StoreReader } from "../store/queries.ts";
-import { EVENT_COLUMNS, POD_COLUMNS, eventCellsOf, parseSelectors, podCellsOf, wantsTable, type ColumnDefinition, type ObjectMatcher } from "./watch-interim.ts";
+import { tableVersion } from "./negotiate.ts";
+import { EVENT_COLUMNS, POD_COLUMNS, eventCellsOf, parseSelectors, podCellsOf, type ColumnDefinition, type ObjectMatcher } from "./watch-interim.ts";
 
 export type WatchObject = Record<string, any> & { metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; labels?: Record<string, string> } };
 
@@ -40,10 +41,11 @@ export interface WatchKind {
   cells(object: WatchObject, now: number): unknown[];
 }
 
-/** The seam to api-objects' modules: swap these three for selectors.ts, table.ts and negotiate.ts. */
+/** The seam to api-objects' modules: swap the selector parser for selectors.ts. */
 export const WatchSeams = {
   parseSelectors: (kind: WatchKind, fieldSelector: string | null, labelSelector: string | null): ObjectMatcher => parseSelectors(fieldSelector, labelSelector, FIELD_LABELS[kind.resource]),
-  wantsTable,
+  /** The Table version the client asks for (`v1`, `v1beta1`), undefined for plain objects. */
+  tableVersion,
 };
 
 const FIELD_LABELS = {

@@ -1,8 +1,9 @@
 /**
- * One watch's response: a chunked `application/json` body of `{"type":…,"object":…}` lines. What
- * the client has not read yet stays queued in the stream, bounded in bytes: a client that falls
- * further behind is dropped (the queue freed at once), as the API server drops a watcher that does
- * not keep up, so a stuck client costs at most the bound and never slows the loop or another watch.
+ * One watch's response: a chunked `application/json` body of `{"type":…,"object":…}` lines. The
+ * lines the client has not taken yet wait here, bounded in bytes; the body pulls them as the
+ * connection can take more. A client that falls further behind is dropped, its queue freed at once
+ * and its stream ended, as the API server drops a watcher that does not keep up: a stuck client
+ * costs at most the bound and never slows the loop or another watch.
  */
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "ERROR" | "BOOKMARK";
@@ -11,22 +12,31 @@ const encoder = new TextEncoder();
 
 export class WatchStream {
   readonly response: Response;
-  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private readonly queue: Uint8Array[] = [];
+  private queuedBytes = 0;
   private ended = false;
+  /** Wakes the body's pending pull when a line is queued or the stream ends. */
+  private wake: (() => void) | undefined;
 
   /** `onEnd` runs once, however the stream ends: closed, dropped, or cancelled by the client. */
   constructor(
-    maxQueuedBytes: number,
+    private readonly maxQueuedBytes: number,
     private readonly onEnd: () => void,
   ) {
     const body = new ReadableStream<Uint8Array>(
       {
-        start: (controller) => {
-          this.controller = controller;
+        pull: async (controller) => {
+          if (this.queue.length === 0 && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
+          for (let chunk = this.queue.shift(); chunk; chunk = this.queue.shift()) {
+            this.queuedBytes -= chunk.byteLength;
+            controller.enqueue(chunk);
+          }
+          if (this.ended) controller.close();
         },
         cancel: () => this.end(),
       },
-      { highWaterMark: maxQueuedBytes, size: (chunk) => chunk?.byteLength ?? 0 },
+      // Nothing is read ahead: what waits is in `queue`, where it is counted.
+      { highWaterMark: 0 },
     );
     this.response = new Response(body, { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-cache, private" } });
   }
@@ -35,29 +45,37 @@ export class WatchStream {
     return !this.ended;
   }
 
-  /** Queues one event line. False once the stream has ended, or when this line overflowed the bound and dropped it. */
+  /** Queues one event line. False once the stream has ended, or when this line overflowed the bound and dropped the client. */
   send(type: WatchEventType, object: unknown): boolean {
     if (this.ended) return false;
-    this.controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
-    if ((this.controller.desiredSize ?? 0) < 0) {
+    const line = encoder.encode(`${JSON.stringify({ type, object })}\n`);
+    if (this.queuedBytes + line.byteLength > this.maxQueuedBytes) {
       this.drop();
       return false;
     }
+    this.queue.push(line);
+    this.queuedBytes += line.byteLength;
+    this.wakeBody();
     return true;
   }
 
-  /** Ends the body cleanly once the client has read what is queued (timeoutSeconds, an ERROR sent). */
+  /** Ends the body once the client has read what is queued (timeoutSeconds, after an ERROR). */
   close(): void {
-    if (this.ended) return;
     this.end();
-    this.controller.close();
+    this.wakeBody();
   }
 
-  /** Ends the connection now, discarding what is queued: the client fell too far behind. */
+  /** Ends the body now, discarding what is queued: the client fell too far behind, or went away. */
   drop(): void {
-    if (this.ended) return;
-    this.end();
-    this.controller.error(new Error("watch dropped: the client fell too far behind"));
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+    this.close();
+  }
+
+  private wakeBody(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
   }
 
   private end(): void {

@@ -66,7 +66,7 @@ export function serveWatch(request: ApiRequest, api: ApiContext, kind: WatchKind
   if (!release) {
     throw new ApiError(429, "TooManyRequests", `too many open watches (at most ${api.limits.maxWatches}), please try again later`, { retryAfterSeconds: 1 });
   }
-  const table = WatchSeams.wantsTable(request.headers.get("accept"));
+  const table = WatchSeams.tableVersion(request.headers);
   const watcher = new Watcher(api, kind, request.params.namespace, matcher, table);
   const stream = new WatchStream(maxQueuedBytes, () => watcher.end());
   watcher.start(stream, options, request.signal, release);
@@ -88,7 +88,8 @@ class Watcher implements HubWatcher {
     private readonly kind: WatchKind,
     private readonly namespace: string | undefined,
     private readonly matcher: ObjectMatcher,
-    private readonly table: boolean,
+    /** The Table version asked for (each object a one-row Table), or undefined for plain objects. */
+    private readonly table: "v1" | "v1beta1" | undefined,
   ) {}
 
   start(stream: WatchStream, options: WatchOptions, signal: AbortSignal, release: () => void): void {
@@ -173,7 +174,7 @@ class Watcher implements HubWatcher {
   private tableOf(object: WatchObject): unknown {
     return {
       kind: "Table",
-      apiVersion: "meta.k8s.io/v1",
+      apiVersion: `meta.k8s.io/${this.table}`,
       metadata: { resourceVersion: object.metadata.resourceVersion },
       columnDefinitions: this.kind.columns,
       rows: [{ cells: this.kind.cells(object, this.api.clock.now()), object }],

@@ -237,7 +237,10 @@ describe("history, limits and clients", () => {
     await h.advance(60);
     await settle();
     expect(openWatches(h.api)).toBe(1);
-    expect(stuck.body!.getReader().read()).rejects.toThrow("watch dropped: the client fell too far behind");
+    // Dropped as the API server drops a watcher that does not keep up: the queue freed, the stream ended.
+    const late = readWatch(stuck);
+    await settle();
+    expect(late).toMatchObject({ lines: [], state: { ended: true } });
     const before = reading.lines.length;
     await h.advance(60);
     await settle();
