@@ -75,8 +75,8 @@ async function openClients(count: number, onLine: (message: string, at: number) 
         for await (const chunk of response.body!) {
           buffered += decoder.decode(chunk, { stream: true });
           for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
-            const line = JSON.parse(buffered.slice(0, end)) as { object: { message: string } };
-            onLine(line.object.message, performance.now());
+            const text = buffered.slice(0, end).trim();
+            if (text !== "") onLine((JSON.parse(text) as { object: { message: string } }).object.message, performance.now());
             buffered = buffered.slice(end + 1);
           }
         }

@@ -83,7 +83,8 @@ export function readWatch(response: Response) {
         if (done) break;
         buffered += decoder.decode(value, { stream: true });
         for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
-          lines.push(JSON.parse(buffered.slice(0, end)) as WatchLine);
+          const line = buffered.slice(0, end).trim();
+          if (line !== "") lines.push(JSON.parse(line) as WatchLine);
           buffered = buffered.slice(end + 1);
         }
       }

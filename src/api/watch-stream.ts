@@ -12,8 +12,10 @@ const encoder = new TextEncoder();
 
 export class WatchStream {
   readonly response: Response;
-  private readonly queue: Uint8Array[] = [];
-  private queuedBytes = 0;
+  // Bun sends a response's headers with its first body byte: a watch with nothing to tell yet would
+  // leave kubectl waiting for them. A newline (JSON whitespace, which client-go's decoder skips) goes first.
+  private readonly queue: Uint8Array[] = [encoder.encode("\n")];
+  private queuedBytes = 1;
   private ended = false;
   /** Wakes the body's pending pull when a line is queued or the stream ends. */
   private wake: (() => void) | undefined;
