@@ -60,3 +60,22 @@ describe("watch history in the store", () => {
     h.agent.close();
   });
 });
+
+test("a deleted pod's uid written back (its manifest restored) is created again: a watch sees it ADDED", async () => {
+  using dir = tempDir();
+  const h = storeHarness(dir.path);
+  const web = pod({ name: "web" });
+  await h.kubelet.sync(desired(web));
+  const reader = new StoreReader(openReadonlyDatabase(h.dbPath));
+  const first = reader.livePods()[0]!.createdRevision;
+  await h.kubelet.sync(desired());
+  await h.advance(35);
+  expect(reader.livePods()).toEqual([]);
+  await h.kubelet.sync(desired(web));
+  await h.advance(1);
+  const [revived] = reader.livePods();
+  expect(revived!.uid).toBe(web.uid);
+  expect(revived!.createdRevision).toBeGreaterThan(first);
+  reader.db.close();
+  h.agent.close();
+});
