@@ -9,13 +9,21 @@
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "ERROR" | "BOOKMARK";
 
 const encoder = new TextEncoder();
+const NEWLINE = encoder.encode("\n");
+/** How much of the initial list one read of the body takes. */
+const INITIAL_BATCH_BYTES = 64 * 1024;
+
+function encodeLine(type: WatchEventType, object: unknown): Uint8Array {
+  return encoder.encode(`${JSON.stringify({ type, object })}\n`);
+}
 
 export class WatchStream {
   readonly response: Response;
-  // Bun sends a response's headers with its first body byte: a watch with nothing to tell yet would
-  // leave kubectl waiting for them. A newline (JSON whitespace, which client-go's decoder skips) goes first.
-  private readonly queue: Uint8Array[] = [encoder.encode("\n")];
-  private queuedBytes = 1;
+  private readonly queue: Uint8Array[] = [];
+  private queuedBytes = 0;
+  private started = false;
+  /** The initial ADDED lines, written as the client reads them: the API server's initial events do not count against the bound. */
+  private initial: Iterator<[WatchEventType, unknown]> | undefined;
   private ended = false;
   /** Wakes the body's pending pull when a line is queued or the stream ends. */
   private wake: (() => void) | undefined;
@@ -28,10 +36,20 @@ export class WatchStream {
     const body = new ReadableStream<Uint8Array>(
       {
         pull: async (controller) => {
+          if (!this.started) {
+            // Bun sends a response's headers with its first body byte: a watch with nothing to tell yet
+            // would leave kubectl waiting for them. A newline (JSON whitespace, which client-go skips) goes first.
+            this.started = true;
+            return controller.enqueue(NEWLINE);
+          }
+          // A pull must enqueue something or the body stalls: an exhausted list falls through to the queue.
+          if (this.initial && this.pullInitial(controller) > 0) return;
           if (this.queue.length === 0 && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
           for (let chunk = this.queue.shift(); chunk; chunk = this.queue.shift()) {
             this.queuedBytes -= chunk.byteLength;
             controller.enqueue(chunk);
+            // Lines sent while the initial ones were pending wait behind them.
+            if (this.initial) break;
           }
           if (this.ended) controller.close();
         },
@@ -47,10 +65,32 @@ export class WatchStream {
     return !this.ended;
   }
 
+  /** Enqueues the next batch of initial lines; returns its size in bytes. */
+  private pullInitial(controller: ReadableStreamDefaultController<Uint8Array>): number {
+    let bytes = 0;
+    while (this.initial && bytes < INITIAL_BATCH_BYTES) {
+      const next = this.initial.next();
+      if (next.done) {
+        this.initial = undefined;
+        break;
+      }
+      const line = encodeLine(...next.value);
+      bytes += line.byteLength;
+      controller.enqueue(line);
+    }
+    return bytes;
+  }
+
+  /** Lines the client gets first, built as it reads them (a large initial list is not held twice, nor dropped). */
+  sendInitial(lines: Iterable<[WatchEventType, unknown]>): void {
+    this.initial = lines[Symbol.iterator]();
+    this.wakeBody();
+  }
+
   /** Queues one event line. False once the stream has ended, or when this line overflowed the bound and dropped the client. */
   send(type: WatchEventType, object: unknown): boolean {
     if (this.ended) return false;
-    const line = encoder.encode(`${JSON.stringify({ type, object })}\n`);
+    const line = encodeLine(type, object);
     if (this.queuedBytes + line.byteLength > this.maxQueuedBytes) {
       this.drop();
       return false;
@@ -69,6 +109,7 @@ export class WatchStream {
 
   /** Ends the body now, discarding what is queued: the client fell too far behind, or went away. */
   drop(): void {
+    this.initial = undefined;
     this.queue.length = 0;
     this.queuedBytes = 0;
     this.close();

@@ -13,7 +13,7 @@ import { ApiError } from "./status.ts";
 import { hubFor, reserveWatch, READ_PAGE, type HubWatcher } from "./watch-hub.ts";
 import type { ObjectMatcher } from "./watch-interim.ts";
 import { eventKind, podKind, WatchSeams, type WatchChange, type WatchKind, type WatchObject } from "./watch-kinds.ts";
-import { WatchStream } from "./watch-stream.ts";
+import { WatchStream, type WatchEventType } from "./watch-stream.ts";
 
 /** What one watch may queue for a client that does not read: then it is dropped. */
 export const MAX_QUEUED_BYTES = 1024 * 1024;
@@ -116,12 +116,17 @@ class Watcher implements HubWatcher {
     }))();
     if (initial) {
       this.cursor = head;
-      for (const change of current) {
-        if (!this.matches(change)) continue;
-        this.known.add(change.key);
-        if (!this.send("ADDED", change)) return;
-      }
-      if (options.sendInitialEvents && options.allowWatchBookmarks) this.bookmark(head);
+      const added = current.filter((change) => this.matches(change));
+      for (const change of added) this.known.add(change.key);
+      const bookmark = options.sendInitialEvents && options.allowWatchBookmarks ? this.bookmark(head) : undefined;
+      // Rendered as the client reads them: a long list is neither held twice nor counted against the bound.
+      const render = (change: WatchChange) => this.render(change);
+      stream.sendInitial(
+        (function* (): Generator<[WatchEventType, unknown]> {
+          for (const change of added) yield ["ADDED", render(change)];
+          if (bookmark) yield bookmark;
+        })(),
+      );
     } else {
       this.cursor = from ?? head;
       // The objects that existed at the client's version: it holds them from its list.
@@ -168,7 +173,11 @@ class Watcher implements HubWatcher {
   }
 
   private send(type: "ADDED" | "MODIFIED" | "DELETED", change: WatchChange): boolean {
-    return this.stream.send(type, this.table ? this.tableOf(change.object) : change.object);
+    return this.stream.send(type, this.render(change));
+  }
+
+  private render(change: WatchChange): unknown {
+    return this.table ? this.tableOf(change.object) : change.object;
   }
 
   private tableOf(object: WatchObject): unknown {
@@ -182,11 +191,11 @@ class Watcher implements HubWatcher {
   }
 
   /** The end of the initial events, for a client that asked `sendInitialEvents` (a watch-list). */
-  private bookmark(revision: number): void {
-    this.stream.send("BOOKMARK", {
+  private bookmark(revision: number): [WatchEventType, unknown] {
+    return ["BOOKMARK", {
       kind: this.kind.kind,
       apiVersion: "v1",
       metadata: { resourceVersion: String(revision), annotations: { "k8s.io/initial-events-end": "true" } },
-    });
+    }];
   }
 }

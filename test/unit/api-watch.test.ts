@@ -248,6 +248,19 @@ describe("history, limits and clients", () => {
     h.close();
   });
 
+  test("the initial ADDED are written as the client reads them: a list larger than the bound is not dropped", async () => {
+    using dir = tempDir();
+    const h = apiHarness(dir.path);
+    const pods = Array.from({ length: 12 }, (_, i) => pod({ name: `web${i}` }));
+    await h.kubelet.sync(desired(...pods));
+    const watch = readWatch(serveWatch(apiRequest("/api/v1/pods?watch=true"), h.api, podKind, 4096));
+    await settle();
+    expect(watch.lines.map((line) => line.object.metadata.name)).toEqual(pods.map((p) => `${p.name}-lab`).sort());
+    expect(JSON.stringify(watch.lines).length).toBeGreaterThan(4096);
+    expect(watch.state.ended).toBe(false);
+    h.close();
+  });
+
   test("timeoutSeconds ends the stream cleanly; a bad resourceVersion, timeoutSeconds or selector is a 400", async () => {
     using dir = tempDir();
     const { h, crash } = crashLoop(dir.path);
