@@ -3,6 +3,7 @@
  * and one spread. The server matches by path pattern, so order does not matter.
  */
 import { discoveryRoutes } from "./discovery.ts";
+import { execRoutes } from "./exec-api.ts";
 import type { Route } from "./http.ts";
 import { infoRoutes } from "./info.ts";
 import { openApiRoutes } from "./openapi.ts";
@@ -11,4 +12,5 @@ export const apiRoutes: Route[] = [
   ...infoRoutes,
   ...discoveryRoutes,
   ...openApiRoutes,
+  ...execRoutes,
 ];
