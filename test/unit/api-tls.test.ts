@@ -1,6 +1,7 @@
 /** The API's CA, serving certificate and token: made once next to the database, private, reused. */
 import { expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import forge from "node-forge";
 import { apiDirOf, ensureCredentials, readServerAddress, recordServerAddress } from "../../src/api/tls.ts";
@@ -47,6 +48,15 @@ test("a listen host the certificate does not name gets a serving certificate fro
   expect(sanOf(wider.certPem)).toEqual(expect.arrayContaining(["127.0.0.1", "localhost", "192.0.2.10"]));
   expect(verifies(first.caPem, wider.certPem)).toBe(true);
   expect(ensureCredentials(db, "192.0.2.10")).toEqual(wider);
+});
+
+test("a wildcard listen address gets every address of this host named, once", () => {
+  using dir = tempDir();
+  const db = join(dir.path, "state.db");
+  const wildcard = ensureCredentials(db, "0.0.0.0");
+  const own = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).filter((entry) => entry.family === "IPv4").map((entry) => entry.address));
+  expect(sanOf(wildcard.certPem)).toEqual(expect.arrayContaining(own));
+  expect(ensureCredentials(db, "0.0.0.0")).toEqual(wildcard);
 });
 
 test("the recorded server address is read back for kubeconfig", () => {
