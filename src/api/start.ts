@@ -46,15 +46,17 @@ export interface RunningApi {
 
 /** Starts listening; throws (EADDRINUSE and the like) with nothing left open. */
 export function startApi(options: StartApiOptions): RunningApi {
+  // The database first: a wrong --db must not leave a credentials directory beside nothing.
+  const db = openReadonlyDatabase(options.dbPath);
+  // Under `run` the API shares the loop's thread: a read must fail fast rather than wait on a lock.
+  db.run(`PRAGMA busy_timeout = ${AGENT_BUSY_TIMEOUT_MS}`);
   let credentials;
   try {
     credentials = ensureCredentials(options.dbPath, options.listen.hostname);
   } catch (error) {
+    db.close();
     throw new Error(`cannot write the API's certificates and token in ${apiDirOf(options.dbPath)}: ${(error as Error).message}`);
   }
-  const db = openReadonlyDatabase(options.dbPath);
-  // Under `run` the API shares the loop's thread: a read must fail fast rather than wait on a lock.
-  db.run(`PRAGMA busy_timeout = ${AGENT_BUSY_TIMEOUT_MS}`);
   const store = new StoreReader(db);
   const context: ApiContext = {
     store,

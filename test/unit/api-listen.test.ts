@@ -1,12 +1,13 @@
 /** `--api-listen` values, and `minikubelet kubeconfig` from the files `run` leaves next to the database. */
 import { expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { parseListenAddress } from "../../src/api/start.ts";
 import { ensureCredentials, recordServerAddress } from "../../src/api/tls.ts";
 import { runCLI } from "../../src/cli/cli.ts";
 import { kubeconfigText } from "../../src/cli/kubeconfig.ts";
+import { serveCommand } from "../../src/cli/serve.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 test("--api-listen takes HOST:PORT, [IPv6]:PORT and off; anything else names the flag", () => {
@@ -53,4 +54,11 @@ test("kubeconfig before any API listened says what to start", () => {
   using dir = tempDir();
   const db = join(dir.path, "state.db");
   expect(() => kubeconfigText(db)).toThrow(`no API has listened for ${db} yet (nothing in ${db}.api): start "minikubelet run" or "minikubelet serve" on it first`);
+});
+
+test("serve on a database that does not exist says so and leaves nothing behind", async () => {
+  using dir = tempDir();
+  const db = join(dir.path, "missing.db");
+  await expect(serveCommand({ db, apiListen: "127.0.0.1:0" }, Promise.resolve())).rejects.toThrow(db);
+  expect(readdirSync(dir.path)).toEqual([]);
 });
