@@ -67,3 +67,18 @@ test("the recorded server address is read back for kubeconfig", () => {
   recordServerAddress(db, "https://127.0.0.1:6443");
   expect(readServerAddress(db)).toBe("https://127.0.0.1:6443");
 });
+
+test("two processes starting at once on one database end up with the same credentials", async () => {
+  using dir = tempDir();
+  const db = join(dir.path, "state.db");
+  const script = `import { ensureCredentials } from ${JSON.stringify(join(import.meta.dir, "../../src/api/tls.ts"))};\nprocess.stdout.write(ensureCredentials(${JSON.stringify(db)}).token);\n`;
+  const children = Array.from({ length: 4 }, () => Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" }));
+  const tokens = await Promise.all(children.map(async (child) => {
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    expect({ code, err }).toEqual({ code: 0, err: "" });
+    return out;
+  }));
+  expect(new Set(tokens).size).toBe(1);
+  expect(tokens[0]).toBe(ensureCredentials(db).token);
+  expect(readdirSync(dir.path)).toEqual(["state.db.api"]);
+}, 30_000);
