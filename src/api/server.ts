@@ -41,6 +41,7 @@ export interface ApiServer {
 export const MAX_URL_BYTES = 8 * 1024;
 /** Seconds an idle connection is kept; streams and sockets opt out (see `keepsConnectionOpen`). */
 const IDLE_TIMEOUT_SECONDS = 60;
+const STOP_WAIT_MS = 1000;
 
 interface SocketData {
   session: WebSocketSession;
@@ -87,17 +88,17 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       sendPings: true,
       open(ws) {
         ws.data.api = apiSocket(ws);
-        ws.data.session.open(ws.data.api);
+        guard(ws, log, (session, socket) => session.open(socket));
       },
       message(ws, message) {
         const data = typeof message === "string" ? new TextEncoder().encode(message) : new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
-        ws.data.session.message(ws.data.api ?? apiSocket(ws), data);
+        guard(ws, log, (session, socket) => session.message(socket, data));
       },
       close(ws, code, reason) {
-        ws.data.session.close(ws.data.api ?? apiSocket(ws), code, reason);
+        guard(ws, log, (session, socket) => session.close(socket, code, reason));
       },
       drain(ws) {
-        ws.data.session.drain?.(ws.data.api ?? apiSocket(ws));
+        guard(ws, log, (session, socket) => session.drain?.(socket));
       },
     },
     error(error) {
@@ -111,7 +112,12 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
     url: `https://${host.includes(":") ? `[${host}]` : host}:${server.port}`,
     async stop() {
       stopping.abort(new Error("the API server is stopping"));
-      await server.stop(true);
+      // Forced: open streams and sockets end now. Bun 1.3 never resolves this once a WebSocket was
+      // closed from the server's side (it keeps counting it as pending), so the wait is bounded.
+      const stopped = server.stop(true);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([stopped, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+      clearTimeout(timer);
     },
   };
 }
@@ -188,6 +194,17 @@ async function readBounded(request: Request, maxBytes: number): Promise<Uint8Arr
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
+}
+
+/** A session that throws ends its own socket (1011, as a server error) and nothing else. */
+function guard(ws: ServerWebSocket<SocketData>, log: (message: string) => void, call: (session: WebSocketSession, socket: ApiSocket) => void): void {
+  const socket = (ws.data.api ??= apiSocket(ws));
+  try {
+    call(ws.data.session, socket);
+  } catch (error) {
+    log(`api: WebSocket session: ${(error as Error)?.stack ?? String(error)}`);
+    ws.close(1011, "internal error");
+  }
 }
 
 function apiSocket(ws: ServerWebSocket<SocketData>): ApiSocket {

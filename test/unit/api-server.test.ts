@@ -49,7 +49,10 @@ routes.push({
     const upgraded = request.upgrade({
       protocol,
       open: (socket) => void socket.send(new Uint8Array([1, ...new TextEncoder().encode(`hello ${request.params.name}`)])),
-      message: (socket, data) => void socket.send(new Uint8Array([1, ...data])),
+      message: (socket, data) => {
+        if (new TextDecoder().decode(data) === "throw") throw new Error("a broken session");
+        socket.send(new Uint8Array([1, ...data]));
+      },
       close: (_socket, code) => void sessionEvents.push(`closed ${code}`),
     });
     return upgraded ?? new Response(null, { status: 101 });
@@ -174,4 +177,30 @@ test("a plain request to an upgrading route is a 400 Status, and an upgrade with
     socket.onerror = () => settle("refused");
   });
   expect(outcome).toBe("refused");
+});
+
+test("a session that throws ends its own socket with 1011; the server serves on", async () => {
+  const url = `${server.url.replace("https:", "wss:")}/api/v1/namespaces/default/pods/broken/exec`;
+  const socket = new WebSocket(url, { protocols: ["v5.channel.k8s.io"], headers: { Authorization: `Bearer ${credentials.token}` }, tls: { ca: credentials.caPem } } as never);
+  await new Promise((opened) => (socket.onopen = opened));
+  const closed = new Promise<number>((resolve) => (socket.onclose = (event) => resolve(event.code)));
+  socket.send(new TextEncoder().encode("throw"));
+  expect(await closed).toBe(1011);
+  expect((await call("/api/v1/namespaces/a/pods/b")).status).toBe(200);
+});
+
+test("stop ends even after a socket the server closed, and frees the port", async () => {
+  const context: ApiContext = { store: new StoreReader(db), dbPath: "", clock: realClock, nodeName: "lab", commits: new CommitBroadcast(), limits: DEFAULT_LIMITS };
+  const closing: Route = {
+    method: "GET",
+    path: "/close",
+    handle: (request) => request.upgrade({ protocol: "", open: (socket) => socket.close(1000, "done"), message() {}, close() {} }) ?? new Response(null, { status: 101 }),
+  };
+  const own = startApiServer({ listen: { hostname: "127.0.0.1", port: 0 }, context, routes: [closing], tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: () => {} });
+  const socket = new WebSocket(`${own.url.replace("https:", "wss:")}/close`, { headers: { Authorization: `Bearer ${credentials.token}` }, tls: { ca: credentials.caPem } } as never);
+  await new Promise((closed) => (socket.onclose = closed));
+  await own.stop();
+  const port = Number(new URL(own.url).port);
+  const again = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
+  again.stop(true);
 });
