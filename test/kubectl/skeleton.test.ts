@@ -81,6 +81,7 @@ describeWithKubectl("fake agent with API", KUBECTL.default, (kubectl) => {
     fake.api.commits.subscribe((revision) => heard.push(revision));
     await fake.kubelet.sync(desired(pod({ name: "web", containers: [container("web")] })));
     await fake.advance(2);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(heard.at(-1)).toBe(fake.api.store.revision());
     expect(await fake.session.run(kubectl, ["get", "--raw", "/healthz"])).toMatchObject({ status: 0, stdout: "ok" });
   });
