@@ -26,6 +26,7 @@ const routes: Route[] = [
   { method: "GET", path: "/api/v1/namespaces/:namespace/pods/:name", handle: (request) => Response.json(request.params) },
   { method: "GET", path: "/boom", handle: () => { throw new TypeError("cannot read properties of undefined"); } },
   { method: "GET", path: "/gone", handle: () => { throw new ApiError(410, "Expired", "too old resource version: 1 (5)"); } },
+  { method: "GET", path: "/stuck", handle: (request) => new Promise((resolve) => request.signal.addEventListener("abort", () => resolve(new Response("late")))) },
   { method: "POST", path: "/echo", handle: async (request) => new Response(await request.body()) },
   {
     method: "GET",
@@ -203,4 +204,14 @@ test("stop ends even after a socket the server closed, and frees the port", asyn
   const port = Number(new URL(own.url).port);
   const again = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
   again.stop(true);
+});
+
+test("a stuck request and a client that never sends its body keep no other request waiting", async () => {
+  const client = new AbortController();
+  const stuck = call("/stuck", { signal: client.signal }).catch(() => undefined);
+  const slowBody = new ReadableStream({ start: (controller) => controller.enqueue(new Uint8Array(10)) });
+  const neverEnds = call("/echo", { method: "POST", body: slowBody, signal: client.signal }).catch(() => undefined);
+  expect(await (await call("/api/v1/namespaces/a/pods/b")).json()).toEqual({ namespace: "a", name: "b" });
+  client.abort();
+  await Promise.all([stuck, neverEnds]);
 });
