@@ -3,6 +3,7 @@
  * `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`. Cells are computed here, on the server,
  * exactly as kubectl prints them; each row carries its object as `includeObject` asks.
  */
+import { tableVersion as negotiatedTableVersion } from "./negotiate.ts";
 import { ApiError } from "./status.ts";
 
 export interface TableColumn {
@@ -26,25 +27,10 @@ export function column(name: string, description: string, options: { type?: Tabl
   return { name, type: options.type ?? "string", format: options.format ?? "", description, priority: options.wide ? 1 : 0 };
 }
 
-/**
- * The Table version the client accepts first, or undefined when it wants plain JSON. The media
- * ranges are tried in order; the first that names `as=Table` wins, as the API server negotiates.
- */
+/** The Table apiVersion the client asks for first (negotiate.ts reads Accept), or undefined for plain JSON. */
 export function tableVersion(headers: Headers): TableVersion | undefined {
-  const accept = headers.get("accept") ?? "";
-  for (const range of accept.split(",")) {
-    const [type, ...parameterList] = range.split(";").map((part) => part.trim());
-    const parameters = new Map(parameterList.map((p) => p.split("=").map((s) => s.trim()) as [string, string]));
-    if (parameters.get("as") !== "Table") {
-      // A plain JSON (or anything) range before any Table range means the client takes JSON.
-      if (type === "application/json" || type === "*/*" || type === "application/*") return undefined;
-      continue;
-    }
-    if (type !== "application/json" || (parameters.get("g") ?? "meta.k8s.io") !== "meta.k8s.io") continue;
-    const version = parameters.get("v") ?? "v1";
-    if (version === "v1" || version === "v1beta1") return `meta.k8s.io/${version}`;
-  }
-  return undefined;
+  const version = negotiatedTableVersion(headers);
+  return version && `meta.k8s.io/${version}`;
 }
 
 /** `includeObject`: absent is Metadata, as on the API server; anything else is a 400. */
