@@ -139,7 +139,8 @@ function eventsResponse(events: V1Event[], request: ApiRequest, api: ApiContext,
   return tableResponse({ kind: "Table", apiVersion: version, metadata, columnDefinitions: EVENT_COLUMNS, rows });
 }
 
-function listEvents(request: ApiRequest, api: ApiContext): Response {
+/** The collection as a list; api-watch wraps it to serve `?watch=true` on the same path. */
+export function listEvents(request: ApiRequest, api: ApiContext): Response {
   const labels = parseLabelSelector(request.query.get("labelSelector"));
   const fields = parseFieldSelector(request.query.get("fieldSelector"), EVENT_FIELDS);
   const paging = pageRequest(request.query, api.limits);

@@ -85,7 +85,8 @@ export function podTableRows(pods: V1Pod[], now: number, request: ApiRequest, ve
   });
 }
 
-function listPods(request: ApiRequest, api: ApiContext): Response {
+/** The collection as a list; api-watch wraps it to serve `?watch=true` on the same path. */
+export function listPods(request: ApiRequest, api: ApiContext): Response {
   const labels = parseLabelSelector(request.query.get("labelSelector"));
   const fields = parseFieldSelector(request.query.get("fieldSelector"), POD_FIELDS);
   const paging = pageRequest(request.query, api.limits);
