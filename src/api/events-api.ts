@@ -8,7 +8,7 @@ import { isoTime } from "../status/time.ts";
 import type { EventRow } from "../store/queries.ts";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
-import { page, pageRequest } from "./paging.ts";
+import { listRevision, page, pageRequest } from "./paging.ts";
 import { exactField, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
 import { stableUid } from "./uid.ts";
@@ -146,7 +146,7 @@ export function listEvents(request: ApiRequest, api: ApiContext): Response {
   const paging = pageRequest(request.query, api.limits);
   const namespace = request.params.namespace ?? exactField(fields, "metadata.namespace");
   const pod = exactField(fields, "involvedObject.name");
-  const revision = api.store.revision();
+  const revision = listRevision(request.query, api.store.revision());
   const rows = api.store.events({ ...(namespace !== undefined && { namespace }), ...(pod !== undefined && { pod }) });
   // Events carry no labels: only a selector every object meets (empty, or `!x` / `x!=y`) keeps them.
   const events = rows.map((row) => apiEvent(row, api.nodeName)).filter((event) => matchesLabels(labels, {}) && matchesFields(fields, (field) => eventField(event, field)));

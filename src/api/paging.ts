@@ -35,6 +35,24 @@ export function pageRequest(query: URLSearchParams, limits: ApiLimits): PageRequ
   return { limit, after: token ? decodeContinue(token) : undefined };
 }
 
+/**
+ * The revision a list is served at: the store's current one. A `resourceVersion` asks for a list
+ * at least that new, so one the store has not reached is the API server's 504 "Too large resource
+ * version" (kubectl retries it); one that is not a number is a 400.
+ */
+export function listRevision(query: URLSearchParams, current: number): number {
+  const asked = query.get("resourceVersion") ?? "";
+  if (asked === "" || asked === "0") return current;
+  if (!/^\d+$/.test(asked)) throw ApiError.badRequest(`resourceVersion: Invalid value: ${JSON.stringify(asked)}: strconv.ParseUint: parsing ${JSON.stringify(asked)}: invalid syntax`);
+  if (Number(asked) > current) {
+    throw new ApiError(504, "Timeout", `Too large resource version: ${asked}, current: ${current}`, {
+      causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+      retryAfterSeconds: 1,
+    });
+  }
+  return current;
+}
+
 /** The page of `items` (sorted by `key`) that `request` asks for. */
 export function page<T>(items: T[], key: (item: T) => string, request: PageRequest, revision: number): Page<T> {
   const after = request.after;

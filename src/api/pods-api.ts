@@ -9,7 +9,7 @@ import type { V1Pod } from "../status/v1.ts";
 import type { PodRow } from "../store/queries.ts";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
-import { page, pageRequest } from "./paging.ts";
+import { listRevision, page, pageRequest } from "./paging.ts";
 import { exactField, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
 import { column, includeObject, jsonResponse, rowObject, tableResponse, tableVersion, type TableColumn, type TableVersion } from "./table.ts";
@@ -94,7 +94,7 @@ export function listPods(request: ApiRequest, api: ApiContext): Response {
   const namespace = request.params.namespace ?? exactField(fields, "metadata.namespace");
   const name = exactField(fields, "metadata.name");
   // The revision first: a list is at least as new as the resourceVersion it reports.
-  const revision = api.store.revision();
+  const revision = listRevision(request.query, api.store.revision());
   const rows = api.store.livePods({ ...(namespace !== undefined && { namespace }), ...(name !== undefined && { name }) });
   const pods = rows.map(apiPod).filter((pod) => matchesLabels(labels, pod.metadata.labels) && matchesFields(fields, (field) => podField(pod, field)));
   const served = page(pods, (pod) => `${pod.metadata.namespace}/${pod.metadata.name}`, paging, revision);

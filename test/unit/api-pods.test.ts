@@ -183,3 +183,19 @@ test("writes are 405s naming the manifest file or directory", async () => {
   expect(missing).toMatchObject({ status: 404, body: { message: 'pods "nope" not found' } });
   h.agent.close();
 });
+
+test("resourceVersion on a list: 0 or the current one or older is served; a newer one is 504, a word is 400", async () => {
+  using dir = tempDir();
+  const h = await scenario(dir.path);
+  using api = apiContext(h.dbPath, h.clock);
+  const current = api.store.revision();
+  for (const resourceVersion of ["0", "1", String(current)]) {
+    const list = await call(podRoutes, "GET", "/api/v1/pods", api, { query: { resourceVersion } });
+    expect(list.body.metadata.resourceVersion).toBe(String(current));
+  }
+  const ahead = await call(podRoutes, "GET", "/api/v1/pods", api, { query: { resourceVersion: String(current + 5) } });
+  expect(ahead).toMatchObject({ status: 504, body: { reason: "Timeout", message: `Too large resource version: ${current + 5}, current: ${current}`, details: { retryAfterSeconds: 1 } } });
+  const word = await call(podRoutes, "GET", "/api/v1/pods", api, { query: { resourceVersion: "latest" } });
+  expect(word).toMatchObject({ status: 400, body: { reason: "BadRequest" } });
+  h.agent.close();
+});
