@@ -149,17 +149,13 @@ export function listEvents(request: ApiRequest, api: ApiContext): Response {
   const revision = listRevision(request.query, api.store.revision());
   const rows = api.store.events({ ...(namespace !== undefined && { namespace }), ...(pod !== undefined && { pod }) });
   // Events carry no labels: only a selector every object meets (empty, or `!x` / `x!=y`) keeps them.
-  const events = rows.map((row) => apiEvent(row, api.nodeName)).filter((event) => matchesLabels(labels, {}) && matchesFields(fields, (field) => eventField(event, field)));
-  // Pages resume by name; the served order stays kubectl's (oldest last occurrence first).
-  const served = page(
-    [...events].sort((a, b) => compareKeys(eventKey(a), eventKey(b))),
-    eventKey,
-    paging,
-    revision,
-  );
-  const ordered = paging.limit === undefined && paging.after === undefined ? events : served.items;
+  const selected = rows
+    .map((row) => ({ row, event: apiEvent(row, api.nodeName) }))
+    .filter(({ event }) => matchesLabels(labels, {}) && matchesFields(fields, (field) => eventField(event, field)));
+  // kubectl's order, oldest last occurrence first, is the store's; pages resume by that order's key.
+  const served = page(selected, ({ row }) => resumeKey(row), paging, revision);
   const metadata = { resourceVersion: String(revision), ...(served.continueToken && { continue: served.continueToken, remainingItemCount: served.remainingItemCount }) };
-  return eventsResponse(ordered, request, api, metadata);
+  return eventsResponse(served.items.map(({ event }) => event), request, api, metadata);
 }
 
 function getEvent(request: ApiRequest, api: ApiContext): Response {
@@ -173,12 +169,12 @@ function getEvent(request: ApiRequest, api: ApiContext): Response {
   return eventsResponse([event], request, api, { resourceVersion: event.metadata.resourceVersion }, true);
 }
 
-function eventKey(event: V1Event): string {
-  return `${event.metadata.namespace}/${event.metadata.name}`;
-}
-
-function compareKeys(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * Sorts as the store orders events (last occurrence, then row id). An event repeated between two
+ * pages moves to the end and shows again there, as an object changed during a paged list may.
+ */
+function resumeKey(row: EventRow): string {
+  return `${String(row.lastAt).padStart(15, "0")}/${String(row.id).padStart(12, "0")}`;
 }
 
 export const eventRoutes: Route[] = [
