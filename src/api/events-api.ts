@@ -48,7 +48,7 @@ export interface V1Event {
   kind: "Event";
   apiVersion: "v1";
   metadata: { name: string; namespace: string; uid: string; resourceVersion: string; creationTimestamp: string };
-  involvedObject: { kind: "Pod"; namespace: string; name: string; uid: string; apiVersion: "v1"; fieldPath?: string };
+  involvedObject: { kind: "Pod" | "Node"; namespace: string; name: string; uid: string; apiVersion: "v1"; fieldPath?: string };
   reason: string;
   message: string;
   source: { component: "kubelet"; host: string };
@@ -68,7 +68,11 @@ export interface V1Event {
  */
 export function apiEvent(row: EventRow, nodeName: string): V1Event {
   const id = row.id.toString(16).padStart(16, "0");
-  const involvedObject: V1Event["involvedObject"] = { kind: "Pod", namespace: row.namespace, name: row.pod, uid: row.podUid, apiVersion: "v1" };
+  // The node's own events (APIListenFailed) are recorded with the node's name as the uid, as the
+  // kubelet posts them: the object is the Node, cluster-scoped, and `describe node` asks for it so.
+  const involvedObject: V1Event["involvedObject"] = isNodeEvent(row)
+    ? { kind: "Node", namespace: "", name: row.pod, uid: row.podUid, apiVersion: "v1" }
+    : { kind: "Pod", namespace: row.namespace, name: row.pod, uid: row.podUid, apiVersion: "v1" };
   if (row.container) involvedObject.fieldPath = `spec.containers{${row.container}}`;
   return {
     kind: "Event",
@@ -110,6 +114,11 @@ export function eventField(event: V1Event, field: string): string {
   }
 }
 
+/** A pod's uid is a hash, never its name; a node event's uid is the node's name. */
+function isNodeEvent(row: EventRow): boolean {
+  return row.podUid === row.pod && row.container === "";
+}
+
 /** printEvent's cells: ages, `pod/NAME`, the container's fieldPath, `kubelet, NODE`. */
 export function eventCells(event: V1Event, now: number): (string | number)[] {
   const source = event.source.host ? `${event.source.component}, ${event.source.host}` : event.source.component;
@@ -117,7 +126,7 @@ export function eventCells(event: V1Event, now: number): (string | number)[] {
     timestampSince(event.lastTimestamp, now),
     event.type,
     event.reason,
-    `pod/${event.involvedObject.name}`,
+    `${event.involvedObject.kind.toLowerCase()}/${event.involvedObject.name}`,
     event.involvedObject.fieldPath ?? "",
     source,
     event.message.trim(),

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { eventRoutes } from "../../src/api/events-api.ts";
+import { apiFailedEvent } from "../../src/cli/api-listen.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { apiContext, call, TABLE_ACCEPT } from "../api-objects-fixtures.ts";
@@ -114,5 +115,19 @@ test("events page by limit and continue in kubectl's order, without losing or re
   } while (token);
   // Same events, same order (oldest last occurrence first) as one unpaged list.
   expect(seen).toEqual(everything);
+  h.agent.close();
+});
+
+test("the node's own events are about the Node, found by the selector describe node sends", async () => {
+  using dir = tempDir();
+  const h = await crashLoop(dir.path);
+  h.store.saveEvents([apiFailedEvent("lab", "the address is already in use", h.clock.now())]);
+  using api = apiContext(h.dbPath, h.clock);
+  const selector = "involvedObject.name=lab,involvedObject.namespace=,involvedObject.kind=Node,involvedObject.uid=lab";
+  const found = await call(eventRoutes, "GET", "/api/v1/events", api, { query: { fieldSelector: selector, limit: "500" } });
+  expect(found.body.items).toHaveLength(1);
+  expect(found.body.items[0]).toMatchObject({ reason: "APIListenFailed", metadata: { namespace: "default" }, involvedObject: { kind: "Node", name: "lab", namespace: "", uid: "lab" } });
+  const table = await call(eventRoutes, "GET", "/api/v1/events", api, { accept: TABLE_ACCEPT, query: { fieldSelector: "reason=APIListenFailed" } });
+  expect(table.body.rows[0].cells[3]).toBe("node/lab");
   h.agent.close();
 });
