@@ -17,10 +17,37 @@ export function manifestDirectory(api: ApiContext): string | undefined {
   return refused ? dirname(refused.file) : undefined;
 }
 
-function refuseCreate(request: ApiRequest, api: ApiContext): never {
+/**
+ * A create names the manifest directory; but `kubectl apply -f web.yaml` of a manifest the agent
+ * runs also arrives as a create (the pod's API name is `web-NODE`, so kubectl found no `web`): that
+ * one is told which file it is.
+ */
+async function refuseCreate(request: ApiRequest, api: ApiContext): Promise<never> {
+  const posted = await postedName(request);
+  if (posted) {
+    const namespace = posted.namespace ?? request.params.namespace!;
+    for (const row of api.store.livePods({ namespace })) {
+      const spec = api.store.podRecord(row.uid)?.spec;
+      if (spec?.source && (spec.name === posted.name || row.name === posted.name)) {
+        throw new ApiError(405, "MethodNotAllowed", `pod ${row.name} comes from the manifest file ${spec.source}: edit the file to change it`, { name: row.name, kind: "pods" });
+      }
+    }
+  }
   const directory = manifestDirectory(api);
   const where = directory ? `add a manifest file to ${directory}` : "add a manifest file to the agent's --manifests directory";
   throw new ApiError(405, "MethodNotAllowed", `pods are created from manifest files, not through the API: ${where}`, { kind: "pods" });
+}
+
+/** The posted pod's name and namespace, if the body is a JSON object naming one. */
+async function postedName(request: ApiRequest): Promise<{ name: string; namespace?: string } | undefined> {
+  try {
+    const body = JSON.parse(new TextDecoder().decode(await request.body())) as { metadata?: { name?: unknown; namespace?: unknown } };
+    const { name, namespace } = body.metadata ?? {};
+    if (typeof name !== "string" || name === "") return undefined;
+    return { name, ...(typeof namespace === "string" && namespace !== "" && { namespace }) };
+  } catch {
+    return undefined;
+  }
 }
 
 function refuseChange(verb: "delete" | "change") {
