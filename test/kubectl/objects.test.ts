@@ -124,6 +124,10 @@ for (const { runtime, namespace: ns, node, image, wrap } of RUNS) {
           expect(backoff.stdout.split("\n")[0]).toMatch(/^LAST SEEN +TYPE +REASON +OBJECT +MESSAGE$/);
           expect(backoff.stdout).toContain(`pod/${pod("crash")}`);
           expect(backoff.stdout).not.toContain("Started");
+          const probed = await run("describe", "pod", pod("probe"));
+          // The probe as written: the pod object echoes the manifest's spec without the API's defaults (timeout, thresholds).
+          expect(probed.stdout).toMatch(/Liveness: +exec \[false\] delay=0s timeout=\d+s period=1s #success=\d+ #failure=1\n/);
+          expect(probed.stdout).toMatch(/Warning +Unhealthy .* kubelet +Liveness probe failed/);
           const forPod = await run("events", "--for", `pod/${pod("probe")}`);
           expect(forPod.status).toBe(0);
           expect(forPod.stdout).toMatch(new RegExp(`Warning +Unhealthy +Pod/${pod("probe")} +Liveness probe failed`));
