@@ -2,6 +2,7 @@
  * The v1 Pod the kubelet would report for a pod record: metadata with the static-pod annotations,
  * the spec as written (plus nodeName), and a status with phase, conditions and container statuses.
  */
+import { nodeNameOf } from "../node-name.ts";
 import type { ContainerRecord, PodRecord, Termination } from "../kubelet/pod-state.ts";
 import { podConditions } from "./conditions.ts";
 import { isoTime } from "./time.ts";
@@ -105,7 +106,7 @@ export function podObject(pod: PodRecord, options: PodObjectOptions): V1Pod {
       }),
       restartPolicy: spec.restartPolicy,
       terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
-      nodeName: spec.node || "localhost",
+      nodeName: nodeNameOf(spec.node),
     },
     status,
   };
