@@ -60,6 +60,8 @@ const e2e = processE2E();
  * Every container attempt seen on disk, by pod incarnation: `generation` is the test's count of
  * (re)creations of the pod's manifest, since a manifest written back revives the same uid and a new
  * incarnation rightly numbers its attempts from 0 again. Sampled while agents run and after each kill.
+ * Only attempts that ran count (their monitor recorded a pid): an agent killed between creating an
+ * attempt's directory and launching its monitor leaves one that never ran, and that number is free.
  */
 class AttemptLedger {
   private readonly ids = new Map<string, Set<string>>();
@@ -73,6 +75,7 @@ class AttemptLedger {
 
   sample(ws: Workspace): void {
     for (const c of processContainers(ws)) {
+      if (c.pid === undefined) continue;
       // An id keeps the incarnation it was first seen in.
       let key = this.seen.get(c.id);
       if (!key) {
