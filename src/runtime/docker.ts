@@ -313,14 +313,38 @@ export class DockerRuntime implements Runtime {
    * unset), then new output from the engine's follow stream, until the container stops (the engine
    * ends the stream) or `signal` aborts.
    */
-  async followLogs(id: string, options: LogOptions, onText: (text: string) => void, signal: AbortSignal): Promise<void> {
+  followLogs(id: string, options: LogOptions, onText: (text: string) => void, signal: AbortSignal): Promise<void> {
+    return this.streamLogs(id, { ...options, follow: true }, onText, signal);
+  }
+
+  /**
+   * The container's output as the engine streams it, chunk by chunk: without `follow`, up to now.
+   * `opened` is called once the engine has accepted the request (errors after it are mid-stream).
+   */
+  async streamLogs(id: string, options: LogOptions & { follow: boolean }, onText: (text: string) => void, signal: AbortSignal, opened?: () => void): Promise<void> {
     if (signal.aborted) return;
-    const stream = (await this.docker.getContainer(id).logs({
-      stdout: true,
-      stderr: true,
-      follow: true,
-      tail: (options.tail ?? "all") as number,
-    })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+    let stream: NodeJS.ReadableStream & { destroy(): void };
+    try {
+      stream = (await this.docker.getContainer(id).logs({
+        stdout: true,
+        stderr: true,
+        follow: options.follow as true,
+        timestamps: options.timestamps ?? false,
+        // The engine takes "seconds.nanoseconds"; the typings only know numbers.
+        ...(options.sinceMs === undefined ? {} : { since: (options.sinceMs / 1000).toFixed(9) as unknown as number }),
+        tail: (options.tail ?? "all") as number,
+      })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+    } catch (error) {
+      if (isNotFound(error)) throw new Error(`logs of container ${id.slice(0, 12)}: no such container (removed)`, { cause: error });
+      rethrowUnreachable(error, this.endpoint);
+    }
+    opened?.();
+    if (Buffer.isBuffer(stream)) {
+      // Without follow, dockerode hands back the finished body.
+      const text = demuxToText(stream);
+      if (text) onText(text);
+      return;
+    }
     const decoder = new FrameTextDecoder();
     await new Promise<void>((resolve, reject) => {
       const interrupted = () => {

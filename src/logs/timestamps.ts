@@ -1,0 +1,33 @@
+/**
+ * The kubelet's `timestamps=true` prefix: each line starts with the time it was written in Go's
+ * RFC3339Nano (UTC, trailing zeros of the fraction dropped) and a space.
+ */
+
+export function rfc3339Nano(ms: number): string {
+  const iso = new Date(ms).toISOString(); // 2025-01-01T00:00:00.120Z
+  const [seconds, fraction = ""] = iso.slice(0, -1).split(".");
+  const trimmed = fraction.replace(/0+$/, "");
+  return `${seconds}${trimmed ? `.${trimmed}` : ""}Z`;
+}
+
+/** Inserts a timestamp at the start of every line of a byte stream that arrives in chunks. */
+export class TimestampPrefixer {
+  private atLineStart = true;
+
+  prefix(bytes: Uint8Array, writtenAt: number): Uint8Array {
+    if (bytes.length === 0) return bytes;
+    const stamp = Buffer.from(`${rfc3339Nano(writtenAt)} `);
+    const parts: Uint8Array[] = [];
+    let from = 0;
+    for (let i = 0; i < bytes.length; i++) {
+      if (this.atLineStart) {
+        parts.push(bytes.subarray(from, i), stamp);
+        from = i;
+        this.atLineStart = false;
+      }
+      if (bytes[i] === 0x0a) this.atLineStart = true;
+    }
+    parts.push(bytes.subarray(from));
+    return Buffer.concat(parts);
+  }
+}
