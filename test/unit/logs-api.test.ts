@@ -164,3 +164,25 @@ test("follow streams what the attempt writes and ends when it exits; a client le
   expect((await secondReader.read()).done).toBe(true);
   h.agent.close();
 });
+
+test("a docker attempt's output with no engine answering is a 503 saying where it looked", async () => {
+  using dir = tempDir();
+  // No log files: the attempts' output is the engine's, as on a docker-runtime database under `serve`.
+  const h = storeHarness(dir.path);
+  await h.kubelet.sync(desired(pod({ name: "web", containers: [container("web")] })));
+  await h.advance(0.5);
+  using api = logsApi(h.dbPath, h.clock);
+  const saved = process.env.DOCKER_HOST;
+  process.env.DOCKER_HOST = `unix://${join(dir.path, "no-engine.sock")}`;
+  try {
+    expect(await statusOf(getLog(api, "/api/v1/namespaces/demo/pods/web-lab/log"))).toEqual({
+      code: 503,
+      reason: "ServiceUnavailable",
+      message: expect.stringMatching(/^logs of container "web" attempt 0: docker container web-0-\d+: docker engine at .*no-engine\.sock is unreachable: .* \(a docker container's output is read from the engine\)$/),
+    });
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+  }
+  h.agent.close();
+});
