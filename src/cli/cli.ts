@@ -47,7 +47,20 @@ export function createCLI(): CAC {
     .option("--stop-pods-on-exit", "stop the pods (SIGTERM, grace, SIGKILL) when the agent exits; by default they keep running for the next agent")
     .option("--pause-image <image>", "docker runtime: sandbox image", { default: "registry.k8s.io/pause:3.10" })
     .option("--resync <seconds>", "periodic full rescan of the manifest directory", { default: 20 })
+    .option("--api-listen <addr>", "serve the Kubernetes API (HTTPS, bearer token) on HOST:PORT, or off (default: 127.0.0.1:6443)")
     .action(async (options) => (await import("./run.ts")).runCommand(options));
+
+  cli
+    .command("kubeconfig", "print a kubeconfig for kubectl to reach the agent's API (run or serve)")
+    .option(...dbOption)
+    .action(async (options) => (await import("./kubeconfig.ts")).kubeconfigCommand(options));
+
+  cli
+    .command("serve", "serve the read API from the database alone, without running pods (a stopped agent's history)")
+    .option(...dbOption)
+    .option("--api-listen <addr>", "HOST:PORT (default: 127.0.0.1:6443)")
+    .option("--node <name>", "the node's name (default: the host name)", { default: "" })
+    .action(async (options) => (await import("./serve.ts")).serveCommand(options));
 
   cli
     .command("validate <path>", "check every manifest in a directory, or one file, as run would; print each pod and its probes")

@@ -138,8 +138,10 @@ export function selectPods(pods: V1Pod[], query: PodQuery, source: string): V1Po
   const named = inNamespace.filter((pod) => pod.metadata.name === query.name);
   const where = query.namespace === undefined ? source : `namespace "${query.namespace}" of ${source}`;
   if (named.length === 0) throw new UserError(`pods "${query.name}" not found in ${where}`);
-  if (named.length > 1) {
-    const namespaces = named.map((pod) => pod.metadata.namespace || "default").join(", ");
+  const namespaceOf = (pod: V1Pod) => pod.metadata.namespace || "default";
+  // One namespace can list a name twice: a pod still stopping and its file's Invalid row.
+  if (new Set(named.map(namespaceOf)).size > 1) {
+    const namespaces = [...new Set(named.map(namespaceOf))].join(", ");
     throw new UserError(`pods "${query.name}" is in several namespaces of ${source} (${namespaces}); choose one with -n`);
   }
   return named;

@@ -26,6 +26,9 @@ import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
 import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
+import { CommitBroadcast } from "../api/commit-feed.ts";
+import { apiFailedEvent, apiListenOption, startAgentApi } from "./api-listen.ts";
+import { hostname } from "node:os";
 
 export interface RunOptions {
   db?: string;
@@ -40,6 +43,7 @@ export interface RunOptions {
   pauseImage?: string;
   resync?: unknown;
   strict?: boolean;
+  apiListen?: string;
 }
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
@@ -53,6 +57,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const backoff = backoffOptions(options);
   const resyncMs = secondsOption("--resync", options.resync ?? 20) * 1000;
   const node = nodeOption(options.node);
+  const apiListen = apiListenOption(options.apiListen);
   const dbPath = resolveDbPath(options.db);
   const clock = realClock;
   const started = clock.now();
@@ -70,10 +75,27 @@ export async function runCommand(options: RunOptions): Promise<number> {
     database.close();
     throw error;
   });
-  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: undefined })) log(line);
-  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf });
+  const commits = new CommitBroadcast();
+  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit: (revision) => commits.publish(revision) });
+  const nodeName = node || hostname();
+  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, clock, log });
+  const apiUrl = api && "url" in api ? api.url : undefined;
+  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
+  if (api && "failure" in api) {
+    log(`api: ${api.failure}; the agent runs its pods without its API`);
+    const event = apiFailedEvent(nodeName, api.failure, clock.now());
+    out(eventLine(event, started));
+    try {
+      store.saveEvents([event]);
+    } catch (error) {
+      log(`recording the API's failure failed: ${(error as Error).message}`);
+    }
+  }
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
-  const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log });
+  // Files the source refuses now: a pod whose file turned bad is stopped, and its PodRemoved says why.
+  const refusedFiles = new Set<string>();
+  const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
+  const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log, removalReason });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
 
   const objects = () => [...kubelet.pods.values()].map((pod) => podObject(pod, { runtimeName: runtime.name }));
@@ -106,13 +128,14 @@ export async function runCommand(options: RunOptions): Promise<number> {
     clock,
     resyncMs,
     onPods: (pods) => gate.offer(pods),
-    ...refusedManifestReporting(store, runtime, options, clock, (events) => events.forEach((event) => out(eventLine(event, started))), log),
+    ...refusedManifestReporting(store, runtime, options, clock, refusedFiles, (events) => events.forEach((event) => out(eventLine(event, started))), log),
     onReadFailure: (message) => err(`error: ${message}`),
   });
   kubelet.start();
   watcher.start();
 
   await signalled;
+  if (api && "stop" in api) await api.stop();
   watcher.stop();
   await gate.stop();
   // A kubelet restart never stops workloads: the next agent adopts them, as after kill -9.
@@ -149,6 +172,7 @@ function refusedManifestReporting(
   runtime: Runtime,
   options: RunOptions,
   clock: Clock,
+  refusedFiles: Set<string>,
   print: (events: KubeEvent[]) => void,
   log: (message: string) => void,
 ): Pick<ManifestWatcherOptions, "rules" | "checkpointed" | "onRefused" | "onWarnings"> {
@@ -163,6 +187,8 @@ function refusedManifestReporting(
     rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined, strict: options.strict === true },
     checkpointed: new Map(store.loadState().pods.map((pod) => [pod.spec.source, pod.spec.key])),
     onRefused: (refused, fresh) => {
+      refusedFiles.clear();
+      for (const entry of refused) refusedFiles.add(entry.file);
       const events = fresh.map((entry) => refusedManifestEvent(entry, clock.now()));
       print(events);
       save("refused manifests", () => store.saveRefusedManifests(refused, events));

@@ -44,6 +44,11 @@ export interface KubeletOptions {
   store?: PodStateSink;
   probes?: ProbeDriver;
   log?: (message: string) => void;
+  /**
+   * Why a pod's manifest no longer yields it, for its PodRemoved event (`turned invalid`); the
+   * default is that the file was removed. The source knows; the loop only sees the pod go.
+   */
+  removalReason?: (source: string) => string | undefined;
 }
 
 export class Kubelet {
@@ -55,6 +60,7 @@ export class Kubelet {
   private readonly clock: Clock;
   private readonly probes?: ProbeDriver;
   private readonly log: (message: string) => void;
+  private readonly removalReason: (source: string) => string | undefined;
   private readonly workers: PodWorkers;
   private readonly wakes: WakeTimers;
   private readonly checkpoints: PodCheckpoints;
@@ -82,6 +88,7 @@ export class Kubelet {
     });
     this.probes = options.probes;
     this.log = options.log ?? (() => {});
+    this.removalReason = options.removalReason ?? (() => undefined);
     this.recorder = options.recorder ?? new EventRecorder();
     const settings = options.backoff ?? { baseMs: 10_000, capMs: 300_000 };
     this.backoff = new BackoffStore(this.clock, settings);
@@ -364,7 +371,8 @@ export class Kubelet {
     this.syncFailures.reset(key);
     this.pods.delete(key);
     if (pod.deletionCause === "removed") {
-      this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} was removed`);
+      const why = this.removalReason(pod.spec.source) ?? "was removed";
+      this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} ${why}`);
     }
     pod.phase = podPhase(pod);
     // Never throws: a store that refuses the removal must neither keep shutdown waiting nor lose the replacement.

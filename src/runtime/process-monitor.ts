@@ -7,7 +7,7 @@
  * Why a shell: the agent is meant to hold a thousand containers, and a dash process costs about a
  * megabyte (bench/monitor-memory.ts measures it), where a second Bun process would cost ~14 MB.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { ProcessLayout } from "./process-files.ts";
 import { writeAtomic } from "./process-files.ts";
 
@@ -131,4 +131,24 @@ export function launchMonitor(launch: MonitorLaunch): number {
   // The agent may exit while monitors run; they must not keep it alive.
   child.unref();
   return child.pid;
+}
+
+/**
+ * The live monitor processes of a container: those whose arguments name its directory (both the
+ * monitor and, until it execs the container's command, its starter). Only asked for a container
+ * with no pid recorded yet, so the scan of /proc is rare.
+ */
+export function monitorsOf(containerDir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+    } catch {
+      continue;
+    }
+    if (args.includes(containerDir) && args.some((arg) => arg.endsWith("monitor.sh"))) found.push(Number(entry));
+  }
+  return found;
 }

@@ -51,7 +51,7 @@ import {
   type SandboxRecord,
 } from "./process-files.ts";
 import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./process-spec.ts";
-import { installMonitorScript, launchMonitor, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
+import { installMonitorScript, launchMonitor, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -69,6 +69,8 @@ export interface ProcessRuntimeOptions {
    * When set, records without it are neither listed nor removed: the runtime cannot prove it made them.
    */
   owner?: string;
+  /** Replaces monitor tools found on PATH (tests slow a monitor's start down this way). */
+  monitorTools?: Partial<MonitorTools>;
 }
 
 export class ProcessRuntime implements Runtime {
@@ -90,7 +92,7 @@ export class ProcessRuntime implements Runtime {
     ensureDir(this.layout.podsDir);
     ensureDir(this.layout.eventsDir);
     installMonitorScript(this.layout);
-    this.tools = resolveMonitorTools();
+    this.tools = { ...resolveMonitorTools(), ...options.monitorTools };
     this.events = new ContainerEvents({
       eventsDir: this.layout.eventsDir,
       clock: this.clock,
@@ -225,6 +227,8 @@ export class ProcessRuntime implements Runtime {
     if (!dir) return;
     const labels = readJson<Record<string, string>>(join(dir, "labels.json"));
     if (labels && !this.owns(labels)) throw new Error(`container ${id} was not created by this agent's database: not removed`);
+    // A monitor that has not recorded its pid yet may still start the process: it goes first.
+    if (this.readStatus(id).state === "created") await this.killMonitors(id, dir);
     const pid = readPid(dir);
     if (this.readStatus(id).state === "running") {
       await this.killContainer(id, "SIGKILL");
@@ -253,7 +257,13 @@ export class ProcessRuntime implements Runtime {
       const labels = readJson<Record<string, string>>(join(dir, "labels.json"));
       const record = readJson<ContainerRecord>(join(dir, "config.json"));
       if (!labels || !record || !this.owns(labels)) continue;
-      const status = this.readStatus(id);
+      let status = this.readStatus(id);
+      // An agent killed right after launching a monitor leaves a container whose process is about to
+      // run: wait for the monitor to report rather than take it for one that never ran.
+      if (status.state === "created" && monitorsOf(dir).length > 0) {
+        await this.events.waitFor(id, () => readPid(dir) !== undefined || readExit(dir) !== undefined || monitorsOf(dir).length === 0, this.startTimeoutMs);
+        status = this.readStatus(id);
+      }
       if (status.state === "running") this.events.track(id);
       infos.push({ ...status, labels, sandboxId: record.sandboxId });
     }
@@ -301,6 +311,14 @@ export class ProcessRuntime implements Runtime {
     return found && existsSync(found) ? found : undefined;
   }
 
+  /** SIGKILLs the monitors of a container until none is left, so none can start or record anything more. */
+  private async killMonitors(id: string, dir: string): Promise<void> {
+    for (let pids = monitorsOf(dir); pids.length > 0; pids = monitorsOf(dir)) {
+      for (const pid of pids) killQuietly(pid);
+      await this.events.waitFor(id, () => monitorsOf(dir).length === 0, 1000, 10);
+    }
+  }
+
   private readStatus(id: string): ContainerStatus {
     const dir = this.findDir(id);
     if (!dir) return { id, state: "unknown" };
@@ -338,5 +356,13 @@ function readText(file: string): string {
     return readFileSync(file, "utf8");
   } catch {
     return "";
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone already.
   }
 }

@@ -34,6 +34,8 @@ export interface SqliteStoreOptions {
   /** Where the runtime keeps an attempt's output, when it keeps a file (the process runtime). */
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
   retention?: Partial<RetentionSettings>;
+  /** Told the new revision after each transaction that raised it (the API's watches listen). */
+  onCommit?: (revision: number) => void;
 }
 
 /** What a restarted agent needs to adopt its pods without resetting restart counts or back-off. */
@@ -63,6 +65,7 @@ export class SqliteStore implements PodStateSink {
   private readonly lastObject = new Map<string, string>();
   private revision: number;
   private lastPrune: number;
+  private readonly onCommit: (revision: number) => void;
 
   constructor(options: SqliteStoreOptions) {
     this.db = options.db;
@@ -74,6 +77,7 @@ export class SqliteStore implements PodStateSink {
     const row = this.sql.maxRevision.get() as { revision: number | null } | null;
     this.revision = row?.revision ?? 0;
     this.lastPrune = this.clock.now();
+    this.onCommit = options.onCommit ?? (() => {});
   }
 
   /** Persists the pod, its containers, attempts, back-off and the pass's events in one transaction. */
@@ -127,6 +131,7 @@ export class SqliteStore implements PodStateSink {
       this.revision = revisionBefore;
       throw error;
     }
+    this.announce(revisionBefore);
   }
 
   /** Records events that belong to no pass of a pod (a pod's field warnings), in one transaction. */
@@ -140,6 +145,7 @@ export class SqliteStore implements PodStateSink {
       this.revision = revisionBefore;
       throw error;
     }
+    this.announce(revisionBefore);
   }
 
   /** Live pods as last checkpointed, and every back-off entry: for adoption after a restart. */
@@ -188,6 +194,11 @@ export class SqliteStore implements PodStateSink {
       if (deletedAt === undefined) this.lastObject.delete(uid);
       throw error;
     }
+    this.announce(revisionBefore);
+  }
+
+  private announce(revisionBefore: number): void {
+    if (this.revision !== revisionBefore) this.onCommit(this.revision);
   }
 
   private writePod(pod: PodRecord, deletedAt: number | undefined): void {

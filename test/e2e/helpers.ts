@@ -94,7 +94,9 @@ export class Agent {
 
   /** `where` overrides the workspace's manifests directory, database and the node (default n1). */
   constructor(ws: Workspace, extra: string[] = [], where: { manifests?: string; db?: string; node?: string } = {}) {
-    const args = ["run", "--manifests", where.manifests ?? ws.manifests, "--node", where.node ?? "n1", "--db", where.db ?? ws.db, ...extra];
+    // No API unless a test asks for one: agents of parallel tests would all want port 6443.
+    const api = extra.includes("--api-listen") ? [] : ["--api-listen", "off"];
+    const args = ["run", "--manifests", where.manifests ?? ws.manifests, "--node", where.node ?? "n1", "--db", where.db ?? ws.db, ...api, ...extra];
     this.child = spawn(BINARY, args, { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout!.on("data", (chunk) => (this.stdout += String(chunk)));
     this.child.stderr!.on("data", (chunk) => (this.stderr += String(chunk)));

@@ -51,7 +51,7 @@ test("an invalid file shows in get pods as Invalid, stops the pod it ran, and di
     const table = podTable(ws, "e2e");
     return table["web-n1"]?.[1] === "Invalid" && table;
   }, 15_000, () => agent.stdout + agent.stderr);
-  await agent.waitForOutput("PodRemoved e2e/web-n1");
+  await agent.waitForOutput(`PodRemoved e2e/web-n1: Stopped pod web-n1: its manifest ${join(ws.manifests, "web.yaml")} turned invalid`);
   await agent.waitForOutput("pod e2e/web-n1, which ran from it, is stopped as when its file is removed");
 
   ws.write("bad.yaml", sleeper("bad", RUNS));

@@ -1,0 +1,12 @@
+/**
+ * Every route the API serves, in one list: each part adds its module's routes here with one import
+ * and one spread. The server matches by path pattern, so order does not matter.
+ */
+import { discoveryRoutes } from "./discovery.ts";
+import type { Route } from "./http.ts";
+import { infoRoutes } from "./info.ts";
+
+export const apiRoutes: Route[] = [
+  ...infoRoutes,
+  ...discoveryRoutes,
+];

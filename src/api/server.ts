@@ -1,0 +1,228 @@
+/**
+ * The API's HTTPS listener: checks the bearer token, bounds the request, finds the route by path
+ * pattern and method, and turns whatever a handler throws into a v1 Status (ApiError as it says,
+ * anything else as a 500 InternalError) so one bad request never takes the server down. Streams
+ * (watch, logs -f) and WebSocket sessions (exec) are the routes' own; the server only tells them
+ * when their client goes away.
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { Server, ServerWebSocket } from "bun";
+import type { ApiContext } from "./context.ts";
+import type { ApiRequest, ApiSocket, Route, WebSocketSession } from "./http.ts";
+import { ApiError, statusResponse } from "./status.ts";
+
+export interface ListenAddress {
+  hostname: string;
+  /** 0 picks a free port. */
+  port: number;
+}
+
+export interface ApiServerOptions {
+  listen: ListenAddress;
+  context: ApiContext;
+  routes: readonly Route[];
+  tls: { cert: string; key: string };
+  token: string;
+  /** One line per request that failed on the server's side (500s). */
+  log?: (message: string) => void;
+}
+
+export interface ApiServer {
+  /** `https://127.0.0.1:6443` (IPv6 hosts in brackets), with the real port when 0 was asked for. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Bounds on what a request may carry before any route sees it (the body's is ApiLimits.maxBodyBytes). */
+export const MAX_URL_BYTES = 8 * 1024;
+export const MAX_HEADER_BYTES = 64 * 1024;
+/** Seconds an idle connection is kept; streams and sockets opt out (see `keepsConnectionOpen`). */
+const IDLE_TIMEOUT_SECONDS = 60;
+
+interface SocketData {
+  session: WebSocketSession;
+  api: ApiSocket | undefined;
+}
+
+export function startApiServer(options: ApiServerOptions): ApiServer {
+  const { context, token } = options;
+  const table = compileRoutes(options.routes);
+  const stopping = new AbortController();
+  const log = options.log ?? ((message: string) => process.stderr.write(`minikubelet: ${message}\n`));
+  const expected = Buffer.from(`Bearer ${token}`);
+
+  const server: Server<SocketData> = Bun.serve<SocketData>({
+    hostname: options.listen.hostname,
+    port: options.listen.port,
+    tls: options.tls,
+    maxRequestBodySize: context.limits.maxBodyBytes,
+    idleTimeout: IDLE_TIMEOUT_SECONDS,
+    async fetch(request, server) {
+      try {
+        const refused = checkBounds(request) ?? checkToken(request, expected);
+        if (refused) return refused;
+        const url = new URL(request.url);
+        const found = table.find(url.pathname, request.method);
+        if (found === "no-path") throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+        if (found === "no-method") throw new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+        if (keepsConnectionOpen(url, request)) server.timeout(request, 0);
+        const apiRequest = toApiRequest(request, url, found.params, server, stopping.signal, context.limits.maxBodyBytes);
+        return await found.route.handle(apiRequest, context);
+      } catch (error) {
+        if (error instanceof ApiError) return statusResponse(error);
+        log(`api: ${request.method} ${new URL(request.url).pathname}: ${(error as Error)?.stack ?? String(error)}`);
+        return statusResponse(new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error)?.message ?? String(error)}`));
+      }
+    },
+    websocket: {
+      // Exec frames are binary; a slow client's back-pressure is the session's to handle (drain).
+      sendPings: true,
+      open(ws) {
+        ws.data.api = apiSocket(ws);
+        ws.data.session.open(ws.data.api);
+      },
+      message(ws, message) {
+        const data = typeof message === "string" ? new TextEncoder().encode(message) : new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
+        ws.data.session.message(ws.data.api ?? apiSocket(ws), data);
+      },
+      close(ws, code, reason) {
+        ws.data.session.close(ws.data.api ?? apiSocket(ws), code, reason);
+      },
+      drain(ws) {
+        ws.data.session.drain?.(ws.data.api ?? apiSocket(ws));
+      },
+    },
+    error(error) {
+      log(`api: ${error.stack ?? error.message}`);
+      return statusResponse(new ApiError(500, "InternalError", `Internal error occurred: ${error.message}`));
+    },
+  });
+
+  const host = server.hostname ?? options.listen.hostname;
+  return {
+    url: `https://${host.includes(":") ? `[${host}]` : host}:${server.port}`,
+    async stop() {
+      stopping.abort(new Error("the API server is stopping"));
+      await server.stop(true);
+    },
+  };
+}
+
+/**
+ * The subprotocol to answer a WebSocket upgrade with: the first of `supported` (in our order of
+ * preference) that the client offered in `Sec-WebSocket-Protocol`, or undefined.
+ */
+export function chooseSubprotocol(headers: Headers, supported: readonly string[]): string | undefined {
+  const offered = new Set((headers.get("sec-websocket-protocol") ?? "").split(",").map((protocol) => protocol.trim()));
+  return supported.find((protocol) => offered.has(protocol));
+}
+
+function checkBounds(request: Request): Response | undefined {
+  if (request.url.length > MAX_URL_BYTES) return statusResponse(new ApiError(414, "BadRequest", `the request URL is longer than ${MAX_URL_BYTES} bytes`));
+  let headerBytes = 0;
+  request.headers.forEach((value, name) => (headerBytes += name.length + value.length + 4));
+  if (headerBytes > MAX_HEADER_BYTES) return statusResponse(new ApiError(431, "BadRequest", `the request headers are larger than ${MAX_HEADER_BYTES} bytes`));
+  return undefined;
+}
+
+/** The API server's answer to a missing or wrong token; kubectl prints "You must be logged in to the server (Unauthorized)". */
+function checkToken(request: Request, expected: Buffer): Response | undefined {
+  const given = Buffer.from(request.headers.get("authorization") ?? "");
+  if (given.length === expected.length && timingSafeEqual(given, expected)) return undefined;
+  return statusResponse(new ApiError(401, "Unauthorized", "Unauthorized"), { "WWW-Authenticate": 'Bearer realm="minikubelet"' });
+}
+
+/** Watches, followed logs and upgrades stay open as long as their client wants: no idle cut-off. */
+function keepsConnectionOpen(url: URL, request: Request): boolean {
+  const yes = (name: string) => ["true", "1"].includes(url.searchParams.get(name) ?? "");
+  return yes("watch") || yes("follow") || request.headers.get("upgrade") !== null;
+}
+
+function toApiRequest(request: Request, url: URL, params: Record<string, string>, server: Server<SocketData>, stopping: AbortSignal, maxBodyBytes: number): ApiRequest {
+  let bodyRead = false;
+  return {
+    method: request.method,
+    url,
+    headers: request.headers,
+    params,
+    query: url.searchParams,
+    signal: AbortSignal.any([request.signal, stopping]),
+    async body() {
+      if (bodyRead) throw new Error("the request body was already read");
+      bodyRead = true;
+      return readBounded(request, maxBodyBytes);
+    },
+    upgrade(session) {
+      if ((request.headers.get("upgrade") ?? "").toLowerCase() !== "websocket") {
+        return statusResponse(ApiError.badRequest("this resource is served over WebSocket: the request must ask for an upgrade to websocket"));
+      }
+      const headers = session.protocol ? { "Sec-WebSocket-Protocol": session.protocol } : undefined;
+      if (server.upgrade(request, { headers, data: { session, api: undefined } })) return undefined;
+      return statusResponse(ApiError.badRequest("the WebSocket upgrade failed"));
+    },
+  };
+}
+
+async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const tooLarge = () => new ApiError(413, "RequestEntityTooLarge", `the request body is larger than ${maxBytes} bytes`);
+  if (Number(request.headers.get("content-length") ?? 0) > maxBytes) throw tooLarge();
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of request.body) {
+    total += chunk.byteLength;
+    if (total > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function apiSocket(ws: ServerWebSocket<SocketData>): ApiSocket {
+  return {
+    send: (data) => ws.sendBinary(data),
+    close: (code, reason) => ws.close(code, reason),
+  };
+}
+
+interface CompiledRoute {
+  route: Route;
+  segments: string[];
+}
+
+/** Routes by segment count; a pattern's `:name` segment matches any one non-empty segment. */
+function compileRoutes(routes: readonly Route[]) {
+  const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: splitPath(route.path) }));
+  return {
+    find(pathname: string, method: string): { route: Route; params: Record<string, string> } | "no-path" | "no-method" {
+      const segments = splitPath(pathname);
+      let pathKnown = false;
+      for (const candidate of compiled) {
+        const params = matchSegments(candidate.segments, segments);
+        if (!params) continue;
+        pathKnown = true;
+        if (candidate.route.method === method || (method === "HEAD" && candidate.route.method === "GET")) return { route: candidate.route, params };
+      }
+      return pathKnown ? "no-method" : "no-path";
+    },
+  };
+}
+
+function splitPath(path: string): string[] {
+  return path.split("/").filter((segment) => segment !== "");
+}
+
+function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
+  if (pattern.length !== actual.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, segment] of pattern.entries()) {
+    const value = actual[index]!;
+    if (segment.startsWith(":")) {
+      try {
+        params[segment.slice(1)] = decodeURIComponent(value);
+      } catch {
+        return undefined;
+      }
+    } else if (segment !== value) return undefined;
+  }
+  return params;
+}

@@ -1,0 +1,84 @@
+/**
+ * Puts the API together for `run` and `serve`: the credentials next to the database, a read-only
+ * connection of its own (the loop never waits on an API read), the routes, and the listener. The
+ * address it listens on is recorded for `minikubelet kubeconfig`.
+ */
+import { isIP } from "node:net";
+import { realClock, type Clock } from "../clock.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { openReadonlyDatabase } from "../store/open.ts";
+import { StoreReader } from "../store/queries.ts";
+import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type CommitFeed } from "./context.ts";
+import { apiRoutes } from "./routes.ts";
+import { startApiServer, type ListenAddress } from "./server.ts";
+import { ensureCredentials, recordServerAddress } from "./tls.ts";
+
+export const DEFAULT_API_LISTEN = "127.0.0.1:6443";
+
+/** `--api-listen`: `HOST:PORT` (`[::1]:6443` for IPv6), or `off`. Returns an error message for a bad value. */
+export function parseListenAddress(value: string): ListenAddress | "off" | { error: string } {
+  if (value === "off") return "off";
+  const match = /^(?:\[([^\]]+)\]|([^:\[\]]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  const hostname = match?.[1] ?? match?.[2] ?? "";
+  if (!match || port > 65535) return { error: `--api-listen must be HOST:PORT or off (got ${JSON.stringify(value)})` };
+  if (match[1] !== undefined && isIP(hostname) !== 6) return { error: `--api-listen: ${hostname} in brackets is not an IPv6 address` };
+  return { hostname, port };
+}
+
+export interface StartApiOptions {
+  dbPath: string;
+  listen: ListenAddress;
+  nodeName: string;
+  commits: CommitFeed;
+  runtime?: Runtime;
+  clock?: Clock;
+  limits?: ApiLimits;
+  log?: (message: string) => void;
+}
+
+export interface RunningApi {
+  url: string;
+  /** The API's own read-only store, for the revision checks of `serve`. */
+  store: StoreReader;
+  stop(): Promise<void>;
+}
+
+/** Starts listening; throws (EADDRINUSE and the like) with nothing left open. */
+export function startApi(options: StartApiOptions): RunningApi {
+  const credentials = ensureCredentials(options.dbPath, options.listen.hostname);
+  const db = openReadonlyDatabase(options.dbPath);
+  const store = new StoreReader(db);
+  const context: ApiContext = {
+    store,
+    dbPath: options.dbPath,
+    clock: options.clock ?? realClock,
+    nodeName: options.nodeName,
+    runtime: options.runtime,
+    commits: options.commits,
+    limits: options.limits ?? DEFAULT_LIMITS,
+  };
+  try {
+    const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: options.log });
+    recordServerAddress(options.dbPath, clientUrl(server.url, options.listen));
+    return {
+      url: server.url,
+      store,
+      async stop() {
+        await server.stop();
+        db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** What a client dials: a wildcard listen address is reached on loopback, which the certificate names. */
+function clientUrl(url: string, listen: ListenAddress): string {
+  const port = new URL(url).port;
+  if (listen.hostname === "0.0.0.0") return `https://127.0.0.1:${port}`;
+  if (listen.hostname === "::") return `https://[::1]:${port}`;
+  return url;
+}

@@ -1,0 +1,117 @@
+/**
+ * Real kubectl against our API. Finds kubectl (the PATH one, which on these machines is gcloud's
+ * dispatcher picking `kubectl.1.<minor>` from /version, and the versioned binaries beside it),
+ * serves a database's API in this process (or points at an agent's), writes a kubeconfig the way
+ * `minikubelet kubeconfig` does into a temp folder with its own --cache-dir, and runs kubectl with
+ * a timeout. Nothing reads ~/.kube: HOME is the temp folder too.
+ *
+ * Without kubectl the kubectl tests are skipped visibly; under CI=true a missing kubectl fails.
+ */
+import { describe, test } from "bun:test";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { CommitBroadcast } from "../../src/api/commit-feed.ts";
+import type { ApiLimits } from "../../src/api/context.ts";
+import { startApi, type RunningApi } from "../../src/api/start.ts";
+import { kubeconfigText } from "../../src/cli/kubeconfig.ts";
+import type { Runtime } from "../../src/runtime/runtime.ts";
+
+const VERSIONED_DIR = "/usr/lib/google-cloud-sdk/bin";
+
+/** The kubectl binaries found: `default` is the PATH one; `versions` maps "1.27" to its binary. */
+export interface KubectlBinaries {
+  default: string | undefined;
+  versions: Record<string, string>;
+}
+
+export function findKubectl(): KubectlBinaries {
+  const onPath = (process.env.PATH ?? "").split(delimiter).map((dir) => join(dir, "kubectl")).find((path) => existsSync(path));
+  const versions: Record<string, string> = {};
+  for (let minor = 20; minor <= 40; minor++) {
+    const path = join(VERSIONED_DIR, `kubectl.1.${minor}`);
+    if (existsSync(path)) versions[`1.${minor}`] = path;
+  }
+  return { default: onPath, versions };
+}
+
+export const KUBECTL = findKubectl();
+const ON_CI = process.env.CI === "true";
+
+/**
+ * `describe` for tests that need `binary` (undefined: not installed): skipped with the reason in
+ * the test name when kubectl is missing, a failing test under CI=true.
+ */
+export function describeWithKubectl(name: string, binary: string | undefined, body: (kubectl: string) => void): void {
+  if (binary) return describe(name, () => body(binary));
+  if (ON_CI) {
+    test(`${name}: kubectl is installed (CI=true)`, () => {
+      throw new Error("kubectl not found on PATH or in " + VERSIONED_DIR + "; CI needs it (apt-get install kubectl)");
+    });
+    return;
+  }
+  describe.skip(`${name} (skipped: no kubectl on PATH or in ${VERSIONED_DIR})`, () => body(""));
+}
+
+export interface KubectlResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A temp folder with a kubeconfig, a cache dir and a HOME, for one API. */
+export class KubectlSession {
+  readonly dir = mkdtempSync(join(tmpdir(), "minikubelet-kubectl-"));
+  readonly kubeconfig = join(this.dir, "kubeconfig");
+  readonly cacheDir = join(this.dir, "cache");
+
+  /** `kubeconfig` defaults to what `minikubelet kubeconfig --db dbPath` prints. */
+  constructor(dbPath: string, kubeconfig = kubeconfigText(dbPath)) {
+    writeFileSync(this.kubeconfig, kubeconfig, { mode: 0o600 });
+  }
+
+  /** This session's kubeconfig with another token, for refusals. */
+  kubeconfigWithToken(token: string): string {
+    return readFileSync(this.kubeconfig, "utf8").replace(/^(\s+token: ).*$/m, `$1${token}`);
+  }
+
+  /** Runs `binary args...` with this session's --kubeconfig and --cache-dir; kills it after `timeoutMs`. */
+  run(binary: string, args: string[], options: { timeoutMs?: number; stdin?: string } = {}): Promise<KubectlResult> {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: this.dir, TZ: "UTC", NO_COLOR: "1" };
+    const child = spawn(binary, ["--kubeconfig", this.kubeconfig, "--cache-dir", this.cacheDir, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
+    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
+    child.stdin.end(options.stdin ?? "");
+    const timer = setTimeout(() => {
+      stderr += `\n[harness: killed after ${options.timeoutMs ?? 30_000} ms]`;
+      child.kill("SIGKILL");
+    }, options.timeoutMs ?? 30_000);
+    return new Promise((resolve) => {
+      child.once("close", (status) => {
+        clearTimeout(timer);
+        resolve({ status, stdout, stderr });
+      });
+    });
+  }
+
+  [Symbol.dispose](): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export interface ServedApi extends RunningApi {
+  commits: CommitBroadcast;
+}
+
+/**
+ * The API of the database at `dbPath` served in this process on a free loopback port, as `serve`
+ * would (no runtime unless given); `commits` is the feed a test publishes revisions on.
+ */
+export function serveDatabase(dbPath: string, options: { nodeName?: string; runtime?: Runtime; limits?: ApiLimits } = {}): ServedApi {
+  const commits = new CommitBroadcast();
+  const api = startApi({ dbPath, listen: { hostname: "127.0.0.1", port: 0 }, nodeName: options.nodeName ?? "lab", commits, runtime: options.runtime, limits: options.limits, log: () => {} });
+  return { ...api, commits };
+}

@@ -1,0 +1,73 @@
+/**
+ * The API's frame seen by real kubectl: version, discovery, health, the token, and an unknown path,
+ * through the PATH dispatcher and the oldest and newest versioned kubectl directly.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { openAgentDatabase } from "../../src/store/open.ts";
+import { KUBE_VERSION, VERSION } from "../../src/version.ts";
+import { tempDir } from "../store-fixtures.ts";
+import { describeWithKubectl, KUBECTL, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
+
+const dir = tempDir("minikubelet-kubectl-skeleton-");
+const dbPath = join(dir.path, "state.db");
+let api: ServedApi;
+let session: KubectlSession;
+
+beforeAll(() => {
+  openAgentDatabase(dbPath).close();
+  api = serveDatabase(dbPath);
+  session = new KubectlSession(dbPath);
+});
+
+afterAll(async () => {
+  await api?.stop();
+  session?.[Symbol.dispose]();
+  dir[Symbol.dispose]();
+});
+
+const binaries: [string, string | undefined][] = [
+  ["dispatcher", KUBECTL.default],
+  ["kubectl 1.27", KUBECTL.versions["1.27"]],
+  ["kubectl 1.33", KUBECTL.versions["1.33"]],
+];
+
+for (const [label, binary] of binaries) {
+  describeWithKubectl(label, binary, (kubectl) => {
+    test("version prints the server's version", async () => {
+      const result = await session.run(kubectl, ["version", "-o", "json"]);
+      expect(result.stderr).not.toContain("error");
+      expect(result.status).toBe(0);
+      expect(JSON.parse(result.stdout).serverVersion).toMatchObject({ major: "1", minor: KUBE_VERSION.split(".")[1], gitVersion: `v${KUBE_VERSION}.0+minikubelet-${VERSION}` });
+    });
+
+    test("api-resources lists pods, nodes and events from discovery", async () => {
+      const result = await session.run(kubectl, ["api-resources"]);
+      expect(result.status).toBe(0);
+      const rows = result.stdout.split("\n").map((line) => line.split(/\s+/).filter(Boolean));
+      expect(rows).toContainEqual(["pods", "po", "v1", "true", "Pod"]);
+      expect(rows).toContainEqual(["nodes", "no", "v1", "false", "Node"]);
+      expect(rows).toContainEqual(["events", "ev", "v1", "true", "Event"]);
+      // Subresources are discovery's too, but not resources kubectl lists.
+      expect(result.stdout).not.toContain("pods/log");
+    });
+
+    test("get --raw /healthz answers ok", async () => {
+      const result = await session.run(kubectl, ["get", "--raw", "/healthz"]);
+      expect(result).toMatchObject({ status: 0, stdout: "ok" });
+    });
+
+    test("an unknown path is a 404 Status", async () => {
+      const result = await session.run(kubectl, ["get", "--raw", "/apis/nothing.example/v1/things"]);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("Error from server (NotFound): the server could not find the requested resource");
+    });
+
+    test("a wrong token is refused: You must be logged in", async () => {
+      using wrong = new KubectlSession(dbPath, session.kubeconfigWithToken("not-the-token"));
+      const result = await wrong.run(kubectl, ["get", "--raw", "/healthz"], { timeoutMs: 60_000 });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("error: You must be logged in to the server (Unauthorized)");
+    });
+  });
+}

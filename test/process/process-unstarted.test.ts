@@ -1,0 +1,77 @@
+/**
+ * An agent killed between launching a container's monitor and the monitor recording the pid leaves
+ * a container with no pid yet whose process is about to run. The next agent must neither take it
+ * for one that never ran (remove it, start the attempt again: the attempt runs twice) nor leave a
+ * stray: listing waits for the monitor to report, and removing one kills whatever it started.
+ */
+import { afterAll, afterEach, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { monitorsOf, resolveMonitorTools } from "../../src/runtime/process-monitor.ts";
+import { contractContainer, contractPod } from "../runtime-contract.ts";
+
+const roots: string[] = [];
+const open: ProcessRuntime[] = [];
+afterEach(async () => {
+  for (const runtime of open.splice(0)) await runtime.close();
+});
+afterAll(() => {
+  for (const dir of roots) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A runtime whose monitors take 600 ms before they start the process and record its pid. */
+function slowStartingRuntime(root: string): ProcessRuntime {
+  const setsid = join(root, "slow-setsid");
+  writeFileSync(setsid, `#!/bin/sh\nsleep 0.6\nexec ${resolveMonitorTools().setsid} "$@"\n`);
+  chmodSync(setsid, 0o755);
+  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), resyncMs: 60_000, monitorTools: { setsid } });
+  open.push(runtime);
+  return runtime;
+}
+
+/** Starts a container on `dying` and returns once its monitor runs, before any pid is recorded. */
+async function startThenDie(root: string, marker: string) {
+  const dying = slowStartingRuntime(root);
+  const container = contractContainer("main", ["sh", "-c", `echo ran >> ${marker}; exec sleep 30`]);
+  const pod = contractPod("unstarted", [container]);
+  const sandbox = await dying.runPodSandbox(pod);
+  void dying.startContainer({ pod, container, kind: "app", attempt: 0, sandbox }).catch(() => {});
+  const containers = join(root, "process", "pods", pod.uid, "containers");
+  const launched = () => existsSync(containers) && readdirSync(containers).some((id) => monitorsOf(join(containers, id)).length > 0);
+  while (!launched()) await Bun.sleep(5);
+  return { pod };
+}
+
+function tempRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), "minikubelet-unstarted-"));
+  roots.push(root);
+  return root;
+}
+
+test("a container whose pid was not yet recorded is listed as running once its monitor reports, not as never started", async () => {
+  const root = tempRoot();
+  const marker = join(root, "runs");
+  await startThenDie(root, marker);
+  const next = new ProcessRuntime({ rootDir: join(root, "process"), resyncMs: 60_000 });
+  open.push(next);
+  const [listed] = await next.listContainers();
+  expect(listed?.state).toBe("running");
+  for (let i = 0; i < 500 && !existsSync(marker); i++) await Bun.sleep(10);
+  expect(readFileSync(marker, "utf8")).toBe("ran\n");
+  await next.removeContainer(listed!.id);
+});
+
+test("removing such a container kills what its monitor starts: nothing runs on unseen", async () => {
+  const root = tempRoot();
+  const marker = join(root, "runs");
+  await startThenDie(root, marker);
+  const next = new ProcessRuntime({ rootDir: join(root, "process"), resyncMs: 60_000, startTimeoutMs: 0 });
+  open.push(next);
+  const [listed] = await next.listContainers();
+  expect(listed?.state).toBe("created");
+  await next.removeContainer(listed!.id);
+  await Bun.sleep(1000);
+  expect(existsSync(marker)).toBe(false);
+});
