@@ -5,8 +5,10 @@
 import { discoveryRoutes } from "./discovery.ts";
 import type { Route } from "./http.ts";
 import { infoRoutes } from "./info.ts";
+import { logRoutes } from "./logs-api.ts";
 
 export const apiRoutes: Route[] = [
   ...infoRoutes,
   ...discoveryRoutes,
+  ...logRoutes,
 ];
