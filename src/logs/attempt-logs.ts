@@ -121,7 +121,8 @@ async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery,
   }
 }
 
-async function writeEngineLogs(attempt: AttemptRow, query: LogQuery, deps: LogReadDeps, write: LogWriter): Promise<void> {
+/** An attempt's output from the engine by its runtime id (docker attempts record no log file). */
+export async function writeEngineLogs(attempt: AttemptRow, query: LogQuery, deps: Pick<LogReadDeps, "signal" | "engine" | "opened">, write: LogWriter): Promise<void> {
   const what = `logs of container "${attempt.container}" attempt ${attempt.attempt}`;
   if (!attempt.runtimeId) throw new Error(`${what}: no runtime id is recorded (the container never started)`);
   if (!deps.engine) throw new NoEngineError(`${what}: the output is kept by the container engine, and no engine is available here`);
