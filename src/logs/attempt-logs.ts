@@ -25,7 +25,7 @@ export interface LogQuery {
 
 /** Where output without a log file comes from: DockerRuntime.streamLogs. */
 export interface EngineLogs {
-  streamLogs(id: string, options: LogOptions & { follow: boolean }, onText: (text: string) => void, signal: AbortSignal, opened?: () => void): Promise<void>;
+  streamLogs(id: string, options: LogOptions & { follow: boolean }, onText: (text: string) => void | Promise<void>, signal: AbortSignal, opened?: () => void): Promise<void>;
 }
 
 export interface LogReadDeps {
@@ -128,10 +128,8 @@ export async function writeEngineLogs(attempt: AttemptRow, query: LogQuery, deps
   if (!deps.engine) throw new NoEngineError(`${what}: the output is kept by the container engine, and no engine is available here`);
   const engine = await deps.engine();
   const options = { tail: query.tailLines, timestamps: query.timestamps, sinceMs: query.sinceMs, follow: query.follow ?? false };
-  const onText = (text: string) => {
-    // The engine pushes without waiting; a writer that failed has stopped the reading through the signal.
-    Promise.resolve(write(Buffer.from(text))).catch(() => undefined);
-  };
+  // A writer that failed has stopped the reading through the signal.
+  const onText = (text: string) => Promise.resolve(write(Buffer.from(text))).catch(() => undefined);
   try {
     await engine.streamLogs(attempt.runtimeId, options, onText, deps.signal, deps.opened);
   } catch (error) {

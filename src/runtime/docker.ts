@@ -319,19 +319,28 @@ export class DockerRuntime implements Runtime {
 
   /**
    * The container's output as the engine streams it, chunk by chunk: without `follow`, up to now.
-   * `opened` is called once the engine has accepted the request (errors after it are mid-stream).
+   * `opened` is called once the engine has accepted the request (errors after it are mid-stream);
+   * while a promise `onText` returned is pending, the stream is paused (a slow reader holds it back).
    */
-  async streamLogs(id: string, options: LogOptions & { follow: boolean }, onText: (text: string) => void, signal: AbortSignal, opened?: () => void): Promise<void> {
+  async streamLogs(
+    id: string,
+    options: LogOptions & { follow: boolean },
+    onText: (text: string) => void | Promise<void>,
+    signal: AbortSignal,
+    opened?: () => void,
+  ): Promise<void> {
     if (signal.aborted) return;
     let stream: NodeJS.ReadableStream & { destroy(): void };
     try {
       stream = (await this.docker.getContainer(id).logs({
         stdout: true,
         stderr: true,
+        // Without follow dockerode hands back the whole body: a follow ended at `until` would stream
+        // it, but the engine checks `until` only when the container next writes (a quiet one hangs).
         follow: options.follow as true,
         timestamps: options.timestamps ?? false,
-        // The engine takes "seconds.nanoseconds"; the typings only know numbers.
-        ...(options.sinceMs === undefined ? {} : { since: (options.sinceMs / 1000).toFixed(9) as unknown as number }),
+        ...(options.sinceMs === undefined ? {} : { since: unixSeconds(options.sinceMs) }),
+        // The engine takes "all" for no limit; the typings only know numbers.
         tail: (options.tail ?? "all") as number,
       })) as unknown as NodeJS.ReadableStream & { destroy(): void };
     } catch (error) {
@@ -340,9 +349,8 @@ export class DockerRuntime implements Runtime {
     }
     opened?.();
     if (Buffer.isBuffer(stream)) {
-      // Without follow, dockerode hands back the finished body.
       const text = demuxToText(stream);
-      if (text) onText(text);
+      if (text) await onText(text);
       return;
     }
     const decoder = new FrameTextDecoder();
@@ -359,7 +367,11 @@ export class DockerRuntime implements Runtime {
       };
       stream.on("data", (chunk: Buffer) => {
         const text = decoder.write(chunk);
-        if (text) onText(text);
+        const taken = text ? onText(text) : undefined;
+        if (taken) {
+          stream.pause();
+          void taken.finally(() => stream.resume());
+        }
       });
       stream.on("end", () => settle());
       stream.on("close", () => settle());
@@ -470,4 +482,9 @@ function defaultVolumeRoot(): string {
 /** A transport failure carries no HTTP status from the engine. */
 function dockerStatusCodeMissing(error: unknown): boolean {
   return error instanceof Error && dockerStatusCode(error) === undefined;
+}
+
+/** A time as the engine's `since`/`until` take it: "seconds.nanoseconds" (the typings only know numbers). */
+function unixSeconds(ms: number): number {
+  return (ms / 1000).toFixed(9) as unknown as number;
 }
