@@ -335,9 +335,10 @@ export class DockerRuntime implements Runtime {
       stream = (await this.docker.getContainer(id).logs({
         stdout: true,
         stderr: true,
-        // Without follow dockerode hands back the whole body: a follow ended at `until` would stream
-        // it, but the engine checks `until` only when the container next writes (a quiet one hangs).
-        follow: options.follow as true,
+        // dockerode streams only a truthy `follow`, and buffers any other body whole: the string
+        // "false" is truthy to it and false to the engine, so a multi-GB log is read chunk by chunk
+        // (a follow ended at `until` would not do: the engine checks it only when the container writes).
+        follow: (options.follow ? true : "false") as unknown as true,
         timestamps: options.timestamps ?? false,
         ...(options.sinceMs === undefined ? {} : { since: unixSeconds(options.sinceMs) }),
         // The engine takes "all" for no limit; the typings only know numbers.
@@ -348,11 +349,6 @@ export class DockerRuntime implements Runtime {
       rethrowUnreachable(error, this.endpoint);
     }
     opened?.();
-    if (Buffer.isBuffer(stream)) {
-      const text = demuxToText(stream);
-      if (text) await onText(text);
-      return;
-    }
     const decoder = new FrameTextDecoder();
     await new Promise<void>((resolve, reject) => {
       const interrupted = () => {
