@@ -6,6 +6,7 @@
  * one as `run` does (the agent's runtime reads the engine).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -154,8 +155,19 @@ function kubectlLogs(setup: RuntimeSetup): void {
         const spec = podOf(name, [setup.container("tick", 'echo "tick 1"; sleep 1; echo "tick 2"; sleep 1; echo "tick 3"')], "Never");
         await h.kubelet.sync(desired(...pods.filter((p) => p.name === "crash" || p.name.startsWith("ticker"))));
         await h.event((e) => e.reason === "Started" && e.podKey === spec.key, 30_000);
-        const followed = await session.run(kubectl, ["logs", "-f", name], { timeoutMs: 30_000 });
-        expect(followed).toEqual({ status: 0, stdout: "tick 1\ntick 2\ntick 3\n", stderr: "" });
+        // Watch kubectl's output as it comes: the first line must be printed while the container runs.
+        const child = spawn(kubectl, ["--kubeconfig", session.kubeconfig, "--cache-dir", session.cacheDir, "logs", "-f", name], { env: { PATH: process.env.PATH ?? "", HOME: session.dir } });
+        let stdout = "";
+        let exitedWhenFirstPrinted: boolean | undefined;
+        child.stdout.on("data", (chunk) => {
+          exitedWhenFirstPrinted ??= h.events.some((e) => e.reason === "Exited" && e.podKey === spec.key);
+          stdout += String(chunk);
+        });
+        const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+        const status = await new Promise((done) => child.once("close", done));
+        clearTimeout(timer);
+        expect({ status, stdout }).toEqual({ status: 0, stdout: "tick 1\ntick 2\ntick 3\n" });
+        expect(exitedWhenFirstPrinted).toBe(false);
         // It read the last line, written just before the exit: it ended with the container, not before.
         expect((await h.event((e) => e.reason === "Exited" && e.podKey === spec.key, 10_000)).message).toBe("Container tick exited with code 0 (Completed)");
       }, 60_000);
