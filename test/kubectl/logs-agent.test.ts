@@ -1,7 +1,6 @@
 /**
  * The compiled agent serves pods/log: `run --api-listen` on each runtime, kubectl reading a crashed
- * attempt, the current one and a follow that ends with its container. (`get --raw` asks for the log
- * path itself, so this does not need the pods route `kubectl logs` reads first.)
+ * attempt, and following the current one to the end of its container.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
@@ -44,9 +43,9 @@ function agentLogs(runtime: "process" | "docker", image: string): void {
   describeWithKubectl(`pods/log from the agent (${runtime} runtime)`, KUBECTL.default, (kubectl) => {
     test("the previous attempt, and a follow of the current one that ends when it exits", async () => {
       using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
-      const path = `/api/v1/namespaces/default/pods/talker-${node}/log`;
-      expect(await session.run(kubectl, ["get", "--raw", `${path}?previous=true`])).toEqual({ status: 0, stdout: "run 1\ndone 1\n", stderr: "" });
-      expect(await session.run(kubectl, ["get", "--raw", `${path}?follow=true`], { timeoutMs: 20_000 })).toEqual({ status: 0, stdout: "run 2\ndone 2\n", stderr: "" });
+      const pod = `talker-${node}`;
+      expect(await session.run(kubectl, ["logs", pod, "--previous"])).toEqual({ status: 0, stdout: "run 1\ndone 1\n", stderr: "" });
+      expect(await session.run(kubectl, ["logs", "-f", pod], { timeoutMs: 20_000 })).toEqual({ status: 0, stdout: "run 2\ndone 2\n", stderr: "" });
       await agent.waitForOutput(`Exited default/talker-${node} talk`);
     }, 60_000);
   });

@@ -10,9 +10,6 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Route } from "../../src/api/http.ts";
-import { apiRoutes } from "../../src/api/routes.ts";
-import { ApiError } from "../../src/api/status.ts";
 import { realClock } from "../../src/clock.ts";
 import type { ContainerSpec, PodSpec } from "../../src/manifest/types.ts";
 import { DockerRuntime } from "../../src/runtime/docker.ts";
@@ -26,22 +23,6 @@ import { bbContainer, describeDocker, docker, PAUSE } from "../docker/helpers.ts
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { describeWithKubectl, KUBECTL, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
-
-const POD_PATH = "/api/v1/namespaces/:namespace/pods/:name";
-// kubectl logs reads the pod before its log. Until api-objects' pods route is merged, a stand-in
-// serves the stored v1 object; once that route is in apiRoutes this adds nothing.
-if (!apiRoutes.some((route) => route.method === "GET" && route.path === POD_PATH)) {
-  const standIn: Route = {
-    method: "GET",
-    path: POD_PATH,
-    handle: (request, api) => {
-      const row = api.store.livePods({ namespace: request.params.namespace, name: request.params.name })[0];
-      if (!row) throw ApiError.notFound("pods", request.params.name!);
-      return Response.json(row.object);
-    },
-  };
-  apiRoutes.push(standIn);
-}
 
 const BINARIES = [
   ["dispatcher", KUBECTL.default],
