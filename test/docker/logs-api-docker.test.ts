@@ -20,7 +20,7 @@ import { realHarness } from "../real-harness.ts";
 import { bbContainer, describeDocker, docker, PAUSE } from "./helpers.ts";
 
 const RUN = randomBytes(3).toString("hex");
-const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z /;
+const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z /;
 
 let dir: string;
 let agent: AgentDatabase;

@@ -29,7 +29,7 @@ const BINARIES = [
   ["1.27", KUBECTL.versions["1.27"]],
   ["1.33", KUBECTL.versions["1.33"]],
 ] as const;
-const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z /;
+const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z /;
 
 interface RuntimeSetup {
   name: "process" | "docker";

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { rfc3339Nano } from "../../src/logs/timestamps.ts";
+import { rfc3339NanoFixed } from "../../src/logs/timestamps.ts";
 import { getLog, logsApi, statusOf } from "../logs-api-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
@@ -62,22 +62,22 @@ test("tailLines, limitBytes, timestamps and sinceSeconds apply in the kubelet's 
   // The process runtime's file has no per-line times: its lines carry the file's last write.
   const writtenAt = Math.floor(h.clock.now() / 1000) * 1000 - 2 * 3600_000 + 250;
   utimesSync(h.logFiles[0]!, writtenAt / 1000, writtenAt / 1000);
-  const stamp = rfc3339Nano(writtenAt);
-  expect(stamp).toEndWith(".25Z");
+  const stamp = rfc3339NanoFixed(writtenAt);
+  expect(stamp).toEndWith(".250000000Z");
   expect(await (await getLog(api, `${LOG_PATH}?timestamps=true&tailLines=1`)).text()).toBe(`${stamp} line 2 of attempt 0\n`);
   const stamped = await (await getLog(api, `${LOG_PATH}?timestamps=true&limitBytes=${stamp.length + 7}`)).text();
   expect(stamped).toBe(`${stamp} line 1`);
   // Written two hours before now: nothing since an hour ago, all of it since three hours ago.
   expect(await (await getLog(api, `${LOG_PATH}?sinceSeconds=3600`)).text()).toBe("");
   expect(await (await getLog(api, `${LOG_PATH}?sinceSeconds=10800&tailLines=1`)).text()).toBe("line 2 of attempt 0\n");
-  expect(await (await getLog(api, `${LOG_PATH}?sinceTime=${rfc3339Nano(writtenAt - 60_000)}&tailLines=1`)).text()).toBe("line 2 of attempt 0\n");
-  expect(await (await getLog(api, `${LOG_PATH}?sinceTime=${rfc3339Nano(writtenAt + 60_000)}`)).text()).toBe("");
+  expect(await (await getLog(api, `${LOG_PATH}?sinceTime=${rfc3339NanoFixed(writtenAt - 60_000)}&tailLines=1`)).text()).toBe("line 2 of attempt 0\n");
+  expect(await (await getLog(api, `${LOG_PATH}?sinceTime=${rfc3339NanoFixed(writtenAt + 60_000)}`)).text()).toBe("");
   h.agent.close();
 });
 
-test("RFC3339Nano drops the fraction's trailing zeros, and the fraction when it is zero, as Go prints it", () => {
-  expect(rfc3339Nano(Date.parse("2026-03-01T10:00:00.000Z"))).toBe("2026-03-01T10:00:00Z");
-  expect(rfc3339Nano(Date.parse("2026-03-01T10:00:00.120Z"))).toBe("2026-03-01T10:00:00.12Z");
+test("timestamps are RFC3339NanoFixed, nine fraction digits always, as the kubelet writes them", () => {
+  expect(rfc3339NanoFixed(Date.parse("2026-03-01T10:00:00.000Z"))).toBe("2026-03-01T10:00:00.000000000Z");
+  expect(rfc3339NanoFixed(Date.parse("2026-03-01T10:00:00.120Z"))).toBe("2026-03-01T10:00:00.120000000Z");
 });
 
 test("refusals are the API server's and kubelet's: missing pod, no previous, bad container, bad parameters", async () => {
