@@ -26,7 +26,9 @@ async function podLog(request: ApiRequest, api: ApiContext): Promise<Response> {
   const container = containerToRead(pod.object, name, options.container);
   const choice = chooseAttempt(api.store, pod, container, options.previous);
   if (choice.kind === "no-previous") throw ApiError.badRequest(`previous terminated container "${container}" in pod "${name}" not found`);
-  if (choice.kind === "not-started") throw ApiError.badRequest(waitingMessage(container, name, choice.waitingReason));
+  if (choice.kind === "not-started") {
+    throw ApiError.badRequest(choice.hasStatus ? waitingMessage(container, name, choice.waitingReason) : `container "${container}" in pod "${name}" is not available`);
+  }
   return streamAttempt(choice.attempt, options, request, api);
 }
 

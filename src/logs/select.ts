@@ -9,15 +9,19 @@ export type AttemptChoice =
   | { kind: "attempt"; attempt: AttemptRow; current: AttemptRow }
   /** `previous` asked, and no attempt ended before the current one. */
   | { kind: "no-previous" }
-  /** No attempt has started; `waitingReason` is the status's (ContainerCreating, ErrImagePull, ...). */
-  | { kind: "not-started"; waitingReason?: string };
+  /**
+   * No attempt has started; `waitingReason` is the status's (ContainerCreating, ErrImagePull, ...),
+   * `hasStatus` false when the pod reports no status for the container yet.
+   */
+  | { kind: "not-started"; hasStatus: boolean; waitingReason?: string };
 
 export function chooseAttempt(store: StoreReader, pod: PodRow, container: string, previous: boolean): AttemptChoice {
   const attempts = store.attempts(pod.uid, container);
   const current = attempts.at(-1);
   const statuses = [...(pod.object.status?.initContainerStatuses ?? []), ...(pod.object.status?.containerStatuses ?? [])];
-  const waiting = statuses.find((s) => s.name === container)?.state?.waiting;
-  if (!current) return previous ? { kind: "no-previous" } : { kind: "not-started", waitingReason: waiting?.reason };
+  const status = statuses.find((s) => s.name === container);
+  const waiting = status?.state?.waiting;
+  if (!current) return previous ? { kind: "no-previous" } : { kind: "not-started", hasStatus: status !== undefined, waitingReason: waiting?.reason };
   if (!previous) return { kind: "attempt", attempt: current, current };
   // lastState.terminated: while a container waits to restart (CrashLoopBackOff) that is the latest
   // attempt, else the one before it.

@@ -123,7 +123,7 @@ test("several containers: the default-container annotation, else a 400 naming th
   h.agent.close();
 });
 
-test("a container that never started is waiting to start, with its reason", async () => {
+test("a container that never started is waiting to start, with its reason, or not available without a status", async () => {
   using dir = tempDir();
   const h = storeHarness(dir.path);
   h.runtime.missingImages.add("nowhere:1");
@@ -135,6 +135,9 @@ test("a container that never started is waiting to start, with its reason", asyn
     reason: "BadRequest",
     message: expect.stringMatching(/^container "app" in pod "pull-lab" is waiting to start: (image can't be pulled|trying and failing to pull image)$/),
   });
+  // A pod not yet reporting the container at all: the kubelet's "not available".
+  h.agent.db.run("UPDATE pods SET object_json = json_remove(object_json, '$.status.containerStatuses') WHERE name = 'pull-lab'");
+  expect((await statusOf(getLog(api, "/api/v1/namespaces/demo/pods/pull-lab/log"))).message).toBe('container "app" in pod "pull-lab" is not available');
   h.agent.close();
 });
 
