@@ -83,7 +83,9 @@ function kubectlLogs(setup: RuntimeSetup): void {
     const counter = setup.name === "process" ? join(dir, "crash-runs") : "/state/n";
     const crash = setup.container("app", `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; echo "hello from run $n"; echo "bye from run $n"; [ $n -gt 1 ] && exec sleep 3600; exit 1`);
     const side = setup.container("side", 'echo "side car"; exec sleep 3600');
-    await h.kubelet.sync(desired(podOf("crash", [crash, side])));
+    const crashPod = podOf("crash", [crash, side]);
+    crashPod.labels = { app: "crash" };
+    await h.kubelet.sync(desired(crashPod));
     await h.count((e) => e.reason === "Started" && e.container === "app", 2, 30_000);
     api = serveDatabase(join(dir, "state.db"), { runtime: serveWith });
     session = new KubectlSession(join(dir, "state.db"));
@@ -124,6 +126,9 @@ function kubectlLogs(setup: RuntimeSetup): void {
         // Without -c kubectl picks the first container itself (and says so on stderr).
         const plain = await session.run(kubectl, ["logs", "crash"]);
         expect(plain.stdout).toBe("hello from run 2\nbye from run 2\n");
+        // A selector lists the pods, then reads each container (concurrently: in either order).
+        const selected = (await logs("-l", "app=crash", "--all-containers")).split("\n");
+        expect(selected.sort()).toEqual(["", "bye from run 2", "hello from run 2", "side car"]);
         const missing = await session.run(kubectl, ["logs", "nope"]);
         expect(missing.status).toBe(1);
         expect(missing.stderr).toContain('pods "nope" not found');
