@@ -5,6 +5,7 @@
 import { discoveryRoutes } from "./discovery.ts";
 import type { Route } from "./http.ts";
 import { infoRoutes } from "./info.ts";
+import { logRoutes } from "./logs-api.ts";
 import { objectRoutes } from "./object-routes.ts";
 import { openApiRoutes } from "./openapi.ts";
 
@@ -13,4 +14,5 @@ export const apiRoutes: Route[] = [
   ...discoveryRoutes,
   ...objectRoutes,
   ...openApiRoutes,
+  ...logRoutes,
 ];
