@@ -6,11 +6,15 @@ import { discoveryRoutes } from "./discovery.ts";
 import { execRoutes } from "./exec-api.ts";
 import type { Route } from "./http.ts";
 import { infoRoutes } from "./info.ts";
+import { logRoutes } from "./logs-api.ts";
+import { objectRoutes } from "./object-routes.ts";
 import { openApiRoutes } from "./openapi.ts";
 
 export const apiRoutes: Route[] = [
   ...infoRoutes,
   ...discoveryRoutes,
+  ...objectRoutes,
   ...openApiRoutes,
+  ...logRoutes,
   ...execRoutes,
 ];

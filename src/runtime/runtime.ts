@@ -116,6 +116,10 @@ export interface PullResult {
 
 export interface LogOptions {
   tail?: number;
+  /** Prefix each line with the time it was written (RFC3339Nano), as the kubelet's `timestamps`. */
+  timestamps?: boolean;
+  /** Only output written at or after this time, in ms since the epoch. */
+  sinceMs?: number;
 }
 
 export interface SandboxManager {
