@@ -104,6 +104,11 @@ function execSuite(runtime: "process" | "docker", image: string): void {
       expect(result.stderr).toContain("Error from server (BadRequest): exec is served over WebSocket (v5.channel.k8s.io, v4.channel.k8s.io), not SPDY: use kubectl 1.30 or newer");
     }, 60_000);
   });
+
+  // Last, as it ends the agent: a stop must not wait on sessions the server closed (Bun 1.3).
+  test(`after its exec sessions the ${runtime} agent still stops in order`, async () => {
+    expect(await agent.terminate(15_000)).toBe(0);
+  }, 30_000);
 }
 
 execSuite("process", "busybox");
