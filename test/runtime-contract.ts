@@ -298,6 +298,13 @@ export function runtimeContract(
       await runtime.killContainer(id, "SIGKILL");
     });
 
+    test("execStream ends when its container stops, as a process in the container would", async () => {
+      const { id } = await start("sleep 30");
+      const session = await runtime.execStream(id, { command: ["sleep", "30"], stdin: false, tty: false, output: () => undefined });
+      await runtime.killContainer(id, "SIGKILL");
+      expect(await within(5000, "exec of a stopped container", session.exited)).not.toBe(0);
+    });
+
     test("execStream in an exited container is refused", async () => {
       const { id } = await start("exit 0");
       await waitForStatus(runtime, id, exited);

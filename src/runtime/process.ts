@@ -223,7 +223,21 @@ export class ProcessRuntime implements Runtime {
 
   async execStream(id: string, request: ExecStreamRequest): Promise<ExecSession> {
     const record = this.runningRecord(id);
-    return startProcessExec({ cwd: record.workingDir, env: record.env, clock: this.clock, request });
+    // A process in a container dies with it; this one runs beside it, so it is ended when it exits.
+    const containerGone = new AbortController();
+    const signal = request.signal ? AbortSignal.any([request.signal, containerGone.signal]) : containerGone.signal;
+    const unsubscribe = this.events.subscribe((event) => {
+      if (event.type === "exited" && event.containerId === id) containerGone.abort();
+    });
+    if (this.readStatus(id).state !== "running") containerGone.abort();
+    try {
+      const session = startProcessExec({ cwd: record.workingDir, env: record.env, clock: this.clock, request: { ...request, signal } });
+      void session.exited.finally(unsubscribe);
+      return session;
+    } catch (error) {
+      unsubscribe();
+      throw error;
+    }
   }
 
   /** The container's recorded config, for an exec; throws unless the container is running. */
