@@ -9,6 +9,7 @@
  * stdout and stderr in frames (docker-frames.ts); with one, the stream is the terminal's bytes.
  */
 import type Dockerode from "dockerode";
+import type { Clock } from "../clock.ts";
 import { parseFrames } from "./docker-frames.ts";
 import { killExec } from "./docker-exec.ts";
 import type { ExecSession, ExecStreamRequest, TerminalSize } from "./runtime.ts";
@@ -24,7 +25,11 @@ interface Endpoint {
   protocol?: string;
 }
 
-export async function startDockerExec(docker: Dockerode, containerId: string, request: ExecStreamRequest): Promise<ExecSession> {
+/** How often, and how far apart, the engine is asked for an exit code it has not recorded yet. */
+const EXIT_CODE_TRIES = 10;
+const EXIT_CODE_RETRY_MS = 50;
+
+export async function startDockerExec(docker: Dockerode, containerId: string, request: ExecStreamRequest, clock: Clock): Promise<ExecSession> {
   if (request.command.length === 0) throw new Error("exec: command is empty");
   const modem = (docker as unknown as { modem: Endpoint }).modem;
   if ((modem.protocol ?? "http") !== "http") throw new Error(`exec: an engine reached over ${modem.protocol} is not supported for interactive exec`);
@@ -46,8 +51,13 @@ export async function startDockerExec(docker: Dockerode, containerId: string, re
   request.signal?.addEventListener("abort", kill, { once: true });
   const exited = stream.closed.then(async () => {
     request.signal?.removeEventListener("abort", kill);
-    const info = await exec.inspect().catch(() => undefined);
-    return typeof info?.ExitCode === "number" && !info.Running ? info.ExitCode : 137;
+    // The stream can end a moment before the engine records the exit code.
+    for (let attempt = 1; ; attempt++) {
+      const info = await exec.inspect().catch(() => undefined);
+      if (info && !info.Running && typeof info.ExitCode === "number") return info.ExitCode;
+      if (!info || attempt >= EXIT_CODE_TRIES) return 137;
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, EXIT_CODE_RETRY_MS));
+    }
   });
   return {
     write: (data) => stream.write(data),

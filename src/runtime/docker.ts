@@ -233,7 +233,7 @@ export class DockerRuntime implements Runtime {
 
   async execStream(id: string, request: ExecStreamRequest): Promise<ExecSession> {
     try {
-      return await startDockerExec(this.docker, id, request);
+      return await startDockerExec(this.docker, id, request, this.clock);
     } catch (error) {
       if (isConflict(error) || isNotFound(error)) {
         throw new Error(`exec ${JSON.stringify(request.command)} in container ${id.slice(0, 12)}: ${dockerMessage(error)}`, { cause: error });
