@@ -3,6 +3,7 @@
  * and one spread. The server matches by path pattern, so order does not matter.
  */
 import { discoveryRoutes } from "./discovery.ts";
+import { execRoutes } from "./exec-api.ts";
 import type { Route } from "./http.ts";
 import { infoRoutes } from "./info.ts";
 import { logRoutes } from "./logs-api.ts";
@@ -15,4 +16,5 @@ export const apiRoutes: Route[] = [
   ...objectRoutes,
   ...openApiRoutes,
   ...logRoutes,
+  ...execRoutes,
 ];

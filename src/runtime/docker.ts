@@ -22,6 +22,7 @@ import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified,
 import { DockerEventWatcher } from "./docker-events.ts";
 import { useFetchTransport } from "./docker-transport.ts";
 import { execWithTimeout } from "./docker-exec.ts";
+import { startDockerExec } from "./docker-exec-stream.ts";
 import { demuxToText, FrameTextDecoder } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
@@ -32,6 +33,8 @@ import {
   type ContainerInfo,
   type ContainerStatus,
   type ExecResult,
+  type ExecSession,
+  type ExecStreamRequest,
   type LogOptions,
   type PullResult,
   type Runtime,
@@ -223,6 +226,17 @@ export class DockerRuntime implements Runtime {
         throw new Error(`exec ${JSON.stringify(command)} in container ${id.slice(0, 12)}: ${dockerMessage(error)}`, {
           cause: error,
         });
+      }
+      throw error;
+    }
+  }
+
+  async execStream(id: string, request: ExecStreamRequest): Promise<ExecSession> {
+    try {
+      return await startDockerExec(this.docker, id, request, this.clock);
+    } catch (error) {
+      if (isConflict(error) || isNotFound(error)) {
+        throw new Error(`exec ${JSON.stringify(request.command)} in container ${id.slice(0, 12)}: ${dockerMessage(error)}`, { cause: error });
       }
       throw error;
     }
