@@ -3,11 +3,14 @@ import type {
   ContainerInfo,
   ContainerStatus,
   ExecResult,
+  ExecSession,
+  ExecStreamRequest,
   PullResult,
   Runtime,
   RuntimeEvent,
   Sandbox,
   SandboxInfo,
+  TerminalSize,
 } from "../src/runtime/runtime.ts";
 import { ContainerStartError, ImagePullError } from "../src/runtime/runtime.ts";
 import { containerLabels, sandboxLabels } from "../src/runtime/labels.ts";
@@ -25,6 +28,24 @@ export interface FakeBehaviour {
   termDelayMs?: number;
   /** Make startContainer fail with this message (a StartError). */
   startError?: string;
+}
+
+/** One interactive exec as a test scripts it (FakeRuntime.interactive): what was asked, and hands to drive it. */
+export interface FakeExec {
+  container: ContainerConfig;
+  request: ExecStreamRequest;
+  /** Everything written to stdin so far, and whether it was closed. */
+  input: string;
+  stdinClosed: boolean;
+  /** Every resize, in order. */
+  sizes: TerminalSize[];
+  /** Called on each write and on the close of stdin. */
+  onInput?: (exec: FakeExec) => void;
+  stdout(text: string): Promise<void>;
+  stderr(text: string): Promise<void>;
+  /** Ends the command with `code`; later calls are ignored. */
+  exit(code: number): void;
+  ended: boolean;
 }
 
 interface FakeContainer extends ContainerInfo {
@@ -48,6 +69,22 @@ export class FakeRuntime implements Runtime {
   exec: (container: ContainerConfig, command: string[]) => { exitCode: number; output?: string; durationMs?: number } = () => ({
     exitCode: 0,
   });
+  /**
+   * Scripts each interactive exec. The default runs `exec` (above) and writes its output to
+   * stdout; with stdin it echoes the input and exits once stdin is closed.
+   */
+  interactive: (exec: FakeExec) => void = (exec) => {
+    const result = this.exec(exec.container, exec.request.command);
+    if (result.output) void exec.stdout(result.output);
+    if (!exec.request.stdin) return exec.exit(result.exitCode);
+    exec.onInput = (self) => {
+      if (self.input) void self.stdout(self.input);
+      self.input = "";
+      if (self.stdinClosed) self.exit(result.exitCode);
+    };
+  };
+  /** Every interactive exec started, in order. */
+  readonly execs: FakeExec[] = [];
   /** Images whose pull fails; the rest are pulled (policy Always) or present. */
   missingImages = new Set<string>();
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
@@ -138,6 +175,48 @@ export class FakeRuntime implements Runtime {
         this.clock.setTimeout(() => resolve({ exitCode: result.exitCode, output: result.output ?? "", timedOut: false }), duration);
       }
     });
+  }
+
+  async execStream(id: string, request: ExecStreamRequest): Promise<ExecSession> {
+    const container = this.containers.get(id);
+    if (!container || container.state !== "running") throw new Error(`exec in container ${id}: container is not running`);
+    this.calls.push(`exec-stream ${container.config.container.name} ${request.command.join(" ")}`);
+    let settle: (code: number) => void = () => undefined;
+    const exited = new Promise<number>((resolve) => (settle = resolve));
+    const decoder = new TextDecoder();
+    const encoder = new TextEncoder();
+    const exec: FakeExec = {
+      container: container.config,
+      request,
+      input: "",
+      stdinClosed: !request.stdin,
+      sizes: request.size ? [request.size] : [],
+      ended: false,
+      stdout: async (text) => void (await request.output("stdout", encoder.encode(text))),
+      stderr: async (text) => void (await request.output(request.tty ? "stdout" : "stderr", encoder.encode(text))),
+      exit: (code) => {
+        if (exec.ended) return;
+        exec.ended = true;
+        settle(code);
+      },
+    };
+    request.signal?.addEventListener("abort", () => exec.exit(137), { once: true });
+    this.execs.push(exec);
+    this.interactive(exec);
+    return {
+      write: (data) => {
+        if (exec.ended || exec.stdinClosed) return;
+        exec.input += decoder.decode(data);
+        exec.onInput?.(exec);
+      },
+      closeStdin: () => {
+        if (exec.ended || exec.stdinClosed) return;
+        exec.stdinClosed = true;
+        exec.onInput?.(exec);
+      },
+      resize: async (size) => void exec.sizes.push(size),
+      exited,
+    };
   }
 
   async removeContainer(id: string): Promise<void> {

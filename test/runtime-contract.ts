@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
 import { LABEL } from "../src/runtime/labels.ts";
 import type { ContainerStatus, Runtime, RuntimeEvent, Sandbox } from "../src/runtime/runtime.ts";
+import { ExecCapture } from "./exec-capture.ts";
 
 export interface RuntimeContractOptions {
   /** The image each container names (the process runtime ignores it; docker needs busybox). */
@@ -246,6 +247,68 @@ export function runtimeContract(
       expect(result.exitCode).not.toBe(0);
       expect(result.output).toContain("started");
       await runtime.killContainer(id, "SIGKILL");
+    });
+
+    test("execStream delivers stdout and stderr apart, then the exit code", async () => {
+      const { id } = await start("sleep 30");
+      const capture = new ExecCapture();
+      const session = await runtime.execStream(id, { command: ["sh", "-c", "echo out; echo err >&2; exit 3"], stdin: false, tty: false, output: capture.output });
+      expect(await within(5000, "exec exit", session.exited)).toBe(3);
+      expect(capture.stdout).toBe("out\n");
+      expect(capture.stderr).toBe("err\n");
+      await runtime.killContainer(id, "SIGKILL");
+    });
+
+    test("execStream feeds stdin, and the command sees its end and keeps writing after it", async () => {
+      const { id } = await start("sleep 30");
+      const capture = new ExecCapture();
+      const session = await runtime.execStream(id, { command: ["sh", "-c", "cat; echo after-eof"], stdin: true, tty: false, output: capture.output });
+      session.write(new TextEncoder().encode("data1\n"));
+      await capture.waitFor("stdout", "data1\n");
+      session.closeStdin();
+      expect(await within(5000, "exec exit", session.exited)).toBe(0);
+      expect(capture.stdout).toBe("data1\nafter-eof\n");
+      await runtime.killContainer(id, "SIGKILL");
+    });
+
+    test("execStream with a TTY runs on a terminal of the asked size, and resizes it", async () => {
+      const { id } = await start("sleep 30");
+      const capture = new ExecCapture();
+      const script = 'test -t 0 && echo on-a-tty; read a; stty size; read b; stty size; echo "got $b"; exit 2';
+      const session = await runtime.execStream(id, { command: ["sh", "-c", script], stdin: true, tty: true, size: { width: 100, height: 30 }, output: capture.output });
+      await capture.waitFor("stdout", "on-a-tty");
+      session.write(new TextEncoder().encode("x\r"));
+      await capture.waitFor("stdout", "30 100");
+      await session.resize({ width: 120, height: 40 });
+      session.write(new TextEncoder().encode("hello\r"));
+      expect(await within(5000, "exec exit", session.exited)).toBe(2);
+      expect(capture.stdout).toContain("40 120");
+      // The terminal echoes the input and turns each newline into CR LF.
+      expect(capture.stdout).toContain("got hello\r\n");
+      expect(capture.stderr).toBe("");
+      await runtime.killContainer(id, "SIGKILL");
+    });
+
+    test("execStream's abort signal kills the command", async () => {
+      const { id } = await start("sleep 30");
+      const abort = new AbortController();
+      const session = await runtime.execStream(id, { command: ["sleep", "30"], stdin: false, tty: false, output: () => undefined, signal: abort.signal });
+      abort.abort();
+      expect(await within(5000, "aborted exec exit", session.exited)).toBe(137);
+      await runtime.killContainer(id, "SIGKILL");
+    });
+
+    test("execStream ends when its container stops, as a process in the container would", async () => {
+      const { id } = await start("sleep 30");
+      const session = await runtime.execStream(id, { command: ["sleep", "30"], stdin: false, tty: false, output: () => undefined });
+      await runtime.killContainer(id, "SIGKILL");
+      expect(await within(5000, "exec of a stopped container", session.exited)).not.toBe(0);
+    });
+
+    test("execStream in an exited container is refused", async () => {
+      const { id } = await start("exit 0");
+      await waitForStatus(runtime, id, exited);
+      await expect(runtime.execStream(id, { command: ["true"], stdin: false, tty: false, output: () => undefined })).rejects.toThrow();
     });
 
     test("watch() reports the exit promptly, from an event rather than a poll", async () => {

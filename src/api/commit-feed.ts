@@ -10,17 +10,31 @@ import type { CommitFeed } from "./context.ts";
 
 export class CommitBroadcast implements CommitFeed {
   private readonly listeners = new Set<(revision: number) => void>();
+  private latest = 0;
+  private scheduled = false;
 
   subscribe(listener: (revision: number) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  /** Tells every listener; one that throws does not keep the others (or the committing loop) from going on. */
+  /**
+   * Called by the committer; the listeners hear it once the committing code has returned, so no
+   * watch runs inside the loop's pass. A burst of commits (one per pod of a pass) is one wake-up
+   * with the newest revision: watches read everything after their own last revision anyway.
+   */
   publish(revision: number): void {
+    this.latest = Math.max(this.latest, revision);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.deliver());
+  }
+
+  private deliver(): void {
+    this.scheduled = false;
     for (const listener of this.listeners) {
       try {
-        listener(revision);
+        listener(this.latest);
       } catch {
         // A watch's own failure ends that watch; the commit has happened regardless.
       }

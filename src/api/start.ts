@@ -6,12 +6,12 @@
 import { isIP } from "node:net";
 import { realClock, type Clock } from "../clock.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { openReadonlyDatabase } from "../store/open.ts";
+import { AGENT_BUSY_TIMEOUT_MS, openReadonlyDatabase } from "../store/open.ts";
 import { StoreReader } from "../store/queries.ts";
 import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type CommitFeed } from "./context.ts";
 import { apiRoutes } from "./routes.ts";
 import { startApiServer, type ListenAddress } from "./server.ts";
-import { ensureCredentials, recordServerAddress } from "./tls.ts";
+import { apiDirOf, ensureCredentials, recordServerAddress } from "./tls.ts";
 
 export const DEFAULT_API_LISTEN = "127.0.0.1:6443";
 
@@ -46,8 +46,17 @@ export interface RunningApi {
 
 /** Starts listening; throws (EADDRINUSE and the like) with nothing left open. */
 export function startApi(options: StartApiOptions): RunningApi {
-  const credentials = ensureCredentials(options.dbPath, options.listen.hostname);
+  // The database first: a wrong --db must not leave a credentials directory beside nothing.
   const db = openReadonlyDatabase(options.dbPath);
+  // Under `run` the API shares the loop's thread: a read must fail fast rather than wait on a lock.
+  db.run(`PRAGMA busy_timeout = ${AGENT_BUSY_TIMEOUT_MS}`);
+  let credentials;
+  try {
+    credentials = ensureCredentials(options.dbPath, options.listen.hostname);
+  } catch (error) {
+    db.close();
+    throw new Error(`cannot write the API's certificates and token in ${apiDirOf(options.dbPath)}: ${(error as Error).message}`);
+  }
   const store = new StoreReader(db);
   const context: ApiContext = {
     store,

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
 import forge from "node-forge";
 
 export interface ApiCredentials {
@@ -31,13 +32,15 @@ export function apiDirOf(dbPath: string): string {
 
 /**
  * Loads the credentials, creating them on first use. `host` is the listen host: a serving
- * certificate that does not name it is reissued by the same CA (the CA and token stay).
+ * certificate that does not name it (for a wildcard, each of this host's addresses) is reissued by
+ * the same CA; the CA and token stay.
  */
 export function ensureCredentials(dbPath: string, host = "127.0.0.1"): ApiCredentials {
   const dir = apiDirOf(dbPath);
   if (!existsSync(join(dir, FILES.token))) createAll(dir, host);
   const credentials = loadCredentials(dir);
-  if (!certificateNames(credentials.certPem).includes(normalizeHost(host))) return reissueServing(dir, credentials, host);
+  const named = certificateNames(credentials.certPem);
+  if (!servingNames(host).every((name) => named.includes(normalizeHost(name)))) return reissueServing(dir, credentials, host);
   return credentials;
 }
 
@@ -134,10 +137,12 @@ function baseCertificate(publicKey: forge.pki.PublicKey, subject: forge.pki.Cert
   return cert;
 }
 
+/** The names a client may dial: loopback, and the listen host, or for a wildcard every address of this host. */
 function servingNames(host: string): string[] {
   const listen = normalizeHost(host);
-  // A wildcard listen address is reached through a concrete one: the loopback names cover the local user.
-  return listen === "0.0.0.0" || listen === "::" ? LOOPBACK_NAMES : [...new Set([...LOOPBACK_NAMES, listen])];
+  if (listen !== "0.0.0.0" && listen !== "::") return [...new Set([...LOOPBACK_NAMES, listen])];
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address.replace(/%.*$/, "")));
+  return [...new Set([...LOOPBACK_NAMES, ...addresses])];
 }
 
 /** The DNS names and IPs a certificate's SAN lists. */

@@ -5,14 +5,18 @@
  * A watch from a resourceVersion that retention has compacted away gets one ERROR event carrying
  * the 410 Expired Status, inside a 200 stream: the API server answers so once the version parsed.
  *
- * The list handlers call `watchOrList`: the watch is the same path as the list.
+ * The watch is the same path as the list: `watchRoutes` serve the four collections, handing a
+ * request without `watch` to the list (pods-api.ts, events-api.ts). routes.ts puts them before the
+ * object routes, since the server takes the first route that matches.
  */
 import type { ApiContext } from "./context.ts";
-import type { ApiRequest } from "./http.ts";
+import { listEvents } from "./events-api.ts";
+import type { ApiRequest, Route } from "./http.ts";
+import { listPods } from "./pods-api.ts";
 import { ApiError } from "./status.ts";
 import { hubFor, reserveWatch, READ_PAGE, type HubWatcher } from "./watch-hub.ts";
-import type { ObjectMatcher } from "./watch-interim.ts";
-import { eventKind, podKind, WatchSeams, type WatchChange, type WatchKind, type WatchObject } from "./watch-kinds.ts";
+import { includeObject, tableVersion, type TableVersion } from "./table.ts";
+import { eventKind, podKind, type ObjectMatcher, type WatchChange, type WatchKind, type WatchObject } from "./watch-kinds.ts";
 import { WatchStream, type WatchEventType } from "./watch-stream.ts";
 
 /** What one watch may queue for a client that does not read: then it is dropped. */
@@ -30,6 +34,13 @@ export function isWatchRequest(query: URLSearchParams): boolean {
 export function watchOrList(request: ApiRequest, api: ApiContext, resource: "pods" | "events", list: Handler): Response | Promise<Response> {
   return isWatchRequest(request.query) ? serveWatch(request, api, resource === "pods" ? podKind : eventKind) : list(request, api);
 }
+
+export const watchRoutes: Route[] = [
+  { method: "GET", path: "/api/v1/pods", handle: (request, api) => watchOrList(request, api, "pods", listPods) },
+  { method: "GET", path: "/api/v1/namespaces/:namespace/pods", handle: (request, api) => watchOrList(request, api, "pods", listPods) },
+  { method: "GET", path: "/api/v1/events", handle: (request, api) => watchOrList(request, api, "events", listEvents) },
+  { method: "GET", path: "/api/v1/namespaces/:namespace/events", handle: (request, api) => watchOrList(request, api, "events", listEvents) },
+];
 
 export interface WatchOptions {
   /** Undefined for "", "0" or none: start with the current objects. */
@@ -61,13 +72,14 @@ export function parseWatchOptions(query: URLSearchParams): WatchOptions {
 /** `maxQueuedBytes` is for tests: the bound at which a client that does not read is dropped. */
 export function serveWatch(request: ApiRequest, api: ApiContext, kind: WatchKind, maxQueuedBytes = MAX_QUEUED_BYTES): Response {
   const options = parseWatchOptions(request.query);
-  const matcher = WatchSeams.parseSelectors(kind, request.query.get("fieldSelector"), request.query.get("labelSelector"));
+  const matcher = kind.matcher(request);
+  const table = tableVersion(request.headers);
+  if (table) includeObject(request.query); // a bad includeObject is the list's 400, before the stream starts
   const release = reserveWatch(api);
   if (!release) {
     throw new ApiError(429, "TooManyRequests", `too many open watches (at most ${api.limits.maxWatches}), please try again later`, { retryAfterSeconds: 1 });
   }
-  const table = WatchSeams.tableVersion(request.headers);
-  const watcher = new Watcher(api, kind, request.params.namespace, matcher, table);
+  const watcher = new Watcher(api, kind, request, matcher, table);
   const stream = new WatchStream(maxQueuedBytes, () => watcher.end());
   watcher.start(stream, options, request.signal, release);
   return stream.response;
@@ -86,11 +98,15 @@ class Watcher implements HubWatcher {
   constructor(
     private readonly api: ApiContext,
     private readonly kind: WatchKind,
-    private readonly namespace: string | undefined,
+    private readonly request: ApiRequest,
     private readonly matcher: ObjectMatcher,
     /** The Table version asked for (each object a one-row Table), or undefined for plain objects. */
-    private readonly table: "v1" | "v1beta1" | undefined,
+    private readonly table: TableVersion | undefined,
   ) {}
+
+  private get namespace(): string | undefined {
+    return this.request.params.namespace;
+  }
 
   start(stream: WatchStream, options: WatchOptions, signal: AbortSignal, release: () => void): void {
     this.stream = stream;
@@ -169,7 +185,7 @@ class Watcher implements HubWatcher {
 
   private matches(change: WatchChange): boolean {
     if (this.namespace !== undefined && change.namespace !== this.namespace) return false;
-    return this.matcher.matches((name) => this.kind.field(change.object, name), change.object.metadata.labels ?? {});
+    return this.matcher(change.object);
   }
 
   private send(type: "ADDED" | "MODIFIED" | "DELETED", change: WatchChange): boolean {
@@ -183,10 +199,10 @@ class Watcher implements HubWatcher {
   private tableOf(object: WatchObject): unknown {
     return {
       kind: "Table",
-      apiVersion: `meta.k8s.io/${this.table}`,
+      apiVersion: this.table,
       metadata: { resourceVersion: object.metadata.resourceVersion },
       columnDefinitions: this.kind.columns,
-      rows: [{ cells: this.kind.cells(object, this.api.clock.now()), object }],
+      rows: [this.kind.row(object, this.api.clock.now(), this.request, this.table!)],
     };
   }
 

@@ -25,7 +25,8 @@ export function startAgentApi(options: Omit<StartApiOptions, "listen"> & { liste
   try {
     return startApi({ ...options, listen });
   } catch (error) {
-    return { failure: `cannot listen on ${formatListen(listen)}: ${listenFailure(error)}` };
+    const code = (error as { code?: string })?.code;
+    return { failure: code ? `cannot listen on ${formatListen(listen)}: ${listenFailure(code, error)}` : (error as Error)?.message ?? String(error) };
   }
 }
 
@@ -41,8 +42,7 @@ export function formatListen(listen: ListenAddress): string {
   return `${listen.hostname.includes(":") ? `[${listen.hostname}]` : listen.hostname}:${listen.port}`;
 }
 
-function listenFailure(error: unknown): string {
-  const code = (error as { code?: string })?.code;
+function listenFailure(code: string, error: unknown): string {
   if (code === "EADDRINUSE") return "the address is already in use";
   if (code === "EADDRNOTAVAIL") return "the address is not one of this host's";
   if (code === "EACCES") return "permission denied";

@@ -1,9 +1,11 @@
 /**
  * `logs` for attempts the docker runtime ran: the engine keeps their output (no log file is
- * recorded), so it is read through the DockerRuntime by the attempt's runtime id. The runtime (and
- * dockerode) is loaded only when such an attempt is asked for, so `logs` on a process-runtime
- * database never touches the docker socket.
+ * recorded), so it is read through src/logs/ (as the API's pods/log reads it) from a DockerRuntime
+ * by the attempt's runtime id. The runtime (and dockerode) is loaded only when such an attempt is
+ * asked for, so `logs` on a process-runtime database never touches the docker socket.
  */
+import { StringDecoder } from "node:string_decoder";
+import { EngineLogError, writeEngineLogs } from "../logs/attempt-logs.ts";
 import type { AttemptRow } from "../store/queries.ts";
 import type { DockerRuntime } from "../runtime/docker.ts";
 import { UserError } from "./cli.ts";
@@ -12,16 +14,14 @@ import type { LogReader } from "./logs.ts";
 /** Streams an attempt's output from the engine until it stops or the signal aborts (`logs -f`). */
 export type LogFollower = (attempt: AttemptRow, tail: number | undefined, onText: (text: string) => void, signal: AbortSignal) => Promise<void>;
 
-export function dockerLogFollower(create?: () => Promise<DockerRuntime>): LogFollower {
-  const make = create ?? (async () => new (await import("../runtime/docker.ts")).DockerRuntime());
+const defaultRuntime = async () => new (await import("../runtime/docker.ts")).DockerRuntime();
+
+export function dockerLogFollower(create: () => Promise<DockerRuntime> = defaultRuntime): LogFollower {
   return async (attempt, tail, onText, signal) => {
-    const what = `logs of container "${attempt.container}" attempt ${attempt.attempt}`;
-    if (!attempt.runtimeId) throw new UserError(`${what}: no runtime id is recorded (the container never started)`);
-    const runtime = await make();
+    if (!attempt.runtimeId) throw new UserError(`logs of container "${attempt.container}" attempt ${attempt.attempt}: no runtime id is recorded (the container never started)`);
+    const runtime = await create();
     try {
-      await runtime.followLogs(attempt.runtimeId, tail === undefined ? {} : { tail }, onText, signal);
-    } catch (error) {
-      throw new UserError(`${what}: docker container ${attempt.runtimeId.slice(0, 12)}: ${(error as Error).message}`, { cause: error });
+      await readEngine(attempt, { tailLines: tail, follow: true }, runtime, signal, onText);
     } finally {
       await runtime.close();
     }
@@ -29,17 +29,28 @@ export function dockerLogFollower(create?: () => Promise<DockerRuntime>): LogFol
 }
 
 /** A LogReader over the engine at DOCKER_HOST (or the default socket), connected on first use. */
-export function dockerLogReader(create?: () => Promise<DockerRuntime>): LogReader {
+export function dockerLogReader(create: () => Promise<DockerRuntime> = defaultRuntime): LogReader {
   let runtime: Promise<DockerRuntime> | undefined;
-  const make = create ?? (async () => new (await import("../runtime/docker.ts")).DockerRuntime());
   return async (attempt: AttemptRow) => {
-    const what = `logs of container "${attempt.container}" attempt ${attempt.attempt}`;
-    if (!attempt.runtimeId) throw new UserError(`${what}: no runtime id is recorded (the container never started)`);
-    runtime ??= make();
-    try {
-      return await (await runtime).readLogs(attempt.runtimeId);
-    } catch (error) {
-      throw new UserError(`${what}: docker container ${attempt.runtimeId.slice(0, 12)}: ${(error as Error).message}`, { cause: error });
-    }
+    if (!attempt.runtimeId) throw new UserError(`logs of container "${attempt.container}" attempt ${attempt.attempt}: no runtime id is recorded (the container never started)`);
+    runtime ??= create();
+    let text = "";
+    await readEngine(attempt, {}, await runtime, new AbortController().signal, (chunk) => (text += chunk));
+    return text;
   };
+}
+
+async function readEngine(attempt: AttemptRow, query: { tailLines?: number; follow?: boolean }, runtime: DockerRuntime, signal: AbortSignal, onText: (text: string) => void): Promise<void> {
+  const utf8 = new StringDecoder("utf8");
+  try {
+    await writeEngineLogs(attempt, query, { signal, engine: async () => runtime }, (bytes) => {
+      const text = utf8.write(Buffer.from(bytes));
+      if (text) onText(text);
+    });
+  } catch (error) {
+    if (error instanceof EngineLogError) throw new UserError(error.message, { cause: error });
+    throw error;
+  }
+  const rest = utf8.end();
+  if (rest) onText(rest);
 }

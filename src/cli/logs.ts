@@ -1,10 +1,13 @@
 /**
  * `minikubelet logs POD [-c CONTAINER] [--previous] [-f] [--tail N]`: the output of a container's
- * current (or previous) attempt. The attempts table names each attempt's log file when the runtime
- * keeps one (the process runtime); for others a `LogReader` (e.g. docker's readLogs) is the seam.
+ * current (or previous) attempt, read by src/logs/ (shared with the API's pods/log). The attempts
+ * table names each attempt's log file when the runtime keeps one (the process runtime); for others a
+ * `LogReader` (e.g. docker's readLogs) is the seam.
  */
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
-import { realClock, sleep, type Clock } from "../clock.ts";
+import { StringDecoder } from "node:string_decoder";
+import { realClock, type Clock } from "../clock.ts";
+import { LogFileError, writeAttemptLogs } from "../logs/attempt-logs.ts";
+import { chooseAttempt } from "../logs/select.ts";
 import type { AttemptRow } from "../store/queries.ts";
 import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
@@ -59,20 +62,15 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
   } else if (!names.includes(container)) {
     throw new UserError(`container ${container} is not valid for pod ${podName}`);
   }
-  const attempts = reader.store.attempts(pod.uid, container);
-  const current = attempts.at(-1);
-  // --previous is the container in lastState.terminated, as the kubelet reads it: while a container
-  // waits to restart (CrashLoopBackOff) that is the latest attempt, else the one before it.
-  const statuses = [...(pod.object.status?.initContainerStatuses ?? []), ...(pod.object.status?.containerStatuses ?? [])];
-  const waiting = statuses.find((s) => s.name === container)?.state?.waiting !== undefined;
-  const attempt = options.previous ? (waiting && current?.finishedAt != null ? current : attempts.at(-2)) : current;
-  if (!attempt) {
+  const choice = chooseAttempt(reader.store, pod, container, options.previous === true);
+  if (choice.kind !== "attempt") {
     throw new UserError(
-      options.previous
+      choice.kind === "no-previous"
         ? `previous terminated container "${container}" in pod "${podName}" not found`
         : `container "${container}" in pod "${podName}" has not started yet`,
     );
   }
+  const { attempt, current } = choice;
   // Removing a pod removes its containers, whose output goes with them: say that, not ENOENT.
   const deletedPodLogs = (subject: string, name: string, deletedAt: number): UserError => {
     const cause = deletionCauseText(reader.store.podRecord(pod.uid)?.deletionCause);
@@ -94,33 +92,23 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
     stdout(tailLines(text, tail));
     return 0;
   }
-  let offset = 0;
+  const follow = options.follow === true && !options.previous;
+  const signal = follow ? (deps.signal ?? interruptSignal()) : new AbortController().signal;
+  const utf8 = new StringDecoder("utf8");
   try {
-    const text = readFileSync(attempt.logPath, "utf8");
-    stdout(tailLines(text, tail));
-    offset = Buffer.byteLength(text);
+    await writeAttemptLogs(attempt, { tailLines: tail, follow }, { store: reader.store, clock, signal, intervalMs: deps.intervalMs ?? 500 }, (bytes) => {
+      const text = utf8.write(Buffer.from(bytes));
+      if (text) stdout(text);
+    });
   } catch (error) {
+    if (!(error instanceof LogFileError)) throw error;
     const subject = `logs of container "${container}" attempt ${attempt.attempt}`;
     if (pod.deletedAt !== null) throw deletedPodLogs(subject, pod.name, pod.deletedAt);
-    const why = attempt.attempt < (current?.attempt ?? 0) - 1 ? "; the runtime keeps only the current and previous attempt" : "";
-    throw new UserError(`${subject}: cannot read ${attempt.logPath} (${(error as NodeJS.ErrnoException).code ?? error})${why}`);
+    const why = attempt.attempt < current.attempt - 1 ? "; the runtime keeps only the current and previous attempt" : "";
+    throw new UserError(`${subject}: ${error.message}${why}`);
   }
-  if (!options.follow || options.previous) return 0;
-  const signal = deps.signal ?? interruptSignal();
-  while (!signal.aborted) {
-    offset = copyNew(attempt.logPath, offset, stdout);
-    const latest = reader.store.attempts(pod.uid, container).at(-1);
-    // The attempt ended (or a new one started): print what is left and stop, like kubectl -f.
-    if (!latest || latest.attempt !== attempt.attempt || latest.finishedAt !== null) {
-      copyNew(attempt.logPath, offset, stdout);
-      break;
-    }
-    try {
-      await sleep(clock, deps.intervalMs ?? 500, signal);
-    } catch {
-      break;
-    }
-  }
+  const rest = utf8.end();
+  if (rest) stdout(rest);
   return 0;
 }
 
@@ -138,23 +126,4 @@ export function tailLines(text: string, n: number | undefined): string {
   const lines = text.split("\n");
   const trailing = lines.at(-1) === "" ? lines.pop() : undefined;
   return lines.slice(-n).join("\n") + (trailing !== undefined ? "\n" : "");
-}
-
-function copyNew(path: string, offset: number, stdout: (text: string) => void): number {
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    return offset;
-  }
-  if (size <= offset) return offset;
-  const fd = openSync(path, "r");
-  try {
-    const buffer = Buffer.alloc(size - offset);
-    const read = readSync(fd, buffer, 0, buffer.length, offset);
-    stdout(buffer.subarray(0, read).toString("utf8"));
-    return offset + read;
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -3,6 +3,7 @@
  * line per event, and on SIGINT/SIGTERM leaves the pods running for the next agent to adopt, as a
  * kubelet restart does (or stops them first with --stop-pods-on-exit), then prints the final table.
  */
+import { nodeNameOf } from "../node-name.ts";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
@@ -28,7 +29,6 @@ import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
 import { CommitBroadcast } from "../api/commit-feed.ts";
 import { apiFailedEvent, apiListenOption, startAgentApi } from "./api-listen.ts";
-import { hostname } from "node:os";
 
 export interface RunOptions {
   db?: string;
@@ -77,7 +77,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   });
   const commits = new CommitBroadcast();
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit: (revision) => commits.publish(revision) });
-  const nodeName = node || hostname();
+  const nodeName = nodeNameOf(node);
   const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, clock, log });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);

@@ -3,7 +3,7 @@
  * (so no exec and no live logs), for looking at a stopped agent's pods and events, or at a running
  * agent's from a second listener. Watches hear the agent's commits through the database's files.
  */
-import { hostname } from "node:os";
+import { nodeNameOf } from "../node-name.ts";
 import { CommitBroadcast, watchDatabase } from "../api/commit-feed.ts";
 import { DEFAULT_API_LISTEN, startApi } from "../api/start.ts";
 import { resolveDbPath } from "../store/db-path.ts";
@@ -20,7 +20,7 @@ export interface ServeOptions {
 export async function serveCommand(options: ServeOptions, signal: Promise<void> = untilSignal()): Promise<number> {
   const listen = apiListenOption(options.apiListen ?? DEFAULT_API_LISTEN);
   if (!listen) throw new UsageError("serve needs an address to listen on: --api-listen off leaves it nothing to do");
-  const node = nodeOption(options.node) || hostname();
+  const node = nodeNameOf(nodeOption(options.node));
   const dbPath = resolveDbPath(options.db);
   const commits = new CommitBroadcast();
   let api;

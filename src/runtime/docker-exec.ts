@@ -57,7 +57,7 @@ export async function execWithTimeout(
  * Kills the exec'd process and its descendants by host pid. The engine has no API for this;
  * reading /proc works when dockerd runs on this host and we may signal its processes (root).
  */
-async function killExec(exec: Dockerode.Exec): Promise<void> {
+export async function killExec(exec: Dockerode.Exec): Promise<void> {
   let pid: number | undefined;
   try {
     const info = await exec.inspect();

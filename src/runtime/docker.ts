@@ -22,6 +22,7 @@ import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified,
 import { DockerEventWatcher } from "./docker-events.ts";
 import { useFetchTransport } from "./docker-transport.ts";
 import { execWithTimeout } from "./docker-exec.ts";
+import { startDockerExec } from "./docker-exec-stream.ts";
 import { demuxToText, FrameTextDecoder } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
@@ -32,6 +33,8 @@ import {
   type ContainerInfo,
   type ContainerStatus,
   type ExecResult,
+  type ExecSession,
+  type ExecStreamRequest,
   type LogOptions,
   type PullResult,
   type Runtime,
@@ -228,6 +231,17 @@ export class DockerRuntime implements Runtime {
     }
   }
 
+  async execStream(id: string, request: ExecStreamRequest): Promise<ExecSession> {
+    try {
+      return await startDockerExec(this.docker, id, request, this.clock);
+    } catch (error) {
+      if (isConflict(error) || isNotFound(error)) {
+        throw new Error(`exec ${JSON.stringify(request.command)} in container ${id.slice(0, 12)}: ${dockerMessage(error)}`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
   async removeContainer(id: string): Promise<void> {
     if (this.owner) {
       try {
@@ -313,14 +327,42 @@ export class DockerRuntime implements Runtime {
    * unset), then new output from the engine's follow stream, until the container stops (the engine
    * ends the stream) or `signal` aborts.
    */
-  async followLogs(id: string, options: LogOptions, onText: (text: string) => void, signal: AbortSignal): Promise<void> {
+  followLogs(id: string, options: LogOptions, onText: (text: string) => void, signal: AbortSignal): Promise<void> {
+    return this.streamLogs(id, { ...options, follow: true }, onText, signal);
+  }
+
+  /**
+   * The container's output as the engine streams it, chunk by chunk: without `follow`, up to now.
+   * `opened` is called once the engine has accepted the request (errors after it are mid-stream);
+   * while a promise `onText` returned is pending, the stream is paused (a slow reader holds it back).
+   */
+  async streamLogs(
+    id: string,
+    options: LogOptions & { follow: boolean },
+    onText: (text: string) => void | Promise<void>,
+    signal: AbortSignal,
+    opened?: () => void,
+  ): Promise<void> {
     if (signal.aborted) return;
-    const stream = (await this.docker.getContainer(id).logs({
-      stdout: true,
-      stderr: true,
-      follow: true,
-      tail: (options.tail ?? "all") as number,
-    })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+    let stream: NodeJS.ReadableStream & { destroy(): void };
+    try {
+      stream = (await this.docker.getContainer(id).logs({
+        stdout: true,
+        stderr: true,
+        // dockerode streams only a truthy `follow`, and buffers any other body whole: the string
+        // "false" is truthy to it and false to the engine, so a multi-GB log is read chunk by chunk
+        // (a follow ended at `until` would not do: the engine checks it only when the container writes).
+        follow: (options.follow ? true : "false") as unknown as true,
+        timestamps: options.timestamps ?? false,
+        ...(options.sinceMs === undefined ? {} : { since: unixSeconds(options.sinceMs) }),
+        // The engine takes "all" for no limit; the typings only know numbers.
+        tail: (options.tail ?? "all") as number,
+      })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+    } catch (error) {
+      if (isNotFound(error)) throw new Error(`logs of container ${id.slice(0, 12)}: no such container (removed)`, { cause: error });
+      rethrowUnreachable(error, this.endpoint);
+    }
+    opened?.();
     const decoder = new FrameTextDecoder();
     await new Promise<void>((resolve, reject) => {
       const interrupted = () => {
@@ -335,7 +377,11 @@ export class DockerRuntime implements Runtime {
       };
       stream.on("data", (chunk: Buffer) => {
         const text = decoder.write(chunk);
-        if (text) onText(text);
+        const taken = text ? onText(text) : undefined;
+        if (taken) {
+          stream.pause();
+          void taken.finally(() => stream.resume());
+        }
       });
       stream.on("end", () => settle());
       stream.on("close", () => settle());
@@ -446,4 +492,9 @@ function defaultVolumeRoot(): string {
 /** A transport failure carries no HTTP status from the engine. */
 function dockerStatusCodeMissing(error: unknown): boolean {
   return error instanceof Error && dockerStatusCode(error) === undefined;
+}
+
+/** A time as the engine's `since`/`until` take it: "seconds.nanoseconds" (the typings only know numbers). */
+function unixSeconds(ms: number): number {
+  return (ms / 1000).toFixed(9) as unknown as number;
 }

@@ -28,6 +28,8 @@ import {
   type ContainerInfo,
   type ContainerStatus,
   type ExecResult,
+  type ExecSession,
+  type ExecStreamRequest,
   type LogOptions,
   type PullResult,
   type Runtime,
@@ -37,6 +39,7 @@ import {
 } from "./runtime.ts";
 import { ContainerEvents } from "./process-events.ts";
 import { execInContainer, killGroup } from "./process-exec.ts";
+import { startProcessExec } from "./process-exec-stream.ts";
 import {
   ProcessLayout,
   SAFE_NAME,
@@ -214,12 +217,37 @@ export class ProcessRuntime implements Runtime {
   }
 
   async execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult> {
+    const record = this.runningRecord(id);
+    return execInContainer({ argv: command, cwd: record.workingDir, env: record.env, timeoutMs, clock: this.clock });
+  }
+
+  async execStream(id: string, request: ExecStreamRequest): Promise<ExecSession> {
+    const record = this.runningRecord(id);
+    // A process in a container dies with it; this one runs beside it, so it is ended when it exits.
+    const containerGone = new AbortController();
+    const signal = request.signal ? AbortSignal.any([request.signal, containerGone.signal]) : containerGone.signal;
+    const unsubscribe = this.events.subscribe((event) => {
+      if (event.type === "exited" && event.containerId === id) containerGone.abort();
+    });
+    if (this.readStatus(id).state !== "running") containerGone.abort();
+    try {
+      const session = startProcessExec({ cwd: record.workingDir, env: record.env, clock: this.clock, request: { ...request, signal } });
+      void session.exited.finally(unsubscribe);
+      return session;
+    } catch (error) {
+      unsubscribe();
+      throw error;
+    }
+  }
+
+  /** The container's recorded config, for an exec; throws unless the container is running. */
+  private runningRecord(id: string): ContainerRecord {
     const dir = this.findDir(id);
     const record = dir && readJson<ContainerRecord>(join(dir, "config.json"));
     if (!dir || !record) throw new Error(`exec in container ${id}: no such container`);
     const state = this.readStatus(id).state;
     if (state !== "running") throw new Error(`exec in container ${id}: container is ${state}, not running`);
-    return execInContainer({ argv: command, cwd: record.workingDir, env: record.env, timeoutMs, clock: this.clock });
+    return record;
   }
 
   async removeContainer(id: string): Promise<void> {

@@ -62,6 +62,45 @@ export interface ExecResult {
   timedOut: boolean;
 }
 
+/** A terminal's size in character cells, as kubectl's resize messages carry it. */
+export interface TerminalSize {
+  width: number;
+  height: number;
+}
+
+/** What `exec` runs and where its output goes (`kubectl exec`). */
+export interface ExecStreamRequest {
+  command: string[];
+  /** Attach stdin: `ExecSession.write` feeds it and `closeStdin` ends it. Without, stdin is empty. */
+  stdin: boolean;
+  /** Run the command on a pseudo-terminal; its output then all arrives as "stdout". */
+  tty: boolean;
+  /** The terminal's first size (tty only). */
+  size?: TerminalSize;
+  /**
+   * Called with output as it comes. A returned promise holds back further output until it settles,
+   * where the runtime can pause the command's output (pipes, the engine's stream); a terminal can't.
+   */
+  output(stream: "stdout" | "stderr", data: Uint8Array): void | Promise<void>;
+  /** Aborting kills the command (and what it started) and settles `exited`. */
+  signal?: AbortSignal;
+}
+
+/** A running `exec`: the command's stdin, its terminal, and its end. */
+export interface ExecSession {
+  /** Writes to the command's stdin; ignored without stdin or once it is closed. */
+  write(data: Uint8Array): void;
+  /** Ends the command's stdin (EOF). Idempotent. */
+  closeStdin(): void;
+  /** Resizes the terminal (tty only; otherwise ignored); resolves once the terminal has the size. */
+  resize(size: TerminalSize): Promise<void>;
+  /**
+   * The exit code (128 + n for signal n) once the command ended and every byte of its output was
+   * handed to `output`; a command killed by the abort signal gives 137.
+   */
+  exited: Promise<number>;
+}
+
 export type RuntimeEvent =
   | { type: "exited"; containerId: string }
   | { type: "started"; containerId: string }
@@ -77,6 +116,10 @@ export interface PullResult {
 
 export interface LogOptions {
   tail?: number;
+  /** Prefix each line with the time it was written (RFC3339Nano), as the kubelet's `timestamps`. */
+  timestamps?: boolean;
+  /** Only output written at or after this time, in ms since the epoch. */
+  sinceMs?: number;
 }
 
 export interface SandboxManager {
@@ -96,6 +139,11 @@ export interface ContainerManager {
   killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void>;
   /** Runs a command inside the container; a command still running at the timeout is killed. */
   execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult>;
+  /**
+   * Starts an interactive command in a running container (`kubectl exec`). Rejects when the
+   * container is not running or the command cannot be started. Callers bound how many run at once.
+   */
+  execStream(id: string, request: ExecStreamRequest): Promise<ExecSession>;
   /** Removes an exited container and its logs. Removing a removed container is a no-op. */
   removeContainer(id: string): Promise<void>;
   /** Every container carrying minikubelet's labels, running or exited. */

@@ -2,6 +2,9 @@
  * The v1 Pod the kubelet would report for a pod record: metadata with the static-pod annotations,
  * the spec as written (plus nodeName), and a status with phase, conditions and container statuses.
  */
+import type { ContainerSpec } from "../manifest/types.ts";
+import { containerWithDefaults } from "./api-defaults.ts";
+import { nodeNameOf } from "../node-name.ts";
 import type { ContainerRecord, PodRecord, Termination } from "../kubelet/pod-state.ts";
 import { podConditions } from "./conditions.ts";
 import { isoTime } from "./time.ts";
@@ -97,16 +100,24 @@ export function podObject(pod: PodRecord, options: PodObjectOptions): V1Pod {
     spec: {
       ...(manifestSpec as unknown as V1PodSpec),
       // The validated spec is the truth; the manifest's lists are echoed when they are there.
-      containers: (manifestSpec.containers as V1PodSpec["containers"]) ?? spec.containers.map(({ name, image }) => ({ name, image })),
+      containers: withDefaults(manifestSpec.containers, spec.containers) ?? spec.containers.map(({ name, image }) => ({ name, image })),
       ...(spec.initContainers.length > 0 && {
         initContainers:
-          (manifestSpec.initContainers as V1PodSpec["initContainers"]) ??
+          withDefaults(manifestSpec.initContainers, spec.initContainers) ??
           spec.initContainers.map(({ name, image, restartPolicy }) => ({ name, image, ...(restartPolicy && { restartPolicy }) })),
       }),
       restartPolicy: spec.restartPolicy,
       terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
-      nodeName: spec.node || "localhost",
+      nodeName: nodeNameOf(spec.node),
     },
     status,
   };
+}
+
+/** The manifest's containers as written, with the API server's defaults from the validated ones. */
+function withDefaults(written: unknown, validated: readonly ContainerSpec[]): V1PodSpec["containers"] | undefined {
+  if (!Array.isArray(written)) return undefined;
+  return written.map((container: Record<string, unknown>) =>
+    containerWithDefaults(container, validated.find((v) => v.name === container.name)),
+  ) as unknown as V1PodSpec["containers"];
 }

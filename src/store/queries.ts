@@ -102,9 +102,13 @@ export class StoreReader {
     return this.query(sql).all(...params).map(refusedRow);
   }
 
-  /** Pods (live or deleted) whose v1 object changed after `revision`, oldest change first. */
-  podsChangedSince(revision: number): PodRow[] {
+  /**
+   * Pods (live or deleted) whose v1 object changed after `revision`, oldest change first; with the
+   * refused manifest files `get -w` prints, unless `refused` is false (the API serves no such pods).
+   */
+  podsChangedSince(revision: number, options: { refused: boolean } = { refused: true }): PodRow[] {
     const pods = this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE revision > ? ORDER BY revision`).all(revision).map(podRow);
+    if (!options.refused) return pods;
     // A file turning bad is a row `get -w` prints (Invalid); the pod it becomes once fixed is another.
     const refused = this.query("SELECT uid, namespace, name, NULL AS deleted_at, revision, revision AS created_revision, object_json FROM invalid_manifests WHERE revision > ?").all(revision).map(podRow);
     return refused.length === 0 ? pods : [...pods, ...refused].sort((a, b) => a.revision - b.revision);

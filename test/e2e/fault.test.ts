@@ -60,11 +60,14 @@ const e2e = processE2E();
  * Every container attempt seen on disk, by pod incarnation: `generation` is the test's count of
  * (re)creations of the pod's manifest, since a manifest written back revives the same uid and a new
  * incarnation rightly numbers its attempts from 0 again. Sampled while agents run and after each kill.
+ * Only attempts that ran count (their monitor recorded a pid): an agent killed between creating an
+ * attempt's directory and launching its monitor leaves one that never ran, and that number is free.
  */
 class AttemptLedger {
   private readonly ids = new Map<string, Set<string>>();
   private readonly generationOf = new Map<string, number>();
   private readonly seen = new Map<string, string>();
+  private readonly ran = new Set<string>();
 
   /** The pool pod `name` got a new manifest (added or changed): a new incarnation from now on. */
   renew(name: string): void {
@@ -73,22 +76,26 @@ class AttemptLedger {
 
   sample(ws: Workspace): void {
     for (const c of processContainers(ws)) {
-      // An id keeps the incarnation it was first seen in.
+      // An id keeps the incarnation it was first seen in, pid or not.
       let key = this.seen.get(c.id);
       if (!key) {
         const name = c.podName.replace(/-n1$/, "");
-        key = `${c.podName}#${this.generationOf.get(name) ?? 0}/${c.name}/attempt ${c.attempt}`;
+        key = `${c.podName}#${this.generationOf.get(name) ?? 0}/${c.podUid.slice(0, 8)}/${c.name}/attempt ${c.attempt}`;
         this.seen.set(c.id, key);
       }
       const ids = this.ids.get(key) ?? new Set<string>();
       ids.add(c.id);
       this.ids.set(key, ids);
+      if (c.pid !== undefined) this.ran.add(c.id);
     }
   }
 
-  /** Attempt numbers two containers of one incarnation carried. */
+  /** Attempt numbers two containers of one incarnation carried, both of which ran. */
   reused(): string[] {
-    return [...this.ids].filter(([, ids]) => ids.size > 1).map(([key, ids]) => `${key}: ${[...ids].join(", ")}`);
+    return [...this.ids]
+      .map(([key, ids]) => [key, [...ids].filter((id) => this.ran.has(id))] as const)
+      .filter(([, ids]) => ids.length > 1)
+      .map(([key, ids]) => `${key}: ${ids.join(", ")}`);
   }
 }
 

@@ -250,10 +250,17 @@ export function processContainers(ws: Workspace, db = ws.db): ProcessContainer[]
   const pods = join(runtimeRootOf(db), "process", "pods");
   if (!existsSync(pods)) return [];
   const found: ProcessContainer[] = [];
-  for (const podUid of readdirSync(pods)) {
+  // The agent creates and removes these directories while we read: one gone meanwhile is skipped.
+  const entries = (dir: string) => {
+    try {
+      return readdirSync(dir);
+    } catch {
+      return [];
+    }
+  };
+  for (const podUid of entries(pods)) {
     const dir = join(pods, podUid, "containers");
-    if (!existsSync(dir)) continue;
-    for (const id of readdirSync(dir)) {
+    for (const id of entries(dir)) {
       const base = join(dir, id);
       let labels: Record<string, string> = {};
       try {

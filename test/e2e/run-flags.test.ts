@@ -23,11 +23,13 @@ function run(...flags: string[]) {
 test.each([
   [["--node", "Lab_1"], "error: --node: "],
   [["--backoff-base", "30", "--backoff-max", "20"], "error: --backoff-base (30s) must not be above --backoff-max (20s)\n"],
+  [["--api-listen", "6443"], 'error: --api-listen must be HOST:PORT or off (got "6443")\n'],
 ])("run %p is a usage error before anything starts", (flags, message) => {
   const result = run(...flags);
   expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: "" });
   expect(result.stderr).toStartWith(message);
   expect(result.stderr.split("\n").filter(Boolean)).toHaveLength(1);
   expect(existsSync(ws.db)).toBe(false);
+  expect(existsSync(`${ws.db}.api`)).toBe(false);
   expect(existsSync(join(ws.path, "process"))).toBe(false);
 });

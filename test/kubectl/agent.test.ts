@@ -3,31 +3,30 @@
  * `minikubelet kubeconfig` is all kubectl needs.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Agent, ensureBinary, Workspace, waitFor } from "../e2e/helpers.ts";
-import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";
+import { Agent, ensureBinary, Workspace } from "../e2e/helpers.ts";
+import { describeWithKubectl, KUBECTL, KubectlSession, startAgentWithApi } from "./harness.ts";
 
 let ws: Workspace;
 let agent: Agent;
+let session: KubectlSession;
+let url: string;
 
 beforeAll(async () => {
-  ensureBinary();
   ws = new Workspace();
   ws.write("sleeper.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: sleeper}\nspec:\n  containers:\n    - {name: sleeper, image: busybox, command: [sleep, '60']}\n");
-  agent = new Agent(ws, ["--api-listen", "127.0.0.1:0", "--stop-pods-on-exit"]);
-  await waitFor("the API address in the banner", () => /api +https:/.test(agent.stderr), 15_000, () => agent.stderr);
+  ({ agent, session, url } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
 }, 120_000);
 
 afterAll(async () => {
   await agent?.terminate();
+  session?.[Symbol.dispose]();
   ws?.cleanup();
 });
 
 describeWithKubectl("run --api-listen", KUBECTL.default, (kubectl) => {
   test("minikubelet kubeconfig points kubectl at the running agent", async () => {
-    const kubeconfig = ws.cli("kubeconfig");
-    const server = /^\s+server: (\S+)$/m.exec(kubeconfig)?.[1];
-    expect(agent.stderr).toContain(`api           ${server}`);
-    using session = new KubectlSession(ws.db, kubeconfig);
+    expect(ws.cli("kubeconfig")).toContain(`server: ${url}`);
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:[1-9]\d*$/);
     const health = await session.run(kubectl, ["get", "--raw", "/readyz"]);
     expect(health).toMatchObject({ status: 0, stdout: "ok" });
     const version = await session.run(kubectl, ["version", "-o", "json"]);

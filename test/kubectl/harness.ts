@@ -16,7 +16,10 @@ import { CommitBroadcast } from "../../src/api/commit-feed.ts";
 import type { ApiLimits } from "../../src/api/context.ts";
 import { startApi, type RunningApi } from "../../src/api/start.ts";
 import { kubeconfigText } from "../../src/cli/kubeconfig.ts";
+import type { Clock } from "../../src/clock.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
+import { Agent, ensureBinary, waitFor, type Workspace } from "../e2e/helpers.ts";
+import { storeHarness } from "../store-fixtures.ts";
 
 const VERSIONED_DIR = "/usr/lib/google-cloud-sdk/bin";
 
@@ -110,8 +113,43 @@ export interface ServedApi extends RunningApi {
  * The API of the database at `dbPath` served in this process on a free loopback port, as `serve`
  * would (no runtime unless given); `commits` is the feed a test publishes revisions on.
  */
-export function serveDatabase(dbPath: string, options: { nodeName?: string; runtime?: Runtime; limits?: ApiLimits } = {}): ServedApi {
-  const commits = new CommitBroadcast();
-  const api = startApi({ dbPath, listen: { hostname: "127.0.0.1", port: 0 }, nodeName: options.nodeName ?? "lab", commits, runtime: options.runtime, limits: options.limits, log: () => {} });
+export function serveDatabase(dbPath: string, options: { nodeName?: string; runtime?: Runtime; limits?: ApiLimits; commits?: CommitBroadcast; clock?: Clock } = {}): ServedApi {
+  const commits = options.commits ?? new CommitBroadcast();
+  const { nodeName = "lab", runtime, limits, clock } = options;
+  const api = startApi({ dbPath, listen: { hostname: "127.0.0.1", port: 0 }, nodeName, commits, runtime, limits, clock, log: () => {} });
   return { ...api, commits };
+}
+
+/**
+ * A kubelet on the fake runtime and a fake clock (test/store-fixtures.ts's storeHarness) whose
+ * store tells the API of each commit, as `run` wires it, and a kubectl session on that API: for
+ * kubectl tests that step the clock instead of waiting on real processes.
+ */
+export function fakeAgentWithApi(dir: string, options: Parameters<typeof storeHarness>[1] & { nodeName?: string } = {}) {
+  const commits = new CommitBroadcast();
+  const h = storeHarness(dir, { ...options, onCommit: (revision) => commits.publish(revision) });
+  const api = serveDatabase(h.dbPath, { nodeName: options.nodeName, runtime: h.runtime, commits, clock: h.clock });
+  const session = new KubectlSession(h.dbPath);
+  return {
+    ...h,
+    api,
+    session,
+    async [Symbol.asyncDispose]() {
+      await api.stop();
+      session[Symbol.dispose]();
+      h.agent.close();
+    },
+  };
+}
+
+/**
+ * The compiled agent (`run`, see test/e2e/helpers.ts) serving its API on a free port, and a kubectl
+ * session from its `minikubelet kubeconfig`. Resolves once the API answers.
+ */
+export async function startAgentWithApi(ws: Workspace, extra: string[] = []): Promise<{ agent: Agent; session: KubectlSession; url: string }> {
+  ensureBinary();
+  const agent = new Agent(ws, ["--api-listen", "127.0.0.1:0", ...extra]);
+  const url = await waitFor("the API address in the run banner", () => /minikubelet: api +(https:\/\/\S+)/.exec(agent.stderr)?.[1], 15_000, () => agent.stderr);
+  const session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
+  return { agent, session, url };
 }

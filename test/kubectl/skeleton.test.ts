@@ -6,8 +6,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openAgentDatabase } from "../../src/store/open.ts";
 import { KUBE_VERSION, VERSION } from "../../src/version.ts";
+import { CommitBroadcast } from "../../src/api/commit-feed.ts";
+import { startApi } from "../../src/api/start.ts";
 import { tempDir } from "../store-fixtures.ts";
-import { describeWithKubectl, KUBECTL, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
+import { container, desired, pod } from "../pod-builder.ts";
+import { describeWithKubectl, fakeAgentWithApi, KUBECTL, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
 
 const dir = tempDir("minikubelet-kubectl-skeleton-");
 const dbPath = join(dir.path, "state.db");
@@ -71,3 +74,32 @@ for (const [label, binary] of binaries) {
     });
   });
 }
+
+describeWithKubectl("fake agent with API", KUBECTL.default, (kubectl) => {
+  test("a kubelet on the fake runtime tells the API of its commits, and kubectl reaches that API", async () => {
+    using scratch = tempDir("minikubelet-kubectl-fake-");
+    await using fake = fakeAgentWithApi(scratch.path);
+    const heard: number[] = [];
+    fake.api.commits.subscribe((revision) => heard.push(revision));
+    await fake.kubelet.sync(desired(pod({ name: "web", containers: [container("web")] })));
+    await fake.advance(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard.at(-1)).toBe(fake.api.store.revision());
+    expect(await fake.session.run(kubectl, ["get", "--raw", "/healthz"])).toMatchObject({ status: 0, stdout: "ok" });
+  });
+});
+
+describeWithKubectl("listen addresses", KUBECTL.versions["1.33"] ?? KUBECTL.default, (kubectl) => {
+  test.each(["::1", "localhost"])("kubectl reaches the API on %s through the certificate's names", async (hostname) => {
+    using scratch = tempDir("minikubelet-kubectl-listen-");
+    const db = join(scratch.path, "state.db");
+    openAgentDatabase(db).close();
+    const served = startApi({ dbPath: db, listen: { hostname, port: 0 }, nodeName: "lab", commits: new CommitBroadcast(), log: () => {} });
+    try {
+      using own = new KubectlSession(db);
+      expect(await own.run(kubectl, ["get", "--raw", "/healthz"])).toMatchObject({ status: 0, stdout: "ok" });
+    } finally {
+      await served.stop();
+    }
+  });
+});

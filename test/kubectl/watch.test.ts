@@ -4,50 +4,20 @@
  * kubectl. The kubelet runs on the fake runtime and clock, writing a real database; the API serves it
  * in this process with the store's commits on its feed, as `run` wires them. Each command runs until
  * the server stops, which ends its watch cleanly (kubectl then exits 0).
- *
- * Until api-objects' list routes are on this branch, the lists kubectl reads before watching are a
- * test-only stand-in built from the watch's own objects (`collectionRoutes` below).
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { CommitBroadcast } from "../../src/api/commit-feed.ts";
 import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
-import type { ApiRequest, Route } from "../../src/api/http.ts";
-import { tableVersion } from "../../src/api/negotiate.ts";
 import { apiRoutes } from "../../src/api/routes.ts";
 import { startApiServer, type ApiServer } from "../../src/api/server.ts";
-import { ApiError } from "../../src/api/status.ts";
 import { ensureCredentials, recordServerAddress } from "../../src/api/tls.ts";
 import { openWatches } from "../../src/api/watch-hub.ts";
-import { eventKind, podKind, type WatchKind } from "../../src/api/watch-kinds.ts";
-import { watchOrList } from "../../src/api/watch.ts";
 import { openReadonlyDatabase } from "../../src/store/open.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";
-
-function list(kind: WatchKind, single = false) {
-  return (request: ApiRequest, api: ApiContext): Response => {
-    const objects = kind.current(api.store, request.params.namespace, api.nodeName).map((change) => change.object).filter((object) => !single || object.metadata.name === request.params.name);
-    if (single && objects.length === 0) throw ApiError.notFound(kind.resource, request.params.name!);
-    const resourceVersion = String(api.store.revision());
-    const version = tableVersion(request.headers);
-    if (version) {
-      const rows = objects.map((object) => ({ cells: kind.cells(object, api.clock.now()), object }));
-      return Response.json({ kind: "Table", apiVersion: `meta.k8s.io/${version}`, metadata: { resourceVersion }, columnDefinitions: kind.columns, rows });
-    }
-    return Response.json(single ? objects[0] : { kind: `${kind.kind}List`, apiVersion: "v1", metadata: { resourceVersion }, items: objects });
-  };
-}
-
-const collectionRoutes: Route[] = [
-  { method: "GET", path: "/api/v1/pods", handle: (r, a) => watchOrList(r, a, "pods", list(podKind)) },
-  { method: "GET", path: "/api/v1/namespaces/:namespace/pods", handle: (r, a) => watchOrList(r, a, "pods", list(podKind)) },
-  { method: "GET", path: "/api/v1/namespaces/:namespace/pods/:name", handle: list(podKind, true) },
-  { method: "GET", path: "/api/v1/events", handle: (r, a) => watchOrList(r, a, "events", list(eventKind)) },
-  { method: "GET", path: "/api/v1/namespaces/:namespace/events", handle: (r, a) => watchOrList(r, a, "events", list(eventKind)) },
-];
 
 let dir: ReturnType<typeof tempDir>;
 let h: ReturnType<typeof storeHarness>;
@@ -70,7 +40,7 @@ beforeEach(() => {
   }
   api = { store: new StoreReader(openReadonlyDatabase(h.dbPath)), dbPath: h.dbPath, clock: h.clock, nodeName: "lab", commits, limits: DEFAULT_LIMITS };
   const credentials = ensureCredentials(h.dbPath, "127.0.0.1");
-  server = startApiServer({ listen: { hostname: "127.0.0.1", port: 0 }, context: api, routes: [...apiRoutes, ...collectionRoutes], tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: () => {} });
+  server = startApiServer({ listen: { hostname: "127.0.0.1", port: 0 }, context: api, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: () => {} });
   recordServerAddress(h.dbPath, server.url);
   session = new KubectlSession(h.dbPath);
   h.runtime.behaviours.set("crash", { exitAfterMs: 1000, exitCode: 1 });

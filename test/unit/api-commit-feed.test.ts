@@ -9,33 +9,49 @@ import { StoreReader } from "../../src/store/queries.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 
-test("the agent's store publishes each commit's revision, as a reader then sees it, and nothing for a pass that changed nothing", async () => {
+const nextTick = () => new Promise((resolve) => setImmediate(resolve));
+
+test("the agent's store tells each commit's revision, which a reader then sees, and nothing for a pass that changed nothing", async () => {
   using dir = tempDir();
-  const published: number[] = [];
+  const committed: number[] = [];
   const commits = new CommitBroadcast();
-  commits.subscribe((revision) => published.push(revision));
-  const h = storeHarness(dir.path, { onCommit: (revision) => commits.publish(revision) });
+  const h = storeHarness(dir.path, { onCommit: (revision) => (committed.push(revision), commits.publish(revision)) });
   const reader = new StoreReader(openReadonlyDatabase(h.dbPath));
-  const seen: number[] = [];
-  commits.subscribe(() => seen.push(reader.revision()));
+  const heard: { revision: number; visible: number }[] = [];
+  commits.subscribe((revision) => heard.push({ revision, visible: reader.revision() }));
 
   await h.kubelet.sync(desired(pod({ name: "web", containers: [container("web")] })));
   await h.advance(5);
-  expect(published.length).toBeGreaterThan(0);
-  expect(published).toEqual([...published].sort((a, b) => a - b));
-  // Told after the commit, never before: a reader on its own connection already sees the revision.
-  expect(seen).toEqual(published);
-  expect(published.at(-1)).toBe(reader.revision());
+  await nextTick();
+  expect(committed.length).toBeGreaterThan(0);
+  expect(committed).toEqual([...committed].sort((a, b) => a - b));
+  // Heard after the commit, never before: a reader on its own connection already sees the revision.
+  expect(heard.at(-1)).toEqual({ revision: committed.at(-1)!, visible: committed.at(-1)! });
 
-  const before = published.length;
+  const before = committed.length;
   await h.kubelet.sync(desired(pod({ name: "web", containers: [container("web")] })));
   await h.advance(5);
-  expect(published.length).toBe(before);
+  expect(committed.length).toBe(before);
   reader.db.close();
   h.agent.close();
 });
 
-test("a listener that throws does not keep the others from hearing the commit", () => {
+test("listeners hear a burst of commits once, with the newest revision, after the committing code returned", async () => {
+  const commits = new CommitBroadcast();
+  const heard: number[] = [];
+  commits.subscribe((revision) => heard.push(revision));
+  commits.publish(3);
+  commits.publish(5);
+  commits.publish(4);
+  expect(heard).toEqual([]);
+  await nextTick();
+  expect(heard).toEqual([5]);
+  commits.publish(6);
+  await nextTick();
+  expect(heard).toEqual([5, 6]);
+});
+
+test("a listener that throws does not keep the others from hearing the commit", async () => {
   const commits = new CommitBroadcast();
   const heard: number[] = [];
   commits.subscribe(() => {
@@ -43,6 +59,7 @@ test("a listener that throws does not keep the others from hearing the commit", 
   });
   commits.subscribe((revision) => heard.push(revision));
   commits.publish(7);
+  await nextTick();
   expect(heard).toEqual([7]);
 });
 

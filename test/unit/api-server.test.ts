@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { CommitBroadcast } from "../../src/api/commit-feed.ts";
 import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
 import type { Route } from "../../src/api/http.ts";
-import { startApiServer, type ApiServer } from "../../src/api/server.ts";
+import { chooseSubprotocol, startApiServer, type ApiServer } from "../../src/api/server.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { ensureCredentials } from "../../src/api/tls.ts";
 import { realClock } from "../../src/clock.ts";
@@ -26,6 +26,7 @@ const routes: Route[] = [
   { method: "GET", path: "/api/v1/namespaces/:namespace/pods/:name", handle: (request) => Response.json(request.params) },
   { method: "GET", path: "/boom", handle: () => { throw new TypeError("cannot read properties of undefined"); } },
   { method: "GET", path: "/gone", handle: () => { throw new ApiError(410, "Expired", "too old resource version: 1 (5)"); } },
+  { method: "GET", path: "/stuck", handle: (request) => new Promise((resolve) => request.signal.addEventListener("abort", () => resolve(new Response("late")))) },
   { method: "POST", path: "/echo", handle: async (request) => new Response(await request.body()) },
   {
     method: "GET",
@@ -38,6 +39,26 @@ const routes: Route[] = [
     },
   },
 ];
+
+const sessionEvents: string[] = [];
+routes.push({
+  method: "GET",
+  path: "/api/v1/namespaces/:namespace/pods/:name/exec",
+  handle(request) {
+    const protocol = chooseSubprotocol(request.headers, ["v5.channel.k8s.io", "v4.channel.k8s.io"]);
+    if (!protocol) throw ApiError.badRequest("no supported subprotocol");
+    const upgraded = request.upgrade({
+      protocol,
+      open: (socket) => void socket.send(new Uint8Array([1, ...new TextEncoder().encode(`hello ${request.params.name}`)])),
+      message: (socket, data) => {
+        if (new TextDecoder().decode(data) === "throw") throw new Error("a broken session");
+        socket.send(new Uint8Array([1, ...data]));
+      },
+      close: (_socket, code) => void sessionEvents.push(`closed ${code}`),
+    });
+    return upgraded ?? new Response(null, { status: 101 });
+  },
+});
 
 let server: ApiServer;
 const db = new Database(":memory:");
@@ -98,15 +119,21 @@ test("an ApiError is its Status; anything else a 500 InternalError, and the serv
   expect((await call("/api/v1/namespaces/a/pods/b")).status).toBe(200);
 });
 
-test("a body over the limit is refused with 413; one within it reaches the route", async () => {
+test("a body over the limit is a 413 Status, whether its length is declared or it comes chunked", async () => {
   expect(await (await call("/echo", { method: "POST", body: "small" })).text()).toBe("small");
-  const large = await call("/echo", { method: "POST", body: "x".repeat(4096) });
-  expect(large.status).toBe(413);
+  const declared = await call("/echo", { method: "POST", body: "x".repeat(1500) });
+  expect(declared.status).toBe(413);
+  expect(await declared.json()).toMatchObject({ reason: "RequestEntityTooLarge", message: "the request body is larger than 1024 bytes" });
+  const chunked = await call("/echo", { method: "POST", body: new ReadableStream({ start: (controller) => (controller.enqueue(new Uint8Array(1500)), controller.close()) }) });
+  expect(chunked.status).toBe(413);
+  expect(await chunked.json()).toMatchObject({ reason: "RequestEntityTooLarge" });
 });
 
-test("an over-long URL is refused before any route", async () => {
-  const response = await call(`/api/v1/namespaces/a/pods/${"x".repeat(10_000)}`);
-  expect([414, 431]).toContain(response.status);
+test("an over-long URL and over-large headers are refused before any route", async () => {
+  const longUrl = await call(`/api/v1/namespaces/a/pods/${"x".repeat(10_000)}`);
+  expect(longUrl.status).toBe(414);
+  expect(await longUrl.json()).toMatchObject({ kind: "Status", message: "the request URL is longer than 8192 bytes" });
+  expect((await call("/api/v1/namespaces/a/pods/b", { headers: { "X-Padding": "x".repeat(20_000) } })).status).toBe(431);
 });
 
 test("the request's signal aborts when the client goes away", async () => {
@@ -117,4 +144,74 @@ test("the request's signal aborts when the client goes away", async () => {
   await streamStarted;
   client.abort();
   await aborted;
+});
+
+test("an upgrade reaches the route's WebSocket session with the subprotocol it chose from the client's offer", async () => {
+  const url = `${server.url.replace("https:", "wss:")}/api/v1/namespaces/default/pods/web/exec`;
+  const socket = new WebSocket(url, { protocols: ["v4.channel.k8s.io", "v5.channel.k8s.io"], headers: { Authorization: `Bearer ${credentials.token}` }, tls: { ca: credentials.caPem } } as never);
+  socket.binaryType = "arraybuffer";
+  const messages: string[] = [];
+  const { promise: twoMessages, resolve } = Promise.withResolvers<void>();
+  socket.onmessage = (event) => {
+    const bytes = new Uint8Array(event.data as ArrayBuffer);
+    messages.push(`${bytes[0]}:${new TextDecoder().decode(bytes.subarray(1))}`);
+    if (messages.length === 2) resolve();
+  };
+  await new Promise((opened) => (socket.onopen = opened));
+  expect(socket.protocol).toBe("v5.channel.k8s.io");
+  socket.send(new TextEncoder().encode("ls"));
+  await twoMessages;
+  expect(messages).toEqual(["1:hello web", "1:ls"]);
+  socket.close(1000);
+  while (sessionEvents.length === 0) await Bun.sleep(5);
+  expect(sessionEvents).toEqual(["closed 1000"]);
+});
+
+test("a plain request to an upgrading route is a 400 Status, and an upgrade without the token a 401", async () => {
+  const plain = await call("/api/v1/namespaces/default/pods/web/exec", { headers: { "Sec-WebSocket-Protocol": "v5.channel.k8s.io" } });
+  expect(plain.status).toBe(400);
+  expect(await plain.json()).toMatchObject({ kind: "Status", reason: "BadRequest" });
+  const url = `${server.url.replace("https:", "wss:")}/api/v1/namespaces/default/pods/web/exec`;
+  const socket = new WebSocket(url, { protocols: ["v5.channel.k8s.io"], tls: { ca: credentials.caPem } } as never);
+  const outcome = await new Promise<string>((settle) => {
+    socket.onopen = () => settle("opened");
+    socket.onerror = () => settle("refused");
+  });
+  expect(outcome).toBe("refused");
+});
+
+test("a session that throws ends its own socket with 1011; the server serves on", async () => {
+  const url = `${server.url.replace("https:", "wss:")}/api/v1/namespaces/default/pods/broken/exec`;
+  const socket = new WebSocket(url, { protocols: ["v5.channel.k8s.io"], headers: { Authorization: `Bearer ${credentials.token}` }, tls: { ca: credentials.caPem } } as never);
+  await new Promise((opened) => (socket.onopen = opened));
+  const closed = new Promise<number>((resolve) => (socket.onclose = (event) => resolve(event.code)));
+  socket.send(new TextEncoder().encode("throw"));
+  expect(await closed).toBe(1011);
+  expect((await call("/api/v1/namespaces/a/pods/b")).status).toBe(200);
+});
+
+test("stop ends even after a socket the server closed, and frees the port", async () => {
+  const context: ApiContext = { store: new StoreReader(db), dbPath: "", clock: realClock, nodeName: "lab", commits: new CommitBroadcast(), limits: DEFAULT_LIMITS };
+  const closing: Route = {
+    method: "GET",
+    path: "/close",
+    handle: (request) => request.upgrade({ protocol: "", open: (socket) => socket.close(1000, "done"), message() {}, close() {} }) ?? new Response(null, { status: 101 }),
+  };
+  const own = startApiServer({ listen: { hostname: "127.0.0.1", port: 0 }, context, routes: [closing], tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: () => {} });
+  const socket = new WebSocket(`${own.url.replace("https:", "wss:")}/close`, { headers: { Authorization: `Bearer ${credentials.token}` }, tls: { ca: credentials.caPem } } as never);
+  await new Promise((closed) => (socket.onclose = closed));
+  await own.stop();
+  const port = Number(new URL(own.url).port);
+  const again = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
+  again.stop(true);
+});
+
+test("a stuck request and a client that never sends its body keep no other request waiting", async () => {
+  const client = new AbortController();
+  const stuck = call("/stuck", { signal: client.signal }).catch(() => undefined);
+  const slowBody = new ReadableStream({ start: (controller) => controller.enqueue(new Uint8Array(10)) });
+  const neverEnds = call("/echo", { method: "POST", body: slowBody, signal: client.signal }).catch(() => undefined);
+  expect(await (await call("/api/v1/namespaces/a/pods/b")).json()).toEqual({ namespace: "a", name: "b" });
+  client.abort();
+  await Promise.all([stuck, neverEnds]);
 });

@@ -100,7 +100,7 @@ describe("pods watch", () => {
     h.close();
   });
 
-  test("with Accept as=Table each event's object is a one-row Table carrying the pod", async () => {
+  test("with Accept as=Table each event's object is a one-row Table carrying the pod's metadata, as the list's rows", async () => {
     using dir = tempDir();
     const { h, crash } = crashLoop(dir.path);
     await h.kubelet.sync(desired(crash));
@@ -113,12 +113,16 @@ describe("pods watch", () => {
     expect(first!.object).toMatchObject({ kind: "Table", apiVersion: "meta.k8s.io/v1" });
     expect(first!.object.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(["Name", "Ready", "Status", "Restarts", "Age", "IP", "Node", "Nominated Node", "Readiness Gates"]);
     expect(first!.object.rows).toHaveLength(1);
-    expect(first!.object.rows[0].object).toMatchObject({ kind: "Pod", apiVersion: "v1", metadata: { name: "crash-lab" } });
+    expect(first!.object.rows[0].object).toMatchObject({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: { name: "crash-lab" } });
     expect(first!.object.metadata.resourceVersion).toBe(first!.object.rows[0].object.metadata.resourceVersion);
     expect(rest.map((line) => `${line.type} ${line.object.rows[0].cells.slice(0, 4).join(" ")}`)).toEqual([
       "MODIFIED crash-lab 1/1 Running 1 (0s ago)",
       "MODIFIED crash-lab 0/1 CrashLoopBackOff 1 (0s ago)",
     ]);
+    const whole = readWatch(watchPods(h, "includeObject=Object&watch=true", { accept: TABLE_ACCEPT }));
+    await settle();
+    expect(whole.lines[0]!.object.rows[0].object).toMatchObject({ kind: "Pod", apiVersion: "v1", metadata: { name: "crash-lab" } });
+    whole.cancel();
     h.close();
   });
 });

@@ -27,7 +27,7 @@ function words(line: string): string[] {
 const commands = createCLI().commands.map((command) => [command.name, command.description] as const);
 
 test("the walk covers every command", () => {
-  expect(commands.map(([name]) => name)).toEqual(expect.arrayContaining(["run", "validate", "backoff", "get", "describe", "events", "logs", "sql"]));
+  expect(commands.map(([name]) => name)).toEqual(expect.arrayContaining(["run", "validate", "backoff", "get", "describe", "events", "logs", "sql", "kubeconfig", "serve"]));
 });
 
 describe.each(commands)("minikubelet %s --help", (name, description) => {

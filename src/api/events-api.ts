@@ -1,0 +1,193 @@
+/**
+ * GET events: core/v1 Events from the events table, as EventList JSON or a Table, with the
+ * `involvedObject.*`, `reason`, `type` and `source` field selectors that `kubectl describe pod`,
+ * `kubectl events --for pod/X` and `get events --field-selector` send (in any order).
+ */
+import { timestampSince } from "../status/age.ts";
+import { isoTime } from "../status/time.ts";
+import type { EventRow } from "../store/queries.ts";
+import type { ApiContext } from "./context.ts";
+import type { ApiRequest, Route } from "./http.ts";
+import { listRevision, page, pageRequest } from "./paging.ts";
+import { exactField, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { ApiError } from "./status.ts";
+import { stableUid } from "./uid.ts";
+import { column, includeObject, jsonResponse, rowObject, tableResponse, tableVersion, type TableColumn } from "./table.ts";
+
+/** The field labels the API server accepts for events (pkg/registry/core/event, ToSelectableFields). */
+export const EVENT_FIELDS = [
+  "metadata.name",
+  "metadata.namespace",
+  "involvedObject.kind",
+  "involvedObject.namespace",
+  "involvedObject.name",
+  "involvedObject.uid",
+  "involvedObject.apiVersion",
+  "involvedObject.resourceVersion",
+  "involvedObject.fieldPath",
+  "reason",
+  "reportingComponent",
+  "source",
+  "type",
+] as const;
+
+export const EVENT_COLUMNS: TableColumn[] = [
+  column("Last Seen", "Time when this Event was last seen"),
+  column("Type", "Type of this event (Normal, Warning), new types could be added in the future."),
+  column("Reason", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
+  column("Object", "The object that this event is about."),
+  column("Subobject", "The subobject that this event is about.", { wide: true }),
+  column("Source", "The component reporting this event. Should be a short machine understandable string.", { wide: true }),
+  column("Message", "A human-readable description of the status of this operation."),
+  column("First Seen", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", { wide: true }),
+  column("Count", "The number of times this event has occurred.", { type: "integer", wide: true }),
+  column("Name", "Name must be unique within a namespace.", { format: "name", wide: true }),
+];
+
+export interface V1Event {
+  kind: "Event";
+  apiVersion: "v1";
+  metadata: { name: string; namespace: string; uid: string; resourceVersion: string; creationTimestamp: string };
+  involvedObject: { kind: "Pod" | "Node"; namespace: string; name: string; uid: string; apiVersion: "v1"; fieldPath?: string };
+  reason: string;
+  message: string;
+  source: { component: "kubelet"; host: string };
+  firstTimestamp: string;
+  lastTimestamp: string;
+  count: number;
+  type: string;
+  /** A MicroTime when set; the kubelet's core/v1 events leave it null. */
+  eventTime: null;
+  reportingComponent: "kubelet";
+  reportingInstance: string;
+}
+
+/**
+ * The Event the kubelet would have posted for `row`. The name is the pod's name and the row id in
+ * hex, stable for the row (its repeats raise count, not the name), like the kubelet's `pod.<hex>`.
+ */
+export function apiEvent(row: EventRow, nodeName: string): V1Event {
+  const id = row.id.toString(16).padStart(16, "0");
+  // The node's own events (APIListenFailed) are recorded with the node's name as the uid, as the
+  // kubelet posts them: the object is the Node, cluster-scoped, and `describe node` asks for it so.
+  const involvedObject: V1Event["involvedObject"] = isNodeEvent(row)
+    ? { kind: "Node", namespace: "", name: row.pod, uid: row.podUid, apiVersion: "v1" }
+    : { kind: "Pod", namespace: row.namespace, name: row.pod, uid: row.podUid, apiVersion: "v1" };
+  if (row.container) involvedObject.fieldPath = `spec.containers{${row.container}}`;
+  return {
+    kind: "Event",
+    apiVersion: "v1",
+    metadata: { name: `${row.pod}.${id}`, namespace: row.namespace, uid: stableUid(`${row.podUid}/event/${row.id}`), resourceVersion: String(row.revision), creationTimestamp: isoTime(row.firstAt) },
+    involvedObject,
+    reason: row.reason,
+    message: row.message,
+    source: { component: "kubelet", host: nodeName },
+    firstTimestamp: isoTime(row.firstAt),
+    lastTimestamp: isoTime(row.lastAt),
+    count: row.count,
+    type: row.type,
+    eventTime: null,
+    reportingComponent: "kubelet",
+    reportingInstance: nodeName,
+  };
+}
+
+
+export function eventField(event: V1Event, field: string): string {
+  const involved = event.involvedObject as Record<string, string | undefined>;
+  if (field.startsWith("involvedObject.")) return involved[field.slice("involvedObject.".length)] ?? "";
+  switch (field) {
+    case "metadata.name":
+      return event.metadata.name;
+    case "metadata.namespace":
+      return event.metadata.namespace;
+    case "reason":
+      return event.reason;
+    case "type":
+      return event.type;
+    case "source":
+      return event.source.component;
+    case "reportingComponent":
+      return event.reportingComponent;
+    default:
+      return "";
+  }
+}
+
+/** A pod's uid is a hash, never its name; a node event's uid is the node's name. */
+function isNodeEvent(row: EventRow): boolean {
+  return row.podUid === row.pod && row.container === "";
+}
+
+/** printEvent's cells: ages, `pod/NAME`, the container's fieldPath, `kubelet, NODE`. */
+export function eventCells(event: V1Event, now: number): (string | number)[] {
+  const source = event.source.host ? `${event.source.component}, ${event.source.host}` : event.source.component;
+  return [
+    timestampSince(event.lastTimestamp, now),
+    event.type,
+    event.reason,
+    `${event.involvedObject.kind.toLowerCase()}/${event.involvedObject.name}`,
+    event.involvedObject.fieldPath ?? "",
+    source,
+    event.message.trim(),
+    timestampSince(event.firstTimestamp, now),
+    event.count,
+    event.metadata.name,
+  ];
+}
+
+function eventsResponse(events: V1Event[], request: ApiRequest, api: ApiContext, metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number }, single = false): Response {
+  const version = tableVersion(request.headers);
+  if (!version) return jsonResponse(single ? events[0] : { kind: "EventList", apiVersion: "v1", metadata, items: events });
+  const include = includeObject(request.query);
+  const now = api.clock.now();
+  const rows = events.map((event) => {
+    const object = rowObject(event, include, version);
+    return { cells: eventCells(event, now), ...(object && { object }) };
+  });
+  return tableResponse({ kind: "Table", apiVersion: version, metadata, columnDefinitions: EVENT_COLUMNS, rows });
+}
+
+/** The collection as a list; api-watch wraps it to serve `?watch=true` on the same path. */
+export function listEvents(request: ApiRequest, api: ApiContext): Response {
+  const labels = parseLabelSelector(request.query.get("labelSelector"));
+  const fields = parseFieldSelector(request.query.get("fieldSelector"), EVENT_FIELDS);
+  const paging = pageRequest(request.query, api.limits);
+  const namespace = request.params.namespace ?? exactField(fields, "metadata.namespace");
+  const pod = exactField(fields, "involvedObject.name");
+  const revision = listRevision(request.query, api.store.revision());
+  const rows = api.store.events({ ...(namespace !== undefined && { namespace }), ...(pod !== undefined && { pod }) });
+  // Events carry no labels: only a selector every object meets (empty, or `!x` / `x!=y`) keeps them.
+  const selected = rows
+    .map((row) => ({ row, event: apiEvent(row, api.nodeName) }))
+    .filter(({ event }) => matchesLabels(labels, {}) && matchesFields(fields, (field) => eventField(event, field)));
+  // kubectl's order, oldest last occurrence first, is the store's; pages resume by that order's key.
+  const served = page(selected, ({ row }) => resumeKey(row), paging, revision);
+  const metadata = { resourceVersion: String(revision), ...(served.continueToken && { continue: served.continueToken, remainingItemCount: served.remainingItemCount }) };
+  return eventsResponse(served.items.map(({ event }) => event), request, api, metadata);
+}
+
+function getEvent(request: ApiRequest, api: ApiContext): Response {
+  const { namespace, name } = request.params as { namespace: string; name: string };
+  const pod = name.replace(/\.[0-9a-f]{16}$/, "");
+  const event = api.store
+    .events({ namespace, pod })
+    .map((row) => apiEvent(row, api.nodeName))
+    .find((e) => e.metadata.name === name);
+  if (!event) throw ApiError.notFound("events", name, "events");
+  return eventsResponse([event], request, api, { resourceVersion: event.metadata.resourceVersion }, true);
+}
+
+/**
+ * Sorts as the store orders events (last occurrence, then row id). An event repeated between two
+ * pages moves to the end and shows again there, as an object changed during a paged list may.
+ */
+function resumeKey(row: EventRow): string {
+  return `${String(row.lastAt).padStart(15, "0")}/${String(row.id).padStart(12, "0")}`;
+}
+
+export const eventRoutes: Route[] = [
+  { method: "GET", path: "/api/v1/events", handle: listEvents },
+  { method: "GET", path: "/api/v1/namespaces/:namespace/events", handle: listEvents },
+  { method: "GET", path: "/api/v1/namespaces/:namespace/events/:name", handle: getEvent },
+];

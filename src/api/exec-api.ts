@@ -1,0 +1,97 @@
+/**
+ * `pods/NAME/exec`: kubectl exec over WebSocket (exec-protocol.ts), run by the agent's runtime.
+ * Checks are made before the upgrade, so a missing pod or a stopped container is a plain Status
+ * kubectl prints; once upgraded, the command's end (or failure) is the Status on channel 3.
+ * kubectl 1.27 to 1.29 speak only SPDY (a POST asking `Upgrade: SPDY/3.1`), which is not served:
+ * they get a 400 saying so, and 1.30+ (WebSocket) works.
+ */
+import type { ApiContext } from "./context.ts";
+import { ExecWebSocketSession } from "./exec-session.ts";
+import { chooseExecProtocol, EXEC_PROTOCOLS, parseExecOptions } from "./exec-protocol.ts";
+import type { ApiRequest, Route } from "./http.ts";
+import { ApiError, statusResponse } from "./status.ts";
+import type { V1Pod } from "../status/v1.ts";
+
+const EXEC_PATH = "/api/v1/namespaces/:namespace/pods/:name/exec";
+
+/** The annotation naming the container kubectl and the API default to. */
+export const DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container";
+
+export const execRoutes: Route[] = [
+  { method: "GET", path: EXEC_PATH, handle: handleExec },
+  // kubectl before 1.30, and 1.30+ after a refused WebSocket, POST for SPDY: answered, never served.
+  { method: "POST", path: EXEC_PATH, handle: handleExec },
+];
+
+/** Sessions open per API server (its context), against `limits.maxExecSessions`. */
+const openSessions = new WeakMap<ApiContext, { count: number }>();
+
+async function handleExec(request: ApiRequest, api: ApiContext): Promise<Response> {
+  const { namespace = "", name = "" } = request.params;
+  const options = parseExecOptions(request.query);
+  const pod = api.store.livePods({ namespace, name })[0]?.object;
+  if (!pod) throw ApiError.notFound("pods", name);
+  const phase = pod.status?.phase;
+  if (phase === "Succeeded" || phase === "Failed") throw ApiError.badRequest(`cannot exec into a container in a completed pod; current phase is ${phase}`);
+  const container = chooseContainer(pod, options.container);
+  if (!api.runtime) {
+    throw new ApiError(503, "ServiceUnavailable", "exec needs the running agent: `minikubelet serve` only reads the database (start the pods with `minikubelet run`)");
+  }
+  const containerId = runningContainerId(pod, container);
+  if ((request.headers.get("upgrade") ?? "").toLowerCase() !== "websocket") {
+    throw ApiError.badRequest(
+      `exec is served over WebSocket (${EXEC_PROTOCOLS.join(", ")}), not SPDY: use kubectl 1.30 or newer ` +
+        "(kubectl 1.29 with KUBECTL_REMOTE_COMMAND_WEBSOCKETS=true)",
+    );
+  }
+  const protocol = chooseExecProtocol(request.headers.get("sec-websocket-protocol"));
+  if (!protocol) {
+    const offered = request.headers.get("sec-websocket-protocol") ?? "none";
+    throw ApiError.badRequest(`requested protocol(s) are not supported: ${offered}; supports ${EXEC_PROTOCOLS.join(", ")}`);
+  }
+  const slots = openSessions.get(api) ?? { count: 0 };
+  openSessions.set(api, slots);
+  if (slots.count >= api.limits.maxExecSessions) {
+    const busy = new ApiError(429, "TooManyRequests", `too many exec sessions open (limit ${api.limits.maxExecSessions}); try again later`, { retryAfterSeconds: 1 });
+    return statusResponse(busy, { "Retry-After": "1" });
+  }
+  slots.count += 1;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    slots.count -= 1;
+  };
+  const session = new ExecWebSocketSession({ runtime: api.runtime, containerId, options, protocol, onEnd: release });
+  const refused = request.upgrade(session);
+  if (refused) {
+    release();
+    return refused;
+  }
+  return new Response(null, { status: 101 });
+}
+
+/** The container asked for, else the default-container annotation's, else the first. */
+function chooseContainer(pod: V1Pod, asked: string | undefined): string {
+  const names = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].map((container) => container.name);
+  const podName = pod.metadata?.name ?? "";
+  if (asked !== undefined) {
+    if (!names.includes(asked)) throw ApiError.badRequest(`container ${asked} is not valid for pod ${podName}`);
+    return asked;
+  }
+  const annotated = pod.metadata?.annotations?.[DEFAULT_CONTAINER_ANNOTATION];
+  if (annotated && names.includes(annotated)) return annotated;
+  const first = pod.spec?.containers?.[0]?.name;
+  if (!first) throw ApiError.badRequest(`pod ${podName} has no containers`);
+  return first;
+}
+
+/** The runtime id of the container's running attempt, from the status the agent recorded. */
+function runningContainerId(pod: V1Pod, container: string): string {
+  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
+  const status = statuses.find((candidate) => candidate.name === container);
+  const id = status?.state?.running ? status.containerID?.split("://")[1] : undefined;
+  // The kubelet's words for a container with no running attempt.
+  if (!id) throw ApiError.badRequest(`container not found ("${container}"): it is not running`);
+  return id;
+}

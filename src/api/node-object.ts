@@ -1,0 +1,168 @@
+/**
+ * The one v1 Node: this host as the kubelet would register it. Capacity and pressure come from
+ * the host itself (CPUs, /proc/meminfo, the filesystem holding the database, the PID space), read
+ * by `readHostFacts`; `nodeObject` is pure, so thresholds and conditions are tested with any facts.
+ */
+import { readFileSync, statfsSync } from "node:fs";
+import { arch, cpus, hostname, platform, release } from "node:os";
+import { dirname } from "node:path";
+import { isoTime } from "../status/time.ts";
+import { KUBE_VERSION } from "../version.ts";
+
+export interface HostFacts {
+  cpus: number;
+  memoryTotalKi: number;
+  memoryAvailableKi: number;
+  /** The filesystem holding the database (the kubelet's nodefs). */
+  diskTotalBytes: number;
+  diskAvailableBytes: number;
+  pidMax: number;
+  processes: number;
+  hostname: string;
+  kernelVersion: string;
+  osImage: string;
+  operatingSystem: string;
+  architecture: string;
+  machineID: string;
+  bootID: string;
+}
+
+/** The kubelet's default hard eviction thresholds (memory.available<100Mi, nodefs.available<10%). */
+export const MEMORY_AVAILABLE_MIN_KI = 100 * 1024;
+export const NODEFS_AVAILABLE_MIN_FRACTION = 0.1;
+/** The kubelet has no default PID threshold; a host with under 10% of pid_max free is under PID pressure here. */
+export const PID_AVAILABLE_MIN_FRACTION = 0.1;
+export const MAX_PODS = 110;
+
+/** What the node's Ready condition says about the agent. */
+export type AgentLiveness = "running" | "not-serving";
+
+export interface NodeOptions {
+  name: string;
+  uid: string;
+  createdAt: number;
+  /** When the node status was last known good: now under `run`, the last checkpoint under `serve`. */
+  heartbeatAt: number;
+  liveness: AgentLiveness;
+  containerRuntimeVersion: string;
+}
+
+export function readHostFacts(dbPath: string): HostFacts {
+  const meminfo = parseMeminfo(readText("/proc/meminfo"));
+  const disk = statfsSync(dirname(dbPath));
+  const loadavg = readText("/proc/loadavg").split(/\s+/)[3] ?? "";
+  return {
+    cpus: cpus().length,
+    memoryTotalKi: meminfo.MemTotal ?? 0,
+    memoryAvailableKi: meminfo.MemAvailable ?? meminfo.MemFree ?? 0,
+    diskTotalBytes: disk.blocks * disk.bsize,
+    diskAvailableBytes: disk.bavail * disk.bsize,
+    pidMax: Number(readText("/proc/sys/kernel/pid_max").trim()) || 32768,
+    processes: Number(loadavg.split("/")[1]) || 0,
+    hostname: hostname(),
+    kernelVersion: release(),
+    osImage: osImage(readText("/etc/os-release")),
+    operatingSystem: platform(),
+    architecture: goArch(arch()),
+    machineID: readText("/etc/machine-id").trim(),
+    bootID: readText("/proc/sys/kernel/random/boot_id").trim(),
+  };
+}
+
+export function nodeObject(facts: HostFacts, options: NodeOptions): Record<string, unknown> {
+  const heartbeat = isoTime(options.heartbeatAt);
+  const since = isoTime(options.createdAt);
+  const condition = (type: string, pressure: boolean, yes: [string, string], no: [string, string]) => {
+    const [reason, message] = pressure ? yes : no;
+    return { type, status: pressure ? "True" : "False", lastHeartbeatTime: heartbeat, lastTransitionTime: since, reason, message };
+  };
+  const memoryPressure = facts.memoryAvailableKi < MEMORY_AVAILABLE_MIN_KI;
+  const diskPressure = facts.diskTotalBytes > 0 && facts.diskAvailableBytes < facts.diskTotalBytes * NODEFS_AVAILABLE_MIN_FRACTION;
+  const pidPressure = facts.pidMax - facts.processes < facts.pidMax * PID_AVAILABLE_MIN_FRACTION;
+  const ready =
+    options.liveness === "running"
+      ? { type: "Ready", status: "True", lastHeartbeatTime: heartbeat, lastTransitionTime: since, reason: "KubeletReady", message: "kubelet is posting ready status" }
+      : { type: "Ready", status: "Unknown", lastHeartbeatTime: heartbeat, lastTransitionTime: since, reason: "NodeStatusUnknown", message: "minikubelet serve reads the database only: whether an agent runs is not known." };
+  const capacity = {
+    cpu: String(facts.cpus),
+    "ephemeral-storage": `${Math.floor(facts.diskTotalBytes / 1024)}Ki`,
+    memory: `${facts.memoryTotalKi}Ki`,
+    pods: String(MAX_PODS),
+  };
+  // Allocatable is capacity less the hard eviction thresholds, as the kubelet reports it.
+  const allocatable = {
+    cpu: capacity.cpu,
+    "ephemeral-storage": String(Math.floor(facts.diskTotalBytes * (1 - NODEFS_AVAILABLE_MIN_FRACTION))),
+    memory: `${Math.max(0, facts.memoryTotalKi - MEMORY_AVAILABLE_MIN_KI)}Ki`,
+    pods: capacity.pods,
+  };
+  return {
+    kind: "Node",
+    apiVersion: "v1",
+    metadata: {
+      name: options.name,
+      uid: options.uid,
+      creationTimestamp: since,
+      labels: {
+        "beta.kubernetes.io/arch": facts.architecture,
+        "beta.kubernetes.io/os": facts.operatingSystem,
+        "kubernetes.io/arch": facts.architecture,
+        "kubernetes.io/hostname": options.name,
+        "kubernetes.io/os": facts.operatingSystem,
+      },
+    },
+    spec: {},
+    status: {
+      capacity,
+      allocatable,
+      conditions: [
+        condition("MemoryPressure", memoryPressure, ["KubeletHasInsufficientMemory", "kubelet has insufficient memory available"], ["KubeletHasSufficientMemory", "kubelet has sufficient memory available"]),
+        condition("DiskPressure", diskPressure, ["KubeletHasDiskPressure", "kubelet has disk pressure"], ["KubeletHasNoDiskPressure", "kubelet has no disk pressure"]),
+        condition("PIDPressure", pidPressure, ["KubeletHasInsufficientPID", "kubelet has insufficient PID available"], ["KubeletHasSufficientPID", "kubelet has sufficient PID available"]),
+        ready,
+      ],
+      addresses: [
+        { type: "InternalIP", address: "127.0.0.1" },
+        { type: "Hostname", address: facts.hostname },
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+      nodeInfo: {
+        machineID: facts.machineID,
+        systemUUID: facts.machineID,
+        bootID: facts.bootID,
+        kernelVersion: facts.kernelVersion,
+        osImage: facts.osImage,
+        containerRuntimeVersion: options.containerRuntimeVersion,
+        kubeletVersion: `v${KUBE_VERSION}.0`,
+        kubeProxyVersion: "",
+        operatingSystem: facts.operatingSystem,
+        architecture: facts.architecture,
+      },
+    },
+  };
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** /proc/meminfo's `Name: 123 kB` lines, in KiB. */
+export function parseMeminfo(text: string): Record<string, number> {
+  const values: Record<string, number> = {};
+  for (const match of text.matchAll(/^(\w+):\s+(\d+)/gm)) values[match[1]!] = Number(match[2]);
+  return values;
+}
+
+/** /etc/os-release's PRETTY_NAME, as the kubelet reports osImage. */
+export function osImage(text: string): string {
+  const match = /^PRETTY_NAME=(.*)$/m.exec(text);
+  return match ? match[1]!.trim().replace(/^["']|["']$/g, "") : "Unknown";
+}
+
+function goArch(nodeArch: string): string {
+  return ({ x64: "amd64", ia32: "386", arm: "arm" } as Record<string, string>)[nodeArch] ?? nodeArch;
+}

@@ -1,0 +1,138 @@
+/**
+ * One container attempt's output, as `minikubelet logs` and the API's pods/log both serve it: from
+ * the attempt's log file (the process runtime; readable without the agent, from the database's
+ * runtime root) or from the engine by runtime id (docker). Applies the kubelet's options in its
+ * order (since, then tail, then timestamps, then the byte limit) and, with `follow`, keeps writing
+ * until the attempt ends or `signal` aborts.
+ */
+import { sleep, type Clock } from "../clock.ts";
+import { EngineUnreachableError } from "../runtime/docker-errors.ts";
+import type { LogOptions } from "../runtime/runtime.ts";
+import type { AttemptRow, StoreReader } from "../store/queries.ts";
+import { currentSize, lastWrittenAt, readRange, tailRange, type LogRange } from "./log-file.ts";
+import { attemptEnded } from "./select.ts";
+import { TimestampPrefixer } from "./timestamps.ts";
+
+export interface LogQuery {
+  tailLines?: number;
+  /** Stop after this many bytes (timestamps included, as the kubelet counts them). */
+  limitBytes?: number;
+  /** Only output written at or after this time, in ms since the epoch. */
+  sinceMs?: number;
+  timestamps?: boolean;
+  follow?: boolean;
+}
+
+/** Where output without a log file comes from: DockerRuntime.streamLogs. */
+export interface EngineLogs {
+  streamLogs(id: string, options: LogOptions & { follow: boolean }, onText: (text: string) => void | Promise<void>, signal: AbortSignal, opened?: () => void): Promise<void>;
+}
+
+export interface LogReadDeps {
+  store: StoreReader;
+  clock: Clock;
+  signal: AbortSignal;
+  /** The engine, for attempts without a log file; asked for only when such an attempt is read. */
+  engine?: () => Promise<EngineLogs>;
+  /** Called once the output's source is open: an error after it comes mid-stream. */
+  opened?: () => void;
+  /** How often a followed log file is polled; default 250 ms. */
+  intervalMs?: number;
+}
+
+/** Takes the next bytes; a promise holds the reader back until the consumer has room. */
+export type LogWriter = (bytes: Uint8Array) => void | Promise<void>;
+
+/** The attempt's log file could not be read (removed with its pod, or pruned by retention). */
+export class LogFileError extends Error {
+  override readonly name = "LogFileError";
+  constructor(
+    readonly path: string,
+    readonly code: string,
+  ) {
+    super(`cannot read ${path} (${code})`);
+  }
+}
+
+/** The engine refused or failed to give an attempt's output; `unreachable` when it gave no answer at all. */
+export class EngineLogError extends Error {
+  override readonly name = "EngineLogError";
+  readonly unreachable: boolean;
+  constructor(what: string, runtimeId: string, cause: unknown) {
+    super(`${what}: docker container ${runtimeId.slice(0, 12)}: ${(cause as Error).message ?? cause}`, { cause });
+    this.unreachable = cause instanceof EngineUnreachableError;
+  }
+}
+
+/** The attempt's output is in the engine, and no engine was given to read it from. */
+export class NoEngineError extends Error {
+  override readonly name = "NoEngineError";
+}
+
+export async function writeAttemptLogs(attempt: AttemptRow, query: LogQuery, deps: LogReadDeps, write: LogWriter): Promise<void> {
+  const limit = new AbortController();
+  const signal = AbortSignal.any([deps.signal, limit.signal]);
+  const out = query.limitBytes === undefined ? write : limitedWriter(query.limitBytes, write, () => limit.abort());
+  if (attempt.logPath) await writeFileLogs(attempt, attempt.logPath, query, { ...deps, signal }, out);
+  else await writeEngineLogs(attempt, query, { ...deps, signal }, out);
+}
+
+function limitedWriter(limitBytes: number, write: LogWriter, reached: () => void): LogWriter {
+  let left = limitBytes;
+  return (bytes) => {
+    if (left <= 0) return;
+    const kept = bytes.length <= left ? bytes : bytes.subarray(0, left);
+    left -= kept.length;
+    if (left <= 0) reached();
+    return write(kept);
+  };
+}
+
+/**
+ * The process runtime's file has no per-line times: output already written is stamped (and
+ * filtered by `sinceMs`) with the file's last write, the newest any of it can be; followed output
+ * with the time it was read.
+ */
+async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery, deps: LogReadDeps, write: LogWriter): Promise<void> {
+  let range: LogRange;
+  let writtenAt: number;
+  try {
+    writtenAt = lastWrittenAt(path);
+    range = tailRange(path, query.tailLines);
+  } catch (error) {
+    throw new LogFileError(path, (error as NodeJS.ErrnoException).code ?? String(error));
+  }
+  deps.opened?.();
+  if (query.sinceMs !== undefined && writtenAt < query.sinceMs) range = { start: range.end, end: range.end };
+  const stamps = query.timestamps ? new TimestampPrefixer() : undefined;
+  const emit = (at: number) => (bytes: Uint8Array) => write(stamps ? stamps.prefix(bytes, at) : bytes);
+  let offset = await readRange(path, range, emit(writtenAt), deps.signal);
+  if (!query.follow) return;
+  while (!deps.signal.aborted) {
+    // Seen ended before the last read: every byte the attempt wrote is read before stopping.
+    const ended = attemptEnded(deps.store, attempt);
+    offset = await readRange(path, { start: offset, end: currentSize(path, offset) }, emit(deps.clock.now()), deps.signal);
+    if (ended) return;
+    try {
+      await sleep(deps.clock, deps.intervalMs ?? 250, deps.signal);
+    } catch {
+      return;
+    }
+  }
+}
+
+/** An attempt's output from the engine by its runtime id (docker attempts record no log file). */
+export async function writeEngineLogs(attempt: AttemptRow, query: LogQuery, deps: Pick<LogReadDeps, "signal" | "engine" | "opened">, write: LogWriter): Promise<void> {
+  const what = `logs of container "${attempt.container}" attempt ${attempt.attempt}`;
+  if (!attempt.runtimeId) throw new Error(`${what}: no runtime id is recorded (the container never started)`);
+  if (!deps.engine) throw new NoEngineError(`${what}: the output is kept by the container engine, and no engine is available here`);
+  const engine = await deps.engine();
+  const options = { tail: query.tailLines, timestamps: query.timestamps, sinceMs: query.sinceMs, follow: query.follow ?? false };
+  // A writer that failed has stopped the reading through the signal.
+  const onText = (text: string) => Promise.resolve(write(Buffer.from(text))).catch(() => undefined);
+  try {
+    await engine.streamLogs(attempt.runtimeId, options, onText, deps.signal, deps.opened);
+  } catch (error) {
+    throw new EngineLogError(what, attempt.runtimeId, error);
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The API server's defaults on a container as the manifest wrote it, taken from the validated spec
+ * (which has them already): what a real API server stores and `kubectl describe pod` prints, so a
+ * probe reads `timeout=1s period=10s #success=1 #failure=3` rather than zeros.
+ */
+import type { ContainerSpec, Probe } from "../manifest/types.ts";
+
+type Written = Record<string, unknown>;
+
+const PROBES = ["startupProbe", "livenessProbe", "readinessProbe"] as const;
+
+export function containerWithDefaults(written: Written, validated: ContainerSpec | undefined): Written {
+  if (!validated) return written;
+  const result: Written = {
+    ...written,
+    imagePullPolicy: written.imagePullPolicy ?? validated.imagePullPolicy,
+    terminationMessagePath: written.terminationMessagePath ?? validated.terminationMessagePath,
+    terminationMessagePolicy: written.terminationMessagePolicy ?? "File",
+  };
+  for (const field of PROBES) {
+    const probe = validated[field];
+    if (written[field] && probe) result[field] = probeWithDefaults(written[field] as Written, probe);
+  }
+  return result;
+}
+
+function probeWithDefaults(written: Written, probe: Probe): Written {
+  const result: Written = {
+    ...written,
+    timeoutSeconds: probe.timeoutSeconds,
+    periodSeconds: probe.periodSeconds,
+    successThreshold: probe.successThreshold,
+    failureThreshold: probe.failureThreshold,
+  };
+  const httpGet = written.httpGet as Written | undefined;
+  if (httpGet && probe.handler.type === "httpGet") result.httpGet = { ...httpGet, scheme: httpGet.scheme ?? probe.handler.scheme };
+  return result;
+}

@@ -1,0 +1,115 @@
+/**
+ * `kubectl exec` against a running agent, on both runtimes: the command's output and exit code,
+ * `-c`, piped stdin, and `-it` on a pseudo-terminal (kubectl itself runs on one, as in a shell).
+ * kubectl 1.30+ speaks WebSocket; 1.27 to 1.29 only SPDY, which gets a clear refusal.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Agent, ensureBinary, Workspace } from "../e2e/helpers.ts";
+import { BUSYBOX, describeDocker } from "../docker/helpers.ts";
+import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";
+
+
+function manifest(image: string): string {
+  const container = (name: string) => `    - {name: ${name}, image: ${image}, command: [sh, -c, 'sleep 600'], env: [{name: WHO, value: ${name}}]}\n`;
+  return `apiVersion: v1\nkind: Pod\nmetadata: {name: shell}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n${container("main")}${container("side")}`;
+}
+
+/** A shell prompt at the end of the screen, escape sequences aside. */
+const PROMPT = /[#$] $/;
+const ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]/g;
+/** busybox's line editor asks the terminal where the cursor is (DSR); a terminal answers. */
+const CURSOR_QUERY = "\x1b[6n";
+
+/**
+ * Runs `kubectl exec -it POD -- sh` on a pseudo-terminal and types `typed` once the prompt shows
+ * and the screen has settled (as a person would), answering cursor queries like a terminal;
+ * returns what showed and kubectl's exit code.
+ */
+async function interactive(session: KubectlSession, kubectl: string, pod: string, typed: string): Promise<{ screen: string; status: number }> {
+  let screen = "";
+  let lastOutput = Date.now();
+  const child = Bun.spawn([kubectl, "--kubeconfig", session.kubeconfig, "--cache-dir", session.cacheDir, "exec", "-it", pod, "--", "sh"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: session.dir, TERM: "xterm" },
+    terminal: {
+      cols: 100,
+      rows: 30,
+      data: (terminal, data) => {
+        const text = new TextDecoder().decode(data);
+        screen += text;
+        lastOutput = Date.now();
+        if (text.includes(CURSOR_QUERY)) terminal.write("\x1b[1;5R");
+      },
+    },
+  });
+  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  while (!(PROMPT.test(screen.replace(ESCAPES, "")) && Date.now() - lastOutput > 300) && child.exitCode === null) await Bun.sleep(50);
+  child.terminal?.write(typed);
+  const status = await child.exited;
+  clearTimeout(killer);
+  child.terminal?.close();
+  return { screen, status };
+}
+
+function execSuite(runtime: "process" | "docker", image: string): void {
+  // A node of its own: a docker engine takes one agent per node name.
+  const node = `exec-${runtime}`;
+  const POD = `shell-${node}`;
+  let ws: Workspace;
+  let agent: Agent;
+
+  beforeAll(async () => {
+    ensureBinary();
+    ws = new Workspace();
+    ws.write("shell.yaml", manifest(image));
+    agent = new Agent(ws, ["--runtime", runtime, "--api-listen", "127.0.0.1:0", "--stop-pods-on-exit"], { node });
+    await agent.waitForOutput(`Started default/${POD} side`, 60_000);
+    await agent.waitForOutput(`Started default/${POD} main`, 60_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await agent?.terminate();
+    ws?.cleanup();
+  });
+
+  const kubectls = { dispatcher: KUBECTL.default, "1.33": KUBECTL.versions["1.33"] };
+  for (const [which, binary] of Object.entries(kubectls)) {
+    describeWithKubectl(`kubectl exec (${which}) on the ${runtime} runtime`, binary, (kubectl) => {
+      test("prints the command's output and exits with its code; -c picks the container", async () => {
+        using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
+        const defaulted = 'Defaulted container "main" out of: main, side\n';
+        expect(await session.run(kubectl, ["exec", POD, "--", "sh", "-c", "echo hi; exit 3"])).toEqual({ status: 3, stdout: "hi\n", stderr: `${defaulted}command terminated with exit code 3\n` });
+        expect(await session.run(kubectl, ["exec", POD, "-c", "side", "--", "sh", "-c", "echo $WHO"])).toMatchObject({ status: 0, stdout: "side\n" });
+        expect(await session.run(kubectl, ["exec", POD, "-c", "main", "--", "sh", "-c", "echo $WHO; echo oops >&2"])).toEqual({ status: 0, stdout: "main\n", stderr: "oops\n" });
+      }, 60_000);
+
+      test("stdin piped with -i reaches the command, and its end ends it", async () => {
+        using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
+        expect(await session.run(kubectl, ["exec", "-i", POD, "--", "sh", "-c", "cat; echo done"], { stdin: "data\n" })).toMatchObject({ status: 0, stdout: "data\ndone\n" });
+      }, 60_000);
+
+      test("-it on a terminal: a shell of the terminal's size that computes and exits 0", async () => {
+        using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
+        const { screen, status } = await interactive(session, kubectl, POD, "stty size; echo $((6*7)); exit\r");
+        expect(screen).toContain("\r\n30 100\r\n42\r\n");
+        expect(status).toBe(0);
+      }, 60_000);
+    });
+  }
+
+  describeWithKubectl(`kubectl 1.27 exec on the ${runtime} runtime`, KUBECTL.versions["1.27"], (kubectl) => {
+    test("SPDY-only kubectl is told to use 1.30 or newer", async () => {
+      using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
+      const result = await session.run(kubectl, ["exec", POD, "--", "true"]);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("Error from server (BadRequest): exec is served over WebSocket (v5.channel.k8s.io, v4.channel.k8s.io), not SPDY: use kubectl 1.30 or newer");
+    }, 60_000);
+  });
+
+  // Last, as it ends the agent: a stop must not wait on sessions the server closed (Bun 1.3).
+  test(`after its exec sessions the ${runtime} agent still stops in order`, async () => {
+    expect(await agent.terminate(15_000)).toBe(0);
+  }, 30_000);
+}
+
+execSuite("process", "busybox");
+describeDocker("kubectl exec, docker runtime", () => execSuite("docker", BUSYBOX));

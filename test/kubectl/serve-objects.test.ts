@@ -1,0 +1,51 @@
+/**
+ * Real kubectl against `serve` (the database alone, no runtime): the node is NotReady with Ready
+ * Unknown, and the pods, events and describe output are the recorded ones.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { container, desired, pod } from "../pod-builder.ts";
+import { storeHarness, tempDir } from "../store-fixtures.ts";
+import { describeWithKubectl, KUBECTL, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
+
+const dir = tempDir("minikubelet-kubectl-serve-objects-");
+let h: ReturnType<typeof storeHarness>;
+let api: ServedApi;
+let session: KubectlSession;
+
+beforeAll(async () => {
+  h = storeHarness(dir.path);
+  h.runtime.behaviours.set("crash", { exitAfterMs: 1000, exitCode: 1 });
+  await h.kubelet.sync(desired(pod({ name: "crash", namespace: "default", containers: [container("crash")] }), pod({ name: "web", namespace: "default" })));
+  await h.advance(60);
+  h.kubelet.stop();
+  api = serveDatabase(h.dbPath, { nodeName: "lab" });
+  session = new KubectlSession(h.dbPath);
+});
+
+afterAll(async () => {
+  await api?.stop();
+  session?.[Symbol.dispose]();
+  h?.agent.close();
+  dir[Symbol.dispose]();
+});
+
+describeWithKubectl("kubectl against serve", KUBECTL.default, (kubectl) => {
+  test("the node is NotReady (Ready Unknown); describe node lists the recorded pods", async () => {
+    const nodes = await session.run(kubectl, ["get", "nodes"]);
+    expect(nodes.stdout).toMatch(/^lab +NotReady +<none> /m);
+    const described = await session.run(kubectl, ["describe", "node", "lab"]);
+    expect(described.status).toBe(0);
+    expect(described.stdout).toMatch(/Ready +Unknown .* NodeStatusUnknown/);
+    expect(described.stdout).toContain("Non-terminated Pods:          (2 in total)");
+  });
+
+  test("pods and events as recorded", async () => {
+    const pods = await session.run(kubectl, ["get", "pods"]);
+    expect(pods.stdout).toMatch(/^crash-lab +0\/1 +CrashLoopBackOff +3 \(\S+ ago\) /m);
+    expect(pods.stdout).toMatch(/^web-lab +1\/1 +Running +0 /m);
+    const described = await session.run(kubectl, ["describe", "pod", "crash-lab"]);
+    expect(described.stdout).toMatch(/Warning +BackOff .* kubelet +Back-off restarting failed container crash in pod crash-lab/);
+    const events = await session.run(kubectl, ["events", "--for", "pod/web-lab"]);
+    expect(events.stdout).toMatch(/Normal +Started +Pod\/web-lab +Started container web/);
+  });
+});

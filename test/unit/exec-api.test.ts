@@ -1,0 +1,246 @@
+/**
+ * `pods/NAME/exec` driven as the server would drive it: the route's handler with a request, then
+ * the session it upgrades to with a fake socket, on the fake runtime and a real database.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
+import { execRoutes } from "../../src/api/exec-api.ts";
+import { MAX_UNSENT_BYTES } from "../../src/api/exec-session.ts";
+import type { ApiRequest, ApiSocket, WebSocketSession } from "../../src/api/http.ts";
+import { ApiError } from "../../src/api/status.ts";
+import { openStoreReader } from "../../src/store/reader.ts";
+import { container, desired, pod } from "../pod-builder.ts";
+import { storeHarness, tempDir } from "../store-fixtures.ts";
+import type { FakeExec } from "../fake-runtime.ts";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
+
+/** An agent with pod web-lab (containers web and side) running, and the API's context over its database. */
+async function agent(options: { runtime?: boolean; maxExecSessions?: number; annotations?: Record<string, string>; restartPolicy?: "Never" } = {}) {
+  const dir = tempDir();
+  const h = storeHarness(dir.path);
+  const web = { ...pod({ name: "web", restartPolicy: options.restartPolicy, containers: [container("web"), container("side")] }), annotations: options.annotations ?? {} };
+  await h.kubelet.sync(desired(web));
+  await h.advance(1);
+  const reader = openStoreReader(h.dbPath);
+  cleanups.push(() => {
+    reader[Symbol.dispose]();
+    h.agent.close();
+    dir[Symbol.dispose]();
+  });
+  const api: ApiContext = {
+    store: reader.store,
+    dbPath: h.dbPath,
+    clock: h.clock,
+    nodeName: "lab",
+    ...(options.runtime !== false && { runtime: h.runtime }),
+    commits: { subscribe: () => () => undefined },
+    limits: { ...DEFAULT_LIMITS, maxExecSessions: options.maxExecSessions ?? DEFAULT_LIMITS.maxExecSessions },
+  };
+  return { h, api };
+}
+
+interface Sent {
+  frames: Uint8Array[];
+  closed?: { code?: number; reason?: string };
+}
+
+/** Calls the route as the server does; `upgraded` is the session it handed to `upgrade`, if any. */
+async function call(api: ApiContext, query: string, options: { method?: "GET" | "POST"; pod?: string; headers?: Record<string, string> } = {}) {
+  const method = options.method ?? "GET";
+  const route = execRoutes.find((candidate) => candidate.method === method)!;
+  const url = new URL(`https://127.0.0.1/api/v1/namespaces/demo/pods/${options.pod ?? "web-lab"}/exec?${query}`);
+  const headers = new Headers(options.headers ?? { Upgrade: "websocket", Connection: "Upgrade", "Sec-WebSocket-Protocol": "v5.channel.k8s.io" });
+  let upgraded: WebSocketSession | undefined;
+  const request: ApiRequest = {
+    method,
+    url,
+    headers,
+    params: { namespace: "demo", name: options.pod ?? "web-lab" },
+    query: url.searchParams,
+    signal: new AbortController().signal,
+    body: async () => new Uint8Array(),
+    upgrade(session) {
+      upgraded = session;
+      return undefined;
+    },
+  };
+  try {
+    const response = await route.handle(request, api);
+    return { response, upgraded };
+  } catch (error) {
+    if (error instanceof ApiError) return { error, upgraded };
+    throw error;
+  }
+}
+
+/** Opens the session on a socket that records what is sent; `send` answers with `sendResult`. */
+function connect(session: WebSocketSession, sendResult?: () => number): { socket: ApiSocket; sent: Sent; ended: Promise<void> } {
+  const sent: Sent = { frames: [] };
+  let markEnded: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => (markEnded = resolve));
+  const socket: ApiSocket = {
+    send(data) {
+      sent.frames.push(data.slice());
+      return sendResult ? sendResult() : data.length;
+    },
+    close(code, reason) {
+      sent.closed = { code, reason };
+      session.close(socket, code ?? 1005, reason ?? "");
+      markEnded();
+    },
+  };
+  session.open(socket);
+  return { socket, sent, ended };
+}
+
+const text = (frame: Uint8Array) => new TextDecoder().decode(frame.subarray(1));
+const on = (sent: Sent, channel: number) => sent.frames.filter((frame) => frame[0] === channel).map(text).join("");
+const statusOf = (sent: Sent) => JSON.parse(on(sent, 3));
+const message = (channel: number, payload: string | number[]) =>
+  new Uint8Array([channel, ...(typeof payload === "string" ? new TextEncoder().encode(payload) : payload)]);
+
+test("a command's output comes on stdout, its exit code as NonZeroExitCode on channel 3, then a normal close", async () => {
+  const { h, api } = await agent();
+  h.runtime.exec = (_config, command) => ({ exitCode: 3, output: `ran ${command.join(" ")}\n` });
+  const { response, upgraded } = await call(api, "command=sh&command=-c&command=echo+hi%3B+exit+3&container=web&stdout=true&stderr=true");
+  expect(response?.status).toBe(101);
+  expect(upgraded?.protocol).toBe("v5.channel.k8s.io");
+  const { sent, ended } = connect(upgraded!);
+  await ended;
+  expect(on(sent, 1)).toBe("ran sh -c echo hi; exit 3\n");
+  expect(statusOf(sent)).toMatchObject({ status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: "3" }] } });
+  expect(sent.closed?.code).toBe(1000);
+  expect(h.runtime.execs[0]?.container.container.name).toBe("web");
+});
+
+test("stdin reaches the command, input sent before it started included, and v5's close of stdin ends it: Success", async () => {
+  const { h, api } = await agent();
+  const { upgraded } = await call(api, "command=cat&container=side&stdin=true&stdout=true&stderr=true");
+  const { socket, sent, ended } = connect(upgraded!);
+  upgraded!.message(socket, message(0, "early "));
+  await Promise.resolve();
+  upgraded!.message(socket, message(0, "data\n"));
+  upgraded!.message(socket, message(255, [0]));
+  await ended;
+  expect(on(sent, 1)).toBe("early data\n");
+  expect(statusOf(sent)).toEqual({ metadata: {}, status: "Success" });
+  expect(h.runtime.execs[0]?.container.container.name).toBe("side");
+});
+
+test("with a TTY: stderr folds into stdout, and resizes reach the terminal", async () => {
+  const { h, api } = await agent();
+  h.runtime.interactive = (exec: FakeExec) => {
+    exec.onInput = (self) => {
+      if (self.input.includes("exit")) {
+        void self.stderr("bye\r\n");
+        self.exit(0);
+      }
+    };
+  };
+  const { upgraded } = await call(api, "command=sh&container=web&stdin=true&stdout=true&tty=true");
+  const { socket, sent, ended } = connect(upgraded!);
+  upgraded!.message(socket, message(4, '{"Width":100,"Height":30}'));
+  await Promise.resolve();
+  upgraded!.message(socket, message(4, '{"Width":120,"Height":40}'));
+  upgraded!.message(socket, message(0, "exit\r"));
+  await ended;
+  expect(h.runtime.execs[0]?.request.tty).toBe(true);
+  expect(h.runtime.execs[0]?.sizes.at(-1)).toEqual({ width: 120, height: 40 });
+  expect(on(sent, 1)).toBe("bye\r\n");
+  expect(on(sent, 2)).toBe("");
+});
+
+test("the client going away kills the command and frees its slot", async () => {
+  const { h, api } = await agent({ maxExecSessions: 1 });
+  h.runtime.interactive = () => undefined; // runs until killed
+  const first = await call(api, "command=sleep&command=60&container=web&stdout=true");
+  const { socket } = connect(first.upgraded!);
+  await Promise.resolve();
+  const refused = await call(api, "command=ls&container=web&stdout=true");
+  expect(refused.response?.status).toBe(429);
+  expect(await refused.response?.json()).toMatchObject({ reason: "TooManyRequests", message: "too many exec sessions open (limit 1); try again later" });
+  expect(refused.response?.headers.get("Retry-After")).toBe("1");
+  socket.close(1001, "client gone");
+  expect(await h.runtime.execs[0]?.request.signal?.aborted).toBe(true);
+  h.runtime.interactive = (exec) => exec.exit(0);
+  expect((await call(api, "command=ls&container=web&stdout=true")).response?.status).toBe(101);
+});
+
+test("a client that stops reading holds the command's output back until it drains", async () => {
+  const { h, api } = await agent();
+  let secondWritten = false;
+  h.runtime.interactive = (exec) => {
+    void (async () => {
+      await exec.stdout("first");
+      await exec.stdout("second");
+      secondWritten = true;
+      exec.exit(0);
+    })();
+  };
+  let backPressure = true;
+  const { upgraded } = await call(api, "command=yes&container=web&stdout=true");
+  const { socket, sent, ended } = connect(upgraded!, () => (backPressure ? -1 : 1));
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+  expect(on(sent, 1)).toBe("first");
+  expect(secondWritten).toBe(false);
+  backPressure = false;
+  upgraded!.drain?.(socket);
+  await ended;
+  expect(on(sent, 1)).toBe("firstsecond");
+});
+
+test("a terminal, which cannot pause, flooding a client that reads nothing ends the session", async () => {
+  const { h, api } = await agent();
+  h.runtime.interactive = (exec) => {
+    for (let i = 0; i <= MAX_UNSENT_BYTES / (1024 * 1024); i++) void exec.stdout("x".repeat(1024 * 1024));
+  };
+  const { upgraded } = await call(api, "command=yes&container=web&stdout=true&tty=true");
+  const { sent, ended } = connect(upgraded!, () => -1);
+  await ended;
+  expect(sent.closed?.code).toBe(1011);
+  expect(h.runtime.execs[0]?.request.signal?.aborted).toBe(true);
+});
+
+test("without a container the default-container annotation, else the first container, is used", async () => {
+  const annotated = await agent({ annotations: { "kubectl.kubernetes.io/default-container": "side" } });
+  connect((await call(annotated.api, "command=ls&stdout=true")).upgraded!);
+  expect(annotated.h.runtime.execs[0]?.container.container.name).toBe("side");
+  const plain = await agent();
+  connect((await call(plain.api, "command=ls&stdout=true")).upgraded!);
+  expect(plain.h.runtime.execs[0]?.container.container.name).toBe("web");
+});
+
+test("refusals before the upgrade are the API server's Status errors", async () => {
+  const { api } = await agent();
+  const expectError = async (result: Awaited<ReturnType<typeof call>>, code: number, reason: string, messageText: string) => {
+    expect(result.upgraded).toBeUndefined();
+    expect(result.error?.toStatus()).toMatchObject({ code, reason, message: messageText });
+  };
+  await expectError(await call(api, "command=ls&stdout=true", { pod: "nope" }), 404, "NotFound", 'pods "nope" not found');
+  await expectError(await call(api, "command=ls&container=db&stdout=true"), 400, "BadRequest", "container db is not valid for pod web-lab");
+  await expectError(
+    await call(api, "command=ls&container=web&stdout=true", { method: "POST", headers: { Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io" } }),
+    400,
+    "BadRequest",
+    "exec is served over WebSocket (v5.channel.k8s.io, v4.channel.k8s.io), not SPDY: use kubectl 1.30 or newer (kubectl 1.29 with KUBECTL_REMOTE_COMMAND_WEBSOCKETS=true)",
+  );
+  await expectError(
+    await call(api, "command=ls&container=web&stdout=true", { headers: { Upgrade: "websocket", "Sec-WebSocket-Protocol": "v3.channel.k8s.io" } }),
+    400,
+    "BadRequest",
+    "requested protocol(s) are not supported: v3.channel.k8s.io; supports v5.channel.k8s.io, v4.channel.k8s.io",
+  );
+  const once = await agent({ restartPolicy: "Never" });
+  once.h.runtime.finish(once.h.runtime.running("side")!.id, 0);
+  await once.h.advance(1);
+  await expectError(await call(once.api, "command=ls&container=side&stdout=true"), 400, "BadRequest", 'container not found ("side"): it is not running');
+  const serve = await agent({ runtime: false });
+  await expectError(
+    await call(serve.api, "command=ls&container=web&stdout=true"),
+    503,
+    "ServiceUnavailable",
+    "exec needs the running agent: `minikubelet serve` only reads the database (start the pods with `minikubelet run`)",
+  );
+});

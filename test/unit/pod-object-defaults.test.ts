@@ -1,0 +1,41 @@
+/**
+ * The v1 Pod we serve carries the API server's defaults, as a real API server stores them: a probe
+ * written without its timings reads `timeout=1s period=10s #success=1 #failure=3` in
+ * `kubectl describe pod`, not zeros.
+ */
+import { expect, test } from "bun:test";
+import { validatePod } from "../../src/manifest/validate.ts";
+import { newPodRecord } from "../../src/kubelet/pod-state.ts";
+import { podObject } from "../../src/status/pod-object.ts";
+
+test("probes, pull policy and termination message fields get the API server's defaults", () => {
+  const spec = validatePod(
+    {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web", namespace: "demo" },
+      spec: {
+        containers: [
+          {
+            name: "web",
+            image: "busybox:1",
+            command: ["httpd"],
+            livenessProbe: { httpGet: { path: "/healthz", port: 8080 } },
+            readinessProbe: { exec: { command: ["true"] }, periodSeconds: 5 },
+          },
+        ],
+      },
+    },
+    { file: "web.yaml", source: "/m/web.yaml", node: "lab" },
+  );
+  const [web] = podObject(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers as Record<string, any>[];
+  expect(web!.livenessProbe).toEqual({
+    httpGet: { path: "/healthz", port: 8080, scheme: "HTTP" },
+    timeoutSeconds: 1,
+    periodSeconds: 10,
+    successThreshold: 1,
+    failureThreshold: 3,
+  });
+  expect(web!.readinessProbe).toEqual({ exec: { command: ["true"] }, timeoutSeconds: 1, periodSeconds: 5, successThreshold: 1, failureThreshold: 3 });
+  expect(web).toMatchObject({ imagePullPolicy: "IfNotPresent", terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File" });
+});
