@@ -1,6 +1,7 @@
 /**
  * Every route the API serves, in one list: each part adds its module's routes here with one import
- * and one spread. The server matches by path pattern, so order does not matter.
+ * and one spread. The server takes the first route whose pattern matches: the watch routes come
+ * before the object routes, whose collection lists they wrap.
  */
 import { discoveryRoutes } from "./discovery.ts";
 import { execRoutes } from "./exec-api.ts";
@@ -9,10 +10,12 @@ import { infoRoutes } from "./info.ts";
 import { logRoutes } from "./logs-api.ts";
 import { objectRoutes } from "./object-routes.ts";
 import { openApiRoutes } from "./openapi.ts";
+import { watchRoutes } from "./watch.ts";
 
 export const apiRoutes: Route[] = [
   ...infoRoutes,
   ...discoveryRoutes,
+  ...watchRoutes,
   ...objectRoutes,
   ...openApiRoutes,
   ...logRoutes,

@@ -160,19 +160,25 @@ export class SqliteStore implements PodStateSink {
   }
 
   /**
-   * Deletes events past the TTL or beyond the per-pod cap, and deleted pods older than the TTL.
-   * Attempts keep their rows. Called from savePod once per interval; public for tests and tools.
+   * Deletes events past the TTL or beyond the per-pod cap, and deleted pods older than the TTL, and
+   * records the highest revision deleted (a watch from before it gets 410). Attempts keep their rows. Called from savePod once per interval; public for tests and tools.
    */
   prune(): { events: number; pods: number } {
     const now = this.clock.now();
     this.lastPrune = now;
     const cutoff = now - this.retention.eventTtlMs;
     return this.db.transaction(() => {
-      let events = this.sql.pruneOldEvents.run(cutoff).changes;
+      let compacted = 0;
+      const deleted = (rows: unknown[]): number => {
+        for (const row of rows as { revision: number }[]) compacted = Math.max(compacted, row.revision);
+        return rows.length;
+      };
+      let events = deleted(this.sql.pruneOldEvents.all(cutoff));
       for (const { pod_uid } of this.sql.podsOverCap.all(this.retention.maxEventsPerPod) as { pod_uid: string }[]) {
-        events += this.sql.pruneOverCap.run(pod_uid, pod_uid, this.retention.maxEventsPerPod).changes;
+        events += deleted(this.sql.pruneOverCap.all(pod_uid, pod_uid, this.retention.maxEventsPerPod));
       }
-      const pods = this.sql.pruneDeletedPods.run(cutoff).changes;
+      const pods = deleted(this.sql.pruneDeletedPods.all(cutoff));
+      if (compacted > 0) this.sql.raiseCompaction.run(compacted);
       return { events, pods };
     })();
   }

@@ -13,6 +13,8 @@ export interface PodRow {
   name: string;
   deletedAt: number | null;
   revision: number;
+  /** The revision that inserted the row (or revived the uid); 0 before migrations/0006. */
+  createdRevision: number;
   object: V1Pod;
 }
 
@@ -24,6 +26,7 @@ export interface RefusedPodRow {
   name: string;
   reason: string;
   issues: Issue[];
+  revision: number;
   object: V1Pod;
 }
 
@@ -40,6 +43,8 @@ export interface EventRow {
   firstAt: number;
   lastAt: number;
   revision: number;
+  /** The revision that inserted the row; 0 before migrations/0006. */
+  createdRevision: number;
 }
 
 export interface AttemptRow {
@@ -69,8 +74,8 @@ export class AmbiguousPodError extends Error {
   override readonly name = "AmbiguousPodError";
 }
 
-const POD_COLUMNS = "uid, namespace, name, deleted_at, revision, object_json";
-const EVENT_COLUMNS = "id, pod_uid, namespace, pod, container, type, reason, message, count, first_at, last_at, revision";
+const POD_COLUMNS = "uid, namespace, name, deleted_at, revision, created_revision, object_json";
+const EVENT_COLUMNS = "id, pod_uid, namespace, pod, container, type, reason, message, count, first_at, last_at, revision, created_revision";
 
 export class StoreReader {
   private readonly statements = new Map<string, Statement>();
@@ -93,15 +98,19 @@ export class StoreReader {
     const params: string[] = [];
     if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
     if (filter.name !== undefined) (where.push("name = ?"), params.push(filter.name));
-    const sql = `SELECT uid, file, namespace, name, reason, issues_json, object_json FROM invalid_manifests WHERE ${where.join(" AND ")} ORDER BY namespace, name, file`;
+    const sql = `SELECT uid, file, namespace, name, reason, issues_json, revision, object_json FROM invalid_manifests WHERE ${where.join(" AND ")} ORDER BY namespace, name, file`;
     return this.query(sql).all(...params).map(refusedRow);
   }
 
-  /** Pods (live or deleted) whose v1 object changed after `revision`, oldest change first. */
-  podsChangedSince(revision: number): PodRow[] {
+  /**
+   * Pods (live or deleted) whose v1 object changed after `revision`, oldest change first; with the
+   * refused manifest files `get -w` prints, unless `refused` is false (the API serves no such pods).
+   */
+  podsChangedSince(revision: number, options: { refused: boolean } = { refused: true }): PodRow[] {
     const pods = this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE revision > ? ORDER BY revision`).all(revision).map(podRow);
+    if (!options.refused) return pods;
     // A file turning bad is a row `get -w` prints (Invalid); the pod it becomes once fixed is another.
-    const refused = this.query("SELECT uid, namespace, name, NULL AS deleted_at, revision, object_json FROM invalid_manifests WHERE revision > ?").all(revision).map(podRow);
+    const refused = this.query("SELECT uid, namespace, name, NULL AS deleted_at, revision, revision AS created_revision, object_json FROM invalid_manifests WHERE revision > ?").all(revision).map(podRow);
     return refused.length === 0 ? pods : [...pods, ...refused].sort((a, b) => a.revision - b.revision);
   }
 
@@ -164,6 +173,20 @@ export class StoreReader {
     return this.query(`SELECT ${EVENT_COLUMNS} FROM events ${clause} ORDER BY ${order}`).all(...params).map(eventRow);
   }
 
+  /**
+   * Events inserted or repeated after `revision`, oldest change first, at most `limit` of them (a
+   * watch reads on from the last one's revision): one range scan of events_by_revision.
+   */
+  eventsChangedSince(revision: number, limit: number): EventRow[] {
+    return this.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE revision > ? ORDER BY revision LIMIT ?`).all(revision, limit).map(eventRow);
+  }
+
+  /** The highest revision retention deleted: a watch from an older one may have missed a change. */
+  compactedRevision(): number {
+    const row = this.query("SELECT revision FROM compaction").get() as { revision: number } | null;
+    return row?.revision ?? 0;
+  }
+
   /** Every start of every container of the pod, by container then attempt. */
   attempts(podUid: string, container?: string): AttemptRow[] {
     const rows =
@@ -173,15 +196,15 @@ export class StoreReader {
     return rows.map(attemptRow);
   }
 
-  /** The highest revision written so far: `-w` polls for rows above it. */
   /** When the agent last checkpointed anything (epoch ms), or undefined for an empty database. */
   lastUpdateAt(): number | undefined {
     const row = this.query("SELECT max(updated_at) AS at FROM pods").get() as { at: number | null } | null;
     return row?.at ?? undefined;
   }
 
+  /** The highest revision written so far (a pruned one included): `-w` and the API's lists start there. */
   revision(): number {
-    const row = this.query("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests)").get() as { revision: number | null } | null;
+    const row = this.query("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests UNION ALL SELECT revision FROM compaction)").get() as { revision: number | null } | null;
     return row?.revision ?? 0;
   }
 
@@ -205,6 +228,7 @@ function podRow(value: unknown): PodRow {
     name: row.name as string,
     deletedAt: row.deleted_at as number | null,
     revision: row.revision as number,
+    createdRevision: row.created_revision as number,
     object: JSON.parse(row.object_json as string) as V1Pod,
   };
 }
@@ -218,6 +242,7 @@ function refusedRow(value: unknown): RefusedPodRow {
     name: row.name as string,
     reason: row.reason as string,
     issues: JSON.parse(row.issues_json as string) as Issue[],
+    revision: row.revision as number,
     object: JSON.parse(row.object_json as string) as V1Pod,
   };
 }
@@ -237,6 +262,7 @@ function eventRow(value: unknown): EventRow {
     firstAt: row.first_at as number,
     lastAt: row.last_at as number,
     revision: row.revision as number,
+    createdRevision: row.created_revision as number,
   };
 }
 

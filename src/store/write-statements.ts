@@ -15,6 +15,8 @@ export interface WriteStatements {
   podsOverCap: Statement;
   pruneOverCap: Statement;
   pruneDeletedPods: Statement;
+  /** Records the highest revision retention deleted (what a watch from before it may have missed). */
+  raiseCompaction: Statement;
   refusedFiles: Statement;
   upsertRefused: Statement;
   deleteRefused: Statement;
@@ -34,20 +36,23 @@ export function prepareWrites(db: Database): WriteStatements {
       db.prepare("DELETE FROM containers WHERE pod_uid = ?1 AND EXISTS (SELECT 1 FROM pods WHERE uid = ?1 AND deleted_at IS NOT NULL)"),
     ],
     maxRevision: db.prepare(
-      "SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests)",
+      // The compacted revision counts: a pruned row must never have its revision handed out again.
+      "SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests UNION ALL SELECT revision FROM compaction)",
     ),
     upsertPod: db.prepare(`
       INSERT INTO pods (uid, pod_key, namespace, name, config_hash, source, spec_json, created_at, deletion_requested_at,
-                        deleted_at, phase, record_json, object_json, updated_at, revision)
+                        deleted_at, phase, record_json, object_json, updated_at, revision, created_revision)
       VALUES ($uid, $pod_key, $namespace, $name, $config_hash, $source, $spec_json, $created_at, $deletion_requested_at,
-              $deleted_at, $phase, $record_json, $object_json, $updated_at, $revision)
+              $deleted_at, $phase, $record_json, $object_json, $updated_at, $revision, $revision)
       ON CONFLICT (uid) DO UPDATE SET
         pod_key = excluded.pod_key, namespace = excluded.namespace, name = excluded.name,
         config_hash = excluded.config_hash, source = excluded.source, spec_json = excluded.spec_json,
         created_at = excluded.created_at, deletion_requested_at = excluded.deletion_requested_at,
         deleted_at = excluded.deleted_at, phase = excluded.phase, record_json = excluded.record_json,
         object_json = excluded.object_json, updated_at = excluded.updated_at,
-        revision = CASE WHEN $changed THEN excluded.revision ELSE pods.revision END`),
+        revision = CASE WHEN $changed THEN excluded.revision ELSE pods.revision END,
+        created_revision = CASE WHEN pods.deleted_at IS NOT NULL AND excluded.deleted_at IS NULL
+                                THEN excluded.created_revision ELSE pods.created_revision END`),
     upsertContainer: db.prepare(`
       INSERT INTO containers (pod_uid, name, kind, position, state, reason, container_id, restart_count, ready, started, started_at)
       VALUES ($pod_uid, $name, $kind, $position, $state, $reason, $container_id, $restart_count, $ready, $started, $started_at)
@@ -69,18 +74,19 @@ export function prepareWrites(db: Database): WriteStatements {
     clearBackoff: db.prepare("DELETE FROM backoff WHERE pod_uid = ?"),
     insertBackoff: db.prepare("INSERT OR REPLACE INTO backoff (key, pod_uid, delay_ms, updated_at) VALUES (?, ?, ?, ?)"),
     upsertEvent: db.prepare(`
-      INSERT INTO events (pod_uid, pod_key, namespace, pod, container, type, reason, message, count, first_at, last_at, revision)
-      VALUES ($pod_uid, $pod_key, $namespace, $pod, $container, $type, $reason, $message, 1, $at, $at, $revision)
+      INSERT INTO events (pod_uid, pod_key, namespace, pod, container, type, reason, message, count, first_at, last_at, revision, created_revision)
+      VALUES ($pod_uid, $pod_key, $namespace, $pod, $container, $type, $reason, $message, 1, $at, $at, $revision, $revision)
       ON CONFLICT (pod_uid, container, type, reason, message) DO UPDATE SET
         count = events.count + 1, last_at = max(events.last_at, excluded.last_at), revision = excluded.revision`),
     livePods: db.prepare("SELECT record_json FROM pods WHERE deleted_at IS NULL ORDER BY namespace, name"),
     allBackoff: db.prepare("SELECT key, delay_ms, updated_at FROM backoff ORDER BY key"),
-    pruneOldEvents: db.prepare("DELETE FROM events WHERE last_at < ?"),
+    pruneOldEvents: db.prepare("DELETE FROM events WHERE last_at < ? RETURNING revision"),
     podsOverCap: db.prepare("SELECT pod_uid FROM events GROUP BY pod_uid HAVING count(*) > ?"),
     pruneOverCap: db.prepare(`
       DELETE FROM events WHERE pod_uid = ? AND id IN (
-        SELECT id FROM events WHERE pod_uid = ? ORDER BY last_at DESC, id DESC LIMIT -1 OFFSET ?)`),
-    pruneDeletedPods: db.prepare("DELETE FROM pods WHERE deleted_at IS NOT NULL AND deleted_at < ?"),
+        SELECT id FROM events WHERE pod_uid = ? ORDER BY last_at DESC, id DESC LIMIT -1 OFFSET ?) RETURNING revision`),
+    pruneDeletedPods: db.prepare("DELETE FROM pods WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING revision"),
+    raiseCompaction: db.prepare("UPDATE compaction SET revision = max(revision, ?)"),
     refusedFiles: db.prepare("SELECT file, uid, namespace, name, reason, issues_json, first_seen_at FROM invalid_manifests"),
     upsertRefused: db.prepare(`
       INSERT INTO invalid_manifests (file, uid, namespace, name, reason, issues_json, object_json, first_seen_at, updated_at, revision)

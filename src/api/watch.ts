@@ -1,0 +1,217 @@
+/**
+ * `?watch=true` on the pods and events collections, as the API server serves it: ADDED for the
+ * current objects when the watch starts at resourceVersion 0 (or none), then every change after
+ * it as ADDED, MODIFIED or DELETED, each object a one-row Table when the client asks `as=Table`.
+ * A watch from a resourceVersion that retention has compacted away gets one ERROR event carrying
+ * the 410 Expired Status, inside a 200 stream: the API server answers so once the version parsed.
+ *
+ * The watch is the same path as the list: `watchRoutes` serve the four collections, handing a
+ * request without `watch` to the list (pods-api.ts, events-api.ts). routes.ts puts them before the
+ * object routes, since the server takes the first route that matches.
+ */
+import type { ApiContext } from "./context.ts";
+import { listEvents } from "./events-api.ts";
+import type { ApiRequest, Route } from "./http.ts";
+import { listPods } from "./pods-api.ts";
+import { ApiError } from "./status.ts";
+import { hubFor, reserveWatch, READ_PAGE, type HubWatcher } from "./watch-hub.ts";
+import { includeObject, tableVersion, type TableVersion } from "./table.ts";
+import { eventKind, podKind, type ObjectMatcher, type WatchChange, type WatchKind, type WatchObject } from "./watch-kinds.ts";
+import { WatchStream, type WatchEventType } from "./watch-stream.ts";
+
+/** What one watch may queue for a client that does not read: then it is dropped. */
+export const MAX_QUEUED_BYTES = 1024 * 1024;
+
+type Handler = (request: ApiRequest, api: ApiContext) => Response | Promise<Response>;
+
+/** `watch=true` or `watch=1`, as the API server's query decoding reads the boolean. */
+export function isWatchRequest(query: URLSearchParams): boolean {
+  const watch = query.get("watch");
+  return watch === "true" || watch === "1";
+}
+
+/** The pods or events collection: a watch when the query asks for one, else `list`. */
+export function watchOrList(request: ApiRequest, api: ApiContext, resource: "pods" | "events", list: Handler): Response | Promise<Response> {
+  return isWatchRequest(request.query) ? serveWatch(request, api, resource === "pods" ? podKind : eventKind) : list(request, api);
+}
+
+export const watchRoutes: Route[] = [
+  { method: "GET", path: "/api/v1/pods", handle: (request, api) => watchOrList(request, api, "pods", listPods) },
+  { method: "GET", path: "/api/v1/namespaces/:namespace/pods", handle: (request, api) => watchOrList(request, api, "pods", listPods) },
+  { method: "GET", path: "/api/v1/events", handle: (request, api) => watchOrList(request, api, "events", listEvents) },
+  { method: "GET", path: "/api/v1/namespaces/:namespace/events", handle: (request, api) => watchOrList(request, api, "events", listEvents) },
+];
+
+export interface WatchOptions {
+  /** Undefined for "", "0" or none: start with the current objects. */
+  resourceVersion: number | undefined;
+  timeoutSeconds: number | undefined;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents: boolean | undefined;
+}
+
+export function parseWatchOptions(query: URLSearchParams): WatchOptions {
+  const rv = query.get("resourceVersion") ?? "";
+  if (rv !== "" && !/^\d+$/.test(rv)) {
+    throw ApiError.badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+  }
+  const timeout = query.get("timeoutSeconds");
+  if (timeout !== null && !/^\d+$/.test(timeout)) throw ApiError.badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(timeout)}: must be a non-negative integer`);
+  const flag = (name: string): boolean | undefined => {
+    const value = query.get(name);
+    return value === null ? undefined : value === "true" || value === "1";
+  };
+  return {
+    resourceVersion: rv === "" || rv === "0" ? undefined : Number(rv),
+    timeoutSeconds: timeout === null || timeout === "0" ? undefined : Number(timeout),
+    allowWatchBookmarks: flag("allowWatchBookmarks") ?? false,
+    sendInitialEvents: flag("sendInitialEvents"),
+  };
+}
+
+/** `maxQueuedBytes` is for tests: the bound at which a client that does not read is dropped. */
+export function serveWatch(request: ApiRequest, api: ApiContext, kind: WatchKind, maxQueuedBytes = MAX_QUEUED_BYTES): Response {
+  const options = parseWatchOptions(request.query);
+  const matcher = kind.matcher(request);
+  const table = tableVersion(request.headers);
+  if (table) includeObject(request.query); // a bad includeObject is the list's 400, before the stream starts
+  const release = reserveWatch(api);
+  if (!release) {
+    throw new ApiError(429, "TooManyRequests", `too many open watches (at most ${api.limits.maxWatches}), please try again later`, { retryAfterSeconds: 1 });
+  }
+  const watcher = new Watcher(api, kind, request, matcher, table);
+  const stream = new WatchStream(maxQueuedBytes, () => watcher.end());
+  watcher.start(stream, options, request.signal, release);
+  return stream.response;
+}
+
+/** One client's watch: what it has been sent (cursor, and for pods the objects it holds). */
+class Watcher implements HubWatcher {
+  cursor = 0;
+  /** Pods the client holds as matching its selectors: leaving them is DELETED, entering ADDED. */
+  private readonly known = new Set<string>();
+  /** The cursor when the current read began: an event created after it is new to the client. */
+  private readingFrom: number | undefined;
+  private stream!: WatchStream;
+  private cleanups: (() => void)[] = [];
+
+  constructor(
+    private readonly api: ApiContext,
+    private readonly kind: WatchKind,
+    private readonly request: ApiRequest,
+    private readonly matcher: ObjectMatcher,
+    /** The Table version asked for (each object a one-row Table), or undefined for plain objects. */
+    private readonly table: TableVersion | undefined,
+  ) {}
+
+  private get namespace(): string | undefined {
+    return this.request.params.namespace;
+  }
+
+  start(stream: WatchStream, options: WatchOptions, signal: AbortSignal, release: () => void): void {
+    this.stream = stream;
+    this.cleanups.push(release);
+    const onAbort = () => stream.drop();
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.cleanups.push(() => signal.removeEventListener("abort", onAbort));
+    if (signal.aborted) return stream.drop();
+    if (options.timeoutSeconds !== undefined) this.cleanups.push(this.api.clock.setTimeout(() => stream.close(), options.timeoutSeconds * 1000));
+
+    const { store } = this.api;
+    const from = options.resourceVersion;
+    const compacted = store.compactedRevision();
+    if (from !== undefined && from < compacted && options.sendInitialEvents !== true) {
+      stream.send("ERROR", new ApiError(410, "Expired", `too old resource version: ${from} (${compacted})`).toStatus());
+      return stream.close();
+    }
+    const initial = options.sendInitialEvents ?? from === undefined;
+    // One snapshot: the objects and the revision they are as of.
+    const { head, current } = store.db.transaction(() => ({
+      head: store.revision(),
+      current: initial || this.kind.mutableFields ? this.kind.current(store, this.namespace, this.api.nodeName) : [],
+    }))();
+    if (initial) {
+      this.cursor = head;
+      const added = current.filter((change) => this.matches(change));
+      for (const change of added) this.known.add(change.key);
+      const bookmark = options.sendInitialEvents && options.allowWatchBookmarks ? this.bookmark(head) : undefined;
+      // Rendered as the client reads them: a long list is neither held twice nor counted against the bound.
+      const render = (change: WatchChange) => this.render(change);
+      stream.sendInitial(
+        (function* (): Generator<[WatchEventType, unknown]> {
+          for (const change of added) yield ["ADDED", render(change)];
+          if (bookmark) yield bookmark;
+        })(),
+      );
+    } else {
+      this.cursor = from ?? head;
+      // The objects that existed at the client's version: it holds them from its list.
+      for (const change of current) if (change.createdRevision <= this.cursor && this.matches(change)) this.known.add(change.key);
+    }
+    const hub = hubFor(this.api, this.kind);
+    hub.join(this);
+    this.cleanups.push(() => hub.leave(this));
+  }
+
+  deliver(changes: readonly WatchChange[]): void {
+    this.readingFrom ??= this.cursor;
+    for (const change of changes) {
+      if (change.revision <= this.cursor) continue;
+      this.cursor = change.revision;
+      const type = this.kind.mutableFields ? this.podEvent(change) : this.matches(change) ? (change.createdRevision > this.readingFrom ? "ADDED" : "MODIFIED") : undefined;
+      if (type && !this.send(type, change)) return;
+    }
+    if (changes.length < READ_PAGE) this.readingFrom = undefined;
+  }
+
+  fail(message: string): void {
+    this.stream.send("ERROR", new ApiError(500, "InternalError", message).toStatus());
+    this.stream.close();
+  }
+
+  end(): void {
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+  }
+
+  private podEvent(change: WatchChange): "ADDED" | "MODIFIED" | "DELETED" | undefined {
+    const held = this.known.has(change.key);
+    if (!change.deleted && this.matches(change)) {
+      this.known.add(change.key);
+      return held ? "MODIFIED" : "ADDED";
+    }
+    this.known.delete(change.key);
+    return held ? "DELETED" : undefined;
+  }
+
+  private matches(change: WatchChange): boolean {
+    if (this.namespace !== undefined && change.namespace !== this.namespace) return false;
+    return this.matcher(change.object);
+  }
+
+  private send(type: "ADDED" | "MODIFIED" | "DELETED", change: WatchChange): boolean {
+    return this.stream.send(type, this.render(change));
+  }
+
+  private render(change: WatchChange): unknown {
+    return this.table ? this.tableOf(change.object) : change.object;
+  }
+
+  private tableOf(object: WatchObject): unknown {
+    return {
+      kind: "Table",
+      apiVersion: this.table,
+      metadata: { resourceVersion: object.metadata.resourceVersion },
+      columnDefinitions: this.kind.columns,
+      rows: [this.kind.row(object, this.api.clock.now(), this.request, this.table!)],
+    };
+  }
+
+  /** The end of the initial events, for a client that asked `sendInitialEvents` (a watch-list). */
+  private bookmark(revision: number): [WatchEventType, unknown] {
+    return ["BOOKMARK", {
+      kind: this.kind.kind,
+      apiVersion: "v1",
+      metadata: { resourceVersion: String(revision), annotations: { "k8s.io/initial-events-end": "true" } },
+    }];
+  }
+}
