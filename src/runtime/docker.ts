@@ -377,8 +377,9 @@ export class DockerRuntime implements Runtime {
       };
       stream.on("data", (chunk: Buffer) => {
         const text = decoder.write(chunk);
-        const taken = text ? onText(text) : undefined;
-        if (taken) {
+        const taken: unknown = text ? onText(text) : undefined;
+        // A reader that returns a promise is slow to take text: the engine's stream waits for it.
+        if (taken instanceof Promise) {
           stream.pause();
           void taken.finally(() => stream.resume());
         }
