@@ -41,10 +41,17 @@ async function interactive(session: KubectlSession, kubectl: string, pod: string
       },
     },
   });
-  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  while (!(PROMPT.test(screen.replace(ESCAPES, "")) && Date.now() - lastOutput > 300) && child.exitCode === null) await Bun.sleep(50);
+  // Bounded whatever happens: a kubectl that never shows the prompt or never exits is killed and its
+  // terminal closed, so the test fails with the screen it saw instead of hanging to the suite's limit.
+  const deadline = Date.now() + 30_000;
+  const giveUp = () => {
+    child.kill("SIGKILL");
+    child.terminal?.close();
+  };
+  while (!(PROMPT.test(screen.replace(ESCAPES, "")) && Date.now() - lastOutput > 300) && child.exitCode === null && Date.now() < deadline) await Bun.sleep(50);
   child.terminal?.write(typed);
-  const status = await child.exited;
+  const killer = setTimeout(giveUp, Math.max(0, deadline - Date.now()) + 5_000);
+  const status = await Promise.race([child.exited, Bun.sleep(40_000).then(() => -1)]);
   clearTimeout(killer);
   child.terminal?.close();
   return { screen, status };
