@@ -13,7 +13,7 @@ export interface PodRow {
   name: string;
   deletedAt: number | null;
   revision: number;
-  /** The revision that inserted the row (or revived the uid); 0 before migrations/0006. */
+  /** The revision that inserted the row (or revived the uid); 0 before migrations/0004. */
   createdRevision: number;
   object: V1Pod;
 }
@@ -43,7 +43,7 @@ export interface EventRow {
   firstAt: number;
   lastAt: number;
   revision: number;
-  /** The revision that inserted the row; 0 before migrations/0006. */
+  /** The revision that inserted the row; 0 before migrations/0004. */
   createdRevision: number;
 }
 

@@ -4,7 +4,7 @@ import { StoreReader } from "../../src/store/queries.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 
-/** What the API's watch reads from the store (migrations/0006): creation revisions, history, compaction. */
+/** What the API's watch reads from the store (migrations/0004): creation revisions, history, compaction. */
 describe("watch history in the store", () => {
   test("a row keeps the revision that created it; a repeat or a change raises only its revision", async () => {
     using dir = tempDir();
