@@ -53,7 +53,7 @@ async function handleExec(request: ApiRequest, api: ApiContext): Promise<Respons
   openSessions.set(api, slots);
   if (slots.count >= api.limits.maxExecSessions) {
     const busy = new ApiError(429, "TooManyRequests", `too many exec sessions open (limit ${api.limits.maxExecSessions}); try again later`, { retryAfterSeconds: 1 });
-    return statusResponse(busy, { "Retry-After": "1" });
+    return statusResponse(busy);
   }
   slots.count += 1;
   let released = false;

@@ -76,7 +76,9 @@ export class ApiError extends Error {
   }
 }
 
-/** The JSON response for an error; `headers` adds e.g. `WWW-Authenticate` or `Retry-After`. */
+/** The JSON response for an error, with Retry-After when it says when to retry; `headers` adds e.g. `WWW-Authenticate`. */
 export function statusResponse(error: ApiError, headers: Record<string, string> = {}): Response {
-  return Response.json(error.toStatus(), { status: error.code, headers: { "Content-Type": "application/json", ...headers } });
+  const retry = error.details?.retryAfterSeconds;
+  const retryHeader: Record<string, string> = retry === undefined ? {} : { "Retry-After": String(retry) };
+  return Response.json(error.toStatus(), { status: error.code, headers: { "Content-Type": "application/json", ...retryHeader, ...headers } });
 }
