@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openAgentDatabase } from "../../src/store/open.ts";
 import { tempDir } from "../store-fixtures.ts";
-import { describeWithKubectl, KUBECTL, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
+import { describeWithKubectl, KUBECTLS_UNDER_TEST, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
 
 const dir = tempDir("minikubelet-kubectl-explain-");
 const dbPath = join(dir.path, "state.db");
@@ -27,13 +27,8 @@ afterAll(async () => {
   dir[Symbol.dispose]();
 });
 
-const binaries: [string, string | undefined][] = [
-  ["dispatcher", KUBECTL.default],
-  ["kubectl 1.27", KUBECTL.versions["1.27"]],
-  ["kubectl 1.33", KUBECTL.versions["1.33"]],
-];
 
-for (const [label, binary] of binaries) {
+for (const [label, binary] of KUBECTLS_UNDER_TEST) {
   describeWithKubectl(label, binary, (kubectl) => {
     async function explain(...args: string[]): Promise<string> {
       const result = await session.run(kubectl, ["explain", ...args]);

@@ -40,6 +40,13 @@ export function findKubectl(): KubectlBinaries {
 }
 
 export const KUBECTL = findKubectl();
+
+/** What every kubectl test runs against: the dispatcher users run, and the oldest and newest kubectl we support. */
+export const KUBECTLS_UNDER_TEST: readonly (readonly [label: string, binary: string | undefined])[] = [
+  ["dispatcher", KUBECTL.default],
+  ["kubectl 1.27", KUBECTL.versions["1.27"]],
+  ["kubectl 1.33", KUBECTL.versions["1.33"]],
+];
 const ON_CI = process.env.CI === "true";
 
 /**

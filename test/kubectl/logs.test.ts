@@ -22,13 +22,8 @@ import { SqliteStore } from "../../src/store/pod-store.ts";
 import { bbContainer, describeDocker, docker, PAUSE } from "../docker/helpers.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
-import { describeWithKubectl, KUBECTL, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
+import { describeWithKubectl, KUBECTLS_UNDER_TEST, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
 
-const BINARIES = [
-  ["dispatcher", KUBECTL.default],
-  ["1.27", KUBECTL.versions["1.27"]],
-  ["1.33", KUBECTL.versions["1.33"]],
-] as const;
 const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z /;
 
 interface RuntimeSetup {
@@ -105,7 +100,7 @@ function kubectlLogs(setup: RuntimeSetup): void {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const [label, binary] of BINARIES) {
+  for (const [label, binary] of KUBECTLS_UNDER_TEST) {
     describeWithKubectl(`kubectl logs (${label}) on the ${setup.name} runtime`, binary, (kubectl) => {
       const logs = async (...args: string[]) => {
         const result = await session.run(kubectl, ["logs", ...args]);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { BUSYBOX, describeDocker, docker } from "../docker/helpers.ts";
 import { Agent, ensureBinary, waitFor, Workspace } from "../e2e/helpers.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
-import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";
+import { describeWithKubectl, KUBECTL, KUBECTLS_UNDER_TEST, KubectlSession } from "./harness.ts";
 
 /** The docker run has its own namespace and node, so it shares the engine with other tests' agents. */
 const RUNS = [
@@ -45,11 +45,6 @@ function columns(table: string): Record<string, string[]> {
   return Object.fromEntries(rows.map(([, name, ready, status, restarts]) => [name!, [ready!, status!, restarts!.replace(/ \(.*\)$/, "")]]));
 }
 
-const KUBECTLS = [
-  ["dispatcher", KUBECTL.default],
-  ["1.27", KUBECTL.versions["1.27"]],
-  ["1.33", KUBECTL.versions["1.33"]],
-] as const;
 
 for (const { runtime, namespace: ns, node, image, wrap } of RUNS) {
   wrap(`kubectl against an agent on the ${runtime} runtime`, () => {
@@ -79,7 +74,7 @@ for (const { runtime, namespace: ns, node, image, wrap } of RUNS) {
       }
     });
 
-    for (const [label, binary] of KUBECTLS) {
+    for (const [label, binary] of KUBECTLS_UNDER_TEST) {
       describeWithKubectl(`kubectl ${label}`, binary, (kubectl) => {
         const run = async (...args: string[]) => {
           using session = new KubectlSession(ws.db, kubeconfig);

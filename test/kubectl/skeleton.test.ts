@@ -10,7 +10,7 @@ import { CommitBroadcast } from "../../src/api/commit-feed.ts";
 import { startApi } from "../../src/api/start.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";
-import { describeWithKubectl, fakeAgentWithApi, KUBECTL, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
+import { describeWithKubectl, fakeAgentWithApi, KUBECTL, KUBECTLS_UNDER_TEST, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
 
 const dir = tempDir("minikubelet-kubectl-skeleton-");
 const dbPath = join(dir.path, "state.db");
@@ -29,13 +29,8 @@ afterAll(async () => {
   dir[Symbol.dispose]();
 });
 
-const binaries: [string, string | undefined][] = [
-  ["dispatcher", KUBECTL.default],
-  ["kubectl 1.27", KUBECTL.versions["1.27"]],
-  ["kubectl 1.33", KUBECTL.versions["1.33"]],
-];
 
-for (const [label, binary] of binaries) {
+for (const [label, binary] of KUBECTLS_UNDER_TEST) {
   describeWithKubectl(label, binary, (kubectl) => {
     test("version prints the server's version", async () => {
       const result = await session.run(kubectl, ["version", "-o", "json"]);

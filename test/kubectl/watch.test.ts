@@ -17,7 +17,7 @@ import { openReadonlyDatabase } from "../../src/store/open.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
-import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";
+import { describeWithKubectl, KUBECTLS_UNDER_TEST, KubectlSession } from "./harness.ts";
 
 let dir: ReturnType<typeof tempDir>;
 let h: ReturnType<typeof storeHarness>;
@@ -85,13 +85,8 @@ async function watching(kubectl: string, args: string[], act: () => Promise<void
 
 const crash = pod({ name: "crash", containers: [container("crash")] });
 const web = pod({ name: "web" });
-const binaries: [string, string | undefined][] = [
-  ["dispatcher", KUBECTL.default],
-  ["1.27", KUBECTL.versions["1.27"]],
-  ["1.33", KUBECTL.versions["1.33"]],
-];
 
-for (const [label, binary] of binaries) {
+for (const [label, binary] of KUBECTLS_UNDER_TEST) {
   describeWithKubectl(`watch with kubectl ${label}`, binary, (kubectl) => {
     test("get pods -w prints the list, then each change of a crash loop and a removed pod", async () => {
       await h.kubelet.sync(desired(crash, web));
