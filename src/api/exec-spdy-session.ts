@@ -51,6 +51,8 @@ export class ExecSpdySession implements SpdySession {
       this.run.clientGone();
     });
     connection.onStream((stream) => {
+      // A reset or a stream past GOAWAY is an error event: unheard, it would end the process.
+      stream.on("error", () => stream.destroy());
       stream.respond(200, {});
       const type = stream.headers["streamtype"] as StreamType | undefined;
       if (!type || !this.wanted.includes(type) || this.streams.has(type)) {
@@ -68,7 +70,6 @@ export class ExecSpdySession implements SpdySession {
   }
 
   private listen(type: StreamType, stream: SpdyStream): void {
-    stream.on("error", () => stream.destroy());
     if (type === "stdin") {
       stream.on("data", (data: Buffer) => this.run.stdin(data));
       stream.on("end", () => this.run.closeStdin());

@@ -170,3 +170,17 @@ test("the client going away kills the command and frees its slot", async () => {
   expect(h.runtime.execs[0]?.request.signal?.aborted).toBe(true);
   expect((await call(api, "command=ls&container=web&stdout=true")).response.status).toBe(101);
 });
+
+test("a stream the client resets, or one of a type it should not open, ends only itself", async () => {
+  const { h, api } = await agent();
+  h.runtime.interactive = () => undefined; // runs until killed
+  const client = connection((await call(api, "command=sleep&command=60&container=web&stdout=true")).upgraded!);
+  const stray = client.open("portforward");
+  const error = client.open("error");
+  client.open("stdout");
+  expect(() => stray.emit("error", new Error("Got RST: PROTOCOL_ERROR"))).not.toThrow();
+  expect(() => error.emit("error", new Error("Got RST: PROTOCOL_ERROR"))).not.toThrow();
+  await settle();
+  expect(h.runtime.execs).toHaveLength(1);
+  client.clientGone();
+});
