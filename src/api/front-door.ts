@@ -14,6 +14,8 @@ import type { Duplex } from "node:stream";
 /** Bun.serve's own bound on a request line plus headers: past it the head is passed on as is. */
 const MAX_HEAD_BYTES = 16 * 1024;
 const HEAD_END = Buffer.from("\r\n\r\n");
+/** A connection that sends no whole head in this time is closed (Bun.serve's idle bound, as before). */
+const HEAD_TIMEOUT_MS = 60_000;
 
 export interface FrontDoorOptions {
   hostname: string;
@@ -73,12 +75,14 @@ export function openFrontDoor(options: FrontDoorOptions): FrontDoor {
 /** Calls back with the head (through its blank line) and every byte read, or no head past the bound. */
 function readHead(socket: TLSSocket, then: (head: Buffer | undefined, buffered: Buffer) => void): void {
   let buffered = Buffer.alloc(0);
+  socket.setTimeout(HEAD_TIMEOUT_MS, () => socket.destroy());
   const onData = (chunk: Buffer) => {
     buffered = Buffer.concat([buffered, chunk]);
     const end = buffered.indexOf(HEAD_END);
     if (end === -1 && buffered.length <= MAX_HEAD_BYTES) return;
     socket.off("data", onData);
     socket.pause();
+    socket.setTimeout(0);
     then(end === -1 ? undefined : buffered.subarray(0, end + HEAD_END.length), buffered);
   };
   socket.on("data", onData);
