@@ -10,6 +10,7 @@ import { STATUS_CODES } from "node:http";
 import { connect } from "node:net";
 import { createServer, type TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
+import { discard } from "./spdy.ts";
 
 /** Bun.serve's own bound on a request line plus headers: past it the head is passed on as is. */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -42,13 +43,13 @@ export function openFrontDoor(options: FrontDoorOptions): FrontDoor {
   const server = createServer({ cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"] }, (socket) => {
     open.add(socket);
     socket.on("close", () => open.delete(socket));
-    socket.on("error", () => socket.destroy());
+    socket.on("error", () => discard(socket));
     readHead(socket, (head, buffered) => {
       const request = head === undefined ? undefined : spdyUpgrade(head);
       if (!request) return pipeToInner(socket, buffered, options.inner, open);
       void options.spdy(request, socket, buffered.subarray(head!.length)).then(
         (refused) => refused && writeResponse(socket, refused),
-        () => socket.destroy(),
+        () => discard(socket),
       );
     });
   });
@@ -67,7 +68,7 @@ export function openFrontDoor(options: FrontDoorOptions): FrontDoor {
     port: address.port,
     close() {
       server.close();
-      for (const socket of open) socket.destroy();
+      for (const socket of open) discard(socket);
     },
   };
 }
@@ -75,7 +76,7 @@ export function openFrontDoor(options: FrontDoorOptions): FrontDoor {
 /** Calls back with the head (through its blank line) and every byte read, or no head past the bound. */
 function readHead(socket: TLSSocket, then: (head: Buffer | undefined, buffered: Buffer) => void): void {
   let buffered = Buffer.alloc(0);
-  socket.setTimeout(HEAD_TIMEOUT_MS, () => socket.destroy());
+  socket.setTimeout(HEAD_TIMEOUT_MS, () => discard(socket));
   const onData = (chunk: Buffer) => {
     buffered = Buffer.concat([buffered, chunk]);
     const end = buffered.indexOf(HEAD_END);
@@ -116,8 +117,8 @@ function pipeToInner(socket: TLSSocket, buffered: Buffer, inner: string, open: S
   open.add(upstream);
   // Each side's end is passed on by pipe(); an error or the client leaving ends both at once.
   upstream.on("close", () => open.delete(upstream));
-  upstream.on("error", () => socket.destroy());
-  socket.on("close", () => upstream.destroy());
+  upstream.on("error", () => discard(socket));
+  socket.on("close", () => discard(upstream));
   upstream.write(buffered);
   socket.pipe(upstream);
   upstream.pipe(socket);

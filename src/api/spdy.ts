@@ -76,17 +76,27 @@ export function acceptSpdy(socket: Duplex): SpdyConnection {
   connection.on("close", closedNow);
   connection.on("error", () => {
     connection.destroyStreams();
-    socket.destroy();
+    discard(socket);
   });
   socket.on("close", closedNow);
-  socket.on("error", () => socket.destroy());
+  socket.on("error", () => discard(socket));
   return {
     onStream: (handler) => connection.on("stream", handler),
     onClose: (handler) => (closed ? handler() : closeHandlers.push(handler)),
     end() {
       if (closed || cut) return;
       connection.end();
-      cut = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+      cut = setTimeout(() => discard(socket), CLOSE_GRACE_MS);
     },
   };
+}
+
+/**
+ * Closes a socket that may be piped somewhere and paused. Bun 1.3 spins a core forever (and then
+ * ignores SIGTERM) when such a TLS socket is destroyed as it is: it is unpiped and flowing first.
+ */
+export function discard(socket: Duplex): void {
+  socket.unpipe();
+  socket.resume();
+  socket.destroy();
 }

@@ -115,3 +115,14 @@ test("other requests on the same listener are served by Bun.serve as before", as
   const response = await fetch(`${server.url}/plain`, { headers: { Authorization: `Bearer ${credentials.token}` }, tls: { ca: credentials.caPem } } as RequestInit);
   expect(await response.text()).toBe("plain");
 });
+
+test("a client that sends what is not SPDY after the upgrade has its connection closed, and the server serves on", async () => {
+  const { head, socket } = await upgrade("/api/v1/namespaces/demo/pods/web/exec?command=ls");
+  expect(head).toStartWith("HTTP/1.1 101 Switching Protocols\r\n");
+  // A SYN_STREAM whose header block is not zlib: the parser fails on it.
+  socket.write(Buffer.from([0x80, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x20, ...Array.from({ length: 32 }, (_, i) => i)]));
+  socket.resume();
+  await new Promise((resolve) => socket.once("close", resolve));
+  const response = await fetch(`${server.url}/plain`, { headers: { Authorization: `Bearer ${credentials.token}` }, tls: { ca: credentials.caPem } } as RequestInit);
+  expect(await response.text()).toBe("plain");
+});
