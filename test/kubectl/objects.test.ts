@@ -75,7 +75,7 @@ for (const { runtime, namespace: ns, node, image, wrap } of RUNS) {
     });
 
     for (const [label, binary] of KUBECTLS_UNDER_TEST) {
-      describeWithKubectl(`kubectl ${label}`, binary, (kubectl) => {
+      describeWithKubectl(label, binary, (kubectl) => {
         const run = async (...args: string[]) => {
           using session = new KubectlSession(ws.db, kubeconfig);
           return await session.run(kubectl, ["-n", ns, ...args]);

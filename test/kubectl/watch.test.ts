@@ -87,7 +87,7 @@ const crash = pod({ name: "crash", containers: [container("crash")] });
 const web = pod({ name: "web" });
 
 for (const [label, binary] of KUBECTLS_UNDER_TEST) {
-  describeWithKubectl(`watch with kubectl ${label}`, binary, (kubectl) => {
+  describeWithKubectl(`watch with ${label}`, binary, (kubectl) => {
     test("get pods -w prints the list, then each change of a crash loop and a removed pod", async () => {
       await h.kubelet.sync(desired(crash, web));
       await h.advance(0.5);
