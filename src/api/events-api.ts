@@ -9,7 +9,7 @@ import type { EventRow } from "../store/queries.ts";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { listRevision, page, pageRequest } from "./paging.ts";
-import { exactField, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { exactField, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
 import { stableUid } from "./uid.ts";
 import { column, includeObject, jsonResponse, rowObject, tableResponse, tableVersion, type TableColumn } from "./table.ts";
@@ -148,19 +148,23 @@ function eventsResponse(events: V1Event[], request: ApiRequest, api: ApiContext,
   return tableResponse({ kind: "Table", apiVersion: version, metadata, columnDefinitions: EVENT_COLUMNS, rows });
 }
 
+/** The `labelSelector` and `fieldSelector` of an events request: the fields, and one event's match (the list's and the watch's). */
+export function eventSelector(query: URLSearchParams): { fields: FieldSelector; matches: (event: V1Event) => boolean } {
+  const labels = parseLabelSelector(query.get("labelSelector"));
+  const fields = parseFieldSelector(query.get("fieldSelector"), EVENT_FIELDS);
+  // Events carry no labels: only a selector every object meets (empty, or `!x` / `x!=y`) keeps them.
+  return { fields, matches: (event) => matchesLabels(labels, {}) && matchesFields(fields, (field) => eventField(event, field)) };
+}
+
 /** The collection as a list; api-watch wraps it to serve `?watch=true` on the same path. */
 export function listEvents(request: ApiRequest, api: ApiContext): Response {
-  const labels = parseLabelSelector(request.query.get("labelSelector"));
-  const fields = parseFieldSelector(request.query.get("fieldSelector"), EVENT_FIELDS);
+  const { fields, matches } = eventSelector(request.query);
   const paging = pageRequest(request.query, api.limits);
   const namespace = request.params.namespace ?? exactField(fields, "metadata.namespace");
   const pod = exactField(fields, "involvedObject.name");
   const revision = listRevision(request.query, api.store.revision());
   const rows = api.store.events({ ...(namespace !== undefined && { namespace }), ...(pod !== undefined && { pod }) });
-  // Events carry no labels: only a selector every object meets (empty, or `!x` / `x!=y`) keeps them.
-  const selected = rows
-    .map((row) => ({ row, event: apiEvent(row, api.nodeName) }))
-    .filter(({ event }) => matchesLabels(labels, {}) && matchesFields(fields, (field) => eventField(event, field)));
+  const selected = rows.map((row) => ({ row, event: apiEvent(row, api.nodeName) })).filter(({ event }) => matches(event));
   // kubectl's order, oldest last occurrence first, is the store's; pages resume by that order's key.
   const served = page(selected, ({ row }) => resumeKey(row), paging, revision);
   const metadata = { resourceVersion: String(revision), ...(served.continueToken && { continue: served.continueToken, remainingItemCount: served.remainingItemCount }) };

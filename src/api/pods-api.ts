@@ -10,7 +10,7 @@ import type { PodRow } from "../store/queries.ts";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { listRevision, page, pageRequest } from "./paging.ts";
-import { exactField, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { exactField, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
 import { column, includeObject, jsonResponse, rowObject, tableResponse, tableVersion, type TableColumn, type TableVersion } from "./table.ts";
 
@@ -85,10 +85,16 @@ export function podTableRows(pods: V1Pod[], now: number, request: ApiRequest, ve
   });
 }
 
+/** The `labelSelector` and `fieldSelector` of a pods request: the fields, and one pod's match (the list's and the watch's). */
+export function podSelector(query: URLSearchParams): { fields: FieldSelector; matches: (pod: V1Pod) => boolean } {
+  const labels = parseLabelSelector(query.get("labelSelector"));
+  const fields = parseFieldSelector(query.get("fieldSelector"), POD_FIELDS);
+  return { fields, matches: (pod) => matchesLabels(labels, pod.metadata.labels) && matchesFields(fields, (field) => podField(pod, field)) };
+}
+
 /** The collection as a list; api-watch wraps it to serve `?watch=true` on the same path. */
 export function listPods(request: ApiRequest, api: ApiContext): Response {
-  const labels = parseLabelSelector(request.query.get("labelSelector"));
-  const fields = parseFieldSelector(request.query.get("fieldSelector"), POD_FIELDS);
+  const { fields, matches } = podSelector(request.query);
   const paging = pageRequest(request.query, api.limits);
   const version = tableVersion(request.headers);
   const namespace = request.params.namespace ?? exactField(fields, "metadata.namespace");
@@ -96,7 +102,7 @@ export function listPods(request: ApiRequest, api: ApiContext): Response {
   // The revision first: a list is at least as new as the resourceVersion it reports.
   const revision = listRevision(request.query, api.store.revision());
   const rows = api.store.livePods({ ...(namespace !== undefined && { namespace }), ...(name !== undefined && { name }) });
-  const pods = rows.map(apiPod).filter((pod) => matchesLabels(labels, pod.metadata.labels) && matchesFields(fields, (field) => podField(pod, field)));
+  const pods = rows.map(apiPod).filter(matches);
   const served = page(pods, (pod) => `${pod.metadata.namespace}/${pod.metadata.name}`, paging, revision);
   const metadata = { resourceVersion: String(revision), ...(served.continueToken && { continue: served.continueToken, remainingItemCount: served.remainingItemCount }) };
   if (version) {

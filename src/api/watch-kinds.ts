@@ -4,10 +4,9 @@
  * selectors and Table rows), so a watch line and a list item for one object are the same.
  */
 import type { StoreReader } from "../store/queries.ts";
-import { apiEvent, EVENT_COLUMNS, EVENT_FIELDS, eventCells, eventField, type V1Event } from "./events-api.ts";
-import { apiPod, POD_COLUMNS, POD_FIELDS, podField, podTableRows } from "./pods-api.ts";
+import { apiEvent, EVENT_COLUMNS, eventCells, eventSelector, type V1Event } from "./events-api.ts";
+import { apiPod, POD_COLUMNS, podSelector, podTableRows } from "./pods-api.ts";
 import type { ApiRequest } from "./http.ts";
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { includeObject, rowObject, type TableColumn, type TableRow, type TableVersion } from "./table.ts";
 
 export type WatchObject = Record<string, any> & { metadata: { name: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> } };
@@ -49,11 +48,7 @@ export const podKind: WatchKind = {
   resource: "pods",
   kind: "Pod",
   mutableFields: true,
-  matcher(request) {
-    const labels = parseLabelSelector(request.query.get("labelSelector"));
-    const fields = parseFieldSelector(request.query.get("fieldSelector"), POD_FIELDS);
-    return (object) => matchesLabels(labels, object.metadata.labels) && matchesFields(fields, (field) => podField(object as never, field));
-  },
+  matcher: (request) => podSelector(request.query).matches as (object: WatchObject) => boolean,
   current: (store, namespace) => store.livePods(namespace === undefined ? {} : { namespace }).map(podChange),
   // Pods are few (retention drops deleted ones): one read takes every change. Refused manifest
   // files are not pods to the API (pods-api.ts), so not to its watch either.
@@ -70,11 +65,7 @@ export const eventKind: WatchKind = {
   resource: "events",
   kind: "Event",
   mutableFields: false,
-  matcher(request) {
-    const labels = parseLabelSelector(request.query.get("labelSelector"));
-    const fields = parseFieldSelector(request.query.get("fieldSelector"), EVENT_FIELDS);
-    return (object) => matchesLabels(labels, object.metadata.labels) && matchesFields(fields, (field) => eventField(object as unknown as V1Event, field));
-  },
+  matcher: (request) => eventSelector(request.query).matches as unknown as (object: WatchObject) => boolean,
   current: (store, namespace, nodeName) => store.events(namespace === undefined ? {} : { namespace }).map((row) => eventChange(row, nodeName)),
   changedSince: (store, revision, limit, nodeName) => store.eventsChangedSince(revision, limit).map((row) => eventChange(row, nodeName)),
   columns: EVENT_COLUMNS,
