@@ -3,35 +3,18 @@
  * newest versioned kubectl directly (1.27 reads /openapi/v2 first, newer ones only /openapi/v3), and
  * `kubectl apply`, which reaches the write only when the PATCH operation lists fieldValidation.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openAgentDatabase } from "../../src/store/open.ts";
-import { tempDir } from "../store-fixtures.ts";
-import { describeWithKubectl, KUBECTLS_UNDER_TEST, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
+import { describeWithKubectl, KUBECTLS_UNDER_TEST, servedEmptyDatabase } from "./harness.ts";
 
-const dir = tempDir("minikubelet-kubectl-explain-");
-const dbPath = join(dir.path, "state.db");
-let api: ServedApi;
-let session: KubectlSession;
-
-beforeAll(() => {
-  openAgentDatabase(dbPath).close();
-  api = serveDatabase(dbPath);
-  session = new KubectlSession(dbPath);
-});
-
-afterAll(async () => {
-  await api?.stop();
-  session?.[Symbol.dispose]();
-  dir[Symbol.dispose]();
-});
+const served = servedEmptyDatabase("minikubelet-kubectl-explain-");
 
 
 for (const [label, binary] of KUBECTLS_UNDER_TEST) {
   describeWithKubectl(label, binary, (kubectl) => {
     async function explain(...args: string[]): Promise<string> {
-      const result = await session.run(kubectl, ["explain", ...args]);
+      const result = await served.session.run(kubectl, ["explain", ...args]);
       expect(result.stderr).toBe("");
       expect(result.status).toBe(0);
       return result.stdout;
@@ -86,9 +69,9 @@ for (const [label, binary] of KUBECTLS_UNDER_TEST) {
     });
 
     test("apply gets past validation to the write (the PATCH operation lists fieldValidation)", async () => {
-      const manifest = join(session.dir, "pod.yaml");
+      const manifest = join(served.session.dir, "pod.yaml");
       writeFileSync(manifest, "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox}]}\n");
-      const result = await session.run(kubectl, ["apply", "-f", manifest]);
+      const result = await served.session.run(kubectl, ["apply", "-f", manifest]);
       expect(result.status).toBe(1);
       // Refused by the server when it creates, not by the client's validation.
       expect(result.stderr).toContain('error when creating "');

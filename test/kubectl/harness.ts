@@ -7,7 +7,7 @@
  *
  * Without kubectl the kubectl tests are skipped visibly; under CI=true a missing kubectl fails.
  */
-import { describe, test } from "bun:test";
+import { afterAll, beforeAll, describe, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +19,8 @@ import { kubeconfigText } from "../../src/cli/kubeconfig.ts";
 import type { Clock } from "../../src/clock.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
 import { Agent, ensureBinary, waitFor, type Workspace } from "../e2e/helpers.ts";
-import { storeHarness } from "../store-fixtures.ts";
+import { storeHarness, tempDir } from "../store-fixtures.ts";
+import { openAgentDatabase } from "../../src/store/open.ts";
 
 const VERSIONED_DIR = "/usr/lib/google-cloud-sdk/bin";
 
@@ -125,6 +126,33 @@ export function serveDatabase(dbPath: string, options: { nodeName?: string; runt
   const { nodeName = "lab", runtime, limits, clock } = options;
   const api = startApi({ dbPath, listen: { hostname: "127.0.0.1", port: 0 }, nodeName, commits, runtime, limits, clock, log: () => {} });
   return { ...api, commits };
+}
+
+/**
+ * For a test file: an empty database served in this process from beforeAll to afterAll, with a
+ * kubectl session on it (read `session` inside tests: it exists once beforeAll ran).
+ */
+export function servedEmptyDatabase(prefix: string): { readonly dbPath: string; readonly session: KubectlSession } {
+  const dir = tempDir(prefix);
+  const dbPath = join(dir.path, "state.db");
+  let api: ServedApi | undefined;
+  let session: KubectlSession | undefined;
+  beforeAll(() => {
+    openAgentDatabase(dbPath).close();
+    api = serveDatabase(dbPath);
+    session = new KubectlSession(dbPath);
+  });
+  afterAll(async () => {
+    await api?.stop();
+    session?.[Symbol.dispose]();
+    dir[Symbol.dispose]();
+  });
+  return {
+    dbPath,
+    get session() {
+      return session!;
+    },
+  };
 }
 
 /**

@@ -2,7 +2,7 @@
  * The API's frame seen by real kubectl: version, discovery, health, the token, and an unknown path,
  * through the PATH dispatcher and the oldest and newest versioned kubectl directly.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { openAgentDatabase } from "../../src/store/open.ts";
 import { KUBE_VERSION, VERSION } from "../../src/version.ts";
@@ -10,37 +10,22 @@ import { CommitBroadcast } from "../../src/api/commit-feed.ts";
 import { startApi } from "../../src/api/start.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";
-import { describeWithKubectl, fakeAgentWithApi, KUBECTL, KUBECTLS_UNDER_TEST, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
+import { describeWithKubectl, fakeAgentWithApi, KUBECTL, KUBECTLS_UNDER_TEST, KubectlSession, servedEmptyDatabase } from "./harness.ts";
 
-const dir = tempDir("minikubelet-kubectl-skeleton-");
-const dbPath = join(dir.path, "state.db");
-let api: ServedApi;
-let session: KubectlSession;
-
-beforeAll(() => {
-  openAgentDatabase(dbPath).close();
-  api = serveDatabase(dbPath);
-  session = new KubectlSession(dbPath);
-});
-
-afterAll(async () => {
-  await api?.stop();
-  session?.[Symbol.dispose]();
-  dir[Symbol.dispose]();
-});
+const served = servedEmptyDatabase("minikubelet-kubectl-skeleton-");
 
 
 for (const [label, binary] of KUBECTLS_UNDER_TEST) {
   describeWithKubectl(label, binary, (kubectl) => {
     test("version prints the server's version", async () => {
-      const result = await session.run(kubectl, ["version", "-o", "json"]);
+      const result = await served.session.run(kubectl, ["version", "-o", "json"]);
       expect(result.stderr).not.toContain("error");
       expect(result.status).toBe(0);
       expect(JSON.parse(result.stdout).serverVersion).toMatchObject({ major: "1", minor: KUBE_VERSION.split(".")[1], gitVersion: `v${KUBE_VERSION}.0+minikubelet-${VERSION}` });
     });
 
     test("api-resources lists pods, nodes and events from discovery", async () => {
-      const result = await session.run(kubectl, ["api-resources"]);
+      const result = await served.session.run(kubectl, ["api-resources"]);
       expect(result.status).toBe(0);
       const rows = result.stdout.split("\n").map((line) => line.split(/\s+/).filter(Boolean));
       expect(rows).toContainEqual(["pods", "po", "v1", "true", "Pod"]);
@@ -51,18 +36,18 @@ for (const [label, binary] of KUBECTLS_UNDER_TEST) {
     });
 
     test("get --raw /healthz answers ok", async () => {
-      const result = await session.run(kubectl, ["get", "--raw", "/healthz"]);
+      const result = await served.session.run(kubectl, ["get", "--raw", "/healthz"]);
       expect(result).toMatchObject({ status: 0, stdout: "ok" });
     });
 
     test("an unknown path is a 404 Status", async () => {
-      const result = await session.run(kubectl, ["get", "--raw", "/apis/nothing.example/v1/things"]);
+      const result = await served.session.run(kubectl, ["get", "--raw", "/apis/nothing.example/v1/things"]);
       expect(result.status).toBe(1);
       expect(result.stderr).toContain("Error from server (NotFound): the server could not find the requested resource");
     });
 
     test("a wrong token is refused: You must be logged in", async () => {
-      using wrong = new KubectlSession(dbPath, session.kubeconfigWithToken("not-the-token"));
+      using wrong = new KubectlSession(served.dbPath, served.session.kubeconfigWithToken("not-the-token"));
       const result = await wrong.run(kubectl, ["get", "--raw", "/healthz"], { timeoutMs: 60_000 });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain("error: You must be logged in to the server (Unauthorized)");
