@@ -4,7 +4,7 @@
  * (0 ok, 1 bad input or failed check, 2 usage) with one line on stderr.
  */
 import { cac, type CAC } from "cac";
-import { KUBE_VERSION, VERSION } from "../version.ts";
+import { versionLine } from "../version.ts";
 import { describeCommands } from "./help.ts";
 
 export type CommandResult = number | void;
@@ -135,7 +135,7 @@ export async function runCLI(argv: string[]): Promise<number> {
   try {
     cli.parse(["minikubelet", "minikubelet", ...argv], { run: false });
     if (cli.options.version && !cli.matchedCommand) {
-      process.stdout.write(`minikubelet ${VERSION} (kubelet behaviour of Kubernetes ${KUBE_VERSION})\n`);
+      process.stdout.write(`${versionLine()}\n`);
       return 0;
     }
     if (cli.options.help) return 0;

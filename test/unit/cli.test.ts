@@ -16,9 +16,9 @@ afterEach(() => {
 });
 
 describe("the command line", () => {
-  test("--version prints the version and the Kubernetes release it follows", async () => {
+  test("--version prints the version, that it runs from source, and the Kubernetes release it follows", async () => {
     expect(await runCLI(["--version"])).toBe(0);
-    expect(out.join("")).toBe(`minikubelet ${pkg.version} (kubelet behaviour of Kubernetes 1.35)\n`);
+    expect(out.join("")).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.35)\n`);
   });
 
   test("an unknown command is a usage error (exit 2) in one line", async () => {

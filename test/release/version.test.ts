@@ -1,0 +1,34 @@
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, symlinkSync } from "node:fs";
+import { join, resolve } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { versionLine } from "../../src/version.ts";
+import { tempDir } from "../store-fixtures.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+
+describe("--version", () => {
+  test("names the commit the binary was built from", () => {
+    expect(versionLine("0123456789ab")).toBe(`minikubelet ${pkg.version} (commit 0123456789ab; kubelet behaviour of Kubernetes 1.35)`);
+    expect(versionLine("0123456789ab-dirty")).toBe(`minikubelet ${pkg.version} (commit 0123456789ab-dirty; kubelet behaviour of Kubernetes 1.35)`);
+  });
+
+  test("says so when there was no commit to embed, or no build at all", () => {
+    expect(versionLine("")).toBe(`minikubelet ${pkg.version} (built outside git; kubelet behaviour of Kubernetes 1.35)`);
+    expect(versionLine(undefined)).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.35)`);
+  });
+
+  test("a binary built from a source tree outside git says it was built outside git", () => {
+    using dir = tempDir("minikubelet-nogit-");
+    for (const part of ["src", "migrations", "packaging", "scripts/build", "package.json", "tsconfig.json", "bunfig.toml"]) {
+      if (part.includes("/")) mkdirSync(join(dir.path, part, ".."), { recursive: true });
+      cpSync(join(ROOT, part), join(dir.path, part), { recursive: true });
+    }
+    symlinkSync(join(ROOT, "node_modules"), join(dir.path, "node_modules"));
+    const built = spawnSync(join(dir.path, "scripts/build"), { cwd: dir.path, encoding: "utf8" });
+    expect(built.stderr).toContain("built minikubelet");
+    const version = spawnSync(join(dir.path, "minikubelet"), ["--version"], { encoding: "utf8" });
+    expect(version.stdout).toBe(`minikubelet ${pkg.version} (built outside git; kubelet behaviour of Kubernetes 1.35)\n`);
+  });
+});
