@@ -123,6 +123,14 @@ export function createCLI(): CAC {
     .option("--schema", "print the tables' CREATE statements")
     .action(async (query, options) => (await import("./sql.ts")).sqlCommand(query, options));
 
+  cli
+    .command("install-unit", "install the binary and the systemd unit (Restart=always; pods outlive the agent's restarts)")
+    .option("--manifests <dir>", "manifests directory the service watches", { default: "/etc/minikubelet/manifests" })
+    .option("--bin <path>", "where the binary goes; the unit runs it from there", { default: "/usr/local/bin/minikubelet" })
+    .option("--root <dir>", "install under this directory instead of / (image builds, tests)")
+    .option("--dry-run", "print what would be written, write nothing")
+    .action(async (options) => (await import("./install-unit.ts")).installUnitCommand(options));
+
   describeCommands(cli);
   // Our own --version line: cac's names the platform and a Node version, which is Bun's emulation.
   cli.option("-v, --version", "print the version");

@@ -19,6 +19,7 @@ const EXAMPLES: Record<string, string[]> = {
   sql: ['sql "SELECT name, phase FROM pods"', "sql --schema"],
   kubeconfig: ["kubeconfig --db /var/lib/minikubelet/state.db"],
   serve: ["serve --db /var/lib/minikubelet/state.db --api-listen 127.0.0.1:6444"],
+  "install-unit": ["install-unit --dry-run", "install-unit --manifests /srv/pods --bin /opt/minikubelet/minikubelet"],
 };
 
 /** Adds each command's examples and puts its description at the top of its --help. */
