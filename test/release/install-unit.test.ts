@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DROP_IN_DIR, installUnitCommand, UNIT_PATH } from "../../src/cli/install-unit.ts";
+import { DEFAULT_BIN, DEFAULT_MANIFESTS, DROP_IN_DIR, installUnitCommand, renderUnit, UNIT_PATH } from "../../src/cli/install-unit.ts";
 import { UserError } from "../../src/cli/cli.ts";
 import { tempDir } from "../store-fixtures.ts";
 
@@ -45,6 +45,11 @@ describe("install-unit", () => {
     expect(statSync(join(root, "srv/pods")).isDirectory()).toBe(true);
     expect(statSync(join(root, DROP_IN_DIR)).isDirectory()).toBe(true);
     expect(out).toEndWith("then enable and start it:\n  systemctl daemon-reload\n  systemctl enable --now minikubelet\n");
+  });
+
+  test("with the default paths, the unit is packaging/minikubelet.service as the tarballs carry it", () => {
+    const packaged = readFileSync(join(import.meta.dir, "../../packaging/minikubelet.service"), "utf8");
+    expect(renderUnit({ bin: DEFAULT_BIN, manifests: DEFAULT_MANIFESTS })).toBe(packaged);
   });
 
   test("defaults to /usr/local/bin and /etc/minikubelet/manifests, and leaves no temporary file behind", () => {

@@ -100,6 +100,17 @@ describe("the release", () => {
     checkBinary([binaryOf(target)]);
   });
 
+  test("the compiled binary's install-unit installs itself and the unit it embeds", () => {
+    using root = tempDir("minikubelet-install-root-");
+    const installed = run([binaryOf("linux-x64")], ["install-unit", "--root", root.path]);
+    expect(installed.stderr).toBe("");
+    expect(installed.stdout).toStartWith(`install ${binaryOf("linux-x64")} as ${join(root.path, "usr/local/bin/minikubelet")}\n`);
+    const digest = new Bun.CryptoHasher("sha256").update(readFileSync(join(root.path, "usr/local/bin/minikubelet"))).digest("hex");
+    expect(digest).toBe(checksums().get("minikubelet-linux-x64")!);
+    const unit = readFileSync(join(root.path, "etc/systemd/system/minikubelet.service"), "utf8");
+    expect(unit).toBe(readFileSync(join(ROOT, "packaging/minikubelet.service"), "utf8"));
+  });
+
   const underCI = process.env.CI === "true";
   test.skipIf(arm64Missing !== undefined && !underCI)("the linux-arm64 binary runs --version, validate and get under qemu-user", () => {
     if (arm64Missing) throw new Error(`CI=true needs the arm64 check, and ${arm64Missing} (scripts/test installs qemu-user and libc6-arm64-cross)`);
