@@ -28,9 +28,12 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds ./minikubelet with ./scripts/build unless it exists and is newer than src/ and migrations/. */
+/** What the binary embeds: a change to any of these makes ./minikubelet stale. */
+const EMBEDDED_SOURCES = ["src", "migrations", "packaging"];
+
+/** Builds ./minikubelet with ./scripts/build unless it exists and is newer than everything it embeds. */
 export function ensureBinary(): string {
-  const sources = Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "migrations")));
+  const sources = Math.max(...EMBEDDED_SOURCES.map((dir) => newestMtime(join(ROOT, dir))));
   if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= sources) return BINARY;
   const built = spawnSync(join(ROOT, "scripts/build"), { cwd: ROOT, encoding: "utf8" });
   if (built.status !== 0) throw new Error(`./scripts/build failed (exit ${built.status}): ${built.stderr}`);
