@@ -50,7 +50,7 @@ export function timelineText(input: TimelineTextInput): string {
   const [axis, labels] = axisLines(layout, offset);
   lines.push(indent + axis, (indent + labels).trimEnd());
   lines.push(...legendLines(input.width, paint));
-  lines.push(...timelineNotes(layout, offset));
+  lines.push(...timelineNotes(layout, offset).flatMap((note) => wrap(note, input.width)));
   return `${lines.join("\n")}\n`;
 }
 
@@ -128,5 +128,20 @@ function legendLines(width: number, paint: (look: Pick<Look, "ansi">, text: stri
     line += line === "" ? item : `  ${item}`;
   }
   if (line !== "") lines.push(line);
+  return lines;
+}
+
+/** Breaks a note at spaces so no line passes `width`; continuation lines are indented by two. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const candidate = line === "" ? word : `${line} ${word}`;
+    if (candidate.length > width && line.trim() !== "") {
+      lines.push(line);
+      line = `  ${word}`;
+    } else line = candidate;
+  }
+  lines.push(line);
   return lines;
 }
