@@ -16,7 +16,7 @@ export function timelineNotes(layout: TimelineLayout, utcOffsetMinutes: number):
     notes.push(`history before ${clockTime(layout.cutAt, utcOffsetMinutes)} not shown`);
   }
   for (const range of layout.compressed) {
-    notes.push(`~ columns ${range.from + 1}-${range.to}: ${shortDuration(range.lengthMs)} compressed into ${range.to - range.from} ${range.to - range.from === 1 ? "column" : "columns"}`);
+    notes.push(`~ columns ${range.from + 1}-${range.to} hold ${shortDuration(range.lengthMs)}, compressed; the rest is to one scale`);
   }
   for (const row of layout.rows) {
     const seen = new Set<string>();

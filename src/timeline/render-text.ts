@@ -109,7 +109,10 @@ function axisLines(layout: TimelineLayout, offset: number): [string, string] {
   const last = rest.pop();
   if (last) place(last.column, clockTime(last.at, offset), true);
   if (first) place(first.column, clockTime(first.at, offset), false);
-  for (const tick of rest.reverse()) place(tick.column, clockTime(tick.at, offset), false);
+  // Where compressed time ends is labelled first: it is where the scale starts to hold again.
+  const afterCompression = new Set(layout.compressed.map((range) => range.to));
+  const byPreference = [...rest.filter((tick) => afterCompression.has(tick.column)), ...rest.reverse()];
+  for (const tick of byPreference) place(tick.column, clockTime(tick.at, offset), false);
   return [axis.join(""), labels.join("")];
 }
 
