@@ -10,7 +10,9 @@ import { writeAtomic } from "../runtime/process-files.ts";
 import { allContainers, type PodRecord } from "../kubelet/pod-state.ts";
 import { timelineContainers } from "../timeline/endings.ts";
 import type { TimelineContainer } from "../timeline/model.ts";
-import { MIN_WIDTH, timelineText } from "../timeline/render-text.ts";
+import { MIN_WIDTH } from "../timeline/frame.ts";
+import { timelineText } from "../timeline/render-text.ts";
+import { agentNotRunningNote } from "../store/agent-status.ts";
 import { timelineSvg } from "../timeline/render-svg.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { podNotFound } from "./pod-not-found.ts";
@@ -26,6 +28,7 @@ export interface TimelineOptions {
 export interface TimelineDeps {
   clock?: Clock;
   stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
   /** The terminal's width, when stdout is one (colour and fitting follow it). */
   terminalColumns?: number;
   env?: Record<string, string | undefined>;
@@ -38,9 +41,10 @@ const DEFAULT_WIDTH = { pipe: 100, svg: 120 } as const;
 const TERMINAL_WIDTH = { min: 80, max: 200 } as const;
 
 export async function timelineCommand(podName: string, options: TimelineOptions, deps: TimelineDeps = {}): Promise<number> {
-  const { clock = realClock, stdout = (text) => process.stdout.write(text), env = process.env } = deps;
+  const { clock = realClock, stdout = (text) => process.stdout.write(text), stderr = (text) => process.stderr.write(text), env = process.env } = deps;
   const terminalColumns = "terminalColumns" in deps ? deps.terminalColumns : process.stdout.isTTY ? process.stdout.columns : undefined;
   const output = outputOption(options.output);
+  const explicitWidth = options.width === undefined ? undefined : widthOption(options.width);
   using reader = openStoreReader(options.db);
   const pod = findPod(reader.store, podName, options.namespace);
   if (!pod) throw podNotFound(reader.store, reader.path, podName, { includeDeleted: true });
@@ -48,9 +52,11 @@ export async function timelineCommand(podName: string, options: TimelineOptions,
   if (!record) throw new UserError(`pods "${podName}" has no record in ${reader.path}`);
   const now = pod.deletedAt ?? clock.now();
   const containers = readContainers(reader.store, pod.uid, record, options.container, podName, now);
+  // Without an agent the bars still reach now: the pods outlive it, but nobody has looked since.
+  const note = pod.deletedAt === null ? agentNotRunningNote(reader.path, reader.store, now) : undefined;
+  if (note) stderr(`${note}\n`);
   const utcOffsetMinutes = deps.utcOffsetMinutes ?? -new Date(now).getTimezoneOffset();
   const picture = { pod: `${pod.namespace}/${pod.name}`, containers, now, ended: pod.deletedAt === null ? "now" : "deleted", utcOffsetMinutes } as const;
-  const explicitWidth = options.width === undefined ? undefined : widthOption(options.width);
   if (output.format === "text") {
     const width = explicitWidth ?? (terminalColumns === undefined ? DEFAULT_WIDTH.pipe : Math.min(TERMINAL_WIDTH.max, Math.max(TERMINAL_WIDTH.min, terminalColumns)));
     const color = terminalColumns !== undefined && !env.NO_COLOR;

@@ -7,7 +7,7 @@ import { layoutTimeline, type Segment } from "./layout.ts";
 import { ENDINGS, MARKS, MARK_PRIORITY, WAIT, clockTime, shortDuration, utcOffset } from "./legend.ts";
 import type { TimelineContainer } from "./model.ts";
 import { attemptSummary, timelineNotes } from "./notes.ts";
-import { plotColumns } from "./render-text.ts";
+import { plotColumns, rowLabel } from "./frame.ts";
 
 export interface TimelineSvgInput {
   pod: string;
@@ -41,8 +41,7 @@ export function timelineSvg(input: TimelineSvgInput): string {
   layout.rows.forEach((row, index) => {
     const rowTop = top + index * ROW_PX;
     const barY = rowTop + (ROW_PX - BAR_PX) / 2;
-    const name = row.container.kind === "app" ? row.container.name : `${row.container.name} (${row.container.kind})`;
-    parts.push(`<text class="row-label" x="${MARGIN}" y="${barY + BAR_PX - 3}">${escape(name)}</text>`);
+    parts.push(`<text class="row-label" x="${MARGIN}" y="${barY + BAR_PX - 3}">${escape(rowLabel(row.container))}</text>`);
     for (const segment of row.segments) parts.push(segmentSvg(segment, row.container.name, barY, x, input.now, offset));
     for (const { column, mark } of row.marks) {
       const cx = x(column) + COLUMN_PX / 2;

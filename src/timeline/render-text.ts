@@ -6,6 +6,7 @@ import { layoutTimeline, type LaidOutRow, type TimelineLayout } from "./layout.t
 import { COMPRESSED, ENDINGS, MARKS, MARK_PRIORITY, WAIT, clockTime, shortDuration, utcOffset, type Look } from "./legend.ts";
 import type { TimelineContainer } from "./model.ts";
 import { timelineNotes } from "./notes.ts";
+import { GUTTER, plotColumns, rowLabel } from "./frame.ts";
 
 export interface TimelineTextInput {
   /** `namespace/name`. */
@@ -17,18 +18,6 @@ export interface TimelineTextInput {
   width: number;
   color: boolean;
   utcOffsetMinutes: number;
-}
-
-export const MIN_WIDTH = 40;
-const MAX_LABEL = 24;
-const GUTTER = 2;
-/** The narrowest plot worth drawing, whatever the labels leave. */
-const MIN_PLOT = 20;
-
-/** The plot's width once the labels and the column for `now` are taken out of `width`. */
-export function plotColumns(containers: TimelineContainer[], width: number): { label: number; plot: number } {
-  const label = Math.min(MAX_LABEL, Math.max(0, ...containers.map((c) => rowLabel(c).length)));
-  return { label, plot: Math.max(MIN_PLOT, width - label - GUTTER - 1) };
 }
 
 export function timelineText(input: TimelineTextInput): string {
@@ -52,10 +41,6 @@ export function timelineText(input: TimelineTextInput): string {
   lines.push(...legendLines(input.width, paint));
   lines.push(...timelineNotes(layout, offset).flatMap((note) => wrap(note, input.width)));
   return `${lines.join("\n")}\n`;
-}
-
-function rowLabel(container: TimelineContainer): string {
-  return container.kind === "app" ? container.name : `${container.name} (${container.kind})`;
 }
 
 function barLine(row: LaidOutRow, columns: number, paint: (look: Pick<Look, "ansi">, text: string) => string): string {

@@ -33,7 +33,7 @@ async function crashLoopDatabase(dir: string) {
 
 async function timeline(pod: string, options: Parameters<typeof timelineCommand>[1], deps: TimelineDeps): Promise<string> {
   let out = "";
-  await timelineCommand(pod, options, { utcOffsetMinutes: 0, terminalColumns: undefined, env: {}, ...deps, stdout: (text) => (out += text) });
+  await timelineCommand(pod, options, { utcOffsetMinutes: 0, terminalColumns: undefined, env: {}, stderr: () => {}, ...deps, stdout: (text) => (out += text) });
   return out;
 }
 
@@ -138,6 +138,19 @@ describe("timeline of a scripted crash loop", () => {
     expect(Math.max(...piped.split("\n").map(visibleWidth))).toBe(100);
     h.agent.close();
   });
+});
+
+test("with no agent holding the database, the bars still reach now and stderr says nobody has looked since", async () => {
+  using dir = tempDir();
+  const h = await crashLoopDatabase(dir.path);
+  let err = "";
+  await timeline("lab-lab", { db: h.dbPath }, { clock: h.clock, stderr: (text) => (err += text) });
+  expect(err).toBe("");
+  h.agent.close();
+  await h.advance(60);
+  const stale = await timeline("lab-lab", { db: h.dbPath }, { clock: h.clock, stderr: (text) => (err += text) });
+  expect(err).toMatch(/^agent not running, last update \d+s ago\n$/);
+  expect(stale.split("\n")[0]).toBe("demo/lab-lab: 12:00:00 to 12:02:30 (now) +0000, 2m30s");
 });
 
 describe("timeline from the command line", () => {
