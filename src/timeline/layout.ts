@@ -33,8 +33,8 @@ export interface TimelineLayout {
   now: number;
   /** Every instant where a row changes, with its column: candidates for labels. */
   ticks: Tick[];
-  /** Column ranges drawn shorter than their length, with the length they stand for. */
-  compressed: { from: number; to: number; lengthMs: number }[];
+  /** Column ranges drawn shorter than their length, with the instants they stand for. */
+  compressed: { from: number; to: number; fromAt: number; toAt: number }[];
   /** Set when older history did not fit: nothing before this instant is drawn. */
   cutAt?: number;
   hiddenAttempts: number;
@@ -83,7 +83,7 @@ export function layoutTimeline(containers: TimelineContainer[], now: number, col
     startAt,
     now,
     ticks,
-    compressed: compressed.map((index) => ({ from: starts[index]!, to: starts[index]! + widths[index]!, lengthMs: slots[index]!.to - slots[index]!.from })),
+    compressed: compressed.map((index) => ({ from: starts[index]!, to: starts[index]! + widths[index]!, fromAt: slots[index]!.from, toAt: slots[index]!.to })),
     ...(cutAt !== undefined && { cutAt }),
     hiddenAttempts: rows.reduce((sum, row) => sum + row.hiddenAttempts, 0),
   };

@@ -16,7 +16,8 @@ export function timelineNotes(layout: TimelineLayout, utcOffsetMinutes: number):
     notes.push(`history before ${clockTime(layout.cutAt, utcOffsetMinutes)} not shown`);
   }
   for (const range of layout.compressed) {
-    notes.push(`~ columns ${range.from + 1}-${range.to} hold ${shortDuration(range.lengthMs)}, compressed; the rest is to one scale`);
+    const span = `${clockTime(range.fromAt, utcOffsetMinutes)} to ${clockTime(range.toAt, utcOffsetMinutes)}`;
+    notes.push(`~ ${span} (${shortDuration(range.toAt - range.fromAt)}) is compressed; the rest is to one scale`);
   }
   for (const row of layout.rows) {
     const seen = new Set<string>();

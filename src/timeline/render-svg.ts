@@ -56,8 +56,13 @@ export function timelineSvg(input: TimelineSvgInput): string {
   const axisY = top + layout.rows.length * ROW_PX + 6;
   parts.push(`<line class="axis" x1="${x(0)}" y1="${axisY}" x2="${x(layout.columns)}" y2="${axisY}" stroke="#333"/>`);
   for (const range of layout.compressed) {
+    // The compressed stretch of the axis is a zigzag instead of a straight line.
+    const from = x(range.from);
+    const to = x(range.to);
+    let zigzag = `M ${from} ${axisY}`;
+    for (let step = from + 3, up = true; step <= to; step += 3, up = !up) zigzag += ` L ${step} ${axisY + (up ? -3 : 3)}`;
     parts.push(
-      `<path class="compressed" d="M ${x(range.from)} ${axisY} l 3 -4 l 3 8 l 3 -8 l 3 8" fill="none" stroke="#333"><title>${escape(`${shortDuration(range.lengthMs)} compressed`)}</title></path>`,
+      `<rect x="${from}" y="${axisY - 1}" width="${to - from}" height="2" fill="#ffffff"/><path class="compressed" d="${zigzag}" fill="none" stroke="#333"><title>${escape(`${shortDuration(range.toAt - range.fromAt)} compressed`)}</title></path>`,
     );
   }
   let lastLabelEnd = -Infinity;

@@ -79,7 +79,7 @@ describe("timeline layout", () => {
       "bar 33-34 #2",
       "wait 34-40 10s ongoing",
     ]);
-    expect(layout.compressed).toEqual([{ from: 0, to: 20, lengthMs: 7200 * S }]);
+    expect(layout.compressed).toEqual([{ from: 0, to: 20, fromAt: 0, toAt: 7200 * S }]);
   });
 
   test("with more attempts than the width can show, the oldest are cut and counted", () => {

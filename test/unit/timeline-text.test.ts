@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { timelineText } from "../../src/timeline/render-text.ts";
+import { timelineSvg } from "../../src/timeline/render-svg.ts";
+import { descendants, parseXml } from "../small-xml.ts";
 import type { TimelineAttempt, TimelineContainer } from "../../src/timeline/model.ts";
 
 const S = 1000;
@@ -32,7 +34,7 @@ api              MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM....#....K....#....K....#.15s..
 S stopped by the agent  > running  .. back-off wait (its length)  ! probe failed
 - not ready  + ready  ~ time compressed
 3 older attempts not shown (see: describe pod, or sql on attempts)
-~ columns 1-31 hold 2h, compressed; the rest is to one scale
+~ 12:00:00 to 14:00:00 (2h) is compressed; the rest is to one scale
 `);
   });
 
@@ -48,5 +50,21 @@ S stopped by the agent  > running  .. back-off wait (its length)  ! probe failed
 34 older attempts before 14:05:40 not shown (see: describe pod, or sql on
   attempts)
 `);
+  });
+
+  test("the SVG of the compressed picture draws the compressed stretch of the axis, titled with its length, and a bar per attempt", () => {
+    const svg = parseXml(timelineSvg({ pod: "demo/api-lab", containers: [proxy, api(5)], now: T0 + (7210 + 11 * 5 + 5) * S, ended: "now", width: 80, utcOffsetMinutes: 0 }));
+    const all = descendants(svg);
+    const compressed = all.filter((e) => e.attributes.class === "compressed");
+    expect(compressed.map((e) => e.children[0]!.text)).toEqual(["2h compressed"]);
+    expect(all.filter((e) => e.attributes.class?.startsWith("bar ")).map((e) => e.attributes.class)).toEqual([
+      "bar ending-running",
+      "bar ending-oom",
+      "bar ending-error",
+      "bar ending-probe-kill",
+      "bar ending-error",
+      "bar ending-probe-kill",
+      "bar ending-error",
+    ]);
   });
 });
