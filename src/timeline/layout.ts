@@ -22,7 +22,12 @@ export interface LaidOutRow {
 export interface Tick {
   column: number;
   at: number;
+  /** Inside a long slot rather than where a row changes: labelled only where room is left. */
+  interior?: boolean;
 }
+
+/** A slot this wide (and to scale) gets ticks inside it too, about this far apart. */
+const INTERIOR_TICK_SPACING = 16;
 
 export interface TimelineLayout {
   rows: LaidOutRow[];
@@ -74,6 +79,13 @@ export function layoutTimeline(containers: TimelineContainer[], now: number, col
   const ticks: Tick[] = [];
   slots.forEach((slot, index) => {
     if (index === 0 || slots[index - 1]!.from !== slot.from) ticks.push({ column: starts[index]!, at: slot.from });
+    const width = widths[index]!;
+    if (compressed.includes(index) || width < 2 * INTERIOR_TICK_SPACING) return;
+    const count = Math.floor(width / INTERIOR_TICK_SPACING) - 1;
+    for (let k = 1; k <= count; k++) {
+      const column = starts[index]! + Math.round((k * width) / (count + 1));
+      ticks.push({ column, at: slot.from + ((column - starts[index]!) / width) * (slot.to - slot.from), interior: true });
+    }
   });
   ticks.push({ column: total, at: now });
   const startAt = slots[0]?.from ?? now;

@@ -96,7 +96,8 @@ function axisLines(layout: TimelineLayout, offset: number): [string, string] {
   if (first) place(first.column, clockTime(first.at, offset), false);
   // Where compressed time ends is labelled first: it is where the scale starts to hold again.
   const afterCompression = new Set(layout.compressed.map((range) => range.to));
-  const byPreference = [...rest.filter((tick) => afterCompression.has(tick.column)), ...rest.reverse()];
+  const boundaries = rest.filter((tick) => !tick.interior).reverse();
+  const byPreference = [...boundaries.filter((tick) => afterCompression.has(tick.column)), ...boundaries, ...rest.filter((tick) => tick.interior)];
   for (const tick of byPreference) place(tick.column, clockTime(tick.at, offset), false);
   return [axis.join(""), labels.join("")];
 }

@@ -45,8 +45,8 @@ setup (init)  ==
 crash           #.#...10s...#.......20s........#.................40s..................#....13s.....
 web             KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK.>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>
                 +                           !     !
-              +--------------+-------------------+-------------------------------------------------+
-              12:00:00       12:00:15            12:00:37                                   12:01:30
+              +--------------+-------------------+------------------+------------------------------+
+              12:00:00       12:00:15            12:00:37           12:00:56                12:01:30
 = Completed (exit 0)  # Error  M OOMKilled  K killed by liveness/startup probe
 S stopped by the agent  > running  .. back-off wait (its length)  ! probe failed  - not ready
 + ready  ~ time compressed

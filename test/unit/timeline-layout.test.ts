@@ -113,6 +113,17 @@ describe("timeline layout", () => {
     expect(layout.rows[0]!.marks.map((m) => m.column)).toEqual([15, 29, 39]);
   });
 
+  test("a long slot to scale gets ticks inside it too, at their interpolated instants", () => {
+    const layout = layoutTimeline([row([attempt(0, 0, undefined)])], 64 * S, 64);
+    expect(layout.ticks).toEqual([
+      { column: 0, at: 0 },
+      { column: 16, at: 16 * S, interior: true },
+      { column: 32, at: 32 * S, interior: true },
+      { column: 48, at: 48 * S, interior: true },
+      { column: 64, at: 64 * S },
+    ]);
+  });
+
   test("a pod with no attempt yet has an empty picture, not an error", () => {
     const layout = layoutTimeline([row([])], 5 * S, 40);
     expect(layout.rows[0]!.segments).toEqual([]);
