@@ -35,6 +35,7 @@ export function timelineContainers(histories: ContainerHistory[], events: EventR
     const own = events.filter((event) => event.container === history.name);
     const kills = own.filter((event) => event.reason === "Killing").map(killWindow).filter((w): w is KillWindow => w !== undefined);
     const attempts = history.attempts.filter((row) => row.startedAt !== null || row.finishedAt !== null).map((row) => timelineAttempt(row, now));
+    closeUnrecordedEnds(attempts);
     for (const kill of kills) attributeKill(attempts, kill);
     return {
       name: history.name,
@@ -55,6 +56,19 @@ function timelineAttempt(row: AttemptRow, now: number): TimelineAttempt {
   if (row.exitCode !== null) attempt.exitCode = row.exitCode;
   if (row.reason !== null) attempt.reason = row.reason;
   return attempt;
+}
+
+/**
+ * An attempt without a finish that is followed by another ended unseen (its exit was never
+ * recorded): it is drawn up to the next start, not to now across the attempts after it.
+ */
+function closeUnrecordedEnds(attempts: TimelineAttempt[]): void {
+  attempts.forEach((attempt, index) => {
+    const next = attempts[index + 1];
+    if (attempt.finishedAt !== undefined || !next) return;
+    attempt.finishedAt = Math.max(attempt.startedAt, next.startedAt);
+    attempt.ending = "unrecorded";
+  });
 }
 
 function exitEnding(row: AttemptRow): Ending {

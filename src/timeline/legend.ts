@@ -2,6 +2,7 @@
  * How each kind of bar and mark is drawn, for both renderers and their legends: one table, so the
  * text glyph, the terminal colour and the SVG fill of an ending cannot drift apart.
  */
+import type { TimelineLayout } from "./layout.ts";
 import type { Ending, MarkKind } from "./model.ts";
 
 export interface Look {
@@ -19,6 +20,7 @@ export const ENDINGS: Record<Ending, Look> = {
   "probe-kill": { glyph: "K", label: "killed by liveness/startup probe", ansi: 33, fill: "#e69b00" },
   stopped: { glyph: "S", label: "stopped by the agent", ansi: 34, fill: "#3b6fb6" },
   running: { glyph: ">", label: "running", ansi: 36, fill: "#17a2b8" },
+  unrecorded: { glyph: "?", label: "end not recorded", ansi: 90, fill: "#bbbbbb" },
 };
 
 export const MARKS: Record<MarkKind, Look> = {
@@ -32,6 +34,26 @@ export const MARK_PRIORITY: MarkKind[] = ["unhealthy", "not-ready", "ready"];
 
 export const WAIT = { glyph: ".", label: "back-off wait (its length)", ansi: 2, fill: "#999999" } as const;
 export const COMPRESSED = { glyph: "~", label: "time compressed" } as const;
+
+export interface LegendContents {
+  endings: Ending[];
+  waits: boolean;
+  marks: MarkKind[];
+  compressed: boolean;
+}
+
+/** What the picture uses, in the table's order: the legend names only that. */
+export function legendContents(layout: TimelineLayout): LegendContents {
+  const segments = layout.rows.flatMap((row) => row.segments);
+  const endings = new Set(segments.flatMap((segment) => (segment.kind === "bar" ? [segment.attempt.ending] : [])));
+  const marks = new Set(layout.rows.flatMap((row) => row.marks.map((placed) => placed.mark.kind)));
+  return {
+    endings: (Object.keys(ENDINGS) as Ending[]).filter((ending) => endings.has(ending)),
+    waits: segments.some((segment) => segment.kind === "wait"),
+    marks: MARK_PRIORITY.filter((kind) => marks.has(kind)),
+    compressed: layout.compressed.length > 0,
+  };
+}
 
 /** Durations on the picture: `0s`, `45s`, `2m`, `2m30s`, `1h5m`. */
 export function shortDuration(ms: number): string {

@@ -5,7 +5,7 @@
 import type { ContainerKind } from "../runtime/runtime.ts";
 
 /** How an attempt ended, which decides its glyph and colour. */
-export type Ending = "completed" | "error" | "oom" | "probe-kill" | "stopped" | "running";
+export type Ending = "completed" | "error" | "oom" | "probe-kill" | "stopped" | "running" | "unrecorded";
 
 export interface TimelineAttempt {
   attempt: number;

@@ -4,7 +4,7 @@
  * with their length, marks, the axis and the legend. No script, no external reference.
  */
 import { layoutTimeline, type Segment } from "./layout.ts";
-import { ENDINGS, MARKS, MARK_PRIORITY, WAIT, clockTime, shortDuration, utcOffset } from "./legend.ts";
+import { ENDINGS, MARKS, WAIT, clockTime, legendContents, shortDuration, utcOffset } from "./legend.ts";
 import type { TimelineContainer } from "./model.ts";
 import { attemptSummary, timelineNotes } from "./notes.ts";
 import { plotColumns, rowLabel } from "./frame.ts";
@@ -80,10 +80,11 @@ export function timelineSvg(input: TimelineSvgInput): string {
   if (now) parts.push(tickSvg(x(now.column), axisY, nowText, "end"));
 
   let y = axisY + 2 * LINE_PX + 4;
+  const contents = legendContents(layout);
   const legend = [
-    ...Object.values(ENDINGS).map((look) => ({ fill: look.fill, label: look.label })),
-    { fill: WAIT.fill, label: WAIT.label },
-    ...MARK_PRIORITY.map((kind) => ({ fill: MARKS[kind].fill, label: `▼ ${MARKS[kind].label}` })),
+    ...contents.endings.map((ending) => ({ fill: ENDINGS[ending].fill, label: ENDINGS[ending].label })),
+    ...(contents.waits ? [{ fill: WAIT.fill, label: WAIT.label }] : []),
+    ...contents.marks.map((kind) => ({ fill: MARKS[kind].fill, label: `▼ ${MARKS[kind].label}` })),
   ];
   let legendX = MARGIN;
   const right = Math.max(x(layout.columns) + MARGIN, 600);

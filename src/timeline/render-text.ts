@@ -3,7 +3,7 @@
  * with clock times, the legend and the notes, all within `width` columns. Colour only when asked.
  */
 import { layoutTimeline, type LaidOutRow, type TimelineLayout } from "./layout.ts";
-import { COMPRESSED, ENDINGS, MARKS, MARK_PRIORITY, WAIT, clockTime, shortDuration, utcOffset, type Look } from "./legend.ts";
+import { COMPRESSED, ENDINGS, MARKS, MARK_PRIORITY, WAIT, clockTime, legendContents, shortDuration, utcOffset, type LegendContents, type Look } from "./legend.ts";
 import type { TimelineContainer } from "./model.ts";
 import { timelineNotes } from "./notes.ts";
 import { GUTTER, plotColumns, rowLabel } from "./frame.ts";
@@ -38,7 +38,7 @@ export function timelineText(input: TimelineTextInput): string {
   }
   const [axis, labels] = axisLines(layout, offset);
   lines.push(indent + axis, (indent + labels).trimEnd());
-  lines.push(...legendLines(input.width, paint));
+  lines.push(...legendLines(legendContents(layout), input.width, paint));
   lines.push(...timelineNotes(layout, offset).flatMap((note) => wrap(note, input.width)));
   return `${lines.join("\n")}\n`;
 }
@@ -102,12 +102,12 @@ function axisLines(layout: TimelineLayout, offset: number): [string, string] {
   return [axis.join(""), labels.join("")];
 }
 
-function legendLines(width: number, paint: (look: Pick<Look, "ansi">, text: string) => string): string[] {
+function legendLines(contents: LegendContents, width: number, paint: (look: Pick<Look, "ansi">, text: string) => string): string[] {
   const items = [
-    ...Object.values(ENDINGS).map((look) => `${paint(look, look.glyph)} ${look.label}`),
-    `${paint(WAIT, WAIT.glyph.repeat(2))} ${WAIT.label}`,
-    ...MARK_PRIORITY.map((kind) => `${paint(MARKS[kind], MARKS[kind].glyph)} ${MARKS[kind].label}`),
-    `${COMPRESSED.glyph} ${COMPRESSED.label}`,
+    ...contents.endings.map((ending) => `${paint(ENDINGS[ending], ENDINGS[ending].glyph)} ${ENDINGS[ending].label}`),
+    ...(contents.waits ? [`${paint(WAIT, WAIT.glyph.repeat(2))} ${WAIT.label}`] : []),
+    ...contents.marks.map((kind) => `${paint(MARKS[kind], MARKS[kind].glyph)} ${MARKS[kind].label}`),
+    ...(contents.compressed ? [`${COMPRESSED.glyph} ${COMPRESSED.label}`] : []),
   ];
   const visible = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, "").length;
   const lines: string[] = [];

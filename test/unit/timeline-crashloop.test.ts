@@ -47,9 +47,8 @@ web             KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK.>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>
                 +                           !     !
               +--------------+-------------------+------------------+------------------------------+
               12:00:00       12:00:15            12:00:37           12:00:56                12:01:30
-= Completed (exit 0)  # Error  M OOMKilled  K killed by liveness/startup probe
-S stopped by the agent  > running  .. back-off wait (its length)  ! probe failed  - not ready
-+ ready  ~ time compressed
+= Completed (exit 0)  # Error  K killed by liveness/startup probe  > running
+.. back-off wait (its length)  ! probe failed  + ready
 web: "Liveness probe failed: HTTP probe failed with statuscode: 500" x3 from 12:00:32 to 12:00:37
   (first and last marked)
 `;

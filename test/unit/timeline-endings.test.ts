@@ -42,6 +42,14 @@ describe("how each attempt ended", () => {
     expect(web!.attempts.map((a) => a.ending)).toEqual(["completed", "error", "oom", "error", "running"]);
   });
 
+  test("an attempt with no recorded end that was followed by another ends where the next one starts", () => {
+    const [web] = timelineContainers([history([attemptRow(0, 0, null, null), attemptRow(1, 6, null, null)])], [], 10 * S);
+    expect(web!.attempts.map((a) => [a.ending, a.finishedAt])).toEqual([
+      ["unrecorded", 6 * S],
+      ["running", undefined],
+    ]);
+  });
+
   test("a failed start (no start time) is a bar of no length at its finish", () => {
     const [web] = timelineContainers([history([attemptRow(0, null, 5, 128, "StartError")])], [], 10 * S);
     expect(web!.attempts[0]).toMatchObject({ startedAt: 5 * S, finishedAt: 5 * S, ending: "error", reason: "StartError", exitCode: 128 });

@@ -30,9 +30,8 @@ proxy (sidecar)  >>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>
 api              MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMM....#....K....#....K....#.15s..
                  +~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+-------------+----------------+
                  12:00:00                       14:00:00      14:00:32  14:01:10
-= Completed (exit 0)  # Error  M OOMKilled  K killed by liveness/startup probe
-S stopped by the agent  > running  .. back-off wait (its length)  ! probe failed
-- not ready  + ready  ~ time compressed
+# Error  M OOMKilled  K killed by liveness/startup probe  > running
+.. back-off wait (its length)  ~ time compressed
 3 older attempts not shown (see: describe pod, or sql on attempts)
 ~ 12:00:00 to 14:00:00 (2h) is compressed; the rest is to one scale
 `);
@@ -44,9 +43,8 @@ proxy (sidecar)  <>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>
 api              #.10s.K.10s.#.10s.K.10s.#.10s.K.10s.#.10s.K.10s.#.10s.K..15s..
                  +------------------+-----------+-----------+------------------+
                  14:05:40           14:06:14    14:06:36    14:06:58    14:07:35
-= Completed (exit 0)  # Error  M OOMKilled  K killed by liveness/startup probe
-S stopped by the agent  > running  .. back-off wait (its length)  ! probe failed
-- not ready  + ready  ~ time compressed
+# Error  K killed by liveness/startup probe  > running
+.. back-off wait (its length)
 34 older attempts before 14:05:40 not shown (see: describe pod, or sql on
   attempts)
 `);
