@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import { runCLI } from "../../src/cli/cli.ts";
+import { StoreReader } from "../../src/store/queries.ts";
 import { timelineCommand, type TimelineDeps } from "../../src/cli/timeline.ts";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { ScriptedProber } from "../scripted-prober.ts";
@@ -195,4 +196,23 @@ describe("timeline from the command line", () => {
     expect(await runCLI(["timeline", "lab-lab", "--width", "10", "--db", h.dbPath])).toBe(2);
     expect(stderr).toBe("error: --width must be a whole number of columns from 40 to 1000 (got 10)\n");
   });
+});
+
+test("a long crash loop: the newest 100 attempts are read, the picture shows the newest that fit, and the note counts the rest", async () => {
+  using dir = tempDir();
+  const h = storeHarness(dir.path, { baseSeconds: 1, capSeconds: 1 });
+  h.runtime.behaviours.set("crash", { exitAfterMs: 100, exitCode: 1 });
+  const crash = pod({ name: "crash", containers: [container("crash")] });
+  await h.kubelet.sync(desired(crash));
+  await h.advance(130);
+  const total = h.runtime.startsOf("crash");
+  expect(total).toBeGreaterThan(100);
+  const { attempts, total: counted } = new StoreReader(h.agent.db).latestAttempts(crash.uid, "crash", 100);
+  expect(counted).toBe(total);
+  expect(attempts.map((a) => a.attempt)).toEqual(Array.from({ length: 100 }, (_, k) => total - 100 + k));
+
+  const out = await timeline("crash-lab", { db: h.dbPath }, { clock: h.clock });
+  const drawn = out.split("\n")[1]!.match(/#+|>+/g)!.length;
+  expect(out).toContain(`${total - drawn} older attempts before `);
+  h.agent.close();
 });
