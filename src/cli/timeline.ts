@@ -64,8 +64,14 @@ export async function timelineCommand(podName: string, options: TimelineOptions,
     return 0;
   }
   const svg = timelineSvg({ ...picture, width: explicitWidth ?? DEFAULT_WIDTH.svg });
-  if (output.file) writeAtomic(output.file, svg);
-  else stdout(svg);
+  if (!output.file) stdout(svg);
+  else {
+    try {
+      writeAtomic(output.file, svg);
+    } catch (error) {
+      throw new UserError(`-o ${output.file}: ${(error as NodeJS.ErrnoException).code ?? error}: the picture was not written`, { cause: error });
+    }
+  }
   return 0;
 }
 

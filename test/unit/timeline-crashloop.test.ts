@@ -186,6 +186,16 @@ describe("timeline from the command line", () => {
     expect(stderr).toBe("error: container nope is not valid for pod lab-lab\n");
   });
 
+  test("an SVG file that cannot be written: one line naming it, exit 1", async () => {
+    using dir = tempDir();
+    const h = await crashLoopDatabase(dir.path);
+    h.agent.close();
+    const file = join(dir.path, "missing", "lab.svg");
+    expect(await runCLI(["timeline", "lab-lab", "-o", file, "--db", h.dbPath])).toBe(1);
+    expect(stderr).toEndWith(`error: -o ${file}: ENOENT: the picture was not written\n`);
+    expect(existsSync(file)).toBe(false);
+  });
+
   test("a bad -o or --width is a usage error, exit 2", async () => {
     using dir = tempDir();
     const h = await crashLoopDatabase(dir.path);
