@@ -131,6 +131,15 @@ export function createCLI(): CAC {
     .option("--dry-run", "print what would be written, write nothing")
     .action(async (options) => (await import("./install-unit.ts")).installUnitCommand(options));
 
+  cli
+    .command("timeline <pod>", "draw the pod's restart history on a time axis: attempts, back-off waits, probe failures")
+    .option(...dbOption)
+    .option("-n, --namespace <ns>", "namespace (default: the pod's, when the name is unique)")
+    .option("-c, --container <name>", "only this container's row")
+    .option("-o, --output <format>", "text, svg (to stdout), or FILE.svg (written atomically)")
+    .option("--width <columns>", "fit this many columns (default: the terminal's, 80 to 200; 100 without one; svg 120)")
+    .action(async (pod, options) => (await import("./timeline.ts")).timelineCommand(pod, options));
+
   describeCommands(cli);
   // Our own --version line: cac's names the platform and a Node version, which is Bun's emulation.
   cli.option("-v, --version", "print the version");

@@ -196,6 +196,16 @@ export class StoreReader {
     return rows.map(attemptRow);
   }
 
+  /**
+   * The container's newest `limit` attempts, oldest first, and how many it has in all: a bounded
+   * read of the attempts' primary key however long the container has been crashing.
+   */
+  latestAttempts(podUid: string, container: string, limit: number): { attempts: AttemptRow[]; total: number } {
+    const rows = this.query("SELECT * FROM attempts WHERE pod_uid = ? AND container = ? ORDER BY attempt DESC LIMIT ?").all(podUid, container, limit);
+    const { total } = this.query("SELECT count(*) AS total FROM attempts WHERE pod_uid = ? AND container = ?").get(podUid, container) as { total: number };
+    return { attempts: rows.map(attemptRow).reverse(), total };
+  }
+
   /** When the agent last checkpointed anything (epoch ms), or undefined for an empty database. */
   lastUpdateAt(): number | undefined {
     const row = this.query("SELECT max(updated_at) AS at FROM pods").get() as { at: number | null } | null;
