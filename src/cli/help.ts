@@ -17,6 +17,7 @@ const EXAMPLES: Record<string, string[]> = {
   events: ["events --for pod/crash-lab --types Warning", "events -w"],
   logs: ["logs crash-lab --previous", "logs web-lab -c write-index", "logs web-lab -f --tail 20"],
   sql: ['sql "SELECT name, phase FROM pods"', "sql --schema"],
+  triage: ["triage crash-lab", "triage web-lab -c write-index -o markdown", "triage crash-lab -o json --backoff-max 8"],
   kubeconfig: ["kubeconfig --db /var/lib/minikubelet/state.db"],
   serve: ["serve --db /var/lib/minikubelet/state.db --api-listen 127.0.0.1:6444"],
 };

@@ -196,6 +196,12 @@ export class StoreReader {
     return rows.map(attemptRow);
   }
 
+  /** The recorded restart back-off of one container (migrations/0001 `backoff`), if it has one. */
+  backoffEntry(podUid: string, container: string): { delayMs: number; updatedAt: number } | undefined {
+    const row = this.query("SELECT delay_ms, updated_at FROM backoff WHERE key = ?").get(`${podUid}/${container}`) as { delay_ms: number; updated_at: number } | null;
+    return row ? { delayMs: row.delay_ms, updatedAt: row.updated_at } : undefined;
+  }
+
   /** When the agent last checkpointed anything (epoch ms), or undefined for an empty database. */
   lastUpdateAt(): number | undefined {
     const row = this.query("SELECT max(updated_at) AS at FROM pods").get() as { at: number | null } | null;
