@@ -6,6 +6,7 @@
 import { realClock, type Clock } from "../clock.ts";
 import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
+import { agentNotRunningNote } from "../store/agent-status.ts";
 import { analyze } from "../triage/analyze.ts";
 import { containerFacts, gatherFacts, type EngineLogReader } from "../triage/gather.ts";
 import { shellWord } from "../triage/next-steps.ts";
@@ -50,6 +51,9 @@ export async function triageCommand(podName: string, options: TriageOptions, dep
   if (!pod) throw podNotFound(reader.store, reader.path, String(podName), { includeDeleted: true });
   const record = reader.store.podRecord(pod.uid);
   if (!record) throw new UserError(`pods "${pod.name}" has no record in ${reader.path}`);
+  // The back-off times below assume an agent applies them.
+  const note = agentNotRunningNote(reader.path, reader.store, clock.now());
+  if (note) stderr(`${note}\n`);
   const containers = containerFacts(reader.store, pod, record);
   const names = containers.map((c) => c.name);
   let container = options.container === undefined ? undefined : String(options.container);

@@ -40,8 +40,11 @@ export function analyze(facts: TriageFacts): TriageReport {
     const stops: StopFacts = window ? stopsDuring(container.events, window) : {};
     exitCause = explainExit(ended.termination, stops, { kind: container.kind, restartPolicy: facts.pod.restartPolicy });
     verdict = { cause: exitCause.cause, endedBy: exitCause.endedBy, summary: framed(role, container, facts, exitCause.title), details: [crashOrKill(exitCause, stops, ended)] };
-    if (window) for (const found of eventsDuring(container.events, window)) if (telling(found.event)) evidence.push(eventEvidence(found.event, found.spans));
-    else evidence.push({ source: "attempts", text: "the ended attempt's start or finish is not recorded: its events cannot be placed" });
+    if (window) {
+      for (const found of eventsDuring(container.events, window)) if (telling(found.event)) evidence.push(eventEvidence(found.event, found.spans));
+    } else {
+      evidence.push({ source: "attempts", text: "the ended attempt's start or finish is not recorded: its events cannot be placed" });
+    }
     if (exitCause.endedBy !== "never-started") evidence.push(...logEvidence(facts, ended));
   } else {
     verdict = stateVerdict(container, facts, blocking);
