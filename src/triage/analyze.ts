@@ -36,7 +36,7 @@ export function analyze(facts: TriageFacts): TriageReport {
     verdict = imagePullVerdict(container, waiting.reason, waiting.message);
     for (const event of container.events) if (event.reason === "Failed" || (event.reason === "BackOff" && event.message.startsWith("Back-off pulling"))) evidence.push(eventEvidence(event));
   } else if (ended) {
-    const window = ended.startedAt !== undefined && ended.finishedAt !== undefined ? { startedAt: ended.startedAt, finishedAt: ended.finishedAt } : undefined;
+    const window = attemptWindow(container, ended, facts.now);
     const stops: StopFacts = window ? stopsDuring(container.events, window) : {};
     exitCause = explainExit(ended.termination, stops, { kind: container.kind, restartPolicy: facts.pod.restartPolicy });
     verdict = { cause: exitCause.cause, endedBy: exitCause.endedBy, summary: framed(role, container, facts, exitCause.title), details: [crashOrKill(exitCause, stops, ended)] };
@@ -45,13 +45,13 @@ export function analyze(facts: TriageFacts): TriageReport {
     } else {
       evidence.push({ source: "attempts", text: "the ended attempt's start or finish is not recorded: its events cannot be placed" });
     }
+    pushBackOffEvent(container, evidence);
     if (exitCause.endedBy !== "never-started") evidence.push(...logEvidence(facts, ended));
   } else {
     verdict = stateVerdict(container, facts, blocking);
     for (const event of container.events) if (event.type === "Warning") evidence.push(eventEvidence(event));
   }
-  const backOffEvent = container.events.find((e) => e.reason === "BackOff" && e.message.startsWith("Back-off restarting"));
-  if (backOffEvent && !evidence.some((e) => e.text === eventText(backOffEvent))) evidence.push(eventEvidence(backOffEvent));
+  pushBackOffEvent(container, evidence);
 
   const others = pickContainer(facts.containers, facts.pod.initialized).inTrouble.filter((name) => name !== container.name);
   return {
@@ -76,6 +76,24 @@ export function analyze(facts: TriageFacts): TriageReport {
       return `${name} (${other.status?.state ? stateText(other.status.state) : "no status"})`;
     }),
   };
+}
+
+/**
+ * The ended attempt's events are those from its start until the next attempt's start (or now): the
+ * agent records the exit (Exited, BackOff) a moment after the runtime's finish time, and nothing of
+ * the next attempt can happen before it starts. Inclusive, since a restart can share the exit's millisecond.
+ */
+function attemptWindow(container: ContainerFacts, ended: EndedAttempt, now: number): { startedAt: number; finishedAt: number } | undefined {
+  if (ended.startedAt === undefined || ended.finishedAt === undefined) return undefined;
+  const number = ended.attempt?.attempt;
+  const next = number === undefined ? undefined : container.attempts.find((a) => a.attempt === number + 1)?.startedAt;
+  return { startedAt: ended.startedAt, finishedAt: Math.max(ended.finishedAt, next ?? now) };
+}
+
+/** The crash loop's BackOff row, once, wherever it happened. */
+function pushBackOffEvent(container: ContainerFacts, evidence: Evidence[]): void {
+  const backOff = container.events.find((e) => e.reason === "BackOff" && e.message.startsWith("Back-off restarting"));
+  if (backOff && !evidence.some((e) => e.text.startsWith(eventText(backOff)))) evidence.push(eventEvidence(backOff));
 }
 
 /** Events that say something about how an attempt went; Created, Started and pulls only mark its start. */
