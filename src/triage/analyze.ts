@@ -53,10 +53,11 @@ export function analyze(facts: TriageFacts): TriageReport {
   }
   pushBackOffEvent(container, evidence);
 
+  if (facts.pod.deletedAt !== undefined) verdict.details.push(`The pod was deleted at ${iso(facts.pod.deletedAt)}; this is its last record, and nothing will restart it.`);
   const others = pickContainer(facts.containers, facts.pod.initialized).inTrouble.filter((name) => name !== container.name);
   return {
     pod: { namespace: facts.pod.namespace, name: facts.pod.name, phase: facts.pod.phase, status: facts.pod.statusColumn, restartPolicy: facts.pod.restartPolicy },
-    container: { name: container.name, kind: container.kind, role, restartCount: status?.restartCount ?? 0, state: status?.state ? stateText(status.state) : "no status reported yet" },
+    container: { name: container.name, kind: container.kind, role, restartCount: status?.restartCount ?? 0, state: status?.state ? stateText(status.state, true) : "no status reported yet" },
     verdict,
     ...(ended && {
       exit: {
@@ -73,7 +74,7 @@ export function analyze(facts: TriageFacts): TriageReport {
     nextSteps: nextSteps(facts, container, { ended, exitCause, cause: verdict.cause }),
     alsoInTrouble: others.map((name) => {
       const other = facts.containers.find((c) => c.name === name)!;
-      return `${name} (${other.status?.state ? stateText(other.status.state) : "no status"})`;
+      return `${name} (${other.status?.state ? stateText(other.status.state, true) : "no status"})`;
     }),
   };
 }
@@ -145,7 +146,9 @@ function crashOrKill(cause: ExitCause, stops: StopFacts, ended: EndedAttempt): s
   switch (cause.endedBy) {
     case "probe": {
       const kill = stops.probeKill!;
-      const failures = kill.unhealthy.reduce((sum, found) => sum + found.event.count, 0);
+      // A row's count covers every attempt it repeated in; it is this attempt's only when the row lies inside it.
+      const inside = kill.unhealthy.every((found) => found.event.firstAt >= ended.startedAt! && !found.spans);
+      const failures = inside ? kill.unhealthy.reduce((sum, found) => sum + found.event.count, 0) : 0;
       const ranFor = ended.termination.ranMs !== undefined ? ` for ${goDuration(ended.termination.ranMs)}` : "";
       return `Not a crash: the process was running${ranFor} when the ${kill.probe} probe failed${failures ? ` (Unhealthy x${failures})` : ""} and the agent killed it (Killing before the exit).`;
     }
@@ -189,7 +192,6 @@ function stateVerdict(container: ContainerFacts, facts: TriageFacts, blocking: C
       summary = `${container.name} runs but is not ready: its readiness probe fails. Readiness only takes it out of service, it never restarts it`;
     }
   }
-  if (facts.pod.deletedAt !== undefined) details.push("The pod has been deleted; this is its last record.");
   return { cause, summary, details };
 }
 

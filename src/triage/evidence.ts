@@ -7,9 +7,10 @@ import type { Evidence } from "./report.ts";
 /** How many attempts are listed one by one; older ones are summed up. */
 const LISTED_ATTEMPTS = 5;
 
-export function stateText(state: V1ContainerState): string {
+/** `waiting (CrashLoopBackOff)`, with the waiting message unless `brief`. */
+export function stateText(state: V1ContainerState, brief = false): string {
   if (state.running) return "running";
-  if (state.waiting) return `waiting (${state.waiting.reason ?? "no reason"})${state.waiting.message ? `: ${state.waiting.message}` : ""}`;
+  if (state.waiting) return `waiting (${state.waiting.reason ?? "no reason"})${state.waiting.message && !brief ? `: ${state.waiting.message}` : ""}`;
   if (state.terminated) return `terminated (exit code ${state.terminated.exitCode}, ${state.terminated.reason ?? "no reason"})`;
   return "unknown";
 }

@@ -30,7 +30,7 @@ async function crashLoop(dir: string) {
 }
 
 const EXPECTED = `Pod:        demo/crash-lab (phase Running, STATUS CrashLoopBackOff, restartPolicy Always)
-Container:  crash (app container), restarts 2, waiting (CrashLoopBackOff): back-off 20s restarting failed container=crash pod=crash-lab_demo(uid-crash-1)
+Container:  crash (app container), restarts 2, waiting (CrashLoopBackOff)
 
 Verdict:
   Application error: the program exited with code 1 after 1s, on its own

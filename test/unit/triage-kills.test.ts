@@ -61,6 +61,7 @@ describe("137 is split four ways from our own records, never guessed", () => {
     expect(report.verdict.endedBy).toBe("agent");
     expect(report.exit.exitCode).toBe(137);
     expect(texts(report)).toContain("event Normal Killing: Stopping container app");
+    expect(report.verdict.details.at(-1)).toBe("The pod was deleted at 2026-01-01T12:00:03Z; this is its last record, and nothing will restart it.");
     expect(report.backoff).toBeUndefined();
     h.agent.close();
   });
