@@ -224,7 +224,7 @@ function backoffSection(container: ContainerFacts, facts: TriageFacts, ended: En
   } else {
     const left = outlook.nextStartAt - facts.now;
     const when = left > 0 ? `in ${goDuration(Math.ceil(left / 1000) * 1000)}` : "now: due on the agent's next pass";
-    lines.push(`Next start allowed at ${iso(outlook.nextStartAt)} (${when}): a ${goDuration(outlook.waitMs)} back-off from the finish at ${iso(finishedAt)}.`);
+    lines.push(`Next start allowed at ${iso(outlook.nextStartAt)} (${when}): the back-off waits ${goDuration(outlook.waitMs)} from the finish at ${iso(finishedAt)}.`);
     lines.push(`If it crashes again as quickly, the wait after that is ${goDuration(outlook.nextWaitMs)}.`);
   }
   lines.push(outlook.resetAt !== undefined ? `${reset}: an attempt that runs until ${iso(outlook.resetAt)} or later makes the next restart immediate.` : `${reset}.`);

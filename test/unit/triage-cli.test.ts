@@ -48,7 +48,7 @@ Evidence:
                         log of attempt 2 | crash attempt 2
 
 Back-off:
-  Next start allowed at 2026-01-01T12:00:33Z (in 3s): a 20s back-off from the finish at 2026-01-01T12:00:13Z.
+  Next start allowed at 2026-01-01T12:00:33Z (in 3s): the back-off waits 20s from the finish at 2026-01-01T12:00:13Z.
   If it crashes again as quickly, the wait after that is 40s.
   The back-off resets after 10m0s of clean running (2 x cap 5m0s): an attempt that runs until 2026-01-01T12:10:12Z or later makes the next restart immediate.
 

@@ -83,7 +83,7 @@ describe("back-off: when the next start is allowed, and when the curve resets", 
     const waiting = await h.report("app-lab", { backoffMax: 60 });
     // attempt 2 started at 12 and crashed at 13: the wait is 20s, so the next start is at 33.
     expect(waiting.backoff).toMatchObject({ waitMs: 20_000, nextStartAt: "2026-01-01T12:00:33Z", nextWaitMs: 40_000, resetAfterMs: 120_000, resetAt: "2026-01-01T12:02:12Z" });
-    expect(waiting.backoff.lines[0]).toBe("Next start allowed at 2026-01-01T12:00:33Z (in 13s): a 20s back-off from the finish at 2026-01-01T12:00:13Z.");
+    expect(waiting.backoff.lines[0]).toBe("Next start allowed at 2026-01-01T12:00:33Z (in 13s): the back-off waits 20s from the finish at 2026-01-01T12:00:13Z.");
     expect(waiting.backoff.lines[2]).toStartWith("The back-off resets after 2m0s of clean running (2 x cap 1m0s):");
 
     await h.advance(20);
