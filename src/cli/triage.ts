@@ -48,7 +48,12 @@ export async function triageCommand(podName: string, options: TriageOptions, dep
     if (error instanceof AmbiguousPodError) throw new UserError(error.message);
     throw error;
   }
-  if (!pod) throw podNotFound(reader.store, reader.path, String(podName), { includeDeleted: true });
+  if (!pod) {
+    // A manifest the agent refused never ran: there is nothing to triage, and describe lists its problems.
+    const [refused] = reader.store.refusedPods({ namespace: options.namespace === undefined ? undefined : String(options.namespace), name: String(podName) });
+    if (refused) throw new UserError(`pod ${refused.name} never ran: its manifest ${refused.file} is refused (${refused.reason}); minikubelet describe pod ${refused.name} -n ${refused.namespace} lists its problems`);
+    throw podNotFound(reader.store, reader.path, String(podName), { includeDeleted: true });
+  }
   const record = reader.store.podRecord(pod.uid);
   if (!record) throw new UserError(`pods "${pod.name}" has no record in ${reader.path}`);
   // The back-off times below assume an agent applies them.

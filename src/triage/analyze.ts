@@ -132,8 +132,10 @@ function framed(role: Role, container: ContainerFacts, facts: TriageFacts, title
       return facts.pod.restartPolicy === "Never" && container.status?.state?.terminated
         ? `Init container ${container.name} failed and the pod has failed (restartPolicy Never): ${title}`
         : `Init container ${container.name} blocks the pod (${facts.pod.statusColumn}): the app containers wait until it exits 0. ${title}`;
-    case "sidecar":
-      return `Sidecar ${container.name} (a restartable init container) keeps restarting: ${title}`;
+    case "sidecar": {
+      const holds = blockingInit(facts.containers, facts.pod.initialized) === container ? "; the containers after it wait until it runs" : "";
+      return `Sidecar ${container.name} (a restartable init container) keeps restarting${holds}: ${title}`;
+    }
     case "init":
     case "app":
       return title;

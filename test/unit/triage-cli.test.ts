@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, spyOn, test } from "bun:test";
 import { runCLI } from "../../src/cli/cli.ts";
+import { SqliteStore } from "../../src/store/pod-store.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { triageHarness } from "../triage-fixtures.ts";
@@ -113,4 +114,16 @@ test("a pod or container not found, or an unknown format: one clear error and ex
   expect(await runCLI(["triage", "crash-lab", "-o", "yaml", "--db", h.dbPath])).toBe(2);
   expect(stderr).toBe('error: -o must be one of text, json, markdown (got "yaml")\n');
   expect(stdout).toBe("");
+});
+
+test("a pod whose manifest the agent refused never ran: triage says so and points at describe", async () => {
+  using dir = tempDir();
+  const h = await crashLoop(dir.path);
+  new SqliteStore({ db: h.agent.db, clock: h.clock, runtimeName: "fake" }).saveRefusedManifests(
+    [{ file: "/manifests/web.yaml", uid: "uid-refused", namespace: "demo", name: "web-lab", reason: "Invalid", issues: [{ path: ["spec", "containers", 0, "image"], message: "required" }] }],
+    [],
+  );
+  h.agent.close();
+  expect(await runCLI(["triage", "web-lab", "--db", h.dbPath])).toBe(1);
+  expect(stderr).toBe("error: pod web-lab never ran: its manifest /manifests/web.yaml is refused (Invalid); minikubelet describe pod web-lab -n demo lists its problems\n");
 });

@@ -44,6 +44,18 @@ describe("triage tells the pod's shapes of trouble apart", () => {
     h.agent.close();
   });
 
+  test("a sidecar that cannot start holds back the containers after it", async () => {
+    using dir = tempDir();
+    const h = triageHarness(dir.path);
+    h.runtime.behaviours.set("proxy", { startError: "no such file: /envoy.yaml" });
+    await h.kubelet.sync(desired(pod({ name: "web", init: [container("proxy", { restartPolicy: "Always" })], containers: [container("web")] })));
+    await h.advance(5);
+    const report = await h.report("web-lab");
+    expect(report.container.role).toBe("sidecar");
+    expect(report.verdict.summary).toBe("Sidecar proxy (a restartable init container) keeps restarting; the containers after it wait until it runs: The runtime could not start it (StartError, exit 128): no such file: /envoy.yaml");
+    h.agent.close();
+  });
+
   test("an image that cannot be pulled: ErrImagePull, then ImagePullBackOff, with the Failed events", async () => {
     using dir = tempDir();
     const h = triageHarness(dir.path);
