@@ -37,9 +37,9 @@ export function analyze(facts: TriageFacts): TriageReport {
     for (const event of container.events) if (event.reason === "Failed" || (event.reason === "BackOff" && event.message.startsWith("Back-off pulling"))) evidence.push(eventEvidence(event));
   } else if (ended) {
     const window = attemptWindow(container, ended, facts.now);
-    const stops: StopFacts = window ? stopsDuring(container.events, window) : {};
+    const stops: StopFacts = window ? stopsDuring(container.events, window) : { uncertain: [] };
     exitCause = explainExit(ended.termination, stops, { kind: container.kind, restartPolicy: facts.pod.restartPolicy });
-    verdict = { cause: exitCause.cause, endedBy: exitCause.endedBy, summary: framed(role, container, facts, exitCause.title), details: [crashOrKill(exitCause, stops, ended)] };
+    verdict = { cause: exitCause.cause, endedBy: exitCause.endedBy, summary: framed(role, container, facts, exitCause.title), details: [crashOrKill(exitCause, stops, ended), ...stops.uncertain.map(uncertainty)] };
     if (window) {
       for (const found of eventsDuring(container.events, window)) if (telling(found.event)) evidence.push(eventEvidence(found.event, found.spans));
     } else {
@@ -89,6 +89,11 @@ function attemptWindow(container: ContainerFacts, ended: EndedAttempt, now: numb
   const number = ended.attempt?.attempt;
   const next = number === undefined ? undefined : container.attempts.find((a) => a.attempt === number + 1)?.startedAt;
   return { startedAt: ended.startedAt, finishedAt: Math.max(ended.finishedAt, next ?? now) };
+}
+
+function uncertainty(found: { event: ContainerFacts["events"][number] }): string {
+  const { reason, count, firstAt, lastAt } = found.event;
+  return `Uncertain: the ${reason} row (x${count}, ${iso(firstAt)} to ${iso(lastAt)}) brackets this attempt, and the store keeps only a row's first and last time: it may also have happened during it, so it was not taken as the cause.`;
 }
 
 /** The crash loop's BackOff row, once, wherever it happened. */

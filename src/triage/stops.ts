@@ -24,6 +24,11 @@ export interface StopFacts {
   agentStop?: WindowEvent;
   /** SIGTERM was not enough: the grace period ran out and SIGKILL followed. */
   graceExpired?: WindowEvent;
+  /**
+   * Killing or GraceExpired rows whose first and last times bracket the window: they may have
+   * happened during it or not, and are not taken as a cause (never guessed), only reported.
+   */
+  uncertain: WindowEvent[];
 }
 
 export function eventsDuring(events: readonly EventFact[], window: Window): WindowEvent[] {
@@ -40,9 +45,13 @@ const PROBE_KILL = /failed (liveness|startup) probe/;
 
 export function stopsDuring(events: readonly EventFact[], window: Window): StopFacts {
   const during = eventsDuring(events, window);
-  const stops: StopFacts = {};
+  const stops: StopFacts = { uncertain: [] };
   for (const found of during) {
     const { reason, message } = found.event;
+    if (found.spans) {
+      if (reason === "Killing" || reason === "GraceExpired") stops.uncertain.push(found);
+      continue;
+    }
     if (reason === "Killing") {
       const probe = PROBE_KILL.exec(message)?.[1] as "liveness" | "startup" | undefined;
       if (probe) {

@@ -19,16 +19,16 @@ describe("explainExit", () => {
     [{ exitCode: 255 }, app, "signal"],
     [{ exitCode: 2 }, app, "app-exit-code"],
   ])("%o as %o: %s", (end, context, cause) => {
-    expect(explainExit(end, {}, context).cause).toBe(cause as never);
+    expect(explainExit(end, { uncertain: [] }, context).cause).toBe(cause as never);
   });
 
   test("a signal with no name is still 128 + n", () => {
-    expect(explainExit({ exitCode: 200 }, {}, app).title).toBe("Killed by signal 72 (exit 200 = 128 + 72)");
+    expect(explainExit({ exitCode: 200 }, { uncertain: [] }, app).title).toBe("Killed by signal 72 (exit 200 = 128 + 72)");
   });
 
   test("OOMKilled wins over a probe kill in the same window: the kernel's reason is recorded, ours is an intent", () => {
     const killing = { event: event("Killing", "Container app failed liveness probe, will be restarted", 5), spans: false };
-    expect(explainExit({ exitCode: 137, reason: "OOMKilled" }, { probeKill: { probe: "liveness", killing, unhealthy: [] } }, app).cause).toBe("oom-killed");
+    expect(explainExit({ exitCode: 137, reason: "OOMKilled" }, { probeKill: { probe: "liveness", killing, unhealthy: [] }, uncertain: [] }, app).cause).toBe("oom-killed");
   });
 });
 
@@ -37,11 +37,13 @@ function event(reason: string, message: string, at: number, extra: Partial<Event
 }
 
 describe("stopsDuring ties repeat-counted events to an attempt's window", () => {
-  test("by the first or last time inside it, or by spanning it (said so); not by times outside it", () => {
+  test("by the first or last time inside it; a row spanning it is uncertain, never a cause; times outside it do not count", () => {
     const window = { startedAt: 100, finishedAt: 200 };
     expect(stopsDuring([event("Killing", "Container app failed liveness probe, will be restarted", 150)], window).probeKill?.killing.spans).toBe(false);
-    expect(stopsDuring([event("Killing", "Container app failed liveness probe, will be restarted", 50, { count: 3, lastAt: 250 })], window).probeKill?.killing.spans).toBe(true);
-    expect(stopsDuring([event("Killing", "Container app failed liveness probe, will be restarted", 50, { count: 3, lastAt: 90 })], window)).toEqual({});
+    const spanning = stopsDuring([event("Killing", "Container app failed liveness probe, will be restarted", 50, { count: 3, lastAt: 250 })], window);
+    expect(spanning.probeKill).toBeUndefined();
+    expect(spanning.uncertain.map((found) => found.spans)).toEqual([true]);
+    expect(stopsDuring([event("Killing", "Container app failed liveness probe, will be restarted", 50, { count: 3, lastAt: 90 })], window)).toEqual({ uncertain: [] });
     expect(stopsDuring([event("Killing", "Stopping container app", 190), event("GraceExpired", "…", 195)], window)).toMatchObject({ agentStop: {}, graceExpired: {} });
   });
 });
