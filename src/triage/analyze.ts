@@ -45,11 +45,12 @@ export function analyze(facts: TriageFacts): TriageReport {
     } else {
       evidence.push({ source: "attempts", text: "the ended attempt's start or finish is not recorded: its events cannot be placed" });
     }
+    if (status?.state?.running && ended.source === "lastState") verdict.details.push(`It runs again now (restart ${status.restartCount}): this verdict is about the attempt before.`);
     pushBackOffEvent(container, evidence);
     if (exitCause.endedBy !== "never-started") evidence.push(...logEvidence(facts, ended));
   } else {
     verdict = stateVerdict(container, facts, blocking);
-    for (const event of container.events) if (event.type === "Warning") evidence.push(eventEvidence(event));
+    for (const event of [...facts.podEvents, ...container.events]) if (event.type === "Warning") evidence.push(eventEvidence(event));
   }
   pushBackOffEvent(container, evidence);
 

@@ -66,6 +66,8 @@ export interface PodFacts {
 export interface TriageFacts {
   now: number;
   pod: PodFacts;
+  /** The pod's own events (no container): a sandbox that could not be made, a failing sync. */
+  podEvents: EventFact[];
   /** Every container of the pod, init (sidecars included) first, in spec order. */
   containers: ContainerFacts[];
   /** The one to explain (from -c, or the one in trouble). */

@@ -9,9 +9,9 @@ import type { BackoffSettings } from "../kubelet/backoff.ts";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 import { writeAttemptLogs } from "../logs/attempt-logs.ts";
 import { statusColumns } from "../status/printer.ts";
-import type { AttemptRow, PodRow, StoreReader } from "../store/queries.ts";
+import type { AttemptRow, EventRow, PodRow, StoreReader } from "../store/queries.ts";
 import { endedAttempt } from "./ended-attempt.ts";
-import type { ContainerFacts, PreviousLog, TriageFacts } from "./facts.ts";
+import type { ContainerFacts, EventFact, PreviousLog, TriageFacts } from "./facts.ts";
 
 /** How many of the ended attempt's last lines the report quotes. */
 export const LOG_LINES = 10;
@@ -30,7 +30,7 @@ export interface GatherOptions {
 /** Every container's facts, init containers (sidecars included) first, as the agent recorded them. */
 export function containerFacts(store: StoreReader, pod: PodRow, record: PodRecord): ContainerFacts[] {
   const statuses = [...(pod.object.status?.initContainerStatuses ?? []), ...(pod.object.status?.containerStatuses ?? [])];
-  const events = store.eventsForPod(pod.uid);
+  const events = store.eventsForPod(pod.uid).map(eventFact);
   return [...record.init, ...record.app].map((container) => {
     const { spec } = container;
     const facts: ContainerFacts = {
@@ -41,14 +41,17 @@ export function containerFacts(store: StoreReader, pod: PodRow, record: PodRecor
       probes: { startup: spec.startupProbe !== undefined, liveness: spec.livenessProbe !== undefined, readiness: spec.readinessProbe !== undefined },
       status: statuses.find((s) => s.name === container.name),
       attempts: store.attempts(pod.uid, container.name).map(({ attempt, runtimeId, startedAt, finishedAt, exitCode, reason, signal }) => ({ attempt, runtimeId, startedAt, finishedAt, exitCode, reason, signal })),
-      events: events
-        .filter((e) => e.container === container.name)
-        .map(({ type, reason, message, count, firstAt, lastAt }) => ({ type, reason, message, count, firstAt, lastAt })),
+      events: events.filter((e) => e.container === container.name).map((e) => e.fact),
     };
     const backoff = store.backoffEntry(pod.uid, container.name);
     if (backoff) facts.backoff = backoff;
     return facts;
   });
+}
+
+function eventFact(row: EventRow): { container: string; fact: EventFact } {
+  const { type, reason, message, count, firstAt, lastAt } = row;
+  return { container: row.container, fact: { type, reason, message, count, firstAt, lastAt } };
 }
 
 /** The facts for `container` of `pod`, with the last lines of its ended attempt's output. */
@@ -65,6 +68,7 @@ export async function gatherFacts(store: StoreReader, pod: PodRow, record: PodRe
       initialized: record.initialized,
       ...(pod.deletedAt !== null && { deletedAt: pod.deletedAt }),
     },
+    podEvents: store.eventsForPod(pod.uid).filter((e) => e.container === "").map((e) => eventFact(e).fact),
     containers,
     container,
     backoffSettings: options.backoffSettings,

@@ -48,6 +48,7 @@ describe("137 is split four ways from our own records, never guessed", () => {
     expect(texts(report)).toContain("event Normal Killing: Container app failed liveness probe, will be restarted");
     expect(texts(report).some((t) => t.startsWith("event Warning GraceExpired: Container app did not stop within its grace period (2s)"))).toBe(true);
     expect(report.container.state).toBe("running");
+    expect(report.verdict.details).toContain("It runs again now (restart 1): this verdict is about the attempt before.");
     h.agent.close();
   });
 

@@ -56,6 +56,20 @@ describe("triage tells the pod's shapes of trouble apart", () => {
     h.agent.close();
   });
 
+  test("a container that has not started because the sandbox cannot be made: the pod's own Warning events are the evidence", async () => {
+    using dir = tempDir();
+    const h = triageHarness(dir.path);
+    h.runtime.runPodSandbox = async () => {
+      throw new Error("network namespace: permission denied");
+    };
+    await h.kubelet.sync(desired(pod({ name: "app", containers: [container("app")] })));
+    await h.advance(2);
+    const report = await h.report("app-lab");
+    expect(report.verdict.cause).toBe("not-started");
+    expect(texts(report)).toContain("event Warning FailedCreatePodSandBox: Failed to create pod sandbox: network namespace: permission denied");
+    h.agent.close();
+  });
+
   test("an image that cannot be pulled: ErrImagePull, then ImagePullBackOff, with the Failed events", async () => {
     using dir = tempDir();
     const h = triageHarness(dir.path);
