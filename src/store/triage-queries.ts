@@ -3,6 +3,7 @@
  * report used, read through `minikubelet sql`. Kept here because SQL lives in src/store/; times are
  * rendered as UTC timestamps, since the columns hold epoch milliseconds.
  */
+import { backoffKey } from "../kubelet/backoff.ts";
 
 /** A SQL string literal: quotes doubled, as SQLite reads them. */
 function literal(value: string): string {
@@ -25,5 +26,5 @@ export function eventsQuery(podUid: string, container: string): string {
 
 /** The container's restart back-off as the agent last checkpointed it. */
 export function backoffQuery(podUid: string, container: string): string {
-  return `SELECT delay_ms, ${utc("updated_at")} FROM backoff WHERE key = ${literal(`${podUid}/${container}`)}`;
+  return `SELECT delay_ms, ${utc("updated_at")} FROM backoff WHERE key = ${literal(backoffKey(podUid, container))}`;
 }

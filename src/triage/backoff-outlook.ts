@@ -3,7 +3,7 @@
  * the same rule as kubelet/backoff.ts (the wait is measured from the finish; an entry whose last
  * restart is more than 2 x cap before the finish is forgotten), read from the checkpointed entry.
  */
-import type { BackoffSettings } from "../kubelet/backoff.ts";
+import { backoffForgotten, type BackoffSettings } from "../kubelet/backoff.ts";
 import { goDuration } from "../status/go-duration.ts";
 
 export interface BackoffOutlook {
@@ -22,7 +22,7 @@ export interface BackoffOutlook {
 /** The outlook for a container that finished at `finishedAt`, given its checkpointed entry (if any). */
 export function backoffOutlook(entry: { delayMs: number; updatedAt: number } | undefined, finishedAt: number, settings: BackoffSettings): BackoffOutlook {
   const resetAfterMs = 2 * settings.capMs;
-  if (!entry || finishedAt - entry.updatedAt > resetAfterMs) {
+  if (!entry || backoffForgotten(entry, finishedAt, settings)) {
     return { waitMs: 0, nextStartAt: finishedAt, nextWaitMs: settings.baseMs, resetAfterMs };
   }
   return {
