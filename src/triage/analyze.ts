@@ -187,7 +187,12 @@ function stateVerdict(container: ContainerFacts, facts: TriageFacts, blocking: C
   let cause: StateCause = "healthy";
   let summary = `No trouble found: ${container.name} is ${state ? stateText(state) : "not reported yet"}, with no restarts`;
   const details: string[] = [];
-  if (container.kind === "app" && blocking && !state?.running) {
+  if (blocking === container && container.kind === "init" && state?.running) {
+    cause = "init-running";
+    const since = container.attempts.at(-1)?.startedAt ?? undefined;
+    summary = `Init container ${container.name} is still running${since !== undefined ? ` (since ${iso(since)}, ${goDuration(facts.now - since)})` : ""}: the pod waits until it exits 0 (${facts.pod.statusColumn})`;
+    details.push("An init container that never exits (a loop waiting for a dependency) holds the pod in Init; its log says what it waits for.");
+  } else if (container.kind === "app" && blocking && !state?.running) {
     cause = "waiting-for-init";
     summary = `${container.name} has not started: it waits for init container ${blocking.name} (run triage -c ${blocking.name})`;
   } else if (!state || state.waiting) {

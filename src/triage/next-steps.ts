@@ -29,6 +29,7 @@ export function nextSteps(
     const previous = ended.source === "lastState" ? " --previous" : "";
     steps.push({ command: `minikubelet logs ${pod} -c ${c}${previous}${flags}`, text: `the whole output of attempt ${ended.attempt.attempt}, the one that exited ${ended.termination.exitCode}` });
   }
+  if (found.cause === "init-running") steps.push({ command: `minikubelet logs ${pod} -c ${c}${flags}`, text: "what the init container is doing (or waiting for)" });
   if (found.cause === "waiting-for-init") {
     const init = blockingInit(facts.containers, facts.pod.initialized);
     if (init) steps.push({ command: `minikubelet triage ${pod} -c ${shellWord(init.name)}${flags}`, text: `the init container the pod waits for` });

@@ -21,6 +21,8 @@ function severity(container: ContainerFacts, blocking: boolean): number | undefi
   if (terminated && terminated.exitCode !== 0) return 2;
   if (restarted) return 3;
   if (status.state?.running && !status.ready && container.kind !== "init") return 4;
+  // An init container that keeps running holds the pod in Init:N/M (a wait-for loop that never ends).
+  if (blocking && status.state?.running) return 5;
   return undefined;
 }
 

@@ -4,7 +4,7 @@ import type { Cause, EndedBy } from "./exit-cause.ts";
 import type { ContainerKind } from "./facts.ts";
 
 /** Causes that are not an ended attempt: the container never got that far, or is fine. */
-export type StateCause = "image-pull" | "waiting-for-init" | "not-started" | "readiness-failing" | "healthy";
+export type StateCause = "image-pull" | "waiting-for-init" | "init-running" | "not-started" | "readiness-failing" | "healthy";
 
 /** How the container matters to the pod: an init container the pod waits for, a sidecar, an app container. */
 export type Role = "init-blocking" | "init" | "sidecar" | "app";

@@ -133,3 +133,17 @@ describe("back-off: when the next start is allowed, and when the curve resets", 
     h.agent.close();
   });
 });
+
+test("an init container that keeps running holds the pod in Init: it is the one chosen, and its log is the next step", async () => {
+  using dir = tempDir();
+  const h = triageHarness(dir.path);
+  await h.kubelet.sync(desired(pod({ name: "web", init: [container("wait-for-db")], containers: [container("web")] })));
+  await h.advance(90);
+  const { out, err } = await h.triage("web-lab", { output: "json" });
+  const report = JSON.parse(out);
+  expect(err).toBe('Defaulted container "wait-for-db" out of: wait-for-db, web (in trouble: wait-for-db)\n');
+  expect(report.verdict.cause).toBe("init-running");
+  expect(report.verdict.summary).toBe("Init container wait-for-db is still running (since 2026-01-01T12:00:00Z, 1m30s): the pod waits until it exits 0 (Init:0/1)");
+  expect(report.nextSteps[0].command).toBe(`minikubelet logs web-lab -n demo -c wait-for-db --db ${h.dbPath}`);
+  h.agent.close();
+});
