@@ -39,7 +39,7 @@ export function analyze(facts: TriageFacts): TriageReport {
     const window = attemptWindow(container, ended, facts.now);
     const stops: StopFacts = window ? stopsDuring(container.events, window) : { uncertain: [] };
     exitCause = explainExit(ended.termination, stops, { kind: container.kind, restartPolicy: facts.pod.restartPolicy });
-    verdict = { cause: exitCause.cause, endedBy: exitCause.endedBy, summary: framed(role, container, facts, exitCause.title), details: [crashOrKill(exitCause, stops, ended), ...stops.uncertain.map(uncertainty)] };
+    verdict = { cause: exitCause.cause, endedBy: exitCause.endedBy, summary: framed(role, container, facts, exitCause.title), details: [crashOrKill(exitCause, stops, ended), ...(stops.deduced ? [deduction(stops.deduced)] : []), ...stops.uncertain.map(uncertainty)] };
     if (window) {
       for (const found of eventsDuring(container.events, window)) if (telling(found.event)) evidence.push(eventEvidence(found.event, found.spans));
     } else {
@@ -90,6 +90,11 @@ function attemptWindow(container: ContainerFacts, ended: EndedAttempt, now: numb
   const number = ended.attempt?.attempt;
   const next = number === undefined ? undefined : container.attempts.find((a) => a.attempt === number + 1)?.startedAt;
   return { startedAt: ended.startedAt, finishedAt: Math.max(ended.finishedAt, next ?? now) };
+}
+
+function deduction(found: { event: ContainerFacts["events"][number] }): string {
+  const { count, firstAt, lastAt, message } = found.event;
+  return `Deduced: GraceExpired fell inside this attempt, so the agent was stopping it, and the only Killing row that can have an occurrence inside it is "${message}" (x${count}, ${iso(firstAt)} to ${iso(lastAt)}).`;
 }
 
 function uncertainty(found: { event: ContainerFacts["events"][number] }): string {

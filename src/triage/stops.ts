@@ -29,6 +29,12 @@ export interface StopFacts {
    * happened during it or not, and are not taken as a cause (never guessed), only reported.
    */
   uncertain: WindowEvent[];
+  /**
+   * The Killing row taken from `uncertain` by deduction: a GraceExpired inside the window means the
+   * agent was stopping the attempt, so a Killing fell inside it too, and this row is the only one
+   * that can hold it.
+   */
+  deduced?: WindowEvent;
 }
 
 export function eventsDuring(events: readonly EventFact[], window: Window): WindowEvent[] {
@@ -47,23 +53,33 @@ export function stopsDuring(events: readonly EventFact[], window: Window): StopF
   const during = eventsDuring(events, window);
   const stops: StopFacts = { uncertain: [] };
   for (const found of during) {
-    const { reason, message } = found.event;
+    const { reason } = found.event;
     if (found.spans) {
       if (reason === "Killing" || reason === "GraceExpired") stops.uncertain.push(found);
       continue;
     }
     if (reason === "Killing") {
-      const probe = PROBE_KILL.exec(message)?.[1] as "liveness" | "startup" | undefined;
-      if (probe) {
-        const label = probe === "liveness" ? "Liveness" : "Startup";
-        const unhealthy = during.filter((e) => e.event.reason === "Unhealthy" && e.event.message.startsWith(`${label} probe`));
-        stops.probeKill ??= { probe, killing: found, unhealthy };
-      } else {
-        stops.agentStop ??= found;
-      }
+      classifyKilling(stops, found, during);
     } else if (reason === "GraceExpired") {
       stops.graceExpired ??= found;
     }
   }
+  const killings = stops.uncertain.filter((found) => found.event.reason === "Killing");
+  if (stops.graceExpired && !stops.probeKill && !stops.agentStop && killings.length === 1) {
+    stops.deduced = killings[0]!;
+    stops.uncertain = stops.uncertain.filter((found) => found !== stops.deduced);
+    classifyKilling(stops, stops.deduced, during);
+  }
   return stops;
+}
+
+function classifyKilling(stops: StopFacts, found: WindowEvent, during: WindowEvent[]): void {
+  const probe = PROBE_KILL.exec(found.event.message)?.[1] as "liveness" | "startup" | undefined;
+  if (!probe) {
+    stops.agentStop ??= found;
+    return;
+  }
+  const label = probe === "liveness" ? "Liveness" : "Startup";
+  const unhealthy = during.filter((e) => e.event.reason === "Unhealthy" && e.event.message.startsWith(`${label} probe`));
+  stops.probeKill ??= { probe, killing: found, unhealthy };
 }

@@ -46,6 +46,19 @@ describe("stopsDuring ties repeat-counted events to an attempt's window", () => 
     expect(stopsDuring([event("Killing", "Container app failed liveness probe, will be restarted", 50, { count: 3, lastAt: 90 })], window)).toEqual({ uncertain: [] });
     expect(stopsDuring([event("Killing", "Stopping container app", 190), event("GraceExpired", "…", 195)], window)).toMatchObject({ agentStop: {}, graceExpired: {} });
   });
+
+  test("a GraceExpired inside with a single bracketing Killing row: that row held this attempt's Killing (deduced); two candidates stay uncertain", () => {
+    const window = { startedAt: 100, finishedAt: 200 };
+    const liveness = event("Killing", "Container app failed liveness probe, will be restarted", 50, { count: 3, lastAt: 250 });
+    const deduced = stopsDuring([liveness, event("GraceExpired", "…", 195)], window);
+    expect(deduced.probeKill?.probe).toBe("liveness");
+    expect(deduced.deduced?.event).toBe(liveness);
+    expect(deduced.uncertain).toEqual([]);
+    const stop = event("Killing", "Stopping container app", 40, { count: 2, lastAt: 260 });
+    const ambiguous = stopsDuring([liveness, stop, event("GraceExpired", "…", 195)], window);
+    expect(ambiguous.probeKill).toBeUndefined();
+    expect(ambiguous.uncertain).toHaveLength(2);
+  });
 });
 
 describe("backoffOutlook", () => {

@@ -52,6 +52,21 @@ describe("137 is split four ways from our own records, never guessed", () => {
     h.agent.close();
   });
 
+  test("a liveness kill loop: the repeated Killing row brackets the attempt, and GraceExpired inside it proves the kill was that row's", async () => {
+    using dir = tempDir();
+    const h = await running(dir.path, { ignoreSigterm: true }, { livenessProbe: probe(check, { periodSeconds: 2, failureThreshold: 3 }) }, { "app/liveness": () => ({ ok: false }) });
+    await h.advance(52);
+    const report = await h.report("app-lab");
+    // Attempt 2 (22s to 28s) is lastState; attempt 3 (from 48s) was sent Killing at 52s and is stopping
+    // now, so the Killing row's last time is past attempt 2, its first before it.
+    expect(report.exit).toMatchObject({ attempt: 2, exitCode: 137, startedAt: "2026-01-01T12:00:22Z", finishedAt: "2026-01-01T12:00:28Z" });
+    expect(report.verdict.cause).toBe("liveness-kill");
+    expect(report.verdict.details).toContain(
+      'Deduced: GraceExpired fell inside this attempt, so the agent was stopping it, and the only Killing row that can have an occurrence inside it is "Container app failed liveness probe, will be restarted" (x4, 2026-01-01T12:00:04Z to 2026-01-01T12:00:52Z).',
+    );
+    h.agent.close();
+  });
+
   test("grace expiry: the agent stopped it (pod removed) and SIGKILL followed the grace period", async () => {
     using dir = tempDir();
     const h = await running(dir.path, { ignoreSigterm: true });
