@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, expect, spyOn, test } from "bun:test";
 import { runCLI } from "../../src/cli/cli.ts";
+import { triageCommand } from "../../src/cli/triage.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";
 import { container, desired, pod } from "../pod-builder.ts";
-import { tempDir } from "../store-fixtures.ts";
+import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { triageHarness } from "../triage-fixtures.ts";
 
 let stdout: string;
@@ -126,4 +127,26 @@ test("a pod whose manifest the agent refused never ran: triage says so and point
   h.agent.close();
   expect(await runCLI(["triage", "web-lab", "--db", h.dbPath])).toBe(1);
   expect(stderr).toBe("error: pod web-lab never ran: its manifest /manifests/web.yaml is refused (Invalid); minikubelet describe pod web-lab -n demo lists its problems\n");
+});
+
+test("an attempt without a log file (docker's) is read from the engine by its runtime id; with no engine the report says so", async () => {
+  using dir = tempDir();
+  const h = storeHarness(dir.path);
+  h.runtime.behaviours.set("crash", { exitAfterMs: 1000, exitCode: 1 });
+  await h.kubelet.sync(desired(pod({ name: "crash", containers: [container("crash")] })));
+  await h.advance(5);
+  h.agent.close();
+  const asked: string[] = [];
+  let out = "";
+  await triageCommand("crash-lab", { db: h.dbPath, output: "json" }, {
+    clock: h.clock,
+    stdout: (t) => (out += t),
+    stderr: () => {},
+    readEngineLogs: async (attempt) => (asked.push(attempt.runtimeId), "starting\nmissing DATABASE_URL\n"),
+  });
+  expect(asked).toEqual(["crash-1-3"]);
+  expect(JSON.parse(out).evidence.filter((e: { source: string }) => e.source === "log").map((e: { text: string }) => e.text)).toEqual(["log of attempt 1 | starting", "log of attempt 1 | missing DATABASE_URL"]);
+  out = "";
+  await triageCommand("crash-lab", { db: h.dbPath, output: "json" }, { clock: h.clock, stdout: (t) => (out += t), stderr: () => {} });
+  expect(JSON.parse(out).evidence.filter((e: { source: string }) => e.source === "log")).toEqual([{ source: "log", text: "log of attempt 1: no log file is recorded for it" }]);
 });
