@@ -154,6 +154,12 @@ export class StoreReader {
     return row ? (JSON.parse(row.record_json) as PodRecord) : undefined;
   }
 
+  /** The recorded restart back-off of one container (migrations/0001 `backoff`), if it has one. */
+  backoffEntry(podUid: string, container: string): { delayMs: number; updatedAt: number } | undefined {
+    const row = this.query("SELECT delay_ms, updated_at FROM backoff WHERE key = ?").get(backoffKey(podUid, container)) as { delay_ms: number; updated_at: number } | null;
+    return row ? { delayMs: row.delay_ms, updatedAt: row.updated_at } : undefined;
+  }
+
   /** The pod's events, oldest last occurrence first (kubectl's order). */
   eventsForPod(podUid: string): EventRow[] {
     return this.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE pod_uid = ? ORDER BY last_at, id`).all(podUid).map(eventRow);
@@ -195,12 +201,6 @@ export class StoreReader {
         ? this.query("SELECT * FROM attempts WHERE pod_uid = ? ORDER BY container, attempt").all(podUid)
         : this.query("SELECT * FROM attempts WHERE pod_uid = ? AND container = ? ORDER BY attempt").all(podUid, container);
     return rows.map(attemptRow);
-  }
-
-  /** The recorded restart back-off of one container (migrations/0001 `backoff`), if it has one. */
-  backoffEntry(podUid: string, container: string): { delayMs: number; updatedAt: number } | undefined {
-    const row = this.query("SELECT delay_ms, updated_at FROM backoff WHERE key = ?").get(backoffKey(podUid, container)) as { delay_ms: number; updated_at: number } | null;
-    return row ? { delayMs: row.delay_ms, updatedAt: row.updated_at } : undefined;
   }
 
   /** When the agent last checkpointed anything (epoch ms), or undefined for an empty database. */
