@@ -77,11 +77,11 @@ export async function gatherFacts(store: StoreReader, pod: PodRow, record: PodRe
   };
   const ended = endedAttempt(containers.find((c) => c.name === container)!);
   const row = ended?.attempt && store.attempts(pod.uid, container).find((a) => a.attempt === ended.attempt!.attempt);
-  if (row && row.runtimeId !== "") facts.previousLog = await lastLines(row, store, options);
+  if (row && row.runtimeId !== "") facts.previousLog = await lastLines(row, store, options, pod.deletedAt !== null);
   return facts;
 }
 
-async function lastLines(attempt: AttemptRow, store: StoreReader, options: GatherOptions): Promise<PreviousLog> {
+async function lastLines(attempt: AttemptRow, store: StoreReader, options: GatherOptions, podDeleted: boolean): Promise<PreviousLog> {
   let text = "";
   try {
     if (attempt.logPath) {
@@ -94,6 +94,7 @@ async function lastLines(attempt: AttemptRow, store: StoreReader, options: Gathe
       return { attempt: attempt.attempt, unavailable: "no log file is recorded for it" };
     }
   } catch (error) {
+    if (podDeleted) return { attempt: attempt.attempt, unavailable: "removed with the deleted pod's containers" };
     return { attempt: attempt.attempt, unavailable: `not readable (${(error as Error).message})` };
   }
   const lines = text.split("\n");

@@ -25,7 +25,8 @@ export function nextSteps(
   const c = shellWord(container.name);
   const steps: NextStep[] = [];
   const { ended, exitCause } = found;
-  if (ended?.attempt && ended.attempt.runtimeId !== "" && exitCause?.endedBy !== "never-started") {
+  // A deleted pod's containers, and their output, went with it.
+  if (ended?.attempt && ended.attempt.runtimeId !== "" && exitCause?.endedBy !== "never-started" && facts.pod.deletedAt === undefined) {
     const previous = ended.source === "lastState" ? " --previous" : "";
     steps.push({ command: `minikubelet logs ${pod} -c ${c}${previous}${flags}`, text: `the whole output of attempt ${ended.attempt.attempt}, the one that exited ${ended.termination.exitCode}` });
   }

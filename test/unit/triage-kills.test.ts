@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { ContainerSpec } from "../../src/manifest/types.ts";
 import type { FakeBehaviour } from "../fake-runtime.ts";
 import { container, desired, pod, probe } from "../pod-builder.ts";
@@ -72,12 +74,16 @@ describe("137 is split four ways from our own records, never guessed", () => {
     const h = await running(dir.path, { ignoreSigterm: true });
     await h.kubelet.sync(desired());
     await h.advance(3);
+    // The runtime removes a deleted pod's containers and their log files with it.
+    for (const file of readdirSync(dir.path)) if (file.endsWith(".log")) rmSync(join(dir.path, file));
     const report = await h.report("app-lab");
     expect(report.verdict.cause).toBe("grace-expired");
+    expect(texts(report)).toContain("log of attempt 0: removed with the deleted pod's containers");
     expect(report.verdict.endedBy).toBe("agent");
     expect(report.exit.exitCode).toBe(137);
     expect(texts(report)).toContain("event Normal Killing: Stopping container app");
     expect(report.verdict.details.at(-1)).toBe("The pod was deleted at 2026-01-01T12:00:03Z; this is its last record, and nothing will restart it.");
+    expect(report.nextSteps.some((s: { command?: string }) => s.command?.includes(" logs "))).toBe(false);
     expect(report.backoff).toBeUndefined();
     h.agent.close();
   });
