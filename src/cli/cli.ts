@@ -117,6 +117,19 @@ export function createCLI(): CAC {
     });
 
   cli
+    .command("triage <pod>", "explain why a container restarts or does not start: verdict, evidence, back-off, next steps")
+    .option(...dbOption)
+    .option("-n, --namespace <ns>", "namespace (default: the pod's, when the name is unique)")
+    .option("-c, --container <name>", "container name (default: the one in trouble)")
+    .option("-o, --output <format>", "text, json or markdown", { default: "text" })
+    .option("--backoff-base <seconds>", "the agent's --backoff-base, to say when the back-off allows a start (default: 10)")
+    .option("--backoff-max <seconds>", "the agent's --backoff-max (default: 300); the back-off resets after twice it")
+    .action(async (pod, options) => {
+      const [{ triageCommand }, { dockerLogReader }] = await Promise.all([import("./triage.ts"), import("./docker-log-reader.ts")]);
+      return triageCommand(pod, options, { readEngineLogs: dockerLogReader() });
+    });
+
+  cli
     .command("sql [query]", "run a read-only SQL query on the state database")
     .option(...dbOption)
     .option("-o, --output <format>", "json")

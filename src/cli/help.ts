@@ -14,6 +14,7 @@ const EXAMPLES: Record<string, string[]> = {
   backoff: ["backoff --backoff-base 1 --backoff-max 8"],
   get: ["get pods", "get pods -A -o wide", "get pod web-lab -o yaml", "get pods -f status.json"],
   describe: ["describe pod web-lab", "describe pod/crash-lab -n demo"],
+  triage: ["triage crash-lab", "triage web-lab -c write-index -o markdown", "triage crash-lab -o json --backoff-max 8"],
   events: ["events --for pod/crash-lab --types Warning", "events -w"],
   logs: ["logs crash-lab --previous", "logs web-lab -c write-index", "logs web-lab -f --tail 20"],
   sql: ['sql "SELECT name, phase FROM pods"', "sql --schema"],

@@ -77,6 +77,15 @@ export interface BackoffEntry {
   updatedAt: number;
 }
 
+/**
+ * Whether a crash at `finishedAt` finds the entry forgotten. After 2 x cap of clean running we
+ * restart the back-off factor, like the kubelet: a container that crashes once a week should not
+ * wait five minutes because it crashed often last month.
+ */
+export function backoffForgotten(entry: Pick<BackoffEntry, "updatedAt">, finishedAt: number, settings: BackoffSettings): boolean {
+  return finishedAt - entry.updatedAt > 2 * settings.capMs;
+}
+
 export class BackoffStore {
   private readonly entries = new Map<BackoffKey, BackoffEntry>();
   /** Keys by pod uid, so a pod's checkpoint and removal cost its own entries, not every pod's. */
@@ -149,9 +158,7 @@ export class BackoffStore {
   private live(key: BackoffKey, finishedAt: number): BackoffEntry | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    // After 2 x cap of clean running we restart the back-off factor, like the kubelet: a container
-    // that crashes once a week should not wait five minutes because it crashed often last month.
-    if (finishedAt - entry.updatedAt > 2 * this.settings.capMs) {
+    if (backoffForgotten(entry, finishedAt, this.settings)) {
       this.forget(key);
       return undefined;
     }

@@ -3,6 +3,7 @@
  * served by an index of 0001_init.sql and bounded by what retention keeps.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { backoffKey } from "../kubelet/backoff.ts";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 import type { V1Pod } from "../status/v1.ts";
 import type { Issue } from "../manifest/errors.ts";
@@ -151,6 +152,12 @@ export class StoreReader {
   podRecord(uid: string): PodRecord | undefined {
     const row = this.query("SELECT record_json FROM pods WHERE uid = ?").get(uid) as { record_json: string } | null;
     return row ? (JSON.parse(row.record_json) as PodRecord) : undefined;
+  }
+
+  /** The recorded restart back-off of one container (migrations/0001 `backoff`), if it has one. */
+  backoffEntry(podUid: string, container: string): { delayMs: number; updatedAt: number } | undefined {
+    const row = this.query("SELECT delay_ms, updated_at FROM backoff WHERE key = ?").get(backoffKey(podUid, container)) as { delay_ms: number; updated_at: number } | null;
+    return row ? { delayMs: row.delay_ms, updatedAt: row.updated_at } : undefined;
   }
 
   /** The pod's events, oldest last occurrence first (kubectl's order). */
