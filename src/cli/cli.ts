@@ -123,6 +123,15 @@ export function createCLI(): CAC {
     .option("--schema", "print the tables' CREATE statements")
     .action(async (query, options) => (await import("./sql.ts")).sqlCommand(query, options));
 
+  cli
+    .command("review <path>", "review the probes of each Pod or workload in a file or directory; exit 1 on any warning or error finding")
+    .option("-o, --output <format>", "text, json (the findings as data) or yaml (the corrected manifests, each change commented)", { default: "text" })
+    .option("--describe <file>", "back the findings with a `kubectl describe pod` text (its events and restarts)")
+    .option(...dbOption)
+    .option("--pod <name>", "back the findings with this pod's events and attempts in the database")
+    .option("-n, --namespace <ns>", "the pod's namespace, when its name is in several")
+    .action(async (path, options) => (await import("./review.ts")).reviewCommand(path, options));
+
   describeCommands(cli);
   // Our own --version line: cac's names the platform and a Node version, which is Bun's emulation.
   cli.option("-v, --version", "print the version");
