@@ -21,12 +21,12 @@ export function emptyHistory(): ContainerHistory {
   return { restartCount: 0, livenessKills: 0, startupKills: 0, unhealthy: {}, killedAfterSeconds: [] };
 }
 
-/** "each kill came 31 s after start" or "kills came 29 to 33 s after start". */
+/** "each kill came 31 s after start", "kills came 29 to 33 s after start", or of the one kill a source knows. */
 export function describeKillTimes(seconds: readonly number[]): string | undefined {
   if (seconds.length === 0) return undefined;
   const low = Math.min(...seconds);
   const high = Math.max(...seconds);
-  if (seconds.length === 1) return `the kill came ${low} s after start`;
+  if (seconds.length === 1) return `the last kill came ${low} s after start`;
   return low === high ? `each kill came ${low} s after start` : `kills came ${low} to ${high} s after start`;
 }
 

@@ -63,9 +63,10 @@ export function timingFindings(container: ReviewContainer, history?: ContainerHi
   const killedWhileStarting = history && history.livenessKills > 0 && history.killedAfterSeconds.length > 0 && history.killedAfterSeconds.every((seconds) => seconds <= fromStart + liveness.timing.periodSeconds);
   if (!slowReadiness && !killedWhileStarting) return out;
   const slowest = Math.max(readiness?.timing.initialDelaySeconds ?? 0, ...(history?.killedAfterSeconds ?? [0]));
+  const limit = `liveness kills a container that is not up within ${fromStart}s at most (${detectionFormula(liveness.timing, true)})`;
   const why = killedWhileStarting
-    ? `liveness killed it ${times(history!.livenessKills)}; ${describeKillTimes(history!.killedAfterSeconds)}, inside the startup budget you do not have (liveness kills from ${fromStart}s: ${detectionFormula(liveness.timing, true)})`
-    : `readiness waits ${readiness!.timing.initialDelaySeconds}s for the app to start, but liveness can kill it ${fromStart}s after start (${detectionFormula(liveness.timing, true)})`;
+    ? `liveness killed it ${times(history!.livenessKills)} and ${describeKillTimes(history!.killedAfterSeconds)}, while it was still starting, inside the startup budget you do not have: ${limit}`
+    : `readiness waits ${readiness!.timing.initialDelaySeconds}s for the app to start, but ${limit}`;
   out.push(
     finding({
       id: "liveness-without-startup-probe",
