@@ -6,7 +6,7 @@
  * the field path, the other files still reviewed), 2 for a usage error.
  */
 import { readFileSync } from "node:fs";
-import { ManifestError, ManifestSourceError } from "../manifest/errors.ts";
+import { ManifestError } from "../manifest/errors.ts";
 import type { PodHistory } from "../review/history.ts";
 import { parseDescribeText } from "../review/describe-text.ts";
 import { loadReviewFile, reviewPaths } from "../review/load.ts";
@@ -27,7 +27,7 @@ export interface ReviewCommandOptions {
 }
 
 const FORMATS = ["text", "json", "yaml"] as const;
-type Format = (typeof FORMATS)[number];
+export type Format = (typeof FORMATS)[number];
 
 const processOutput: CommandOutput = {
   out: (text) => void process.stdout.write(text),
@@ -42,22 +42,30 @@ export function reviewCommand(path: string, options: ReviewCommandOptions, outpu
   try {
     paths = reviewPaths(path);
   } catch (error) {
-    if (error instanceof ManifestSourceError) throw new UserError(error.message);
+    if (error instanceof ManifestError) throw new UserError(error.message);
     throw error;
   }
+  return reviewFiles(paths, { format, history }, output);
+}
+
+/**
+ * Reviews each file and writes the result in `format`; a file that cannot be read is one error
+ * line and the others are still reviewed. Returns the exit code (1 on a warning, an error or a bad file).
+ */
+export function reviewFiles(paths: readonly string[], options: { format: Format; history?: PodHistory }, output: CommandOutput = processOutput): number {
   const files: FileReview[] = [];
   let refused = 0;
   for (const file of paths) {
     try {
       const loaded = loadReviewFile(file);
-      files.push({ file: loaded, reviews: loaded.targets.map((target) => reviewTarget(target, history)) });
+      files.push({ file: loaded, reviews: loaded.targets.map((target) => reviewTarget(target, options.history)) });
     } catch (error) {
       if (!(error instanceof ManifestError)) throw error;
       output.err(`error: ${error.message}\n`);
       refused += 1;
     }
   }
-  output.out(renderReview(files, format));
+  output.out(renderReview(files, options.format));
   const failing = files.some(({ reviews }) => reviews.some((review) => review.findings.some(failsReview)));
   return failing || refused > 0 ? 1 : 0;
 }

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { Document, parseAllDocuments } from "yaml";
-import { IssueList, ManifestError, ManifestSourceError } from "../manifest/errors.ts";
+import { IssueList, ManifestError } from "../manifest/errors.ts";
 import { manifestFormat, MAX_ALIAS_COUNT, MAX_MANIFEST_BYTES } from "../manifest/parse.ts";
 import type { ReviewTarget } from "./model.ts";
 import { readDocument } from "./read-targets.ts";
@@ -24,13 +24,16 @@ export interface ReviewFile {
   targets: ReviewTarget[];
 }
 
-/** The files to review under `path` (a file, or a directory's manifest files in name order). */
+/**
+ * The files to review under `path` (a file, or a directory's manifest files in name order).
+ * @throws ManifestError when `path` cannot be read.
+ */
 export function reviewPaths(path: string): string[] {
   let isDirectory: boolean;
   try {
     isDirectory = statSync(path).isDirectory();
   } catch (error) {
-    throw new ManifestSourceError(path, `cannot read: ${(error as Error).message}`, { cause: error });
+    fail(path, `cannot read: ${(error as Error).message}`, error);
   }
   if (!isDirectory) return [path];
   return readdirSync(path)
