@@ -22,13 +22,16 @@ export function applyEdits(document: Document, edits: readonly Edit[]): void {
     }
     document.setIn(path, document.createNode(edit.value));
     const node = document.getIn(path, true);
-    if (isScalar(node)) appendComment(node, "comment", edit.comment);
+    if (isScalar(node) && !inFlow(document, path)) appendComment(node, "comment", edit.comment);
     else commentAboveKey(document, path, edit.comment);
   }
 }
 
 /** A comment on the line above the key at `path` (the last element must be a map key). */
-function commentAboveKey(document: Document, path: FieldPath, comment: string): void {
+function commentAboveKey(document: Document, at: FieldPath, comment: string): void {
+  // A comment inside `{ ... }` would break the flow map over lines: it goes above the block key holding it.
+  let path = at;
+  while (path.length > 1 && inFlow(document, path)) path = path.slice(0, -1);
   if (comment === "" || path.length === 0) return;
   const parent = document.getIn(path.slice(0, -1), true);
   const key = path[path.length - 1];
@@ -37,6 +40,15 @@ function commentAboveKey(document: Document, path: FieldPath, comment: string): 
   if (!pair) return;
   if (!isScalar(pair.key)) pair.key = document.createNode(pair.key);
   appendComment(pair.key as Scalar, "commentBefore", comment);
+}
+
+/** Whether the field at `path` sits in a flow collection (`{...}` or `[...]`) at any depth. */
+function inFlow(document: Document, path: FieldPath): boolean {
+  for (let depth = 0; depth < path.length; depth++) {
+    const node = document.getIn(path.slice(0, depth), true) as { flow?: boolean } | undefined;
+    if (node?.flow) return true;
+  }
+  return false;
 }
 
 function appendComment(node: Scalar, where: "comment" | "commentBefore", comment: string): void {

@@ -71,7 +71,8 @@ export function renderYaml(files: readonly FileReview[]): string {
     file.documents.forEach((document, index) => {
       const edits = reviews.filter((review) => review.target.document === index).flatMap((review) => review.findings.flatMap((finding) => finding.edits ?? []));
       applyEdits(document, edits);
-      const text = document.toString();
+      // Flow collections as people write them (`{path: /x, port: 80}`), not the library's padded `{ ... }`.
+      const text = document.toString({ flowCollectionPadding: false });
       out.push(out.length > 0 && !text.startsWith("---") ? `---\n${text}` : text);
     });
   }

@@ -62,7 +62,10 @@ export function timingFindings(container: ReviewContainer, history?: ContainerHi
   const slowReadiness = readiness && readiness.timing.initialDelaySeconds >= LARGE_INITIAL_DELAY_SECONDS && readiness.timing.initialDelaySeconds > fromStart;
   const killedWhileStarting = history && history.livenessKills > 0 && history.killedAfterSeconds.length > 0 && history.killedAfterSeconds.every((seconds) => seconds <= fromStart + liveness.timing.periodSeconds);
   if (!slowReadiness && !killedWhileStarting) return out;
-  const slowest = Math.max(readiness?.timing.initialDelaySeconds ?? 0, ...(history?.killedAfterSeconds ?? [0]));
+  const expected = readiness?.timing.initialDelaySeconds ?? 0;
+  const seen = Math.max(0, ...(history?.killedAfterSeconds ?? []));
+  const slowest = Math.max(expected, seen);
+  const source = seen >= expected ? "the longest a killed attempt ran" : "readiness's initialDelaySeconds";
   const limit = `liveness kills a container that is not up within ${fromStart}s at most (${detectionFormula(liveness.timing, true)})`;
   const why = killedWhileStarting
     ? `liveness killed it ${times(history!.livenessKills)} and ${describeKillTimes(history!.killedAfterSeconds)}, while it was still starting, inside the startup budget you do not have: ${limit}`
@@ -77,7 +80,7 @@ export function timingFindings(container: ReviewContainer, history?: ContainerHi
       field: [],
       message: `a slow starter with liveness and no startup probe: ${why}`,
       fix: "add a startupProbe (same check as liveness) whose period x failureThreshold covers the slowest start with room to spare",
-      edits: addStartupProbe(liveness, 2 * slowest, `covers twice the slowest start seen (${slowest}s)`),
+      edits: addStartupProbe(liveness, 2 * slowest, `twice ${source} (${slowest}s)`),
       history,
     }),
   );
@@ -130,6 +133,7 @@ function addStartupProbe(liveness: ReviewProbe, budgetSeconds: number, reason: s
 
 function handlerObject(probe: ReviewProbe): Record<string, unknown> {
   const { type, ...rest } = probe.handler;
-  const fields = Object.fromEntries(Object.entries(rest).filter(([key, value]) => value !== "" && !(key === "scheme" && value === "HTTP")));
+  // The pod's own endpoint: a host (another service) is never copied into the startup check.
+  const fields = Object.fromEntries(Object.entries(rest).filter(([key, value]) => key !== "host" && value !== "" && !(key === "scheme" && value === "HTTP")));
   return { [type]: fields };
 }

@@ -110,8 +110,18 @@ spec:
 ---
 apiVersion: v1
 kind: Service
-metadata: { name: checkout }
+metadata: {name: checkout}
 `);
+    expect(rereview(yaml)).toEqual([]);
+  });
+
+  test("a startup probe added beside a liveness probe of another host checks this container", () => {
+    const text = "kind: Deployment\nmetadata: {name: c}\nspec:\n  template:\n    spec:\n      containers:\n        - name: api\n          ports: [{name: http, containerPort: 8080}]\n          livenessProbe: {httpGet: {path: /health, port: http, host: postgres}}\n          readinessProbe: {httpGet: {path: /ready, port: http}, initialDelaySeconds: 60}\n";
+    const file = parseReviewText(text, "c.yaml", "yaml");
+    const yaml = renderYaml([{ file, reviews: file.targets.map((target) => reviewTarget(target)) }]);
+    expect(yaml).toContain("          # review: added: 120s to start (period 10s x failure 12), twice readiness's initialDelaySeconds (60s)\n          startupProbe:\n            httpGet:\n              path: /health\n              port: http\n");
+    expect(yaml).not.toContain("host: postgres");
+    expect(yaml).toContain("          # review: removed host postgres (liveness-calls-other-service): liveness checks this container only\n          livenessProbe: {httpGet: {path: /health, port: http}}\n");
     expect(rereview(yaml)).toEqual([]);
   });
 
