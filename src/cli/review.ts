@@ -65,6 +65,7 @@ export function reviewFiles(paths: readonly string[], options: { format: Format;
       refused += 1;
     }
   }
+  if (options.history) warnUnmatched(options.history, files, output);
   output.out(renderReview(files, options.format));
   const failing = files.some(({ reviews }) => reviews.some((review) => review.findings.some(failsReview)));
   return failing || refused > 0 ? 1 : 0;
@@ -74,6 +75,13 @@ export function renderReview(files: readonly FileReview[], format: Format): stri
   if (format === "json") return renderJson(files);
   if (format === "yaml") return renderYaml(files);
   return renderText(files);
+}
+
+/** Evidence is matched by container name: say so when none of them matches, rather than use nothing silently. */
+function warnUnmatched(history: PodHistory, files: readonly FileReview[], output: CommandOutput): void {
+  const reviewed = new Set(files.flatMap(({ reviews }) => reviews.flatMap((review) => review.target.containers.map((container) => container.name))));
+  if ([...history.keys()].some((name) => reviewed.has(name))) return;
+  output.err(`Warning: the pod's containers (${[...history.keys()].join(", ")}) are not in the reviewed manifests (${[...reviewed].join(", ") || "none"}): no evidence used\n`);
 }
 
 function readHistory(options: ReviewCommandOptions): PodHistory | undefined {

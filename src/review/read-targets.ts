@@ -3,7 +3,7 @@
  * reads their containers' ports and probes as written, with the API server's probe defaults. Type
  * errors are collected as issues with their field paths (the manifest module's Fields), never thrown.
  */
-import type { FieldPath, IssueList } from "../manifest/errors.ts";
+import type { IssueList } from "../manifest/errors.ts";
 import type { ProbeKind } from "../manifest/types.ts";
 import { describeValue, objectAt, type Fields } from "../manifest/fields.ts";
 import { PROBE_DEFAULTS } from "../manifest/validate-probe.ts";
@@ -21,7 +21,7 @@ const POD_SPEC_PATHS: Record<string, { path: readonly string[]; longRunning: boo
   CronJob: { path: ["spec", "jobTemplate", "spec", "template", "spec"], longRunning: false },
 };
 
-export const REVIEWED_KINDS = Object.keys(POD_SPEC_PATHS);
+const REVIEWED_KINDS = Object.keys(POD_SPEC_PATHS).join(", ");
 
 const PROBE_FIELDS: readonly [string, ProbeKind][] = [
   ["livenessProbe", "liveness"],
@@ -36,7 +36,7 @@ const PROBE_FIELDS: readonly [string, ProbeKind][] = [
 export function readTarget(root: Fields, document: number): ReviewTarget | undefined {
   const kind = root.string("kind");
   if (kind === undefined) {
-    if (!root.has("kind")) root.fail("kind", "required: expected a Pod or a workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob)");
+    if (!root.has("kind")) root.fail("kind", `required: expected one of ${REVIEWED_KINDS} (other kinds are skipped)`);
     return undefined;
   }
   const where = POD_SPEC_PATHS[kind];
@@ -144,7 +144,7 @@ function readPort(fields: Fields): PortRef {
 }
 
 /** Every pod spec in one decoded document, or none; issues are added to `issues`. */
-export function readDocument(raw: unknown, document: number, issues: IssueList, at: FieldPath = []): ReviewTarget | undefined {
-  const root = objectAt(raw, at, issues);
+export function readDocument(raw: unknown, document: number, issues: IssueList): ReviewTarget | undefined {
+  const root = objectAt(raw, [], issues);
   return root ? readTarget(root, document) : undefined;
 }

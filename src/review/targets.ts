@@ -1,6 +1,5 @@
 /** Small readings of a container shared by the review rules: ports, probe targets, findings. */
 import type { FieldPath } from "../manifest/errors.ts";
-import type { ProbeKind } from "../manifest/types.ts";
 import type { ContainerHistory } from "./history.ts";
 import { probeEvidence } from "./history.ts";
 import type { Edit } from "./edits.ts";
@@ -52,8 +51,6 @@ export interface FindingInput {
   fix: string;
   edits?: Edit[];
   history?: ContainerHistory;
-  /** Evidence of another probe kind than the finding's own (a missing startup probe cites liveness kills). */
-  evidenceOf?: ProbeKind;
 }
 
 export function finding(input: FindingInput): Finding {
@@ -68,8 +65,7 @@ export function finding(input: FindingInput): Finding {
     fix: input.fix,
   };
   if (input.probe) out.probe = input.probe.kind;
-  const evidenceKind = input.evidenceOf ?? input.probe?.kind;
-  const evidence = evidenceKind ? probeEvidence(input.history, evidenceKind) : [];
+  const evidence = input.probe ? probeEvidence(input.history, input.probe.kind) : [];
   if (evidence.length > 0) out.evidence = evidence;
   if (input.edits && input.edits.length > 0) out.edits = input.edits;
   return out;

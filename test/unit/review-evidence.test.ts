@@ -62,6 +62,13 @@ Events:
     expect(out.join("")).toContain("          seen: liveness killed it 7 times; the last kill came 4 s after start\n");
     expect(() => reviewCommand(join(DESCRIBE, "slow.yaml"), { describe: join(DESCRIBE, "slow.yaml") }, output)).toThrow("no Containers section found");
   });
+
+  test("a describe text of another pod's containers is named on stderr, not used silently", () => {
+    const err: string[] = [];
+    const output = { out: () => {}, err: (line: string) => void err.push(line) };
+    expect(reviewCommand(join(import.meta.dir, "../../examples/web.yaml"), { describe: join(DESCRIBE, "slow-liveness.txt") }, output)).toBe(0);
+    expect(err).toEqual(["Warning: the pod's containers (app) are not in the reviewed manifests (web): no evidence used\n"]);
+  });
 });
 
 describe("--db --pod: events and attempts from our database", () => {
