@@ -10,6 +10,8 @@ const HEAVY_PROGRAMS = new Set([
   "psql", "mysql", "mysqladmin", "redis-cli", "mongo", "mongosh", "cqlsh", "grpcurl",
 ]);
 const NETWORK_CLIENTS = new Set(["curl", "wget", "nc", "ncat", "netcat", "grpcurl"]);
+/** Clients that name their server with `-h HOST` or `--host=HOST`. */
+const HOST_FLAG_CLIENTS = new Set(["psql", "pg_isready", "mysql", "mysqladmin", "redis-cli", "cqlsh"]);
 const LOCAL_HOST = /^(localhost|127\.[0-9.]+|::1|\[::1\]|0\.0\.0\.0|\$\(hostname\)|\$\{?HOSTNAME\}?|\$\{?POD_IP\}?|\$\(POD_IP\))$/i;
 
 /** The command as a shell would read it: a `sh -c` script, or the argv joined. */
@@ -46,6 +48,14 @@ export function otherHostsCalled(command: readonly string[]): string[] {
   for (const match of text.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/(\[[^\]]+\]|[^/:\s'"?]+)/gi)) hosts.add(match[1]!);
   const list = words(command);
   list.forEach((word, index) => {
+    if (HOST_FLAG_CLIENTS.has(basename(word))) {
+      const args = list.slice(index + 1);
+      const flag = args.findIndex((arg) => arg === "-h" || arg === "--host");
+      const joined = args.find((arg) => arg.startsWith("--host=") || arg.startsWith("-h="));
+      const host = joined?.slice(joined.indexOf("=") + 1) ?? (flag >= 0 ? args[flag + 1] : undefined);
+      if (host) hosts.add(host);
+      return;
+    }
     if (!NETWORK_CLIENTS.has(basename(word)) || basename(word) === "curl" || basename(word) === "wget") return;
     // Option values (`-w 1`) are numbers; the first other word is the host.
     const host = list.slice(index + 1).find((arg) => !arg.startsWith("-") && !/^\d+$/.test(arg));
