@@ -57,10 +57,10 @@ export function parseReviewText(text: string, file: string, format: "yaml" | "js
   const targets: ReviewTarget[] = [];
   documents.forEach((document, index) => {
     const issues = new IssueList();
-    const target = readDocument(decode(document, file), index, issues);
+    const found = readDocument(decode(document, file), index, issues);
     const where = documents.length > 1 ? `${file} (document ${index + 1})` : file;
     if (!issues.empty) throw new ManifestError(where, issues.items);
-    if (target) targets.push(target);
+    targets.push(...found);
   });
   return { path, file, format, documents, targets };
 }

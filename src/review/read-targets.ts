@@ -30,15 +30,26 @@ const PROBE_FIELDS: readonly [string, ProbeKind][] = [
 ];
 
 /**
- * The pod spec of `raw` when its kind is one we review; undefined for other kinds (a Service, a
- * ConfigMap), which a multi-document file may hold beside its workloads.
+ * The pod specs in `root`: its own when its kind is one we review, each item's in a List (what
+ * `kubectl get -o yaml` prints), none for other kinds (a Service, a ConfigMap), which a
+ * multi-document file may hold beside its workloads.
  */
-export function readTarget(root: Fields, document: number): ReviewTarget | undefined {
-  const kind = root.string("kind");
+export function readTargets(root: Fields, document: number, itemKind?: string): ReviewTarget[] {
+  // A typed list's items (a PodList's, from the API) carry no kind of their own.
+  const kind = root.string("kind") ?? itemKind;
   if (kind === undefined) {
-    if (!root.has("kind")) root.fail("kind", `required: expected one of ${REVIEWED_KINDS} (other kinds are skipped)`);
-    return undefined;
+    if (!root.has("kind")) root.fail("kind", `required: expected one of ${REVIEWED_KINDS}, or a List of them (other kinds are skipped)`);
+    return [];
   }
+  if (kind.endsWith("List")) {
+    const typed = kind === "List" ? undefined : kind.slice(0, -"List".length);
+    return root.objectList("items").flatMap((item) => readTargets(item, document, typed));
+  }
+  const target = readTarget(root, kind, document);
+  return target ? [target] : [];
+}
+
+function readTarget(root: Fields, kind: string, document: number): ReviewTarget | undefined {
   const where = POD_SPEC_PATHS[kind];
   if (!where) return undefined;
   const metadata = root.object("metadata");
@@ -144,7 +155,7 @@ function readPort(fields: Fields): PortRef {
 }
 
 /** Every pod spec in one decoded document, or none; issues are added to `issues`. */
-export function readDocument(raw: unknown, document: number, issues: IssueList): ReviewTarget | undefined {
+export function readDocument(raw: unknown, document: number, issues: IssueList): ReviewTarget[] {
   const root = objectAt(raw, [], issues);
-  return root ? readTarget(root, document) : undefined;
+  return root ? readTargets(root, document) : [];
 }

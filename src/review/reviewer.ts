@@ -8,7 +8,7 @@ import { bySeverity } from "./model.ts";
 import { endpointFindings } from "./rules-endpoint.ts";
 import { kindFindings } from "./rules-kind.ts";
 import { timingFindings } from "./rules-timing.ts";
-import { describeTarget } from "./targets.ts";
+import { describeTarget } from "./rule-support.ts";
 import { budgetFormula, detectionFormula, hangDetectionFromStartSeconds, hangDetectionSeconds, startupBudgetSeconds } from "./timing.ts";
 
 export function reviewTarget(target: ReviewTarget, history: PodHistory = new Map()): TargetReview {

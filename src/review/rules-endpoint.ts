@@ -5,7 +5,7 @@
  */
 import type { ContainerHistory } from "./history.ts";
 import type { Finding, ReviewContainer, ReviewProbe } from "./model.ts";
-import { finding, portRefOf, probePort, resolvePort, tcpPorts } from "./targets.ts";
+import { finding, portRefOf, probePort, resolvePort, tcpPorts } from "./rule-support.ts";
 
 /** Paths that say "health" (/healthz, /livez, /readyz, /health, /ping, /actuator/health...). */
 const HEALTH_PATH = /(health|livez|readyz|alive|liveness|readiness|ready|ping|status|\/hc\b|\/ok\b)/i;

@@ -5,7 +5,7 @@
  */
 import type { ContainerHistory } from "./history.ts";
 import type { Finding, ReviewContainer, ReviewProbe, ReviewTarget } from "./model.ts";
-import { describeTarget, finding, portRefOf, probePort, sameHandler, tcpPorts } from "./targets.ts";
+import { describeTarget, finding, portRefOf, probePort, sameHandler, tcpPorts } from "./rule-support.ts";
 import { execCommandText, heavyCommand, otherHostsCalled } from "./exec-command.ts";
 
 export function kindFindings(target: ReviewTarget, container: ReviewContainer, history?: ContainerHistory): Finding[] {
@@ -27,7 +27,7 @@ export function kindFindings(target: ReviewTarget, container: ReviewContainer, h
         container,
         probe,
         field: ["exec", "command"],
-        message: `the ${probe.kind} probe runs ${heavy} every ${probe.timing.periodSeconds}s inside the container: a fork and a runtime per check, slow under load, where a timeout turns into a failure`,
+        message: `the ${probe.kind} probe runs ${heavy} every ${probe.timing.periodSeconds}s inside the container: a new process (or several) on every check, slow to start and slower under load, where a timeout counts as a failure`,
         fix: "serve a cheap health endpoint and probe it with httpGet (or tcpSocket on the port); keep the exec command a single small binary",
         history,
       }),

@@ -7,7 +7,7 @@
 import type { ContainerHistory } from "./history.ts";
 import { describeKillTimes, times } from "./history.ts";
 import type { Finding, ReviewContainer, ReviewProbe } from "./model.ts";
-import { finding } from "./targets.ts";
+import { finding } from "./rule-support.ts";
 import { detectionFormula, hangDetectionFromStartSeconds } from "./timing.ts";
 import type { Edit } from "./edits.ts";
 

@@ -140,6 +140,18 @@ describe("review: each workload kind's pod template", () => {
     expect(mixed.targets.map((target) => [target.kind, target.document])).toEqual([["Pod", 1]]);
   });
 
+  test("a List (kubectl get -o yaml) and a typed list whose items carry no kind: each item's template, at its items[N] path", () => {
+    const list = parseReviewText(
+      "apiVersion: v1\nkind: List\nitems:\n  - kind: Service\n    metadata: {name: s}\n  - kind: Deployment\n    metadata: {name: d}\n    spec:\n      template:\n        spec:\n          containers: [{name: app, livenessProbe: {tcpSocket: {port: 80}, failureThreshold: 1}}]\n",
+      "list.yaml",
+      "yaml",
+    );
+    expect(list.targets.map((target) => `${target.kind} ${target.name} ${formatPath(target.specPath)}`)).toEqual(["Deployment d items[1].spec.template.spec"]);
+    expect(reviewTarget(list.targets[0]!).findings.map((finding) => formatPath(finding.path))).toContain("items[1].spec.template.spec.containers[0].livenessProbe.failureThreshold");
+    const pods = parseReviewText('{"kind": "PodList", "items": [{"metadata": {"name": "p"}, "spec": {"containers": [{"name": "app"}]}}]}', "pods.json", "json");
+    expect(pods.targets.map((target) => `${target.kind} ${target.name} ${formatPath(target.specPath)}`)).toEqual(["Pod p items[0].spec"]);
+  });
+
   test("a native sidecar's probes are reviewed; a plain init container has none", () => {
     const file = parseReviewText(
       "kind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n    - name: proxy\n      restartPolicy: Always\n      livenessProbe: {tcpSocket: {port: 15000}, failureThreshold: 1}\n  containers: [{name: app}]\n",
