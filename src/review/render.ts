@@ -64,7 +64,10 @@ export function renderJson(files: readonly FileReview[]): string {
   return `${JSON.stringify({ objects: data }, null, 2)}\n`;
 }
 
-/** Each file with every finding's edits applied, files one after another as one YAML stream. */
+/**
+ * Each file with every finding's edits applied (the Documents are edited in place), files one after
+ * another as one YAML stream; with several files, each starts with a comment naming it.
+ */
 export function renderYaml(files: readonly FileReview[]): string {
   const out: string[] = [];
   for (const { file, reviews } of files) {
@@ -73,7 +76,8 @@ export function renderYaml(files: readonly FileReview[]): string {
       applyEdits(document, edits);
       // Flow collections as people write them (`{path: /x, port: 80}`), not the library's padded `{ ... }`.
       const text = document.toString({ flowCollectionPadding: false });
-      out.push(out.length > 0 && !text.startsWith("---") ? `---\n${text}` : text);
+      const header = files.length > 1 && index === 0 ? `# review: file ${file.path}\n` : "";
+      out.push(out.length > 0 && !text.startsWith("---") ? `---\n${header}${text}` : `${header}${text}`);
     });
   }
   return out.join("");

@@ -125,6 +125,13 @@ metadata: {name: checkout}
     expect(rereview(yaml)).toEqual([]);
   });
 
+  test("a directory: one stream, each file named in a comment", () => {
+    const { yaml } = corrected(join(import.meta.dir, "../../examples"));
+    expect(yaml).toStartWith(`# review: file ${join(import.meta.dir, "../../examples")}/crash.json\napiVersion: v1\nkind: Pod\n`);
+    expect(yaml).toContain(`\n---\n# review: file ${join(import.meta.dir, "../../examples")}/web.yaml\n# A web server`);
+    expect(rereview(yaml)).toEqual([]);
+  });
+
   test("findings a person must fix are left as they are", () => {
     const { yaml } = corrected(join(FINDINGS, "exec-heavy-command.yaml"));
     expect(rereview(yaml)).toEqual(["exec-heavy-command"]);
