@@ -71,6 +71,15 @@ export function createCLI(): CAC {
     .action(async (dir, options) => (await import("./validate.ts")).validateCommand(dir, options));
 
   cli
+    .command("review <path>", "review the probes of each Pod or workload in a file or directory (exit 0: no warning or error finding; 1: some, or a bad file)")
+    .option("-o, --output <format>", "text, json (the findings as data) or yaml (the corrected manifests, each change commented)", { default: "text" })
+    .option("--describe <file>", "back the findings with a `kubectl describe pod` text (its events and restarts)")
+    .option(...dbOption)
+    .option("--pod <name>", "back the findings with this pod's events and attempts in the database")
+    .option("-n, --namespace <ns>", "the pod's namespace, when its name is in several")
+    .action(async (path, options) => (await import("./review.ts")).reviewCommand(path, options));
+
+  cli
     .command("backoff", "print the restart back-off schedule")
     .option("--backoff-base <seconds>", "first restart back-off (default: 10, or --backoff-max when lower)")
     .option("--backoff-max <seconds>", "back-off cap (default: 300)")
@@ -123,15 +132,6 @@ export function createCLI(): CAC {
     .option("-o, --output <format>", "json")
     .option("--schema", "print the tables' CREATE statements")
     .action(async (query, options) => (await import("./sql.ts")).sqlCommand(query, options));
-
-  cli
-    .command("review <path>", "review the probes of each Pod or workload in a file or directory (exit 0: no warning or error finding; 1: some, or a bad file)")
-    .option("-o, --output <format>", "text, json (the findings as data) or yaml (the corrected manifests, each change commented)", { default: "text" })
-    .option("--describe <file>", "back the findings with a `kubectl describe pod` text (its events and restarts)")
-    .option(...dbOption)
-    .option("--pod <name>", "back the findings with this pod's events and attempts in the database")
-    .option("-n, --namespace <ns>", "the pod's namespace, when its name is in several")
-    .action(async (path, options) => (await import("./review.ts")).reviewCommand(path, options));
 
   describeCommands(cli);
   // Our own --version line: cac's names the platform and a Node version, which is Bun's emulation.
