@@ -67,7 +67,17 @@ export function createCLI(): CAC {
     .option("--node <name>", "node name", { default: "" })
     .option("--runtime <name>", "apply this runtime's rules too: process or docker", { default: "process" })
     .option("--strict", "unknown fields are errors, not warnings")
+    .option("--review", "then review each valid pod's probes, as review does (exit 1 on a warning finding)")
     .action(async (dir, options) => (await import("./validate.ts")).validateCommand(dir, options));
+
+  cli
+    .command("review <path>", "review the probes of each Pod or workload in a file or directory (exit 0: no warning or error finding; 1: some, or a bad file)")
+    .option("-o, --output <format>", "text, json (the findings as data) or yaml (the corrected manifests, each change commented)", { default: "text" })
+    .option("--describe <file>", "back the findings with a `kubectl describe pod` text (its events and restarts)")
+    .option(...dbOption)
+    .option("--pod <name>", "back the findings with this pod's events and attempts in the database")
+    .option("-n, --namespace <ns>", "the pod's namespace, when its name is in several")
+    .action(async (path, options) => (await import("./review.ts")).reviewCommand(path, options));
 
   cli
     .command("backoff", "print the restart back-off schedule")

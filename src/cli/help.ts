@@ -11,6 +11,7 @@ const EXAMPLES: Record<string, string[]> = {
     "run --manifests examples --runtime docker --backoff-base 1 --backoff-max 8 --status-file status.json",
   ],
   validate: ["validate examples --node lab"],
+  review: ["review deploy.yaml", "review manifests/ -o json", "review web.yaml --describe describe.txt", "review web.yaml --pod web-lab -o yaml > web.fixed.yaml"],
   backoff: ["backoff --backoff-base 1 --backoff-max 8"],
   get: ["get pods", "get pods -A -o wide", "get pod web-lab -o yaml", "get pods -f status.json"],
   describe: ["describe pod web-lab", "describe pod/crash-lab -n demo"],

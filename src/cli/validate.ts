@@ -14,6 +14,7 @@ import { formatIssue } from "../manifest/errors.ts";
 import { isRuntimeName, RUNTIME_NAMES } from "../manifest/runtime-rules.ts";
 import { loadManifestFile, loadManifests, type LoadResult } from "../manifest/source.ts";
 import { UsageError } from "./cli.ts";
+import { reviewFiles } from "./review.ts";
 import { nodeOption } from "./options.ts";
 
 export interface ValidateCommandOptions {
@@ -23,6 +24,8 @@ export interface ValidateCommandOptions {
   runtime?: unknown;
   /** Unknown fields are errors rather than warnings. */
   strict?: boolean;
+  /** Then review the valid pods' probes, as `review` does. */
+  review?: boolean;
 }
 
 /** Where the command writes; tests pass their own. */
@@ -64,7 +67,10 @@ export function validateCommand(path: string, options: ValidateCommandOptions, o
   }
   for (const error of result.errors) output.err(`${error.message}\n`);
   output.out(`${plural(pods.length, "pod")} valid, ${plural(result.errors.length, "file")} refused\n`);
-  return result.errors.length > 0 ? 1 : 0;
+  const code = result.errors.length > 0 ? 1 : 0;
+  if (!options.review || pods.length === 0) return code;
+  output.out("\n");
+  return Math.max(code, reviewFiles([...new Set(pods.map((pod) => pod.source))], { format: "text" }, output));
 }
 
 /** One pod: identity, restart policy, containers, and a describe line per probe. */
