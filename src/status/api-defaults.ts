@@ -1,7 +1,7 @@
 /**
  * The API server's defaults on a container as the manifest wrote it, taken from the validated spec
  * (which has them already): what a real API server stores and `kubectl describe pod` prints, so a
- * probe reads `timeout=1s period=10s #success=1 #failure=3` rather than zeros.
+ * probe reads `timeout=1s period=10s #success=1 #failure=3` rather than zeros, and a port `8080/TCP`.
  */
 import type { ContainerSpec, Probe } from "../manifest/types.ts";
 
@@ -17,11 +17,19 @@ export function containerWithDefaults(written: Written, validated: ContainerSpec
     terminationMessagePath: written.terminationMessagePath ?? validated.terminationMessagePath,
     terminationMessagePolicy: written.terminationMessagePolicy ?? "File",
   };
+  if (Array.isArray(written.ports)) result.ports = written.ports.map(portWithDefaults);
   for (const field of PROBES) {
     const probe = validated[field];
     if (written[field] && probe) result[field] = probeWithDefaults(written[field] as Written, probe);
   }
   return result;
+}
+
+/** The API server defaults a port's protocol; kubectl describe prints `8080/` without it. */
+function portWithDefaults(port: unknown): unknown {
+  if (typeof port !== "object" || port === null) return port;
+  const written = port as Written;
+  return { ...written, protocol: written.protocol ?? "TCP" };
 }
 
 function probeWithDefaults(written: Written, probe: Probe): Written {

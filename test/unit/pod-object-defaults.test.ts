@@ -39,3 +39,20 @@ test("probes, pull policy and termination message fields get the API server's de
   expect(web!.readinessProbe).toEqual({ exec: { command: ["true"] }, timeoutSeconds: 1, periodSeconds: 5, successThreshold: 1, failureThreshold: 3 });
   expect(web).toMatchObject({ imagePullPolicy: "IfNotPresent", terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File" });
 });
+
+test("a container port written without a protocol is TCP, so kubectl describe prints 8080/TCP", () => {
+  const spec = validatePod(
+    {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web", namespace: "demo" },
+      spec: { containers: [{ name: "web", image: "busybox:1", ports: [{ containerPort: 8080, name: "http" }, { containerPort: 53, protocol: "UDP" }] }] },
+    },
+    { file: "web.yaml", source: "/m/web.yaml", node: "lab" },
+  );
+  const [web] = podObject(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers as Record<string, any>[];
+  expect(web!.ports).toEqual([
+    { containerPort: 8080, name: "http", protocol: "TCP" },
+    { containerPort: 53, protocol: "UDP" },
+  ]);
+});
