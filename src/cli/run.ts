@@ -22,6 +22,7 @@ import { backoffOptions, nodeOption, secondsOption } from "./options.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
 import { databaseIdentity } from "../store/identity.ts";
+import { recordBackoffSettings } from "../store/agent-settings.ts";
 import { openAgentDatabase } from "../store/open.ts";
 import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
@@ -71,6 +72,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // agent on what this one owns must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
   const identity = databaseIdentity(database.db);
+  recordBackoffSettings(database.db, backoff, clock.now());
   const { runtime, logPathOf, unlock, root } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath }).catch((error) => {
     database.close();
     throw error;

@@ -14,6 +14,7 @@ import { pickContainer } from "../triage/pick-container.ts";
 import { renderReport, type TriageFormat } from "../triage/render.ts";
 import { UsageError, UserError } from "./cli.ts";
 import { backoffOptions } from "./options.ts";
+import type { BackoffSource } from "../triage/backoff-outlook.ts";
 import { podNotFound } from "./pod-not-found.ts";
 
 export interface TriageOptions {
@@ -39,8 +40,12 @@ export async function triageCommand(podName: string, options: TriageOptions, dep
   const { clock = realClock, stdout = (t) => process.stdout.write(t), stderr = (t) => process.stderr.write(t) } = deps;
   const format = (options.output === undefined ? "text" : String(options.output)) as TriageFormat;
   if (!FORMATS.includes(format)) throw new UsageError(`-o must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(options.output)})`);
-  const backoffSettings = backoffOptions(options);
+  const fromFlags = options.backoffBase !== undefined || options.backoffMax !== undefined;
+  const flagSettings = backoffOptions(options);
   using reader = openStoreReader(options.db);
+  const recorded = fromFlags ? undefined : reader.store.recordedBackoffSettings();
+  const backoffSettings = recorded ?? flagSettings;
+  const backoffSource: BackoffSource = fromFlags ? "flags" : recorded ? "agent" : "default";
   let pod;
   try {
     pod = reader.store.findPod(String(podName), options.namespace === undefined ? undefined : String(options.namespace));
@@ -74,7 +79,7 @@ export async function triageCommand(podName: string, options: TriageOptions, dep
   }
   const facts = await gatherFacts(reader.store, pod, record, containers, container, {
     backoffSettings,
-    backoffFromFlags: options.backoffMax !== undefined,
+    backoffSource,
     commandFlags: options.db === undefined ? "" : ` --db ${shellWord(String(options.db))}`,
     clock,
     readEngineLogs: deps.readEngineLogs,

@@ -3,7 +3,7 @@
  * served by an index of 0001_init.sql and bounded by what retention keeps.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { backoffKey } from "../kubelet/backoff.ts";
+import { backoffKey, type BackoffSettings } from "../kubelet/backoff.ts";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 import type { V1Pod } from "../status/v1.ts";
 import type { Issue } from "../manifest/errors.ts";
@@ -158,6 +158,12 @@ export class StoreReader {
   backoffEntry(podUid: string, container: string): { delayMs: number; updatedAt: number } | undefined {
     const row = this.query("SELECT delay_ms, updated_at FROM backoff WHERE key = ?").get(backoffKey(podUid, container)) as { delay_ms: number; updated_at: number } | null;
     return row ? { delayMs: row.delay_ms, updatedAt: row.updated_at } : undefined;
+  }
+
+  /** The restart back-off the last agent ran with (migrations/0006), if an agent recorded one. */
+  recordedBackoffSettings(): BackoffSettings | undefined {
+    const row = this.query("SELECT base_ms, cap_ms FROM agent_backoff WHERE singleton = 1").get() as { base_ms: number; cap_ms: number } | null;
+    return row ? { baseMs: row.base_ms, capMs: row.cap_ms } : undefined;
   }
 
   /** The pod's events, oldest last occurrence first (kubectl's order). */

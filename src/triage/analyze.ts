@@ -227,7 +227,7 @@ function backoffSection(container: ContainerFacts, facts: TriageFacts, ended: En
   const outlook = backoffOutlook(container.backoff, finishedAt, facts.backoffSettings);
   const lines: string[] = [];
   const state = container.status?.state;
-  const reset = `The back-off resets after ${goDuration(outlook.resetAfterMs)} of clean running (${capText(facts.backoffSettings, facts.backoffFromFlags)})`;
+  const reset = `The back-off resets after ${goDuration(outlook.resetAfterMs)} of clean running (${capText(facts.backoffSettings, facts.backoffSource)})`;
   if (state?.running) {
     // The question is what a crash now would cost: the entry as of now, raised at the last restart.
     const now = backoffOutlook(container.backoff, facts.now, facts.backoffSettings);

@@ -34,6 +34,15 @@ export function backoffOutlook(entry: { delayMs: number; updatedAt: number } | u
   };
 }
 
-export function capText(settings: BackoffSettings, fromFlags: boolean): string {
-  return `2 x cap ${goDuration(settings.capMs)}${fromFlags ? "" : ", the kubelet's default: pass --backoff-max if the agent ran with another"}`;
+/** Where triage's back-off settings came from: its own flags, the agent's record, or the kubelet's default. */
+export type BackoffSource = "flags" | "agent" | "default";
+
+const SOURCE_NOTES: Record<BackoffSource, string> = {
+  flags: "",
+  agent: ", as the agent ran",
+  default: ", the kubelet's default: no agent recorded its own; pass --backoff-max if it ran with another",
+};
+
+export function capText(settings: BackoffSettings, source: BackoffSource): string {
+  return `2 x cap ${goDuration(settings.capMs)}${SOURCE_NOTES[source]}`;
 }

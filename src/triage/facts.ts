@@ -4,6 +4,7 @@
  * Times are epoch milliseconds.
  */
 import type { BackoffSettings } from "../kubelet/backoff.ts";
+import type { BackoffSource } from "./backoff-outlook.ts";
 import type { V1ContainerStatus } from "../status/v1.ts";
 
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -73,8 +74,7 @@ export interface TriageFacts {
   /** The one to explain (from -c, or the one in trouble). */
   container: string;
   backoffSettings: BackoffSettings;
-  /** Whether the cap came from a flag (else it is the kubelet's default, which the agent may not have used). */
-  backoffFromFlags: boolean;
+  backoffSource: BackoffSource;
   previousLog?: PreviousLog;
   /** Flags the suggested commands need to reach the same database (`--db PATH`), or "". */
   commandFlags: string;

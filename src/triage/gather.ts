@@ -6,6 +6,7 @@
 import { StringDecoder } from "node:string_decoder";
 import type { Clock } from "../clock.ts";
 import type { BackoffSettings } from "../kubelet/backoff.ts";
+import type { BackoffSource } from "./backoff-outlook.ts";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 import { writeAttemptLogs } from "../logs/attempt-logs.ts";
 import { statusColumns } from "../status/printer.ts";
@@ -21,7 +22,7 @@ export type EngineLogReader = (attempt: AttemptRow) => Promise<string>;
 
 export interface GatherOptions {
   backoffSettings: BackoffSettings;
-  backoffFromFlags: boolean;
+  backoffSource: BackoffSource;
   commandFlags: string;
   clock: Clock;
   readEngineLogs?: EngineLogReader;
@@ -72,7 +73,7 @@ export async function gatherFacts(store: StoreReader, pod: PodRow, record: PodRe
     containers,
     container,
     backoffSettings: options.backoffSettings,
-    backoffFromFlags: options.backoffFromFlags,
+    backoffSource: options.backoffSource,
     commandFlags: options.commandFlags,
   };
   const ended = endedAttempt(containers.find((c) => c.name === container)!);

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { triageHarness } from "../triage-fixtures.ts";
+import { recordBackoffSettings } from "../../src/store/agent-settings.ts";
 
 const check = { type: "exec" as const, command: ["check"] };
 const texts = (report: { evidence: { text: string }[] }) => report.evidence.map((e) => e.text);
@@ -122,14 +123,29 @@ describe("back-off: when the next start is allowed, and when the curve resets", 
     h.agent.close();
   });
 
-  test("without --backoff-max the cap is the kubelet's default, and the report says so", async () => {
+  test("without --backoff-max the cap is the one the agent recorded at its start", async () => {
+    using dir = tempDir();
+    const h = triageHarness(dir.path, { baseSeconds: 1, capSeconds: 8 });
+    recordBackoffSettings(h.agent.db, { baseMs: 1000, capMs: 8000 }, h.clock.now());
+    h.runtime.behaviours.set("app", { exitAfterMs: 1000, exitCode: 1 });
+    await h.kubelet.sync(desired(pod({ name: "app", containers: [container("app")] })));
+    await h.advance(5);
+    const report = await h.report("app-lab");
+    expect(report.backoff.resetAfterMs).toBe(16_000);
+    expect(report.backoff.lines.at(-1)).toContain("(2 x cap 8s, as the agent ran)");
+    // A flag still wins over the record, for an agent that ran with other settings before.
+    expect((await h.report("app-lab", { backoffMax: 60 })).backoff.resetAfterMs).toBe(120_000);
+    h.agent.close();
+  });
+
+  test("with neither a flag nor an agent's record, the cap is the kubelet's default, and the report says so", async () => {
     using dir = tempDir();
     const h = triageHarness(dir.path);
     h.runtime.behaviours.set("app", { exitAfterMs: 1000, exitCode: 1 });
     await h.kubelet.sync(desired(pod({ name: "app", containers: [container("app")] })));
     await h.advance(5);
     const report = await h.report("app-lab");
-    expect(report.backoff.lines.at(-1)).toContain("2 x cap 5m0s, the kubelet's default: pass --backoff-max if the agent ran with another");
+    expect(report.backoff.lines.at(-1)).toContain("2 x cap 5m0s, the kubelet's default: no agent recorded its own; pass --backoff-max if it ran with another");
     h.agent.close();
   });
 });
