@@ -132,8 +132,8 @@ export function createCLI(): CAC {
     .option("-n, --namespace <ns>", "namespace (default: the pod's, when the name is unique)")
     .option("-c, --container <name>", "container name (default: the one in trouble)")
     .option("-o, --output <format>", "text, json or markdown", { default: "text" })
-    .option("--backoff-base <seconds>", "the agent's --backoff-base, to say when the back-off allows a start (default: 10)")
-    .option("--backoff-max <seconds>", "the agent's --backoff-max (default: 300); the back-off resets after twice it")
+    .option("--backoff-base <seconds>", "override the back-off the agent recorded at its start (default: the record, else 10)")
+    .option("--backoff-max <seconds>", "override the recorded cap (default: the record, else 300); the back-off resets after twice it")
     .action(async (pod, options) => {
       const [{ triageCommand }, { dockerLogReader }] = await Promise.all([import("./triage.ts"), import("./docker-log-reader.ts")]);
       return triageCommand(pod, options, { readEngineLogs: dockerLogReader() });
