@@ -10,6 +10,7 @@ import { isPlainObject } from "../manifest/fields.ts";
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../manifest/validate.ts";
 import { ApiPodWriteError, type DeletePreconditions, type StoredApiPod } from "../store/api-pod-store.ts";
 import { isoTime } from "../status/time.ts";
+import type { V1Pod } from "../status/v1.ts";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest } from "./http.ts";
 import { apiPod } from "./pods-api.ts";
@@ -83,17 +84,14 @@ function specGrace(stored: StoredApiPod): number {
 }
 
 /** The pod as served, with the deletion the answer reports (the loop's next checkpoint shows the same). */
-function deletedObject(api: ApiContext, pod: StoredApiPod) {
+function deletedObject(api: ApiContext, pod: StoredApiPod): V1Pod {
   const row = api.store.livePods({ namespace: pod.namespace, name: pod.name })[0];
-  const served = row ? apiPod(row) : { apiVersion: "v1", kind: "Pod", metadata: { name: pod.name, namespace: pod.namespace, uid: pod.uid, creationTimestamp: isoTime(pod.createdAt) } as Record<string, unknown> };
+  // Not served yet (deleted before the loop took it): the object as accepted.
+  const served: V1Pod = row ? apiPod(row) : ({ ...pod.object, apiVersion: "v1", kind: "Pod" } as unknown as V1Pod);
   const deletion = pod.deletion!;
+  const resourceVersion = Math.max(pod.resourceVersion, Number(served.metadata.resourceVersion ?? 0));
   return {
     ...served,
-    metadata: {
-      ...served.metadata,
-      resourceVersion: String(Math.max(pod.resourceVersion, Number((served.metadata as { resourceVersion?: string }).resourceVersion ?? 0))),
-      deletionTimestamp: isoTime(deletion.requestedAt),
-      deletionGracePeriodSeconds: deletion.gracePeriodSeconds,
-    },
+    metadata: { ...served.metadata, resourceVersion: String(resourceVersion), deletionTimestamp: isoTime(deletion.requestedAt), deletionGracePeriodSeconds: deletion.gracePeriodSeconds },
   };
 }
