@@ -111,6 +111,19 @@ for (const { runtime, namespace: ns, node, image, pull, wrap } of RUNS) {
         expect((await session.run(kubectl, ["-n", ns, "get", "pods", "-o", "name"])).stdout).not.toContain("bad");
       }, 60_000);
 
+      test("a manifest file defining a pod the API holds is refused, naming the API pod; the API pod runs on", async () => {
+        const created = await session.run(kubectl, ["-n", ns, "create", "-f", podFile("taken.yaml", podYaml(`taken-${node}`)), "-o", "jsonpath={.metadata.uid}"]);
+        expect(created.status).toBe(0);
+        await running(`taken-${node}`);
+        ws.write("taken.yaml", `apiVersion: v1\nkind: Pod\nmetadata: {name: taken, namespace: ${ns}}\nspec:\n  containers:\n    - {name: app, image: ${image}${pull}, command: [sleep, '60']}\n`);
+        const why = `Warning Invalid ${ns}/taken.yaml: manifest ${join(ws.manifests, "taken.yaml")} is invalid, not run until it is fixed: pod ${ns}/taken-${node} already exists, created through the API (uid ${created.stdout}); ignoring this file`;
+        await agent.waitForOutput(why, 15_000);
+        const table = ws.run("get", "pods", "-n", ns);
+        expect(table.stdout).toMatch(/\ntaken\.yaml\s+0\/0\s+Invalid /);
+        expect((await get(`taken-${node}`))!.metadata.uid).toBe(created.stdout);
+        ws.remove("taken.yaml");
+      }, 30_000);
+
       test("--dry-run=server stores nothing; a body naming another namespace than the URL is the API server's 400", async () => {
         const dry = await session.run(kubectl, ["-n", ns, "create", "-f", podFile("dry.yaml", podYaml("dry")), "--dry-run=server"]);
         expect(dry).toMatchObject({ status: 0, stdout: "pod/dry created (server dry run)\n" });
