@@ -253,7 +253,11 @@ export class Kubelet {
       this.requestDeletion(pod, "removed");
       return;
     }
-    if (pod.deletionCause !== "removed" || graceSeconds >= (pod.deletionGraceSeconds ?? pod.spec.terminationGracePeriodSeconds)) return;
+    if (pod.deletionCause === "shutdown") return;
+    // Deleted while being replaced by a newer spec: the replacement must not start afterwards.
+    pod.replacement = undefined;
+    pod.deletionCause = "removed";
+    if (graceSeconds >= (pod.deletionGraceSeconds ?? pod.spec.terminationGracePeriodSeconds)) return;
     pod.deletionGraceSeconds = graceSeconds;
     for (const container of allContainers(pod)) shortenStop(this.ctx, pod, container, graceSeconds * 1000);
   }

@@ -113,6 +113,27 @@ describe("the API's pods as a second source", () => {
     a.agent.close();
   });
 
+  test("a pod deleted while a new spec replaces it stops for good: the replacement never starts", async () => {
+    using dir = tempDir();
+    const a = agent(dir.path);
+    a.runtime.behaviours.set("app", { ignoreSigterm: true });
+    a.store.create({ uid: "u-web", namespace: "default", name: "web", createdAt: 1, object: podJson("web", { grace: 5 }) });
+    await a.sync();
+    const changed = podJson("web", { grace: 5 });
+    changed.spec.containers[0]!.command = ["sleep", "7200"];
+    a.store.update("default", "web", undefined, changed);
+    await a.sync();
+    expect(a.kubelet.pods.get("default/web")!.replacement).toBeDefined();
+    a.store.markDeleting("default", "web", { requestedAt: a.clock.now(), gracePeriodSeconds: 5 });
+    await a.sync();
+    await a.advance(6);
+    await a.sync();
+    expect(a.kubelet.pods.has("default/web")).toBe(false);
+    expect(a.store.get("default", "web")).toBeUndefined();
+    expect(a.runtime.calls.filter((c) => c.startsWith("start")).length).toBe(1);
+    a.agent.close();
+  });
+
   test("a second delete with a shorter grace brings the SIGKILL forward", async () => {
     using dir = tempDir();
     const a = agent(dir.path);
