@@ -38,7 +38,7 @@ export async function refuseCreate(request: ApiRequest, api: ApiContext): Promis
   }
   const directory = manifestDirectory(api);
   const where = directory ? `add a manifest file to ${directory}` : "add a manifest file to the agent's --manifests directory";
-  throw new ApiError(405, "MethodNotAllowed", `pods are created from manifest files, not through the API: ${where}`, { kind: "pods" });
+  throw new ApiError(405, "MethodNotAllowed", `pods are created from manifest files or through the agent's API (minikubelet run), not through this server, which only reads the database: ${where}`, { kind: "pods" });
 }
 
 /** The posted pod's name and namespace, if the body is a JSON object naming one. */
@@ -72,7 +72,7 @@ export function refuseChange(verb: "delete" | "change") {
 
 function refuseCollection(request: ApiRequest, api: ApiContext): never {
   const directory = manifestDirectory(api);
-  throw new ApiError(405, "MethodNotAllowed", `pods are deleted by removing their manifest files${directory ? ` from ${directory}` : ""}`, { kind: "pods" });
+  throw new ApiError(405, "MethodNotAllowed", `pods are deleted one at a time (kubectl delete pod NAME), or by removing their manifest files${directory ? ` from ${directory}` : ""}`, { kind: "pods" });
 }
 
 const changes: Method[] = ["PUT", "PATCH"];
