@@ -43,7 +43,14 @@ export class PodSources {
         return admitApiPod(object, { uid: identity.uid, node: options.node, label: `pod ${JSON.stringify(name ?? "")}`, meta }, { ...options.rules, strict });
       },
       fileOf: (namespace, name) => this.files.get(`${namespace}/${name}`)?.source,
-      changed: () => this.api.changed(),
+      changed: () => {
+        // The write is committed and is answered as such: waking the loop must not turn it into an error.
+        try {
+          this.api.changed();
+        } catch (error) {
+          options.log(`waking the loop after an API write failed: ${(error as Error).message}; the next rescan picks it up`);
+        }
+      },
       runtimeName: options.runtimeName,
     };
   }
