@@ -58,6 +58,8 @@ export class PodSources {
   /** The files' newest pods: returns the desired set, both sources (a file never holds a key the API has). */
   desired(files: Map<PodKey, PodSpec>): Map<PodKey, PodSpec> {
     this.files = files;
+    // Read again on every scan, the periodic one included: a write whose wake-up failed is not lost.
+    this.api.read();
     return new Map([...files, ...this.api.pods()]);
   }
 
