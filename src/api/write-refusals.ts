@@ -1,6 +1,9 @@
 /**
- * Writes to pods are not served: pods come from manifest files, so the answer to create, apply,
- * edit or delete is a 405 MethodNotAllowed that says which file or directory to change instead.
+ * The pod writes that are refused, with a 405 MethodNotAllowed saying which file or directory to
+ * change instead: every write under `serve` (no loop runs what it would store), a change or delete
+ * of a manifest file's pod (removing or editing the file is how a static pod is changed), and the
+ * writes not served yet. Under `run`, creates and deletes of API pods go to pods-create.ts and
+ * pods-delete.ts, which fall back to these refusals.
  */
 import { dirname } from "node:path";
 import type { ApiContext } from "./context.ts";
@@ -22,7 +25,7 @@ export function manifestDirectory(api: ApiContext): string | undefined {
  * runs also arrives as a create (the pod's API name is `web-NODE`, so kubectl found no `web`): that
  * one is told which file it is.
  */
-async function refuseCreate(request: ApiRequest, api: ApiContext): Promise<never> {
+export async function refuseCreate(request: ApiRequest, api: ApiContext): Promise<never> {
   const posted = await postedName(request);
   if (posted) {
     const namespace = posted.namespace ?? request.params.namespace!;
@@ -35,7 +38,7 @@ async function refuseCreate(request: ApiRequest, api: ApiContext): Promise<never
   }
   const directory = manifestDirectory(api);
   const where = directory ? `add a manifest file to ${directory}` : "add a manifest file to the agent's --manifests directory";
-  throw new ApiError(405, "MethodNotAllowed", `pods are created from manifest files, not through the API: ${where}`, { kind: "pods" });
+  throw new ApiError(405, "MethodNotAllowed", `pods are created from manifest files or through the agent's API (minikubelet run), not through this server, which only reads the database: ${where}`, { kind: "pods" });
 }
 
 /** The posted pod's name and namespace, if the body is a JSON object naming one. */
@@ -50,12 +53,17 @@ async function postedName(request: ApiRequest): Promise<{ name: string; namespac
   }
 }
 
-function refuseChange(verb: "delete" | "change") {
+export function refuseChange(verb: "delete" | "change") {
   return (request: ApiRequest, api: ApiContext): never => {
     const { namespace, name } = request.params as { namespace: string; name: string };
     const row = api.store.livePods({ namespace, name })[0];
     if (!row) throw ApiError.notFound("pods", name, "pods");
-    const source = api.store.podRecord(row.uid)?.spec.source;
+    const spec = api.store.podRecord(row.uid)?.spec;
+    if (spec?.api) {
+      const how = api.podWrites ? "is not served yet" : "needs the agent (minikubelet run): this server only reads its database";
+      throw new ApiError(405, "MethodNotAllowed", `pod ${name} was created through the API; a ${verb} through this API ${how}`, { name, kind: "pods" });
+    }
+    const source = spec?.source;
     const file = source ? `the manifest file ${source}` : "a manifest file";
     const action = verb === "delete" ? "remove the file to delete it" : "edit the file to change it";
     throw new ApiError(405, "MethodNotAllowed", `pod ${name} comes from ${file}: ${action}`, { name, kind: "pods" });
@@ -64,7 +72,7 @@ function refuseChange(verb: "delete" | "change") {
 
 function refuseCollection(request: ApiRequest, api: ApiContext): never {
   const directory = manifestDirectory(api);
-  throw new ApiError(405, "MethodNotAllowed", `pods are deleted by removing their manifest files${directory ? ` from ${directory}` : ""}`, { kind: "pods" });
+  throw new ApiError(405, "MethodNotAllowed", `pods are deleted one at a time (kubectl delete pod NAME), or by removing their manifest files${directory ? ` from ${directory}` : ""}`, { kind: "pods" });
 }
 
 const changes: Method[] = ["PUT", "PATCH"];

@@ -30,6 +30,7 @@ import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
 import { CommitBroadcast } from "../api/commit-feed.ts";
 import { apiFailedEvent, apiListenOption, startAgentApi } from "./api-listen.ts";
+import { PodSources } from "./run-sources.ts";
 
 export interface RunOptions {
   db?: string;
@@ -80,7 +81,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const commits = new CommitBroadcast();
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit: (revision) => commits.publish(revision) });
   const nodeName = nodeNameOf(node);
-  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, clock, log });
+  const sources = new PodSources({ db: database.db, store, node, rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined }, runtimeName: runtime.name, log });
+  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
   if (api && "failure" in api) {
@@ -120,7 +122,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
   const gate = new AdoptionGate({
     adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
-    sync: (desired) => void kubelet.sync(desired),
+    sync: (desired) => {
+      void kubelet.sync(desired);
+      sources.removeFinished();
+    },
     clock,
     log,
   });
@@ -129,12 +134,15 @@ export async function runCommand(options: RunOptions): Promise<number> {
     node,
     clock,
     resyncMs,
-    onPods: (pods) => gate.offer(pods),
+    // Both sources in one desired set; a file never defines a key the API holds (`taken`).
+    onPods: (pods) => gate.offer(sources.desired(pods)),
+    taken: () => sources.api.taken(),
     ...refusedManifestReporting(store, runtime, options, clock, refusedFiles, (events) => events.forEach((event) => out(eventLine(event, started))), log),
     onReadFailure: (message) => err(`error: ${message}`),
   });
   kubelet.start();
   watcher.start();
+  sources.attach(kubelet, () => watcher.scan());
 
   await signalled;
   if (api && "stop" in api) await api.stop();
@@ -187,7 +195,7 @@ function refusedManifestReporting(
   };
   return {
     rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined, strict: options.strict === true },
-    checkpointed: new Map(store.loadState().pods.map((pod) => [pod.spec.source, pod.spec.key])),
+    checkpointed: new Map(store.loadState().pods.filter((pod) => !pod.spec.api).map((pod) => [pod.spec.source, pod.spec.key])),
     onRefused: (refused, fresh) => {
       refusedFiles.clear();
       for (const entry of refused) refusedFiles.add(entry.file);

@@ -178,14 +178,14 @@ test("writes are 405s naming the manifest file or directory", async () => {
   const patch = await call(writeRefusalRoutes, "PATCH", "/api/v1/namespaces/demo/pods/web-lab", api);
   expect(patch.body.message).toBe("pod web-lab comes from the manifest file /manifests/web.yaml: edit the file to change it");
   const create = await call(writeRefusalRoutes, "POST", "/api/v1/namespaces/demo/pods", api);
-  expect(create).toMatchObject({ status: 405, body: { message: "pods are created from manifest files, not through the API: add a manifest file to /manifests" } });
+  expect(create).toMatchObject({ status: 405, body: { message: "pods are created from manifest files or through the agent's API (minikubelet run), not through this server, which only reads the database: add a manifest file to /manifests" } });
   // kubectl apply -f web.yaml posts `web`: the agent runs it as web-lab, from that file.
   const apply = await call(writeRefusalRoutes, "POST", "/api/v1/namespaces/demo/pods", api, { body: JSON.stringify({ kind: "Pod", metadata: { name: "web" } }) });
   expect(apply).toMatchObject({ status: 405, body: { message: "pod web-lab comes from the manifest file /manifests/web.yaml: edit the file to change it" } });
   const elsewhere = await call(writeRefusalRoutes, "POST", "/api/v1/namespaces/demo/pods", api, { body: JSON.stringify({ metadata: { name: "web", namespace: "prod" } }) });
-  expect(elsewhere.body.message).toStartWith("pods are created from manifest files");
+  expect(elsewhere.body.message).toStartWith("pods are created from manifest files or through the agent's API");
   const garbage = await call(writeRefusalRoutes, "POST", "/api/v1/namespaces/demo/pods", api, { body: "{not json" });
-  expect(garbage.body.message).toStartWith("pods are created from manifest files");
+  expect(garbage.body.message).toStartWith("pods are created from manifest files or through the agent's API");
   const missing = await call(writeRefusalRoutes, "DELETE", "/api/v1/namespaces/demo/pods/nope", api);
   expect(missing).toMatchObject({ status: 404, body: { message: 'pods "nope" not found' } });
   h.agent.close();
