@@ -8,6 +8,7 @@ import init from "../../migrations/0001_init.sql" with { type: "text" };
 import invalidManifests from "../../migrations/0002_invalid_manifests.sql" with { type: "text" };
 import agentIdentity from "../../migrations/0003_agent_identity.sql" with { type: "text" };
 import watchHistory from "../../migrations/0004_watch_history.sql" with { type: "text" };
+import apiPods from "../../migrations/0005_api_pods.sql" with { type: "text" };
 
 export interface Migration {
   /** 1, 2, 3 ...: the number in the file name. */
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: "0002_invalid_manifests.sql", sql: invalidManifests },
   { version: 3, name: "0003_agent_identity.sql", sql: agentIdentity },
   { version: 4, name: "0004_watch_history.sql", sql: watchHistory },
+  { version: 5, name: "0005_api_pods.sql", sql: apiPods },
 ];
 
 /** Hex sha256 of a migration's text, as recorded when it was applied. */

@@ -12,6 +12,7 @@ import type { PodStateSink } from "../kubelet/kubelet.ts";
 import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
 import { podObject } from "../status/pod-object.ts";
 import { refusedPodObject, type RefusedFile } from "../status/refused-pod.ts";
+import { RevisionCounter } from "./revisions.ts";
 import { backoffPodUid, prepareWrites, type WriteStatements } from "./write-statements.ts";
 
 export interface RetentionSettings {
@@ -63,9 +64,9 @@ export class SqliteStore implements PodStateSink {
   private readonly sql: WriteStatements;
   /** The last v1 object written per live pod: a pass that changes nothing does not wake `get -w`. */
   private readonly lastObject = new Map<string, string>();
-  private revision: number;
+  /** Shared with the API's pod writes (ApiPodStore): one counter for every resourceVersion. */
+  readonly revisions: RevisionCounter;
   private lastPrune: number;
-  private readonly onCommit: (revision: number) => void;
 
   constructor(options: SqliteStoreOptions) {
     this.db = options.db;
@@ -75,9 +76,8 @@ export class SqliteStore implements PodStateSink {
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
     this.sql = prepareWrites(this.db);
     const row = this.sql.maxRevision.get() as { revision: number | null } | null;
-    this.revision = row?.revision ?? 0;
+    this.revisions = new RevisionCounter(row?.revision ?? 0, options.onCommit);
     this.lastPrune = this.clock.now();
-    this.onCommit = options.onCommit ?? (() => {});
   }
 
   /** Persists the pod, its containers, attempts, back-off and the pass's events in one transaction. */
@@ -101,51 +101,37 @@ export class SqliteStore implements PodStateSink {
    */
   saveRefusedManifests(refused: readonly RefusedFile[], events: KubeEvent[]): void {
     const now = this.clock.now();
-    const revisionBefore = this.revision;
-    try {
-      this.db.transaction(() => {
-        const stored = new Map((this.sql.refusedFiles.all() as RefusedRow[]).map((row) => [row.file, row]));
-        for (const entry of refused) {
-          const row = stored.get(entry.file);
-          stored.delete(entry.file);
-          const issues = JSON.stringify(entry.issues);
-          if (row && row.uid === entry.uid && row.namespace === entry.namespace && row.name === entry.name && row.reason === entry.reason && row.issues_json === issues) continue;
-          const firstSeenAt = row?.first_seen_at ?? now;
-          this.sql.upsertRefused.run({
-            file: entry.file,
-            uid: entry.uid,
-            namespace: entry.namespace,
-            name: entry.name,
-            reason: entry.reason,
-            issues_json: issues,
-            object_json: JSON.stringify(refusedPodObject(entry, firstSeenAt)),
-            first_seen_at: firstSeenAt,
-            updated_at: now,
-            revision: ++this.revision,
-          });
-        }
-        for (const file of stored.keys()) this.sql.deleteRefused.run(file);
-        for (const event of events) this.writeEvent(event);
-      })();
-    } catch (error) {
-      this.revision = revisionBefore;
-      throw error;
-    }
-    this.announce(revisionBefore);
+    this.revisions.transact(this.db, () => {
+      const stored = new Map((this.sql.refusedFiles.all() as RefusedRow[]).map((row) => [row.file, row]));
+      for (const entry of refused) {
+        const row = stored.get(entry.file);
+        stored.delete(entry.file);
+        const issues = JSON.stringify(entry.issues);
+        if (row && row.uid === entry.uid && row.namespace === entry.namespace && row.name === entry.name && row.reason === entry.reason && row.issues_json === issues) continue;
+        const firstSeenAt = row?.first_seen_at ?? now;
+        this.sql.upsertRefused.run({
+          file: entry.file,
+          uid: entry.uid,
+          namespace: entry.namespace,
+          name: entry.name,
+          reason: entry.reason,
+          issues_json: issues,
+          object_json: JSON.stringify(refusedPodObject(entry, firstSeenAt)),
+          first_seen_at: firstSeenAt,
+          updated_at: now,
+          revision: this.revisions.next(),
+        });
+      }
+      for (const file of stored.keys()) this.sql.deleteRefused.run(file);
+      for (const event of events) this.writeEvent(event);
+    });
   }
 
   /** Records events that belong to no pass of a pod (a pod's field warnings), in one transaction. */
   saveEvents(events: KubeEvent[]): void {
-    const revisionBefore = this.revision;
-    try {
-      this.db.transaction(() => {
-        for (const event of events) this.writeEvent(event);
-      })();
-    } catch (error) {
-      this.revision = revisionBefore;
-      throw error;
-    }
-    this.announce(revisionBefore);
+    this.revisions.transact(this.db, () => {
+      for (const event of events) this.writeEvent(event);
+    });
   }
 
   /** Live pods as last checkpointed, and every back-off entry: for adoption after a restart. */
@@ -185,33 +171,26 @@ export class SqliteStore implements PodStateSink {
 
   private checkpoint(pod: PodRecord, events: KubeEvent[], extra: () => void, deletedAt: number | undefined): void {
     const uid = pod.spec.uid;
-    const revisionBefore = this.revision;
     try {
-      this.db.transaction(() => {
+      this.revisions.transact(this.db, () => {
         this.writePod(pod, deletedAt);
         for (const [position, container] of allContainers(pod).entries()) this.writeContainer(pod, container, position);
         extra();
         for (const event of events) this.writeEvent(event);
-      })();
+      });
     } catch (error) {
       // Nothing of the pass was written (the transaction rolled back): the caller keeps the events
       // and hands them again with the pod's next save, and reports the error.
-      this.revision = revisionBefore;
       if (deletedAt === undefined) this.lastObject.delete(uid);
       throw error;
     }
-    this.announce(revisionBefore);
-  }
-
-  private announce(revisionBefore: number): void {
-    if (this.revision !== revisionBefore) this.onCommit(this.revision);
   }
 
   private writePod(pod: PodRecord, deletedAt: number | undefined): void {
     const { spec } = pod;
     const object = JSON.stringify(podObject(pod, { runtimeName: this.runtimeName }));
     const changed = deletedAt !== undefined || this.lastObject.get(spec.uid) !== object;
-    if (changed) this.revision++;
+    const revision = changed ? this.revisions.next() : this.revisions.current;
     if (deletedAt === undefined) this.lastObject.set(spec.uid, object);
     // A static pod's uid hashes node, file and content: a manifest written back revives a deleted
     // pod's uid. The new incarnation's attempts start at 0 and must not mix with the old rows.
@@ -231,7 +210,7 @@ export class SqliteStore implements PodStateSink {
       record_json: JSON.stringify(pod),
       object_json: object,
       updated_at: this.clock.now(),
-      revision: this.revision,
+      revision,
       changed: changed ? 1 : 0,
     });
   }
@@ -284,7 +263,7 @@ export class SqliteStore implements PodStateSink {
   }
 
   private writeEvent(event: KubeEvent): void {
-    this.revision++;
+    const revision = this.revisions.next();
     this.sql.upsertEvent.run({
       pod_uid: event.podUid,
       pod_key: event.podKey,
@@ -295,7 +274,7 @@ export class SqliteStore implements PodStateSink {
       reason: event.reason,
       message: event.message,
       at: event.at,
-      revision: this.revision,
+      revision,
     });
   }
 }

@@ -88,7 +88,11 @@ export class StoreReader {
     const params: string[] = [];
     if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
     if (filter.name !== undefined) (where.push("name = ?"), params.push(filter.name));
-    const rows = this.query(`SELECT ${POD_COLUMNS} FROM pods WHERE ${where.join(" AND ")} ORDER BY namespace, name`).all(...params);
+    // An API pod's resourceVersion is also raised by writes to its api_pods row (an update the
+    // loop has not synced yet): a client must see the version a precondition is checked against.
+    const revision = "max(revision, coalesce((SELECT resource_version FROM api_pods WHERE api_pods.uid = pods.uid), 0)) AS revision";
+    const columns = POD_COLUMNS.replace("revision, created_revision", `${revision}, created_revision`);
+    const rows = this.query(`SELECT ${columns} FROM pods WHERE ${where.join(" AND ")} ORDER BY namespace, name`).all(...params);
     return rows.map(podRow);
   }
 
@@ -204,7 +208,7 @@ export class StoreReader {
 
   /** The highest revision written so far (a pruned one included): `-w` and the API's lists start there. */
   revision(): number {
-    const row = this.query("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests UNION ALL SELECT revision FROM compaction)").get() as { revision: number | null } | null;
+    const row = this.query("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests UNION ALL SELECT max(resource_version) FROM api_pods UNION ALL SELECT revision FROM compaction)").get() as { revision: number | null } | null;
     return row?.revision ?? 0;
   }
 

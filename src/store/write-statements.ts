@@ -37,7 +37,7 @@ export function prepareWrites(db: Database): WriteStatements {
     ],
     maxRevision: db.prepare(
       // The compacted revision counts: a pruned row must never have its revision handed out again.
-      "SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests UNION ALL SELECT revision FROM compaction)",
+      "SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests UNION ALL SELECT max(resource_version) FROM api_pods UNION ALL SELECT revision FROM compaction)",
     ),
     upsertPod: db.prepare(`
       INSERT INTO pods (uid, pod_key, namespace, name, config_hash, source, spec_json, created_at, deletion_requested_at,
