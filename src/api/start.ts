@@ -8,7 +8,7 @@ import { realClock, type Clock } from "../clock.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { AGENT_BUSY_TIMEOUT_MS, openReadonlyDatabase } from "../store/open.ts";
 import { StoreReader } from "../store/queries.ts";
-import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type CommitFeed } from "./context.ts";
+import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type CommitFeed, type PodWrites } from "./context.ts";
 import { apiRoutes } from "./routes.ts";
 import { startApiServer, type ListenAddress } from "./server.ts";
 import { apiDirOf, ensureCredentials, recordServerAddress } from "./tls.ts";
@@ -32,6 +32,8 @@ export interface StartApiOptions {
   nodeName: string;
   commits: CommitFeed;
   runtime?: Runtime;
+  /** Under `run`: pods may be created and deleted through the API. */
+  podWrites?: PodWrites;
   clock?: Clock;
   limits?: ApiLimits;
   log?: (message: string) => void;
@@ -65,6 +67,7 @@ export function startApi(options: StartApiOptions): RunningApi {
     nodeName: options.nodeName,
     runtime: options.runtime,
     commits: options.commits,
+    ...(options.podWrites && { podWrites: options.podWrites }),
     limits: options.limits ?? DEFAULT_LIMITS,
   };
   try {

@@ -29,6 +29,12 @@ import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
 import { CommitBroadcast } from "../api/commit-feed.ts";
 import { apiFailedEvent, apiListenOption, startAgentApi } from "./api-listen.ts";
+import type { PodWrites } from "../api/context.ts";
+import { ApiPodSource } from "../kubelet/api-pod-source.ts";
+import { admitApiPod } from "../manifest/api-pod.ts";
+import type { ManifestRules } from "../manifest/admit.ts";
+import type { PodKey, PodSpec } from "../manifest/types.ts";
+import { SqliteApiPodStore } from "../store/api-pod-store.ts";
 
 export interface RunOptions {
   db?: string;
@@ -78,7 +84,22 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const commits = new CommitBroadcast();
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit: (revision) => commits.publish(revision) });
   const nodeName = nodeNameOf(node);
-  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, clock, log });
+  // The second source: pods created through the API, read before the first scan so that adoption
+  // sees them, and woken by each committed API write.
+  const runtimeRules: ManifestRules = { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined };
+  const apiPods = new SqliteApiPodStore(database.db, store.revisions);
+  const apiSource = new ApiPodSource({ store: apiPods, node, rules: runtimeRules, log });
+  apiSource.read();
+  let filePods = new Map<PodKey, PodSpec>();
+  const podWrites: PodWrites = {
+    store: apiPods,
+    admit: (object, identity, strict) =>
+      admitApiPod(object, { uid: identity.uid, node, label: `pod ${JSON.stringify((object.metadata as { name?: unknown } | undefined)?.name ?? "")}`, meta: { createdAt: identity.createdAt } }, { ...runtimeRules, strict }),
+    fileOf: (namespace, name) => filePods.get(`${namespace}/${name}`)?.source,
+    changed: () => apiSource.changed(),
+    runtimeName: runtime.name,
+  };
+  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites, clock, log });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
   if (api && "failure" in api) {
@@ -116,9 +137,17 @@ export async function runCommand(options: RunOptions): Promise<number> {
 
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
+  // A deleted API pod's row goes once the loop no longer runs that incarnation (its stop is done).
+  const removeFinishedApiPods = () => queueMicrotask(() => apiSource.removeFinished((key, uid) => kubelet.pods.get(key)?.spec.uid === uid));
+  kubelet.onPodSynced((pod, removed) => {
+    if (removed && pod.spec.api) removeFinishedApiPods();
+  });
   const gate = new AdoptionGate({
     adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
-    sync: (desired) => void kubelet.sync(desired),
+    sync: (desired) => {
+      void kubelet.sync(desired);
+      removeFinishedApiPods();
+    },
     clock,
     log,
   });
@@ -127,12 +156,19 @@ export async function runCommand(options: RunOptions): Promise<number> {
     node,
     clock,
     resyncMs,
-    onPods: (pods) => gate.offer(pods),
+    // Both sources in one desired set; a file never defines a key the API holds (`taken`).
+    onPods: (pods) => {
+      filePods = pods;
+      gate.offer(new Map([...pods, ...apiSource.pods()]));
+    },
+    taken: () => apiSource.taken(),
     ...refusedManifestReporting(store, runtime, options, clock, refusedFiles, (events) => events.forEach((event) => out(eventLine(event, started))), log),
     onReadFailure: (message) => err(`error: ${message}`),
   });
   kubelet.start();
   watcher.start();
+  // An API write reads the files again too: a name the API freed may let a refused file's pod run.
+  apiSource.onChange(() => watcher.scan());
 
   await signalled;
   if (api && "stop" in api) await api.stop();
@@ -185,7 +221,7 @@ function refusedManifestReporting(
   };
   return {
     rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined, strict: options.strict === true },
-    checkpointed: new Map(store.loadState().pods.map((pod) => [pod.spec.source, pod.spec.key])),
+    checkpointed: new Map(store.loadState().pods.filter((pod) => !pod.spec.api).map((pod) => [pod.spec.source, pod.spec.key])),
     onRefused: (refused, fresh) => {
       refusedFiles.clear();
       for (const entry of refused) refusedFiles.add(entry.file);

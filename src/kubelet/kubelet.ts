@@ -19,7 +19,7 @@ import { containerShouldRestart } from "./restart-policy.ts";
 import type { SyncContext } from "./sync-context.ts";
 import type { AdoptionPlan } from "./adoption.ts";
 import { applyAdoption } from "./adoption-apply.ts";
-import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
+import { advanceStop, beginStop, remainingPodGraceMs, shortenStop } from "./termination.ts";
 import { killRevivedAttempts } from "./runtime-restarts.ts";
 import { ensureSandboxAlive } from "./sandbox-check.ts";
 import { RuntimeIndex } from "./runtime-index.ts";
@@ -147,6 +147,11 @@ export class Kubelet {
     const now = this.clock.now();
     for (const [key, spec] of desired) {
       const pod = this.pods.get(key);
+      if (spec.api?.deletion) {
+        // Deleted through the API: stop it with the grace asked for; never start one being deleted.
+        if (pod && pod.spec.uid === spec.uid) this.deleteApiPod(pod, spec.api.deletion.gracePeriodSeconds);
+        continue;
+      }
       if (!pod) {
         this.pods.set(key, newPodRecord(spec, now));
       } else if (pod.deletionRequestedAt === undefined) {
@@ -156,6 +161,9 @@ export class Kubelet {
         } else if (pod.spec.configHash !== spec.configHash) {
           pod.replacement = spec;
           this.requestDeletion(pod, "replaced");
+        } else if (spec.api && pod.spec.uid === spec.uid) {
+          // An API pod's hash covers its spec only: new labels or annotations are taken as they are.
+          pod.spec = spec;
         } else if (pod.spec.source !== spec.source) {
           // Renamed, content unchanged: the same pod, keeping the uid its containers carry, now
           // read from the new file (the uid a file would give is a hash of its path too).
@@ -236,6 +244,22 @@ export class Kubelet {
 
   private wakeAt(key: PodKey, at: number): void {
     if (!this.stopped) this.wakes.wakeAt(key, at);
+  }
+
+  /**
+   * A delete through the API: the pod goes the way a removed file's pod goes, with the API's grace.
+   * A second delete may shorten the grace of a pod already stopping (`--force --grace-period=0`).
+   */
+  private deleteApiPod(pod: PodRecord, graceSeconds: number): void {
+    if (pod.deletionRequestedAt === undefined) {
+      pod.replacement = undefined;
+      pod.deletionGraceSeconds = graceSeconds;
+      this.requestDeletion(pod, "removed");
+      return;
+    }
+    if (pod.deletionCause !== "removed" || graceSeconds >= (pod.deletionGraceSeconds ?? pod.spec.terminationGracePeriodSeconds)) return;
+    pod.deletionGraceSeconds = graceSeconds;
+    for (const container of allContainers(pod)) shortenStop(this.ctx, pod, container, graceSeconds * 1000);
   }
 
   private requestDeletion(pod: PodRecord, cause: NonNullable<PodRecord["deletionCause"]>): void {
@@ -376,7 +400,7 @@ export class Kubelet {
     this.wakes.cancel(key);
     this.syncFailures.reset(key);
     this.pods.delete(key);
-    if (pod.deletionCause === "removed") {
+    if (pod.deletionCause === "removed" && !pod.spec.api) {
       const why = this.removalReason(pod.spec.source) ?? "was removed";
       this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} ${why}`);
     }

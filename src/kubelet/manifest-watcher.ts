@@ -9,7 +9,7 @@ import { watch, type FSWatcher } from "node:fs";
 import type { Clock } from "../clock.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
 import type { Issue } from "../manifest/errors.ts";
-import { loadManifests, type SourceError } from "../manifest/source.ts";
+import { loadManifests, type SourceError, type TakenPods } from "../manifest/source.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { refusedManifestUid, type RefusedManifest } from "./refused-manifests.ts";
 
@@ -21,6 +21,8 @@ export interface ManifestWatcherOptions {
   resyncMs: number;
   /** The runtime's rules and strictness, as for `validate`. */
   rules?: ManifestRules;
+  /** Pod keys another source has now (the API's pods): a file defining one is refused, naming its owner. */
+  taken?: () => TakenPods;
   /** Pods checkpointed by an earlier agent, by file: a file that turned bad meanwhile names its pod too. */
   checkpointed?: ReadonlyMap<string, PodKey>;
   onPods: (pods: Map<PodKey, PodSpec>) => void;
@@ -77,7 +79,7 @@ export class ManifestWatcher {
   scan(): void {
     let result;
     try {
-      result = loadManifests(this.options.dir, this.options.node, this.options.rules);
+      result = loadManifests(this.options.dir, this.options.node, this.options.rules, this.options.taken?.());
     } catch (error) {
       // Return an error only if nothing at all could be read: the pods we have stay as they are.
       this.options.onReadFailure((error as Error).message);

@@ -81,6 +81,8 @@ export interface PodRecord {
   /** Set when the pod is going away (removed, replaced, shutdown). */
   deletionRequestedAt?: number;
   deletionCause?: "removed" | "replaced" | "shutdown";
+  /** The grace a delete through the API asked for (deletionGracePeriodSeconds); else the spec's. */
+  deletionGraceSeconds?: number;
   /** A changed manifest waiting for the old pod to stop completely. */
   replacement?: PodSpec;
   /** All init containers have succeeded (or sidecars started) once; never unset. */
@@ -109,7 +111,7 @@ export function newContainerRecord(spec: ContainerSpec, kind: ContainerKind): Co
 export function newPodRecord(spec: PodSpec, now: number): PodRecord {
   return {
     spec,
-    createdAt: now,
+    createdAt: spec.api?.createdAt ?? now,
     init: spec.initContainers.map((c) => newContainerRecord(c, isSidecar(c) ? "sidecar" : "init")),
     app: spec.containers.map((c) => newContainerRecord(c, "app")),
     initialized: spec.initContainers.length === 0,

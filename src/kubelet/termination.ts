@@ -101,9 +101,26 @@ export async function advanceStop(ctx: SyncContext, pod: PodRecord, container: C
   await ctx.runtime.killContainer(container.containerId, "SIGKILL");
 }
 
+/**
+ * A stop under way gets a shorter grace (a second delete through the API): SIGKILL comes no later
+ * than the new grace allows, never sooner than the kubelet's floor from now.
+ */
+export function shortenStop(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, graceMs: number): void {
+  const stopping = container.stopping;
+  if (!stopping || container.state !== "running") return;
+  stopping.graceMs = Math.min(stopping.graceMs, graceMs);
+  if (stopping.deadline === undefined) {
+    ctx.wakeAt(pod, stopping.startedAt + stopping.graceMs);
+    return;
+  }
+  const now = ctx.clock.now();
+  stopping.deadline = Math.min(stopping.deadline, now + Math.max(graceMs, MIN_GRACE_MS));
+  ctx.wakeAt(pod, stopping.deadline);
+}
+
 /** The grace left for a pod that began terminating at `since`, never below the kubelet's floor. */
 export function remainingPodGraceMs(pod: PodRecord, now: number): number {
-  const graceMs = pod.spec.terminationGracePeriodSeconds * 1000;
+  const graceMs = (pod.deletionGraceSeconds ?? pod.spec.terminationGracePeriodSeconds) * 1000;
   const used = pod.deletionRequestedAt === undefined ? 0 : now - pod.deletionRequestedAt;
   return Math.max(graceMs - used, 0);
 }

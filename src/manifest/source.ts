@@ -60,11 +60,17 @@ function admitManifest(path: string, node: string, displayName: string | undefin
  * @throws ManifestSourceError when the directory itself cannot be listed (nothing could be read).
  * @throws RangeError when `node` is not a valid node name.
  */
-export function loadManifests(dir: string, node = "", rules: ManifestRules = {}): LoadResult {
+export function loadManifests(dir: string, node = "", rules: ManifestRules = {}, taken: TakenPods = new Map()): LoadResult {
   checkNode(node);
   const root = resolve(dir);
-  return loadFiles(root, listManifestFiles(root), node, rules);
+  return loadFiles(root, listManifestFiles(root), node, rules, taken);
 }
+
+/**
+ * Pod keys another source already has (the API's pods), each with how to name its owner in the
+ * refusal (`the API (uid ...)`): a file defining one is refused like a second file of a pod.
+ */
+export type TakenPods = ReadonlyMap<PodKey, string>;
 
 /** `validate FILE`: one file, named as given, loaded exactly as it would be from its directory. */
 export function loadManifestFile(path: string, node = "", rules: ManifestRules = {}): LoadResult {
@@ -78,7 +84,7 @@ function checkNode(node: string): void {
   if (nodeProblem) throw new RangeError(`node name: ${nodeProblem}`);
 }
 
-function loadFiles(root: string, names: string[], node: string, rules: ManifestRules): LoadResult {
+function loadFiles(root: string, names: string[], node: string, rules: ManifestRules, taken: TakenPods = new Map()): LoadResult {
   const pods = new Map<PodKey, PodSpec>();
   const errors: SourceError[] = [];
   const warnings = new Map<PodKey, Issue[]>();
@@ -88,6 +94,12 @@ function loadFiles(root: string, names: string[], node: string, rules: ManifestR
     try {
       raw = readManifestFile(path, name);
       const { pod, warnings: podWarnings } = admitPod(raw, { file: name, source: path, node }, rules);
+      const owner = taken.get(pod.key);
+      if (owner !== undefined) {
+        const issues = [{ path: [], message: `pod ${pod.key} already exists, created through ${owner}; ignoring this file` }];
+        errors.push(sourceError(path, new ManifestError(name, issues), "Invalid", { namespace: pod.namespace, name }));
+        continue;
+      }
       const existing = pods.get(pod.key);
       if (existing) {
         const first = basename(existing.source);
@@ -104,7 +116,7 @@ function loadFiles(root: string, names: string[], node: string, rules: ManifestR
     }
   }
   // A refused file whose pod name another file's pod already has is shown under its own name.
-  for (const error of errors) if (pods.has(`${error.namespace}/${error.name}`)) error.name = basename(error.file);
+  for (const error of errors) if (pods.has(`${error.namespace}/${error.name}`) || taken.has(`${error.namespace}/${error.name}`)) error.name = basename(error.file);
   return { pods, errors, warnings };
 }
 

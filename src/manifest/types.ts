@@ -114,8 +114,10 @@ export interface PodSpec {
   uid: string;
   /** Hash of the canonical pod JSON and the node: a change means the pod is replaced. */
   configHash: string;
-  /** The manifest file this pod came from. */
+  /** The manifest file this pod came from; API_POD_SOURCE for a pod created through the API. */
   source: string;
+  /** Set for a pod created through the API (the second source): what the API server decided for it. */
+  api?: ApiPodMeta;
   labels: Record<string, string>;
   annotations: Record<string, string>;
   restartPolicy: RestartPolicy;
@@ -128,6 +130,17 @@ export interface PodSpec {
   /** The manifest object as decoded, echoed back as the status object's spec. */
   manifest: Record<string, unknown>;
 }
+
+/** What a pod created through the API carries beyond its manifest. */
+export interface ApiPodMeta {
+  /** metadata.creationTimestamp, epoch ms: kept across agent restarts, unlike a file pod's. */
+  createdAt: number;
+  /** Set once a delete was accepted: the pod stops with this grace and then its row goes. */
+  deletion?: { requestedAt: number; gracePeriodSeconds: number };
+}
+
+/** PodSpec.source of a pod created through the API (a file pod's is its file's absolute path). */
+export const API_POD_SOURCE = "api";
 
 /** A restartable init container (KEP-753): started in order, then kept running beside the app. */
 export function isSidecar(container: ContainerSpec): boolean {

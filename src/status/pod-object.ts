@@ -72,12 +72,12 @@ export function podObject(pod: PodRecord, options: PodObjectOptions): V1Pod {
       ...spec.annotations,
       "kubernetes.io/config.hash": spec.configHash,
       "kubernetes.io/config.seen": isoTime(pod.createdAt),
-      "kubernetes.io/config.source": "file",
+      "kubernetes.io/config.source": spec.api ? "api" : "file",
     },
   };
   if (pod.deletionRequestedAt !== undefined) {
     metadata.deletionTimestamp = isoTime(pod.deletionRequestedAt);
-    metadata.deletionGracePeriodSeconds = spec.terminationGracePeriodSeconds;
+    metadata.deletionGracePeriodSeconds = pod.deletionGraceSeconds ?? spec.terminationGracePeriodSeconds;
   }
   const status: NonNullable<V1Pod["status"]> = {
     phase: pod.phase,

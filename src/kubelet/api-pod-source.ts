@@ -1,0 +1,99 @@
+/**
+ * The second pod source, beside the manifest directory: the pods created through the API, read from
+ * the database (like the kubelet's apiserver source beside its file source). `run` hands `sync` the
+ * union of both. The API tells the source after each committed write (`changed`), which is what
+ * wakes the loop: nothing polls. A deleted pod's row is removed once its pod is gone, as a removed
+ * manifest file is gone; until then its spec carries the deletion, which the loop acts on.
+ */
+import { admitApiPod } from "../manifest/api-pod.ts";
+import type { ManifestRules } from "../manifest/admit.ts";
+import type { PodKey, PodSpec } from "../manifest/types.ts";
+import type { ApiPodStore, StoredApiPod } from "../store/api-pod-store.ts";
+
+export interface ApiPodSourceOptions {
+  store: Pick<ApiPodStore, "list" | "remove">;
+  /** The agent's --node ("" for none). */
+  node: string;
+  /** The runtime's rules, as for files. */
+  rules?: ManifestRules;
+  log: (message: string) => void;
+}
+
+export class ApiPodSource {
+  private current = new Map<PodKey, PodSpec>();
+  private readonly listeners = new Set<() => void>();
+  /** Problems already logged, by uid: a pod that no longer admits is said once, not on every read. */
+  private reported = new Map<string, string>();
+
+  constructor(private readonly options: ApiPodSourceOptions) {}
+
+  /** Called after each change of the API pods (once read again). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reads the stored pods again and tells the listeners: the API calls it after each committed write. */
+  changed(): void {
+    this.read();
+    for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * Reads the stored pods. A pod the rules now refuse (the agent restarted on another runtime) is
+   * logged and left out; a failed read keeps the previous set (the next write or read retries).
+   */
+  read(): void {
+    let stored: StoredApiPod[];
+    try {
+      stored = this.options.store.list();
+    } catch (error) {
+      this.options.log(`reading the API's pods failed: ${(error as Error).message}; keeping the last read`);
+      return;
+    }
+    const pods = new Map<PodKey, PodSpec>();
+    const reported = new Map<string, string>();
+    for (const pod of stored) {
+      try {
+        const { pod: spec } = admitApiPod(pod.object, { uid: pod.uid, node: this.options.node, label: `pod ${pod.namespace}/${pod.name}`, meta: { createdAt: pod.createdAt, ...(pod.deletion && { deletion: pod.deletion }) } }, this.options.rules);
+        pods.set(spec.key, spec);
+      } catch (error) {
+        const message = (error as Error).message;
+        reported.set(pod.uid, message);
+        if (this.reported.get(pod.uid) !== message) this.options.log(`API pod ${pod.namespace}/${pod.name} is not run: ${message}`);
+      }
+    }
+    this.reported = reported;
+    this.current = pods;
+  }
+
+  /** The API's pods as last read, Terminating ones included. */
+  pods(): Map<PodKey, PodSpec> {
+    return this.current;
+  }
+
+  /** The keys the API's pods hold, each naming its owner for a file that wants the same key. */
+  taken(): Map<PodKey, string> {
+    return new Map([...this.current.values()].map((spec) => [spec.key, `the API (uid ${spec.uid})`]));
+  }
+
+  /**
+   * Removes the rows of deleted pods that are no longer running (`running` says whether the loop
+   * still has that incarnation): after the loop removed the pod, or after a restart found it gone.
+   * Returns whether any row went (the sources then changed).
+   */
+  removeFinished(running: (key: PodKey, uid: string) => boolean): boolean {
+    let removed = false;
+    for (const spec of this.current.values()) {
+      if (!spec.api?.deletion || running(spec.key, spec.uid)) continue;
+      try {
+        removed = this.options.store.remove(spec.namespace, spec.name, spec.uid) || removed;
+      } catch (error) {
+        // The row stays: the next removal or read tries again, and the pod is not started meanwhile.
+        this.options.log(`removing the deleted pod ${spec.key} from the database failed: ${(error as Error).message}`);
+      }
+    }
+    if (removed) this.changed();
+    return removed;
+  }
+}

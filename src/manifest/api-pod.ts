@@ -1,0 +1,32 @@
+/**
+ * Admission of a pod created through the API: the same rules as a manifest file (admit.ts), with
+ * what differs for the second source. Its name is not suffixed with the node (it is no mirror pod),
+ * its uid is the one the API gave it (kept across restarts and updates), and its config hash covers
+ * the spec only, so a change of labels or annotations does not replace the running pod.
+ */
+import { admitPod, type AdmittedPod, type ManifestRules } from "./admit.ts";
+import { configHash } from "./hash.ts";
+import { API_POD_SOURCE, type ApiPodMeta } from "./types.ts";
+
+export interface ApiPodIdentity {
+  uid: string;
+  /** The agent's --node ("" for none): recorded, never part of the name. */
+  node: string;
+  /** How messages name the pod, e.g. `pod "web"`. */
+  label: string;
+  meta: ApiPodMeta;
+}
+
+/** @throws ManifestError listing every problem, each with its field path, exactly as for a file. */
+export function admitApiPod(object: unknown, identity: ApiPodIdentity, rules: ManifestRules = {}): AdmittedPod {
+  const admitted = admitPod(object, { file: identity.label, source: API_POD_SOURCE, node: "" }, rules);
+  const spec = (object as { spec?: unknown }).spec;
+  admitted.pod = {
+    ...admitted.pod,
+    node: identity.node,
+    uid: identity.uid,
+    configHash: configHash({ spec }, identity.node),
+    api: identity.meta,
+  };
+  return admitted;
+}
