@@ -4,6 +4,7 @@ import type { Route } from "./http.ts";
 import { namespaceRoutes } from "./namespaces-api.ts";
 import { nodeRoutes } from "./nodes-api.ts";
 import { podRoutes } from "./pods-api.ts";
+import { podUpdateRoutes } from "./pods-update.ts";
 import { writeRefusalRoutes } from "./write-refusals.ts";
 
-export const objectRoutes: Route[] = [...podRoutes, ...eventRoutes, ...nodeRoutes, ...namespaceRoutes, ...writeRefusalRoutes];
+export const objectRoutes: Route[] = [...podRoutes, ...eventRoutes, ...nodeRoutes, ...namespaceRoutes, ...podUpdateRoutes, ...writeRefusalRoutes];

@@ -50,7 +50,7 @@ async function postedName(request: ApiRequest): Promise<{ name: string; namespac
   }
 }
 
-function refuseChange(verb: "delete" | "change") {
+export function refuseChange(verb: "delete" | "change") {
   return (request: ApiRequest, api: ApiContext): never => {
     const { namespace, name } = request.params as { namespace: string; name: string };
     const row = api.store.livePods({ namespace, name })[0];

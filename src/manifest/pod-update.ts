@@ -15,7 +15,7 @@ export const POD_UPDATE_FORBIDDEN =
   "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`," +
   "`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
-const IMMUTABLE_METADATA = ["name", "namespace", "uid", "creationTimestamp", "generateName"] as const;
+const IMMUTABLE_METADATA = ["name", "namespace", "uid"] as const;
 
 /** Every rule `next` breaks as an update of `current`, each with its field path; empty when allowed. */
 export function podUpdateIssues(current: Json, next: Json): Issue[] {

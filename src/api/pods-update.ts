@@ -1,0 +1,222 @@
+/**
+ * PATCH and PUT of a pod created through the API: load it, apply the patch (or take the body),
+ * admit the result by the same rules as a manifest file, check it against the API server's pod
+ * update rules, and store it with the resourceVersion it was based on (a stale one is a 409
+ * Conflict). The answer is the updated pod; `dryRun=All` answers it without storing. A pod from a
+ * manifest file is changed by editing its file: 405 naming the file.
+ */
+import { ManifestError, formatIssue, type Issue } from "../manifest/errors.ts";
+import { podUpdateIssues } from "../manifest/pod-update.ts";
+import type { PodSpec } from "../manifest/types.ts";
+import { containerWithDefaults } from "../status/api-defaults.ts";
+import { ApiPodWriteError, type StoredApiPod } from "../store/api-pod-store.ts";
+import type { ApiContext, PodWrites } from "./context.ts";
+import type { ApiRequest, Route } from "./http.ts";
+import { isObject, PatchError, type JsonObject } from "./patch/json.ts";
+import { applyPatch, decodePatch, patchKind, PATCH_CONTENT_TYPES } from "./patch/apply-patch.ts";
+import { apiPod } from "./pods-api.ts";
+import { ApiError } from "./status.ts";
+import { refuseChange } from "./write-refusals.ts";
+
+type Json = Record<string, unknown>;
+
+/** The annotations the agent adds to every pod it serves: never stored as the user's. */
+const AGENT_ANNOTATION = /^kubernetes\.io\/config\./;
+
+export interface UpdateTarget {
+  writes: PodWrites;
+  stored: StoredApiPod;
+  /** The pod as a GET serves it now: what a patch applies to. */
+  current: JsonObject;
+}
+
+/** The API pod a write names, or the API server's refusal: 405 for a file's pod, 404 for none. */
+export function updateTarget(request: ApiRequest, api: ApiContext, refuse: () => never): UpdateTarget | undefined {
+  const { namespace, name } = request.params as { namespace: string; name: string };
+  const writes = api.podWrites;
+  if (!writes) refuse();
+  const stored = writes.store.get(namespace, name);
+  if (!stored) {
+    if (writes.fileOf(namespace, name)) refuse();
+    return undefined;
+  }
+  return { writes, stored, current: servedObject(api, stored) };
+}
+
+/** The pod as GET serves it: the loop's checkpoint once there is one, else the object as stored. */
+function servedObject(api: ApiContext, stored: StoredApiPod): JsonObject {
+  const row = api.store.livePods({ namespace: stored.namespace, name: stored.name }).find((r) => r.uid === stored.uid);
+  if (row) return apiPod(row) as unknown as JsonObject;
+  const object = stored.object as Json;
+  return { ...object, apiVersion: "v1", kind: "Pod", metadata: { ...(object.metadata as Json), resourceVersion: String(stored.resourceVersion) } } as JsonObject;
+}
+
+/** PATCH: the body applied to the pod as served, by its Content-Type. */
+export async function patchedObject(request: ApiRequest, target: UpdateTarget): Promise<JsonObject> {
+  const kind = patchKind(request.headers.get("content-type"));
+  if (!kind) {
+    const accepted = Object.values(PATCH_CONTENT_TYPES).join(", ");
+    throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
+  }
+  try {
+    return applyPatch(kind, target.current, decodePatch(kind, new TextDecoder().decode(await request.body())));
+  } catch (error) {
+    if (error instanceof PatchError) throw new ApiError(error.code, error.code === 422 ? "Invalid" : "BadRequest", error.message);
+    throw error;
+  }
+}
+
+/** Stores `next` as the new version of the target's pod, after every check; answers 200 with it. */
+export function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, next: JsonObject): Response {
+  const { writes, stored, current } = target;
+  const options = writeOptions(request.query);
+  const metadata = (isObject(next.metadata) ? next.metadata : {}) as Json;
+  if (metadata.name !== undefined && metadata.name !== stored.name) {
+    throw ApiError.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${stored.name})`);
+  }
+  if (metadata.namespace !== undefined && metadata.namespace !== stored.namespace) {
+    throw ApiError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  const object = storedForm(stored, metadata, next.spec);
+  const origin = { uid: stored.uid, createdAt: stored.createdAt };
+  let admitted;
+  try {
+    admitted = writes.admit(object, origin, options.strict);
+  } catch (error) {
+    if (error instanceof ManifestError) throw invalid(stored.name, error.issues);
+    throw error;
+  }
+  // Unknown fields are dropped as the API server drops them when it decodes (a warning says so).
+  for (const warning of admitted.warnings) if (warning.unknownField) removeAt(object, warning.path);
+  const before = writes.admit(stored.object, origin, false).pod;
+  const identity = { name: stored.name, namespace: stored.namespace, uid: stored.uid };
+  const issues = podUpdateIssues({ ...comparable(stored.object, before), metadata: identity }, { ...comparable(object, admitted.pod), metadata: { ...identity, ...metadata } });
+  if (issues.length > 0) throw invalid(stored.name, issues);
+  const expected = expectedResourceVersion(metadata.resourceVersion);
+  const warnings = options.warn ? admitted.warnings.filter((w) => w.unknownField).map(formatIssue) : [];
+  let resourceVersion = Number(current.metadata && (current.metadata as Json).resourceVersion);
+  if (!options.dryRun) {
+    try {
+      resourceVersion = writes.store.update(stored.namespace, stored.name, expected, object).resourceVersion;
+    } catch (error) {
+      if (error instanceof ApiPodWriteError) throw new ApiError(error.reason === "NotFound" ? 404 : 409, error.reason, error.message, { name: stored.name, kind: "pods" });
+      throw error;
+    }
+    writes.changed();
+  }
+  const answer = servedAfter(current, object, admitted.pod, resourceVersion);
+  const headers = new Headers({ "Content-Type": "application/json" });
+  for (const warning of warnings) headers.append("Warning", `299 - ${JSON.stringify(warning)}`);
+  return new Response(JSON.stringify(answer), { status: 200, headers });
+}
+
+interface WriteOptions {
+  dryRun: boolean;
+  strict: boolean;
+  warn: boolean;
+}
+
+/** `dryRun` and `fieldValidation` as the API server reads them (Warn is the default). */
+function writeOptions(query: URLSearchParams): WriteOptions {
+  const dryRun = query.getAll("dryRun");
+  for (const value of dryRun) if (value !== "All") throw ApiError.badRequest(`Invalid dry run value: "${value}"; the only valid value is "All"`);
+  const validation = query.get("fieldValidation") ?? "Warn";
+  if (!["Ignore", "Warn", "Strict", ""].includes(validation)) {
+    throw ApiError.badRequest(`invalid fieldValidation directive: ${validation}; it must be one of Ignore, Warn or Strict`);
+  }
+  return { dryRun: dryRun.length > 0, strict: validation === "Strict", warn: validation === "Warn" || validation === "" };
+}
+
+/** The object to store: the user's metadata (labels, annotations) on the pod's identity, and the spec; status is the loop's. */
+function storedForm(stored: StoredApiPod, metadata: Json, spec: unknown): Json {
+  const storedMetadata = (stored.object.metadata ?? {}) as Json;
+  const annotations = isObject(metadata.annotations)
+    ? Object.fromEntries(Object.entries(metadata.annotations).filter(([key]) => !AGENT_ANNOTATION.test(key)))
+    : undefined;
+  const kept: Json = { ...storedMetadata, labels: metadata.labels, annotations };
+  for (const key of ["labels", "annotations"]) if (kept[key] === undefined || Object.keys(kept[key] as Json).length === 0) delete kept[key];
+  return { apiVersion: "v1", kind: "Pod", metadata: kept, spec };
+}
+
+/** A pod with the API's defaults in its spec, so that neither side of a comparison differs by a default alone. */
+function comparable(object: Json, pod: PodSpec): Json {
+  const spec = { ...((object.spec ?? {}) as Json) };
+  const withDefaults = (written: unknown, validated: PodSpec["containers"]) =>
+    Array.isArray(written) ? written.map((c: Json) => containerWithDefaults(c, validated.find((v) => v.name === c.name))) : written;
+  spec.containers = withDefaults(spec.containers, pod.containers);
+  if (spec.initContainers !== undefined) spec.initContainers = withDefaults(spec.initContainers, pod.initContainers);
+  spec.restartPolicy = pod.restartPolicy;
+  spec.terminationGracePeriodSeconds = pod.terminationGracePeriodSeconds;
+  // The agent sets nodeName on what it serves: a client that sends it back (or leaves it out) changes nothing.
+  delete spec.nodeName;
+  return { metadata: object.metadata, spec };
+}
+
+/** The updated pod as a GET will serve it: the served object's status, the new metadata and spec. */
+function servedAfter(current: JsonObject, object: Json, pod: PodSpec, resourceVersion: number): Json {
+  const currentMetadata = current.metadata as Json;
+  const metadata = object.metadata as Json;
+  const agentAnnotations = Object.fromEntries(Object.entries((currentMetadata.annotations ?? {}) as Json).filter(([key]) => AGENT_ANNOTATION.test(key)));
+  const spec = comparable(object, pod).spec as Json;
+  return {
+    ...current,
+    metadata: { ...currentMetadata, labels: metadata.labels ?? {}, annotations: { ...(metadata.annotations as Json), ...agentAnnotations }, resourceVersion: String(resourceVersion) },
+    spec: { ...spec, nodeName: (current.spec as Json | undefined)?.nodeName },
+  };
+}
+
+function removeAt(object: Json, path: readonly (string | number)[]): void {
+  let node: unknown = object;
+  for (const part of path.slice(0, -1)) node = (node as Record<string | number, unknown> | undefined)?.[part];
+  if (typeof node === "object" && node !== null) delete (node as Record<string | number, unknown>)[path.at(-1)!];
+}
+
+function expectedResourceVersion(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 0) throw ApiError.badRequest(`invalid resourceVersion ${JSON.stringify(value)}: it must be one this server gave`);
+  return number;
+}
+
+/** 422 Invalid as the API server words it: `Pod "web" is invalid: spec: Forbidden: ...`, one cause per issue. */
+function invalid(name: string, issues: readonly Issue[]): ApiError {
+  const causes = issues.map((issue) => {
+    const text = formatIssue(issue);
+    const field = text.slice(0, text.indexOf(": ") >= 0 ? text.indexOf(": ") : 0);
+    return { reason: causeReason(issue.message), message: field ? text.slice(field.length + 2) : text, field };
+  });
+  const list = issues.map(formatIssue);
+  const message = `Pod "${name}" is invalid: ${list.length === 1 ? list[0] : `[${list.join(", ")}]`}`;
+  return new ApiError(422, "Invalid", message, { name, kind: "Pod", causes });
+}
+
+function causeReason(message: string): string {
+  if (message.startsWith("Forbidden")) return "FieldValueForbidden";
+  if (message.startsWith("Required")) return "FieldValueRequired";
+  return "FieldValueInvalid";
+}
+
+async function patchPod(request: ApiRequest, api: ApiContext): Promise<Response> {
+  const target = updateTarget(request, api, () => refuseChange("change")(request, api));
+  if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
+  return updatePod(request, api, target, await patchedObject(request, target));
+}
+
+async function replacePod(request: ApiRequest, api: ApiContext): Promise<Response> {
+  const target = updateTarget(request, api, () => refuseChange("change")(request, api));
+  if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(await request.body()));
+  } catch (error) {
+    throw ApiError.badRequest(`error decoding the Pod: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!isObject(body)) throw ApiError.badRequest("the body of a PUT must be a Pod object");
+  return updatePod(request, api, target, body);
+}
+
+/** Before the write refusals (object-routes.ts), which still answer for file pods and under `serve`. */
+export const podUpdateRoutes: Route[] = [
+  { method: "PATCH", path: "/api/v1/namespaces/:namespace/pods/:name", handle: patchPod },
+  { method: "PUT", path: "/api/v1/namespaces/:namespace/pods/:name", handle: replacePod },
+];
