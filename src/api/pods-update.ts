@@ -14,7 +14,6 @@ import type { ApiContext, PodWrites } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { isObject, PatchError, type JsonObject } from "./patch/json.ts";
 import { applyPatch, decodePatch, patchKind, PATCH_CONTENT_TYPES } from "./patch/apply-patch.ts";
-import { apiPod } from "./pods-api.ts";
 import { ApiError } from "./status.ts";
 import { refuseChange } from "./write-refusals.ts";
 
@@ -40,34 +39,47 @@ export function updateTarget(request: ApiRequest, api: ApiContext, refuse: () =>
     if (writes.fileOf(namespace, name)) refuse();
     return undefined;
   }
-  return { writes, stored, current: servedObject(api, stored) };
+  return { writes, stored, current: servedObject(api, writes, stored) };
 }
 
-/** The pod as GET serves it: the loop's checkpoint once there is one, else the object as stored. */
-function servedObject(api: ApiContext, stored: StoredApiPod): JsonObject {
+/**
+ * The pod a write applies to: metadata and spec as stored (the loop's checkpoint may not have caught
+ * up with the last write yet), the status as the loop last checkpointed it, and the resourceVersion
+ * the store compares an update with.
+ */
+function servedObject(api: ApiContext, writes: PodWrites, stored: StoredApiPod): JsonObject {
   const row = api.store.livePods({ namespace: stored.namespace, name: stored.name }).find((r) => r.uid === stored.uid);
-  if (row) return apiPod(row) as unknown as JsonObject;
   const object = stored.object as Json;
-  return { ...object, apiVersion: "v1", kind: "Pod", metadata: { ...(object.metadata as Json), resourceVersion: String(stored.resourceVersion) } } as JsonObject;
+  const resourceVersion = String(writes.store.resourceVersion(stored.namespace, stored.name) ?? stored.resourceVersion);
+  return {
+    ...object,
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { ...(object.metadata as Json), name: stored.name, namespace: stored.namespace, uid: stored.uid, resourceVersion },
+    ...(row?.object.status && { status: row.object.status }),
+  } as unknown as JsonObject;
 }
 
-/** PATCH: the body applied to the pod as served, by its Content-Type. */
-export async function patchedObject(request: ApiRequest, target: UpdateTarget): Promise<JsonObject> {
+/** PATCH: the body (read once by the caller) applied to the pod as served, by its Content-Type. */
+export function patchedObject(request: ApiRequest, target: UpdateTarget, body: Uint8Array): JsonObject {
   const kind = patchKind(request.headers.get("content-type"));
   if (!kind) {
     const accepted = Object.values(PATCH_CONTENT_TYPES).join(", ");
     throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
   }
   try {
-    return applyPatch(kind, target.current, decodePatch(kind, new TextDecoder().decode(await request.body())));
+    return applyPatch(kind, target.current, decodePatch(kind, new TextDecoder().decode(body)));
   } catch (error) {
     if (error instanceof PatchError) throw new ApiError(error.code, error.code === 422 ? "Invalid" : "BadRequest", error.message);
     throw error;
   }
 }
 
-/** Stores `next` as the new version of the target's pod, after every check; answers 200 with it. */
-export function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, next: JsonObject): Response {
+/**
+ * Stores `next` as the new version of the target's pod, after every check, if the pod is still at
+ * `expected` (a 409 Conflict otherwise; undefined: whatever its version); answers 200 with it.
+ */
+export function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, next: JsonObject, expected: number | undefined): Response {
   const { writes, stored, current } = target;
   const options = writeOptions(request.query);
   const metadata = (isObject(next.metadata) ? next.metadata : {}) as Json;
@@ -92,7 +104,6 @@ export function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTa
   const identity = { name: stored.name, namespace: stored.namespace, uid: stored.uid };
   const issues = podUpdateIssues({ ...comparable(stored.object, before), metadata: identity }, { ...comparable(object, admitted.pod), metadata: { ...identity, ...metadata } });
   if (issues.length > 0) throw invalid(stored.name, issues);
-  const expected = expectedResourceVersion(metadata.resourceVersion);
   const warnings = options.warn ? admitted.warnings.filter((w) => w.unknownField).map(formatIssue) : [];
   let resourceVersion = Number(current.metadata && (current.metadata as Json).resourceVersion);
   if (!options.dryRun) {
@@ -196,10 +207,30 @@ function causeReason(message: string): string {
   return "FieldValueInvalid";
 }
 
+/** How often a PATCH is applied again to a pod that changed under it (its status, another write) before the 409 is answered. */
+const PATCH_ATTEMPTS = 5;
+
+/**
+ * Like the API server, a PATCH applies to the newest pod: when the pod changed between the read
+ * and the write, the patch is applied again to the new version, unless it carries a
+ * resourceVersion of its own (then the change is a 409, as the client asked).
+ */
 async function patchPod(request: ApiRequest, api: ApiContext): Promise<Response> {
-  const target = updateTarget(request, api, () => refuseChange("change")(request, api));
-  if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
-  return updatePod(request, api, target, await patchedObject(request, target));
+  const body = await request.body();
+  for (let attempt = 1; ; attempt++) {
+    const target = updateTarget(request, api, () => refuseChange("change")(request, api));
+    if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
+    const base = Number((target.current.metadata as Json).resourceVersion);
+    const next = patchedObject(request, target, body);
+    const asked = expectedResourceVersion((next.metadata as Json | undefined)?.resourceVersion);
+    const precondition = asked !== undefined && asked !== base ? asked : undefined;
+    try {
+      return updatePod(request, api, target, next, precondition ?? base);
+    } catch (error) {
+      const retry = error instanceof ApiError && error.reason === "Conflict" && precondition === undefined && attempt < PATCH_ATTEMPTS;
+      if (!retry) throw error;
+    }
+  }
 }
 
 async function replacePod(request: ApiRequest, api: ApiContext): Promise<Response> {
@@ -212,7 +243,7 @@ async function replacePod(request: ApiRequest, api: ApiContext): Promise<Respons
     throw ApiError.badRequest(`error decoding the Pod: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (!isObject(body)) throw ApiError.badRequest("the body of a PUT must be a Pod object");
-  return updatePod(request, api, target, body);
+  return updatePod(request, api, target, body, expectedResourceVersion((body.metadata as Json | undefined)?.resourceVersion));
 }
 
 /** Before the write refusals (object-routes.ts), which still answer for file pods and under `serve`. */

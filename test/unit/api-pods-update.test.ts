@@ -82,6 +82,18 @@ describe("PATCH and PUT of an API pod", () => {
     expect(s.wakes()).toBe(1);
   });
 
+  test("a second patch applies to the first one's result, and a patch carrying a stale resourceVersion is a 409", async () => {
+    using dir = tempDir();
+    using s = setup(dir.path);
+    const first = s.apiPods.get("default", "web")!.resourceVersion;
+    await send(s.api, "PATCH", "web", imagePatch);
+    expect((await send(s.api, "PATCH", "web", { metadata: { labels: { tier: "front" } } }, { contentType: "application/merge-patch+json" })).status).toBe(200);
+    const stored = s.apiPods.get("default", "web")!.object as any;
+    expect([stored.spec.containers[0].image, stored.metadata.labels]).toEqual(["busybox:2", { app: "web", tier: "front" }]);
+    const stale = await send(s.api, "PATCH", "web", { metadata: { resourceVersion: String(first), labels: { tier: "back" } } }, { contentType: "application/merge-patch+json" });
+    expect(stale.status).toBe(409);
+  });
+
   test("a changed command is a 422 in the API server's words, and nothing is stored", async () => {
     using dir = tempDir();
     using s = setup(dir.path);
