@@ -33,3 +33,12 @@ test("a JSON patch that is not a list of operations is a 400; one that cannot ap
   expect(() => jsonPatch(pod, [{ op: "test", path: "/metadata/name", value: "db" }])).toThrow(expect.objectContaining({ code: 422, message: expect.stringContaining("Test operation failed") }));
   expect(() => jsonPatch(pod, [{ op: "remove", path: "/spec/nothing/here" }])).toThrow(expect.objectContaining({ code: 422 }));
 });
+
+test("kubectl label and annotate send merge patches (captured from kubectl 1.33): a label set, a label removed, an annotation", () => {
+  const labelled = mergePatch(pod, JSON.parse(`{"metadata":{"labels":{"tier":"front"}}}`)) as typeof pod;
+  expect(labelled.metadata.labels as Record<string, string>).toEqual({ app: "web", tier: "front" });
+  const unlabelled = mergePatch(labelled, JSON.parse(`{"metadata":{"labels":{"tier":null}}}`)) as typeof pod;
+  expect(unlabelled.metadata.labels).toEqual({ app: "web" });
+  const annotated = mergePatch(pod, JSON.parse(`{"metadata":{"annotations":{"note":"x"}}}`)) as any;
+  expect(annotated.metadata.annotations).toEqual({ note: "x" });
+});

@@ -149,3 +149,30 @@ describe("strategic merge patch of a Pod", () => {
     expect(spec(patched).activeDeadlineSeconds).toBe(30);
   });
 });
+
+describe("bodies captured from kubectl 1.33 (-v=8) against the agent", () => {
+  const current = (): JsonObject => ({
+    metadata: { name: "web", namespace: "default", labels: { app: "web" } },
+    spec: {
+      containers: [
+        { name: "side", image: "busybox:1", command: ["sleep", "1000"] },
+        { name: "web", image: "busybox:1", command: ["sleep", "1000"] },
+      ],
+    },
+  });
+
+  test("kubectl apply of a file that changes one image and adds an env var", () => {
+    const body = String.raw`{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}\n"},"labels":{"app":"web"}},"spec":{"$setElementOrder/containers":[{"name":"side"},{"name":"web"}],"containers":[{"env":[{"name":"A","value":"1"}],"name":"side"},{"image":"busybox:5","name":"web"}]}}`;
+    const patched = strategicMergePatch(current(), JSON.parse(body));
+    expect(containers(patched)).toEqual([
+      { name: "side", image: "busybox:1", command: ["sleep", "1000"], env: [{ name: "A", value: "1" }] },
+      { name: "web", image: "busybox:5", command: ["sleep", "1000"] },
+    ]);
+    expect((patched.metadata as JsonObject).annotations).toEqual({ "kubectl.kubernetes.io/last-applied-configuration": '{"apiVersion":"v1","kind":"Pod"}\n' });
+  });
+
+  test("kubectl set image pod/web web=busybox:2", () => {
+    const body = `{"spec":{"$setElementOrder/containers":[{"name":"side"},{"name":"web"}],"containers":[{"image":"busybox:2","name":"web"}]}}`;
+    expect(containers(strategicMergePatch(current(), JSON.parse(body))).map((c) => c.image)).toEqual(["busybox:1", "busybox:2"]);
+  });
+});
