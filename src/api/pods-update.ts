@@ -5,17 +5,19 @@
  * Conflict). The answer is the updated pod; `dryRun=All` answers it without storing. A pod from a
  * manifest file is changed by editing its file: 405 naming the file.
  */
-import { ManifestError, formatIssue, type Issue } from "../manifest/errors.ts";
+import { ManifestError, formatIssue, formatPath, type Issue } from "../manifest/errors.ts";
 import { podUpdateIssues } from "../manifest/pod-update.ts";
 import type { PodSpec } from "../manifest/types.ts";
 import { containerWithDefaults } from "../status/api-defaults.ts";
 import { ApiPodWriteError, type StoredApiPod } from "../store/api-pod-store.ts";
+import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
 import type { ApiContext, PodWrites } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { isObject, PatchError, type JsonObject } from "./patch/json.ts";
 import { applyPatch, decodePatch, patchKind, PATCH_CONTENT_TYPES } from "./patch/apply-patch.ts";
 import { ApiError } from "./status.ts";
 import { refuseChange } from "./write-refusals.ts";
+import { createPod } from "./pods-create.ts";
 
 type Json = Record<string, unknown>;
 
@@ -95,7 +97,7 @@ export function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTa
   try {
     admitted = writes.admit(object, origin, options.strict);
   } catch (error) {
-    if (error instanceof ManifestError) throw invalid(stored.name, error.issues);
+    if (error instanceof ManifestError) throw invalidPod(stored.name, error.issues, options.strict);
     throw error;
   }
   // Unknown fields are dropped as the API server drops them when it decodes (a warning says so).
@@ -103,21 +105,21 @@ export function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTa
   const before = writes.admit(stored.object, origin, false).pod;
   const identity = { name: stored.name, namespace: stored.namespace, uid: stored.uid };
   const issues = podUpdateIssues({ ...comparable(stored.object, before), metadata: identity }, { ...comparable(object, admitted.pod), metadata: { ...identity, ...metadata } });
-  if (issues.length > 0) throw invalid(stored.name, issues);
-  const warnings = options.warn ? admitted.warnings.filter((w) => w.unknownField).map(formatIssue) : [];
+  if (issues.length > 0) throw updateRefused(stored.name, issues);
+  const warnings = options.warn ? unknownFieldWarnings(admitted.warnings) : [];
   let resourceVersion = Number(current.metadata && (current.metadata as Json).resourceVersion);
   if (!options.dryRun) {
     try {
       resourceVersion = writes.store.update(stored.namespace, stored.name, expected, object).resourceVersion;
     } catch (error) {
-      if (error instanceof ApiPodWriteError) throw new ApiError(error.reason === "NotFound" ? 404 : 409, error.reason, error.message, { name: stored.name, kind: "pods" });
+      if (error instanceof ApiPodWriteError) throw storeRefusal(error);
       throw error;
     }
     writes.changed();
   }
   const answer = servedAfter(current, object, admitted.pod, resourceVersion);
   const headers = new Headers({ "Content-Type": "application/json" });
-  for (const warning of warnings) headers.append("Warning", `299 - ${JSON.stringify(warning)}`);
+  for (const warning of warnings) headers.append("Warning", warning);
   return new Response(JSON.stringify(answer), { status: 200, headers });
 }
 
@@ -127,15 +129,9 @@ interface WriteOptions {
   warn: boolean;
 }
 
-/** `dryRun` and `fieldValidation` as the API server reads them (Warn is the default). */
 function writeOptions(query: URLSearchParams): WriteOptions {
-  const dryRun = query.getAll("dryRun");
-  for (const value of dryRun) if (value !== "All") throw ApiError.badRequest(`Invalid dry run value: "${value}"; the only valid value is "All"`);
-  const validation = query.get("fieldValidation") ?? "Warn";
-  if (!["Ignore", "Warn", "Strict", ""].includes(validation)) {
-    throw ApiError.badRequest(`invalid fieldValidation directive: ${validation}; it must be one of Ignore, Warn or Strict`);
-  }
-  return { dryRun: dryRun.length > 0, strict: validation === "Strict", warn: validation === "Warn" || validation === "" };
+  const validation = fieldValidation(query);
+  return { dryRun: isDryRun(query), strict: validation === "Strict", warn: validation === "Warn" };
 }
 
 /** The object to store: the user's metadata (labels, annotations) on the pod's identity, and the spec; status is the loop's. */
@@ -189,22 +185,19 @@ function expectedResourceVersion(value: unknown): number | undefined {
   return number;
 }
 
-/** 422 Invalid as the API server words it: `Pod "web" is invalid: spec: Forbidden: ...`, one cause per issue. */
-function invalid(name: string, issues: readonly Issue[]): ApiError {
-  const causes = issues.map((issue) => {
-    const text = formatIssue(issue);
-    const field = text.slice(0, text.indexOf(": ") >= 0 ? text.indexOf(": ") : 0);
-    return { reason: causeReason(issue.message), message: field ? text.slice(field.length + 2) : text, field };
-  });
-  const list = issues.map(formatIssue);
-  const message = `Pod "${name}" is invalid: ${list.length === 1 ? list[0] : `[${list.join(", ")}]`}`;
-  return new ApiError(422, "Invalid", message, { name, kind: "Pod", causes });
-}
-
-function causeReason(message: string): string {
-  if (message.startsWith("Forbidden")) return "FieldValueForbidden";
-  if (message.startsWith("Required")) return "FieldValueRequired";
-  return "FieldValueInvalid";
+/**
+ * The update rules' refusal: 422 Invalid, `Pod "web" is invalid: spec: Forbidden: pod updates may
+ * not change ...`. The rules word their messages with the error type (Forbidden, Invalid value), as
+ * the API server renders a field error.
+ */
+function updateRefused(name: string, issues: readonly Issue[]): ApiError {
+  const causes = issues.map((issue) => ({
+    reason: issue.message.startsWith("Forbidden") ? "FieldValueForbidden" : "FieldValueInvalid",
+    message: issue.message,
+    field: formatPath(issue.path),
+  }));
+  const rendered = issues.map(formatIssue);
+  return new ApiError(422, "Invalid", `Pod "${name}" is invalid: ${rendered.length === 1 ? rendered[0] : `[${rendered.join(", ")}]`}`, { name, kind: "Pod", causes });
 }
 
 /** How often a PATCH is applied again to a pod that changed under it (its status, another write) before the 409 is answered. */
@@ -219,6 +212,7 @@ async function patchPod(request: ApiRequest, api: ApiContext): Promise<Response>
   const body = await request.body();
   for (let attempt = 1; ; attempt++) {
     const target = updateTarget(request, api, () => refuseChange("change")(request, api));
+    if (!target && patchKind(request.headers.get("content-type")) === "apply") return applyCreate(request, api, body);
     if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
     const base = Number((target.current.metadata as Json).resourceVersion);
     const next = patchedObject(request, target, body);
@@ -231,6 +225,25 @@ async function patchPod(request: ApiRequest, api: ApiContext): Promise<Response>
       if (!retry) throw error;
     }
   }
+}
+
+/** Server-side apply of a pod that is not there creates it, as a POST of the applied object would. */
+async function applyCreate(request: ApiRequest, api: ApiContext, body: Uint8Array): Promise<Response> {
+  let object: JsonObject;
+  try {
+    const decoded = decodePatch("apply", new TextDecoder().decode(body));
+    if (!isObject(decoded)) throw new PatchError("an apply body must be a Pod object");
+    object = decoded;
+  } catch (error) {
+    if (error instanceof PatchError) throw ApiError.badRequest(error.message);
+    throw error;
+  }
+  const metadata = (isObject(object.metadata) ? object.metadata : {}) as Json;
+  if (metadata.name !== undefined && metadata.name !== request.params.name) {
+    throw ApiError.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${request.params.name})`);
+  }
+  const json = new TextEncoder().encode(JSON.stringify({ ...object, metadata: { ...metadata, name: request.params.name } }));
+  return createPod({ ...request, headers: new Headers({ "content-type": "application/json" }), body: async () => json }, api);
 }
 
 async function replacePod(request: ApiRequest, api: ApiContext): Promise<Response> {

@@ -1,6 +1,9 @@
 /**
- * Writes to pods are not served: pods come from manifest files, so the answer to create, apply,
- * edit or delete is a 405 MethodNotAllowed that says which file or directory to change instead.
+ * The pod writes that are refused, with a 405 MethodNotAllowed saying which file or directory to
+ * change instead: every write under `serve` (no loop runs what it would store), a change or delete
+ * of a manifest file's pod (removing or editing the file is how a static pod is changed), and the
+ * writes not served yet. Under `run`, creates and deletes of API pods go to pods-create.ts and
+ * pods-delete.ts, which fall back to these refusals.
  */
 import { dirname } from "node:path";
 import type { ApiContext } from "./context.ts";
@@ -22,7 +25,7 @@ export function manifestDirectory(api: ApiContext): string | undefined {
  * runs also arrives as a create (the pod's API name is `web-NODE`, so kubectl found no `web`): that
  * one is told which file it is.
  */
-async function refuseCreate(request: ApiRequest, api: ApiContext): Promise<never> {
+export async function refuseCreate(request: ApiRequest, api: ApiContext): Promise<never> {
   const posted = await postedName(request);
   if (posted) {
     const namespace = posted.namespace ?? request.params.namespace!;
@@ -55,7 +58,12 @@ export function refuseChange(verb: "delete" | "change") {
     const { namespace, name } = request.params as { namespace: string; name: string };
     const row = api.store.livePods({ namespace, name })[0];
     if (!row) throw ApiError.notFound("pods", name, "pods");
-    const source = api.store.podRecord(row.uid)?.spec.source;
+    const spec = api.store.podRecord(row.uid)?.spec;
+    if (spec?.api) {
+      const how = api.podWrites ? "is not served yet" : "needs the agent (minikubelet run): this server only reads its database";
+      throw new ApiError(405, "MethodNotAllowed", `pod ${name} was created through the API; a ${verb} through this API ${how}`, { name, kind: "pods" });
+    }
+    const source = spec?.source;
     const file = source ? `the manifest file ${source}` : "a manifest file";
     const action = verb === "delete" ? "remove the file to delete it" : "edit the file to change it";
     throw new ApiError(405, "MethodNotAllowed", `pod ${name} comes from ${file}: ${action}`, { name, kind: "pods" });

@@ -148,12 +148,15 @@ for (const { runtime, namespace: ns, node, image, wrap } of RUNS) {
           expect(refused.stderr.trim()).toBe(`Error from server (MethodNotAllowed): pod ${pod("web")} comes from the manifest file ${join(ws.manifests, "web.yaml")}: remove the file to delete it`);
         }, 30_000);
 
-        test("apply is refused: a new pod names the manifest directory, a running manifest its file", async () => {
+        test("apply of a new pod creates it (then deleted again); of a running manifest, names its file", async () => {
           const fresh = join(ws.path, "fresh.yaml");
           await Bun.write(fresh, manifests(ns, image)["web.yaml"]!.replace("name: web,", "name: fresh,"));
           const created = await run("apply", "-f", fresh);
-          expect(created.status).toBe(1);
-          expect(created.stderr).toContain(`Error from server (MethodNotAllowed): error when creating "${fresh}": pods are created from manifest files, not through the API: add a manifest file to ${ws.manifests}`);
+          expect(created).toMatchObject({ status: 0, stdout: "pod/fresh created\n" });
+          await waitFor("fresh Running", async () => / Running /.test((await run("get", "pod", "fresh")).stdout), 30_000);
+          const deleted = await run("delete", "pod", "fresh", "--grace-period=1");
+          expect(deleted).toMatchObject({ status: 0, stdout: 'pod "fresh" deleted\n' });
+          expect((await run("get", "pod", "fresh")).status).toBe(1);
           const existing = await run("apply", "-f", join(ws.manifests, "web.yaml"));
           expect(existing.status).toBe(1);
           expect(existing.stderr).toContain(`pod ${pod("web")} comes from the manifest file ${join(ws.manifests, "web.yaml")}: edit the file to change it`);

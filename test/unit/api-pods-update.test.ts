@@ -138,12 +138,13 @@ describe("PATCH and PUT of an API pod", () => {
     expect(s.wakes()).toBe(0);
   });
 
-  test("fieldValidation: an unknown field is a warning by default and a 422 under Strict", async () => {
+  test("fieldValidation: an unknown field is a warning by default and a 400 strict decoding error under Strict", async () => {
     using dir = tempDir();
     using s = setup(dir.path);
     const typo = { spec: { containers: [{ name: "web", image: "busybox:2", comand: ["x"] }] } };
     const strict = await send(s.api, "PATCH", "web", typo, { query: "fieldValidation=Strict" });
-    expect(strict.status).toBe(422);
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe(`strict decoding error: unknown field "spec.containers[0].comand"`);
     const warned = await send(s.api, "PATCH", "web", typo);
     expect(warned.status).toBe(200);
     expect(warned.warnings).toEqual(['299 - "unknown field \\"spec.containers[0].comand\\""']);

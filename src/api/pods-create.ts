@@ -1,0 +1,105 @@
+/**
+ * POST a Pod (`kubectl create -f`, `kubectl run`, `kubectl apply -f` of a new pod): admitted by the
+ * rules a manifest file meets on this agent, stored in one transaction, and acknowledged (201 with
+ * the stored object) only once committed; the source hears of it after the commit, which wakes the
+ * loop. Under `serve` there is no loop to run it: the create is refused as before.
+ */
+import { randomUUID } from "node:crypto";
+import { ManifestError } from "../manifest/errors.ts";
+import { isPlainObject } from "../manifest/fields.ts";
+import { newPodRecord } from "../kubelet/pod-state.ts";
+import { ApiPodWriteError } from "../store/api-pod-store.ts";
+import { podObject } from "../status/pod-object.ts";
+import { isoTime } from "../status/time.ts";
+import type { ApiContext, PodWrites } from "./context.ts";
+import type { ApiRequest } from "./http.ts";
+import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
+import { ApiError } from "./status.ts";
+import { refuseCreate } from "./write-refusals.ts";
+
+/** What the server sets, never the client: dropped from the submitted metadata, as the API server resets them. */
+const SERVER_METADATA = ["uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields"];
+/** The API server's generateName alphabet (no vowels, no look-alikes) and suffix length. */
+const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+const NAME_SUFFIX_LENGTH = 5;
+
+export async function createPod(request: ApiRequest, api: ApiContext): Promise<Response> {
+  const writes = api.podWrites;
+  if (!writes) return refuseCreate(request, api);
+  const namespace = request.params.namespace!;
+  const strict = fieldValidation(request.query) === "Strict";
+  const dryRun = isDryRun(request.query);
+  const submitted = await decodePod(request);
+  const metadata = isPlainObject(submitted.metadata) ? { ...submitted.metadata } : {};
+  if (typeof metadata.namespace === "string" && metadata.namespace !== "" && metadata.namespace !== namespace) {
+    throw ApiError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  const name = podName(metadata);
+  for (const field of SERVER_METADATA) delete metadata[field];
+  // Whole seconds: metadata.creationTimestamp has no finer grain, and the pod reports this value.
+  const createdAt = Math.floor(api.clock.now() / 1000) * 1000;
+  const uid = randomUUID();
+  const { status: _ignoredOnCreate, ...rest } = submitted;
+  const object = { ...rest, metadata: { ...metadata, name, namespace, uid, creationTimestamp: isoTime(createdAt) } };
+
+  let admitted;
+  try {
+    admitted = writes.admit(object, { uid, createdAt }, strict);
+  } catch (error) {
+    if (error instanceof ManifestError) throw invalidPod(name, error.issues, strict);
+    throw error;
+  }
+  refuseFileName(api, writes, namespace, name);
+  const headers = new Headers({ "Content-Type": "application/json" });
+  for (const warning of unknownFieldWarnings(admitted.warnings)) headers.append("Warning", warning);
+  let resourceVersion: number | undefined;
+  if (!dryRun) {
+    try {
+      resourceVersion = writes.store.create({ uid, namespace, name, object, createdAt }).resourceVersion;
+    } catch (error) {
+      if (error instanceof ApiPodWriteError) throw storeRefusal(error);
+      throw error;
+    }
+    writes.changed();
+  }
+  const served = podObject(newPodRecord(admitted.pod, createdAt), { runtimeName: writes.runtimeName });
+  if (resourceVersion !== undefined) served.metadata.resourceVersion = String(resourceVersion);
+  return new Response(JSON.stringify(served), { status: 201, headers });
+}
+
+/** The body as a JSON object; anything else is the API server's 400. */
+async function decodePod(request: ApiRequest): Promise<Record<string, unknown>> {
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(await request.body()));
+  } catch (error) {
+    throw ApiError.badRequest(`the request body is not a JSON object: ${(error as Error).message}`);
+  }
+  if (!isPlainObject(body)) throw ApiError.badRequest("the request body is not a JSON object");
+  return body;
+}
+
+/** metadata.name, else generateName with the API server's random suffix; "" lets validation say it is required. */
+function podName(metadata: Record<string, unknown>): string {
+  if (typeof metadata.name === "string" && metadata.name !== "") return metadata.name;
+  if (typeof metadata.generateName !== "string" || metadata.generateName === "") return "";
+  let suffix = "";
+  for (let i = 0; i < NAME_SUFFIX_LENGTH; i++) suffix += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
+  return `${metadata.generateName}${suffix}`;
+}
+
+/**
+ * A name a manifest file's pod holds is taken: 409, naming the file. A file's pod is named NAME-NODE
+ * with --node, so `kubectl apply -f` of that very manifest arrives as a create of NAME: it is told
+ * which file runs it (405, as before pods could be created) instead of starting the pod twice.
+ */
+function refuseFileName(api: ApiContext, writes: PodWrites, namespace: string, name: string): void {
+  const file = writes.fileOf(namespace, name);
+  if (file) throw new ApiError(409, "AlreadyExists", `pods "${name}" already exists: it comes from the manifest file ${file}`, { name, kind: "pods" });
+  for (const row of api.store.livePods({ namespace })) {
+    const spec = api.store.podRecord(row.uid)?.spec;
+    if (spec && !spec.api && spec.name === name && row.name !== name) {
+      throw new ApiError(405, "MethodNotAllowed", `pod ${row.name} comes from the manifest file ${spec.source}: edit the file to change it`, { name: row.name, kind: "pods" });
+    }
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * DELETE a pod created through the API (`kubectl delete pod`, `--grace-period`, `--now`,
+ * `--force --grace-period=0`, preconditions): the row is marked Terminating with its grace in one
+ * transaction, the answer (200 with the pod, deletionTimestamp set) comes after the commit, and the
+ * loop stops the pod (preStop, TERM, grace, KILL) as for a removed file; once it is gone, its row
+ * goes and watches see DELETED, which ends kubectl's `--wait`. A manifest file's pod is refused
+ * with the file's path (removing the file deletes it), as is every delete under `serve`.
+ */
+import { isPlainObject } from "../manifest/fields.ts";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../manifest/validate.ts";
+import { ApiPodWriteError, type DeletePreconditions, type StoredApiPod } from "../store/api-pod-store.ts";
+import { isoTime } from "../status/time.ts";
+import type { ApiContext } from "./context.ts";
+import type { ApiRequest } from "./http.ts";
+import { apiPod } from "./pods-api.ts";
+import { isDryRun, storeRefusal } from "./pod-write-status.ts";
+import { ApiError } from "./status.ts";
+import { jsonResponse } from "./table.ts";
+import { refuseChange } from "./write-refusals.ts";
+
+const refuseDelete = refuseChange("delete");
+
+export async function deletePod(request: ApiRequest, api: ApiContext): Promise<Response> {
+  const writes = api.podWrites;
+  const { namespace, name } = request.params as { namespace: string; name: string };
+  const stored = writes?.store.get(namespace, name);
+  if (!writes || !stored) return refuseDelete(request, api);
+  const options = await deleteOptions(request);
+  const gracePeriodSeconds = options.gracePeriodSeconds ?? specGrace(stored);
+  let deleting: StoredApiPod;
+  try {
+    deleting = options.dryRun
+      ? { ...stored, deletion: stored.deletion ?? { requestedAt: api.clock.now(), gracePeriodSeconds } }
+      : writes.store.markDeleting(namespace, name, { requestedAt: api.clock.now(), gracePeriodSeconds }, options.preconditions);
+  } catch (error) {
+    if (error instanceof ApiPodWriteError) throw storeRefusal(error);
+    throw error;
+  }
+  if (!options.dryRun) writes.changed();
+  return jsonResponse(deletedObject(api, deleting));
+}
+
+interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  preconditions: DeletePreconditions;
+  dryRun: boolean;
+}
+
+/** DeleteOptions from the body (kubectl sends one) and the query (`?gracePeriodSeconds=`, `?dryRun=All`). */
+async function deleteOptions(request: ApiRequest): Promise<DeleteOptions> {
+  const text = new TextDecoder().decode(await request.body()).trim();
+  let body: Record<string, unknown> = {};
+  if (text !== "") {
+    try {
+      const decoded: unknown = JSON.parse(text);
+      if (!isPlainObject(decoded)) throw new Error("not an object");
+      body = decoded;
+    } catch (error) {
+      throw ApiError.badRequest(`the request body is not a DeleteOptions object: ${(error as Error).message}`);
+    }
+  }
+  const fromQuery = request.query.get("gracePeriodSeconds");
+  const grace = body.gracePeriodSeconds ?? (fromQuery === null ? undefined : Number(fromQuery));
+  if (grace !== undefined && grace !== null && (typeof grace !== "number" || !Number.isInteger(grace) || grace < 0)) {
+    throw ApiError.badRequest(`gracePeriodSeconds must be a whole number of seconds, 0 or more (got ${JSON.stringify(body.gracePeriodSeconds ?? fromQuery)})`);
+  }
+  const preconditions = isPlainObject(body.preconditions) ? body.preconditions : {};
+  return {
+    ...(typeof grace === "number" && { gracePeriodSeconds: grace }),
+    preconditions: {
+      ...(typeof preconditions.uid === "string" && { uid: preconditions.uid }),
+      ...(typeof preconditions.resourceVersion === "string" && { resourceVersion: preconditions.resourceVersion }),
+    },
+    dryRun: isDryRun(request.query, body),
+  };
+}
+
+/** The pod's own terminationGracePeriodSeconds: what a delete without a grace period gets. */
+function specGrace(stored: StoredApiPod): number {
+  const spec = isPlainObject(stored.object.spec) ? stored.object.spec : {};
+  const grace = spec.terminationGracePeriodSeconds;
+  return typeof grace === "number" && Number.isInteger(grace) && grace >= 0 ? grace : DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+}
+
+/** The pod as served, with the deletion the answer reports (the loop's next checkpoint shows the same). */
+function deletedObject(api: ApiContext, pod: StoredApiPod) {
+  const row = api.store.livePods({ namespace: pod.namespace, name: pod.name })[0];
+  const served = row ? apiPod(row) : { apiVersion: "v1", kind: "Pod", metadata: { name: pod.name, namespace: pod.namespace, uid: pod.uid, creationTimestamp: isoTime(pod.createdAt) } as Record<string, unknown> };
+  const deletion = pod.deletion!;
+  return {
+    ...served,
+    metadata: {
+      ...served.metadata,
+      resourceVersion: String(Math.max(pod.resourceVersion, Number((served.metadata as { resourceVersion?: string }).resourceVersion ?? 0))),
+      deletionTimestamp: isoTime(deletion.requestedAt),
+      deletionGracePeriodSeconds: deletion.gracePeriodSeconds,
+    },
+  };
+}
