@@ -126,9 +126,11 @@ class Watcher implements HubWatcher {
     }
     const initial = options.sendInitialEvents ?? from === undefined;
     // One snapshot: the objects and the revision they are as of.
-    const { head, current } = store.db.transaction(() => ({
+    const { head, current, gone } = store.db.transaction(() => ({
       head: store.revision(),
       current: initial || this.kind.mutableFields ? this.kind.current(store, this.namespace, this.api.nodeName) : [],
+      // Deleted since the client's version (between kubectl delete's list and its watch): it holds them, their DELETED is due.
+      gone: !initial && from !== undefined && this.kind.mutableFields ? this.kind.changedSince(store, from, READ_PAGE, this.api.nodeName).filter((change) => change.deleted) : [],
     }))();
     if (initial) {
       this.cursor = head;
@@ -146,7 +148,7 @@ class Watcher implements HubWatcher {
     } else {
       this.cursor = from ?? head;
       // The objects that existed at the client's version: it holds them from its list.
-      for (const change of current) if (change.createdRevision <= this.cursor && this.matches(change)) this.known.add(change.key);
+      for (const change of [...current, ...gone]) if (change.createdRevision <= this.cursor && this.matches(change)) this.known.add(change.key);
     }
     const hub = hubFor(this.api, this.kind);
     hub.join(this);

@@ -29,12 +29,7 @@ import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
 import { CommitBroadcast } from "../api/commit-feed.ts";
 import { apiFailedEvent, apiListenOption, startAgentApi } from "./api-listen.ts";
-import type { PodWrites } from "../api/context.ts";
-import { ApiPodSource } from "../kubelet/api-pod-source.ts";
-import { admitApiPod } from "../manifest/api-pod.ts";
-import type { ManifestRules } from "../manifest/admit.ts";
-import type { PodKey, PodSpec } from "../manifest/types.ts";
-import { SqliteApiPodStore } from "../store/api-pod-store.ts";
+import { PodSources } from "./run-sources.ts";
 
 export interface RunOptions {
   db?: string;
@@ -84,22 +79,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const commits = new CommitBroadcast();
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit: (revision) => commits.publish(revision) });
   const nodeName = nodeNameOf(node);
-  // The second source: pods created through the API, read before the first scan so that adoption
-  // sees them, and woken by each committed API write.
-  const runtimeRules: ManifestRules = { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined };
-  const apiPods = new SqliteApiPodStore(database.db, store.revisions);
-  const apiSource = new ApiPodSource({ store: apiPods, node, rules: runtimeRules, log });
-  apiSource.read();
-  let filePods = new Map<PodKey, PodSpec>();
-  const podWrites: PodWrites = {
-    store: apiPods,
-    admit: (object, identity, strict) =>
-      admitApiPod(object, { uid: identity.uid, node, label: `pod ${JSON.stringify((object.metadata as { name?: unknown } | undefined)?.name ?? "")}`, meta: { createdAt: identity.createdAt } }, { ...runtimeRules, strict }),
-    fileOf: (namespace, name) => filePods.get(`${namespace}/${name}`)?.source,
-    changed: () => apiSource.changed(),
-    runtimeName: runtime.name,
-  };
-  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites, clock, log });
+  const sources = new PodSources({ db: database.db, store, node, rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined }, runtimeName: runtime.name, log });
+  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
   if (api && "failure" in api) {
@@ -137,16 +118,11 @@ export async function runCommand(options: RunOptions): Promise<number> {
 
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
-  // A deleted API pod's row goes once the loop no longer runs that incarnation (its stop is done).
-  const removeFinishedApiPods = () => queueMicrotask(() => apiSource.removeFinished((key, uid) => kubelet.pods.get(key)?.spec.uid === uid));
-  kubelet.onPodSynced((pod, removed) => {
-    if (removed && pod.spec.api) removeFinishedApiPods();
-  });
   const gate = new AdoptionGate({
     adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
     sync: (desired) => {
       void kubelet.sync(desired);
-      removeFinishedApiPods();
+      sources.removeFinished();
     },
     clock,
     log,
@@ -157,18 +133,14 @@ export async function runCommand(options: RunOptions): Promise<number> {
     clock,
     resyncMs,
     // Both sources in one desired set; a file never defines a key the API holds (`taken`).
-    onPods: (pods) => {
-      filePods = pods;
-      gate.offer(new Map([...pods, ...apiSource.pods()]));
-    },
-    taken: () => apiSource.taken(),
+    onPods: (pods) => gate.offer(sources.desired(pods)),
+    taken: () => sources.api.taken(),
     ...refusedManifestReporting(store, runtime, options, clock, refusedFiles, (events) => events.forEach((event) => out(eventLine(event, started))), log),
     onReadFailure: (message) => err(`error: ${message}`),
   });
   kubelet.start();
   watcher.start();
-  // An API write reads the files again too: a name the API freed may let a refused file's pod run.
-  apiSource.onChange(() => watcher.scan());
+  sources.attach(kubelet, () => watcher.scan());
 
   await signalled;
   if (api && "stop" in api) await api.stop();

@@ -92,8 +92,28 @@ export class StoreReader {
     // loop has not synced yet): a client must see the version a precondition is checked against.
     const revision = "max(revision, coalesce((SELECT resource_version FROM api_pods WHERE api_pods.uid = pods.uid), 0)) AS revision";
     const columns = POD_COLUMNS.replace("revision, created_revision", `${revision}, created_revision`);
-    const rows = this.query(`SELECT ${columns} FROM pods WHERE ${where.join(" AND ")} ORDER BY namespace, name`).all(...params);
-    return rows.map(podRow);
+    const rows = this.query(`SELECT ${columns} FROM pods WHERE ${where.join(" AND ")} ORDER BY namespace, name`).all(...params).map(podRow);
+    const pending = this.pendingApiPods(filter);
+    if (pending.length === 0) return rows;
+    const order = (row: PodRow) => `${row.namespace}\u0000${row.name}`;
+    return [...rows, ...pending].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  }
+
+  /**
+   * Pods created through the API that the loop has not checkpointed yet (it may be creating their
+   * sandbox): served Pending from the object as accepted, as the API server serves a pod before
+   * its kubelet has reported, so a create is never followed by a 404.
+   */
+  private pendingApiPods(filter: { namespace?: string; name?: string }): PodRow[] {
+    const where = ["NOT EXISTS (SELECT 1 FROM pods WHERE pods.uid = api_pods.uid)", "deletion_requested_at IS NULL"];
+    const params: string[] = [];
+    if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
+    if (filter.name !== undefined) (where.push("name = ?"), params.push(filter.name));
+    const sql = `SELECT uid, namespace, name, NULL AS deleted_at, resource_version AS revision, resource_version AS created_revision, object_json FROM api_pods WHERE ${where.join(" AND ")}`;
+    return this.query(sql)
+      .all(...params)
+      .map(podRow)
+      .map((row) => ({ ...row, object: { ...row.object, status: { phase: "Pending", qosClass: "BestEffort" } } }));
   }
 
   /** Refused manifest files as `get` lists them (STATUS Invalid), by namespace then name; optionally narrowed. */

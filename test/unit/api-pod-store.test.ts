@@ -105,6 +105,25 @@ describe("API pods in the store (migrations/0005)", () => {
     h.agent.close();
   });
 
+  test("a pod created but not yet checkpointed by the loop is served Pending, then as the loop reports it", async () => {
+    using dir = tempDir();
+    const h = storeHarness(dir.path);
+    const apiPods = new SqliteApiPodStore(h.agent.db, h.store.revisions);
+    const web = pod({ name: "web", namespace: "default", node: "", containers: [container("app")] });
+    const stored = apiPods.create({ ...newPod("web"), uid: web.uid });
+    const reader = new StoreReader(openReadonlyDatabase(h.dbPath));
+    const [pending] = reader.livePods({ namespace: "default" });
+    expect(pending).toMatchObject({ uid: web.uid, name: "web", revision: stored.resourceVersion, deletedAt: null });
+    expect(pending!.object.status).toEqual({ phase: "Pending", qosClass: "BestEffort" });
+    expect(pending!.object.metadata.name).toBe("web");
+    await h.kubelet.sync(desired(web));
+    const rows = reader.livePods({ namespace: "default" });
+    expect(rows.map((row) => row.uid)).toEqual([web.uid]);
+    expect(rows[0]!.object.status!.phase).toBe("Running");
+    reader.db.close();
+    h.agent.close();
+  });
+
   test("markDeleting checks the preconditions, keeps the shorter grace, and remove drops only that incarnation", () => {
     using dir = tempDir();
     const { agent, apiPods } = openStores(dir.path);

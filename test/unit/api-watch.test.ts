@@ -70,6 +70,20 @@ describe("pods watch", () => {
     h.close();
   });
 
+  test("from RV N: a pod that existed at N and was deleted before the watch began is DELETED (kubectl delete's --wait)", async () => {
+    using dir = tempDir();
+    const { h, web } = crashLoop(dir.path);
+    await h.kubelet.sync(desired(web));
+    await h.advance(0.5);
+    const rv = h.api.store.revision();
+    await h.kubelet.sync(desired());
+    await h.advance(35);
+    const watch = readWatch(watchPods(h, `fieldSelector=metadata.name%3Dweb-lab&resourceVersion=${rv}&watch=true`));
+    await settle();
+    expect(watch.lines.map(podLine)).toEqual(["DELETED web-lab 0 Error"]);
+    h.close();
+  });
+
   test("get pod NAME -w: RV 0 with a metadata.name selector sends that pod's synthetic ADDED first, then only its changes", async () => {
     using dir = tempDir();
     const { h, crash, web } = crashLoop(dir.path);

@@ -1,0 +1,77 @@
+/**
+ * `run`'s two pod sources in one desired set: the manifest files (static pods) and the pods created
+ * through the API, kept in the database. The API writes through `writes`; each committed write
+ * wakes the sources (a rescan of the files, which offers the union), never a poll.
+ */
+import type { Database } from "bun:sqlite";
+import type { PodWrites } from "../api/context.ts";
+import { ApiPodSource } from "../kubelet/api-pod-source.ts";
+import type { Kubelet } from "../kubelet/kubelet.ts";
+import { admitApiPod } from "../manifest/api-pod.ts";
+import type { ManifestRules } from "../manifest/admit.ts";
+import type { PodKey, PodSpec } from "../manifest/types.ts";
+import { SqliteApiPodStore } from "../store/api-pod-store.ts";
+import type { SqliteStore } from "../store/pod-store.ts";
+
+export interface PodSourcesOptions {
+  /** The agent's write connection and its store (whose revision counter the API's writes share). */
+  db: Database;
+  store: Pick<SqliteStore, "revisions">;
+  node: string;
+  /** The runtime's rules, which an API pod meets as a file does. */
+  rules: ManifestRules;
+  runtimeName: string;
+  log: (message: string) => void;
+}
+
+export class PodSources {
+  readonly api: ApiPodSource;
+  readonly writes: PodWrites;
+  private files = new Map<PodKey, PodSpec>();
+  private kubelet?: Pick<Kubelet, "pods" | "onPodSynced">;
+
+  constructor(options: PodSourcesOptions) {
+    const store = new SqliteApiPodStore(options.db, options.store.revisions);
+    this.api = new ApiPodSource({ store, node: options.node, rules: options.rules, log: options.log });
+    // Read before the first scan: adoption must see the API's pods too.
+    this.api.read();
+    this.writes = {
+      store,
+      admit: (object, identity, strict) => {
+        const name = (object.metadata as { name?: unknown } | undefined)?.name;
+        const meta = { createdAt: identity.createdAt };
+        return admitApiPod(object, { uid: identity.uid, node: options.node, label: `pod ${JSON.stringify(name ?? "")}`, meta }, { ...options.rules, strict });
+      },
+      fileOf: (namespace, name) => this.files.get(`${namespace}/${name}`)?.source,
+      changed: () => this.api.changed(),
+      runtimeName: options.runtimeName,
+    };
+  }
+
+  /** The files' newest pods: returns the desired set, both sources (a file never holds a key the API has). */
+  desired(files: Map<PodKey, PodSpec>): Map<PodKey, PodSpec> {
+    this.files = files;
+    return new Map([...files, ...this.api.pods()]);
+  }
+
+  /**
+   * Connects the sources to the loop: an API write rescans the files (a name the API freed may let
+   * a refused file's pod run, and the scan offers the union), and a deleted API pod's row goes once
+   * the loop no longer runs it. Call `removeFinished` after each sync as well (a restart may find a
+   * deleted pod already gone).
+   */
+  attach(kubelet: Pick<Kubelet, "pods" | "onPodSynced">, rescan: () => void): void {
+    this.kubelet = kubelet;
+    this.api.onChange(rescan);
+    kubelet.onPodSynced((pod, removed) => {
+      if (removed && pod.spec.api) this.removeFinished();
+    });
+  }
+
+  /** Removes the rows of deleted API pods the loop has finished stopping (deferred: never inside a pass). */
+  removeFinished(): void {
+    const kubelet = this.kubelet;
+    if (!kubelet) return;
+    queueMicrotask(() => this.api.removeFinished((key, uid) => kubelet.pods.get(key)?.spec.uid === uid));
+  }
+}
