@@ -24,15 +24,15 @@ type Json = Record<string, unknown>;
 /** The annotations the agent adds to every pod it serves: never stored as the user's. */
 const AGENT_ANNOTATION = /^kubernetes\.io\/config\./;
 
-export interface UpdateTarget {
+interface UpdateTarget {
   writes: PodWrites;
   stored: StoredApiPod;
-  /** The pod as a GET serves it now: what a patch applies to. */
+  /** The pod as it stands (servedObject): what a patch applies to. */
   current: JsonObject;
 }
 
 /** The API pod a write names, or the API server's refusal: 405 for a file's pod, 404 for none. */
-export function updateTarget(request: ApiRequest, api: ApiContext, refuse: () => never): UpdateTarget | undefined {
+function updateTarget(request: ApiRequest, api: ApiContext, refuse: () => never): UpdateTarget | undefined {
   const { namespace, name } = request.params as { namespace: string; name: string };
   const writes = api.podWrites;
   if (!writes) refuse();
@@ -63,7 +63,7 @@ function servedObject(api: ApiContext, writes: PodWrites, stored: StoredApiPod):
 }
 
 /** PATCH: the body (read once by the caller) applied to the pod as served, by its Content-Type. */
-export function patchedObject(request: ApiRequest, target: UpdateTarget, body: Uint8Array): JsonObject {
+function patchedObject(request: ApiRequest, target: UpdateTarget, body: Uint8Array): JsonObject {
   const kind = patchKind(request.headers.get("content-type"));
   if (!kind) {
     const accepted = Object.values(PATCH_CONTENT_TYPES).join(", ");
@@ -81,7 +81,7 @@ export function patchedObject(request: ApiRequest, target: UpdateTarget, body: U
  * Stores `next` as the new version of the target's pod, after every check, if the pod is still at
  * `expected` (a 409 Conflict otherwise; undefined: whatever its version); answers 200 with it.
  */
-export function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, next: JsonObject, expected: number | undefined): Response {
+function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, next: JsonObject, expected: number | undefined): Response {
   const { writes, stored, current } = target;
   const options = writeOptions(request.query);
   const metadata = (isObject(next.metadata) ? next.metadata : {}) as Json;

@@ -118,6 +118,16 @@ describeWithKubectl("kubectl label, annotate, set image, edit and replace of an 
     expect((await kubectl(kubectl_, "get", "pod", name, "-o", "jsonpath={.spec.containers[1].image}")).stdout).toBe("busybox:10");
   });
 
+  test("replace sends the file as a PUT: a new image is taken, a new command refused", async () => {
+    const file = writeFile(`${name}-put.yaml`, manifest(name, { image: "busybox:11" }).replace("side, image: \"busybox:1\"", "side, image: \"busybox:10\""));
+    expect(await kubectl(kubectl_, "replace", "-f", file)).toMatchObject({ status: 0, stdout: `pod/${name} replaced\n` });
+    expect((await kubectl(kubectl_, "get", "pod", name, "-o", "jsonpath={.spec.containers[*].image}")).stdout).toBe("busybox:11 busybox:10");
+    writeFile(`${name}-put.yaml`, manifest(name, { command: "7" }));
+    const refused = await kubectl(kubectl_, "replace", "-f", file);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`The Pod "${name}" is invalid: spec: Forbidden: pod updates may not change fields other than`);
+  });
+
   test("replace --force deletes the pod and creates it again from the file (a new uid)", async () => {
     const before = (await kubectl(kubectl_, "get", "pod", name, "-o", "jsonpath={.metadata.uid}")).stdout;
     const file = writeFile(`${name}-replaced.yaml`, manifest(name, { command: "999" }));
