@@ -118,6 +118,19 @@ describeWithKubectl("kubectl label, annotate, set image, edit and replace of an 
     expect((await kubectl(kubectl_, "get", "pod", name, "-o", "jsonpath={.spec.containers[1].image}")).stdout).toBe("busybox:10");
   });
 
+  test("kubectl patch with each patch type; the status subresource stays read-only", async () => {
+    const json = '[{"op":"replace","path":"/spec/containers/0/image","value":"busybox:12"}]';
+    expect(await kubectl(kubectl_, "patch", "pod", name, "--type=json", "-p", json)).toMatchObject({ status: 0, stdout: `pod/${name} patched\n` });
+    expect(await kubectl(kubectl_, "patch", "pod", name, "--type=merge", "-p", '{"metadata":{"labels":{"patched":"merge"}}}')).toMatchObject({ status: 0 });
+    const strategic = '{"spec":{"containers":[{"name":"web","image":"busybox:13"}]}}';
+    expect(await kubectl(kubectl_, "patch", "pod", name, "--type=strategic", "-p", strategic)).toMatchObject({ status: 0 });
+    const got = await kubectl(kubectl_, "get", "pod", name, "-o", "jsonpath={.spec.containers[0].image} {.metadata.labels.patched}");
+    expect(got.stdout).toBe("busybox:13 merge");
+    const status = await kubectl(kubectl_, "patch", "pod", name, "--subresource=status", "--type=merge", "-p", '{"status":{"phase":"Failed"}}');
+    expect(status.status).toBe(1);
+    expect(status.stderr).toContain("Error from server (MethodNotAllowed)");
+  });
+
   test("replace sends the file as a PUT: a new image is taken, a new command refused", async () => {
     const file = writeFile(`${name}-put.yaml`, manifest(name, { image: "busybox:11" }).replace("side, image: \"busybox:1\"", "side, image: \"busybox:10\""));
     expect(await kubectl(kubectl_, "replace", "-f", file)).toMatchObject({ status: 0, stdout: `pod/${name} replaced\n` });
