@@ -75,6 +75,25 @@ describe("a pod updated in place", () => {
     expect([side.state, side.restartCount, side.spec.image]).toEqual(["running", 1, "busybox:3"]);
   });
 
+  test("a sidecar's new image restarts the sidecar; a finished init container's new image runs nothing again", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("setup", { exitAfterMs: 100, exitCode: 0 });
+    const base = pod({ name: "web", grace: 5, init: [container("setup"), container("proxy", { restartPolicy: "Always" })], containers: [container("web")] });
+    await h.kubelet.sync(desired(base));
+    await h.advance(2);
+    const mark = h.events.length;
+    const withInitImages = (spec: PodSpec): PodSpec => ({ ...spec, initContainers: spec.initContainers.map((c) => ({ ...c, image: "busybox:2" })) });
+    await h.kubelet.sync(desired(updated(base, withInitImages)));
+    await h.advance(2);
+    expect(h.events.slice(mark).map((e) => `${e.reason} ${e.container}`)).toEqual(["Killing proxy", "Exited proxy", "Created proxy", "Started proxy"]);
+    const record = h.pod(base.key)!;
+    expect(record.init.map((c) => [c.name, c.state, c.restartCount, c.spec.image])).toEqual([
+      ["setup", "terminated", 0, "busybox:2"],
+      ["proxy", "running", 1, "busybox:2"],
+    ]);
+    expect(record.app[0]!.restartCount).toBe(0);
+  });
+
   test("a change of labels or annotations restarts nothing", async () => {
     const h = harness();
     const base = twoContainers();
