@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { PodSpec } from "../../src/manifest/types.ts";
+import { agent, restart, world } from "../adoption-harness.ts";
 import { harness } from "../kubelet-harness.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 
@@ -119,5 +120,42 @@ describe("a pod updated in place", () => {
     expect(record.spec.uid).toBe("uid-web-2");
     expect(record.app.map((c) => c.restartCount)).toEqual([0, 0]);
     expect(h.events.filter((e) => e.reason === "Killing").map((e) => e.message)).toEqual(["Stopping container web", "Stopping container side"]);
+  });
+});
+
+describe("a pod updated in place across an agent restart", () => {
+  test("an update the old agent never saw restarts the changed container once the next agent has adopted the pod", async () => {
+    const { clock, runtime, store } = world();
+    const first = agent(clock, runtime, store);
+    const base = twoContainers();
+    await first.kubelet.sync(desired(base));
+    const side = first.kubelet.pods.get(base.key)!.app[1]!.containerId;
+    const next = updated(base, (spec) => withImage(spec, "web", "busybox:2"));
+    const second = await restart(clock, runtime, store, first.kubelet, desired(next));
+    await second.advance(1);
+    const record = second.kubelet.pods.get(base.key)!;
+    expect(record.app.map((c) => [c.name, c.restartCount, c.spec.image])).toEqual([
+      ["web", 1, "busybox:2"],
+      ["side", 0, "busybox:1.36"],
+    ]);
+    expect(record.app[1]!.containerId).toBe(side!);
+    expect(second.events.filter((e) => e.reason === "Killing").map((e) => e.message)).toEqual(["Container web definition changed, will be restarted"]);
+  });
+
+  test("an agent killed while the changed container was stopping: the next one finishes the restart (the mark is checkpointed)", async () => {
+    const { clock, runtime, store } = world();
+    runtime.behaviours.set("web", { ignoreSigterm: true });
+    const first = agent(clock, runtime, store);
+    // Under Never only the mark restarts it: the exit alone would leave it terminated.
+    const base = twoContainers("Never");
+    await first.kubelet.sync(desired(base));
+    const next = updated(base, (spec) => withImage(spec, "web", "busybox:2"));
+    await first.kubelet.sync(desired(next));
+    expect(first.kubelet.pods.get(base.key)!.app[0]!.stopping?.cause).toBe("changed");
+    const second = await restart(clock, runtime, store, first.kubelet, desired(next));
+    await second.advance(10);
+    const web = second.kubelet.pods.get(base.key)!.app[0]!;
+    expect([web.state, web.restartCount, web.spec.image, web.definitionChanged]).toEqual(["running", 1, "busybox:2", undefined]);
+    expect(runtime.startsOf("web")).toBe(2);
   });
 });
