@@ -38,7 +38,8 @@ function updateTarget(request: ApiRequest, api: ApiContext, refuse: () => never)
   if (!writes) refuse();
   const stored = writes.store.get(namespace, name);
   if (!stored) {
-    if (writes.fileOf(namespace, name)) refuse();
+    // A pod the API did not create (a manifest file's) is refused with its file.
+    if (writes.fileOf(namespace, name) || api.store.livePods({ namespace, name }).length > 0) refuse();
     return undefined;
   }
   return { writes, stored, current: servedObject(api, writes, stored) };

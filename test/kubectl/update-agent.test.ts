@@ -17,7 +17,9 @@ let session: KubectlSession;
 
 beforeAll(async () => {
   ws = new Workspace();
+  ws.write("static.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: static}\nspec:\n  containers:\n    - {name: app, image: busybox, command: [sleep, '600']}\n");
   ({ agent, session } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
+  await agent.waitForOutput("Started default/static-n1 app", 15_000);
 }, 120_000);
 
 afterAll(async () => {
@@ -129,6 +131,15 @@ describeWithKubectl("kubectl label, annotate, set image, edit and replace of an 
     const status = await kubectl(kubectl_, "patch", "pod", name, "--subresource=status", "--type=merge", "-p", '{"status":{"phase":"Failed"}}');
     expect(status.status).toBe(1);
     expect(status.stderr).toContain("Error from server (MethodNotAllowed)");
+  });
+
+  test("a manifest file's pod is refused naming its file, for a label as for set image", async () => {
+    for (const args of [["label", "pod", "static-n1", "x=y"], ["set", "image", "pod/static-n1", "app=busybox:2"]]) {
+      const refused = await kubectl(kubectl_, ...args);
+      expect(refused.status).toBe(1);
+      // label prints `Error from server (MethodNotAllowed): ...`, set image `error: failed to patch image update to pod template: ...`.
+      expect(refused.stderr).toContain(`pod static-n1 comes from the manifest file ${join(ws.manifests, "static.yaml")}: edit the file to change it`);
+    }
   });
 
   test("replace sends the file as a PUT: a new image is taken, a new command refused", async () => {
