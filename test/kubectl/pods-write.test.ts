@@ -111,6 +111,17 @@ for (const { runtime, namespace: ns, node, image, pull, wrap } of RUNS) {
         expect((await session.run(kubectl, ["-n", ns, "get", "pods", "-o", "name"])).stdout).not.toContain("bad");
       }, 60_000);
 
+      test("--dry-run=server stores nothing; a body naming another namespace than the URL is the API server's 400", async () => {
+        const dry = await session.run(kubectl, ["-n", ns, "create", "-f", podFile("dry.yaml", podYaml("dry")), "--dry-run=server"]);
+        expect(dry).toMatchObject({ status: 0, stdout: "pod/dry created (server dry run)\n" });
+        expect((await session.run(kubectl, ["-n", ns, "get", "pod", "dry"])).status).toBe(1);
+        expect(ws.query("SELECT name FROM api_pods WHERE name = 'dry'")).toEqual([]);
+        const other = podFile("other.json", JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "other", namespace: "elsewhere" }, spec: { containers: [{ name: "app", image, command: ["sleep", "1"] }] } }));
+        const raw = await session.run(kubectl, ["create", "--raw", `/api/v1/namespaces/${ns}/pods`, "-f", other]);
+        expect(raw.status).toBe(1);
+        expect(raw.stderr).toContain("the namespace of the provided object does not match the namespace sent on the request");
+      }, 30_000);
+
       test("a name a manifest file's pod holds is taken", async () => {
         const clash = await session.run(kubectl, ["-n", ns, "create", "-f", podFile("clash.yaml", podYaml(filePod))]);
         expect(clash.status).toBe(1);

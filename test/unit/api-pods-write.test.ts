@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test";
+import type { ApiRequest } from "../../src/api/http.ts";
+import { createPod } from "../../src/api/pods-create.ts";
+import { deletePod } from "../../src/api/pods-delete.ts";
+import { ApiError } from "../../src/api/status.ts";
+import { PodSources } from "../../src/cli/run-sources.ts";
+import { apiHarness } from "../api-watch-fixtures.ts";
+import { tempDir } from "../store-fixtures.ts";
+
+function request(method: string, path: string, params: Record<string, string>, body?: unknown): ApiRequest {
+  const url = new URL(path, "http://127.0.0.1");
+  return {
+    method,
+    url,
+    headers: new Headers({ "Content-Type": "application/json" }),
+    params,
+    query: url.searchParams,
+    signal: new AbortController().signal,
+    body: async () => new TextEncoder().encode(body === undefined ? "" : JSON.stringify(body)),
+    upgrade: () => undefined,
+  };
+}
+
+/** The API over a fake-runtime agent whose pod writes go to its store, as `run` wires them. */
+function writableApi(dir: string) {
+  const h = apiHarness(dir);
+  const sources = new PodSources({ db: h.agent.db, store: h.store, node: "lab", rules: { runtime: "process" }, runtimeName: "fake", log: () => {} });
+  const api = { ...h.api, podWrites: sources.writes };
+  const create = (body: unknown, query = "") => createPod(request("POST", `/api/v1/namespaces/default/pods${query}`, { namespace: "default" }, body), api);
+  const remove = (name: string, body?: unknown, query = "") => deletePod(request("DELETE", `/api/v1/namespaces/default/pods/${name}${query}`, { namespace: "default", name }, body), api);
+  return { h, sources, api, create, remove };
+}
+
+const web = { apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [{ name: "app", image: "busybox", command: ["sleep", "60"] }] } };
+
+async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error("the request was accepted");
+}
+
+describe("pod writes over HTTP", () => {
+  test("a create answers 201 with the stored pod's uid and resourceVersion; the object carries what the server set", async () => {
+    using dir = tempDir();
+    const { h, sources, create } = writableApi(dir.path);
+    const response = await create({ ...web, metadata: { ...web.metadata, uid: "mine", resourceVersion: "7" }, status: { phase: "Running" } });
+    expect(response.status).toBe(201);
+    const body = (await response.json()) as any;
+    const stored = sources.writes.store.get("default", "web")!;
+    expect(body.metadata).toMatchObject({ name: "web", namespace: "default", uid: stored.uid, resourceVersion: String(stored.resourceVersion) });
+    expect(stored.uid).not.toBe("mine");
+    expect(body.status.phase).toBe("Pending");
+    expect(stored.object.status).toBeUndefined();
+    h.close();
+  });
+
+  test("an invalid pod is a 422 with one cause per field; unknown fields are a 400 only under fieldValidation=Strict", async () => {
+    using dir = tempDir();
+    const { h, sources, create } = writableApi(dir.path);
+    const invalid = await refusal(create({ ...web, spec: { restartPolicy: "Sometimes", containers: [{ name: "app" }] } }));
+    expect(invalid.code).toBe(422);
+    expect(invalid.details!.causes!.map((cause) => `${cause.field}: ${cause.message.split(":")[0]}`).sort()).toEqual([
+      "spec.containers[0].command: Required value",
+      "spec.containers[0].image: Required value",
+      "spec.restartPolicy: Invalid value",
+    ]);
+    const typo = { ...web, spec: { containers: [{ ...web.spec.containers[0], comand: ["x"] }] } };
+    const strict = await refusal(create(typo, "?fieldValidation=Strict"));
+    expect(strict.code).toBe(400);
+    expect(strict.message).toBe('strict decoding error: unknown field "spec.containers[0].comand"');
+    const warned = await create(typo, "?fieldValidation=Warn");
+    expect(warned.status).toBe(201);
+    expect(warned.headers.get("Warning")).toBe('299 - "unknown field \\"spec.containers[0].comand\\""');
+    expect(sources.writes.store.list().map((pod) => pod.name)).toEqual(["web"]);
+    h.close();
+  });
+
+  test("a delete takes its grace from DeleteOptions, else the query, else the pod; preconditions and dryRun are honoured", async () => {
+    using dir = tempDir();
+    const { h, sources, create, remove } = writableApi(dir.path);
+    await create({ ...web, spec: { ...web.spec, terminationGracePeriodSeconds: 7 } });
+    const stored = sources.writes.store.get("default", "web")!;
+    const stale = await refusal(remove("web", { preconditions: { uid: "other" } }));
+    expect(stale.code).toBe(409);
+    expect(stale.message).toBe(`Precondition failed: UID in precondition: other, UID in object meta: ${stored.uid}`);
+    const dry = (await (await remove("web", { gracePeriodSeconds: 3 }, "?dryRun=All")).json()) as any;
+    expect(dry.metadata.deletionGracePeriodSeconds).toBe(3);
+    expect(sources.writes.store.get("default", "web")!.deletion).toBeUndefined();
+    expect(((await (await remove("web", undefined, "?gracePeriodSeconds=5")).json()) as any).metadata.deletionGracePeriodSeconds).toBe(5);
+    expect(((await (await remove("web", { gracePeriodSeconds: 2 }, "?gracePeriodSeconds=4")).json()) as any).metadata.deletionGracePeriodSeconds).toBe(2);
+    expect(sources.writes.store.get("default", "web")!.deletion!.gracePeriodSeconds).toBe(2);
+    expect((await refusal(remove("web", { gracePeriodSeconds: -1 }))).code).toBe(400);
+    await create({ ...web, metadata: { name: "own" }, spec: { ...web.spec, terminationGracePeriodSeconds: 7 } });
+    expect(((await (await remove("own", { propagationPolicy: "Background" })).json()) as any).metadata.deletionGracePeriodSeconds).toBe(7);
+    expect((await refusal(remove("nope"))).code).toBe(404);
+    h.close();
+  });
+});
