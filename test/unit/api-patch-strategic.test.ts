@@ -176,3 +176,32 @@ describe("bodies captured from kubectl 1.33 (-v=8) against the agent", () => {
     expect(containers(strategicMergePatch(current(), JSON.parse(body))).map((c) => c.image)).toEqual(["busybox:1", "busybox:2"]);
   });
 });
+
+describe("element order, as apimachinery's normalizeElementOrder gives it", () => {
+  const withEnv = (names: string[]): JsonObject => ({ spec: { containers: [{ name: "app", env: names.map((name) => ({ name, value: name.toLowerCase() })) }] } });
+  const envNames = (object: JsonObject) => ((containers(object)[0]!.env as JsonObject[]) ?? []).map((e) => e.name);
+
+  test("without $setElementOrder the patch's order wins, a server-only element placed where the server had it", () => {
+    const patched = strategicMergePatch(withEnv(["B", "C", "A"]), { spec: { containers: [{ name: "app", env: [{ name: "A", value: "1" }, { name: "B", value: "2" }, { name: "D", value: "3" }] }] } });
+    expect(envNames(patched)).toEqual(["C", "A", "B", "D"]);
+  });
+
+  test("with $setElementOrder, a deletion and an addition: the server's own elements interleave by their live positions", () => {
+    const patched = strategicMergePatch(withEnv(["ENV2", "ENV5", "ENV1", "ENV3", "ENV4"]), {
+      spec: {
+        containers: [
+          {
+            name: "app",
+            "$setElementOrder/env": [{ name: "ENV1" }, { name: "ENV2" }, { name: "ENV6" }],
+            env: [{ $patch: "delete", name: "ENV3" }, { name: "ENV6", value: "new" }],
+          },
+        ],
+      },
+    });
+    expect(envNames(patched)).toEqual(["ENV5", "ENV1", "ENV2", "ENV6", "ENV4"]);
+  });
+
+  test("$setElementOrder alone reorders; names it holds that the list lacks are ignored", () => {
+    expect(envNames(strategicMergePatch(withEnv(["B", "A"]), { spec: { containers: [{ name: "app", "$setElementOrder/env": [{ name: "C" }, { name: "A" }, { name: "B" }] }] } }))).toEqual(["A", "B"]);
+  });
+});

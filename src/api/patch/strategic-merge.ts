@@ -43,6 +43,22 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
     }
     for (const key of Object.keys(original)) if (!retain.includes(key)) delete original[key];
   }
+  // As apimachinery does: each $setElementOrder first, with the list it orders; then deletions
+  // from primitive lists; then every other field.
+  const ordered = new Set<string>();
+  for (const [key, order] of Object.entries(patch)) {
+    if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
+    const field = key.slice(SET_ELEMENT_ORDER.length);
+    if (!Array.isArray(order)) throw new PatchError(`${join(path, key)}: must be a list, got ${JSON.stringify(order)}`);
+    const before = original[field];
+    const meta = schema?.field(field);
+    if (patch[field] !== undefined) {
+      mergeField(original, field, patch[field]!, meta, join(path, field));
+      ordered.add(field);
+    }
+    const merged = original[field];
+    if (Array.isArray(merged)) original[field] = inElementOrder(merged, order, Array.isArray(before) ? before : [], meta?.mergeKey);
+  }
   for (const [key, values] of Object.entries(patch)) {
     if (!key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) continue;
     const field = key.slice(DELETE_FROM_PRIMITIVE_LIST.length);
@@ -53,32 +69,24 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
     original[field] = current.filter((item) => !values.some((value) => sameValue(value, item)));
   }
   for (const [key, value] of Object.entries(patch)) {
-    if (isDirectiveKey(key)) continue;
-    const where = join(path, key);
-    if (value === null) {
-      delete original[key];
-      continue;
-    }
-    const meta = schema?.field(key);
-    const current = original[key];
-    if (isObject(value) && value[DIRECTIVE] === "delete") {
-      delete original[key];
-    } else if (isObject(value) && isObject(current) && !meta?.strategies.includes("replace")) {
-      original[key] = mergeMap(current, value, meta?.schema, where);
-    } else if (Array.isArray(value) && meta?.strategies.includes("merge")) {
-      original[key] = mergeList(Array.isArray(current) ? current : [], value, meta, where);
-    } else {
-      original[key] = fresh(value, meta, where);
-    }
-  }
-  for (const [key, order] of Object.entries(patch)) {
-    if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
-    const field = key.slice(SET_ELEMENT_ORDER.length);
-    if (!Array.isArray(order)) throw new PatchError(`${join(path, key)}: must be a list, got ${JSON.stringify(order)}`);
-    const list = original[field];
-    if (Array.isArray(list)) original[field] = reorder(list, order, schema?.field(field).mergeKey);
+    if (isDirectiveKey(key) || ordered.has(key)) continue;
+    mergeField(original, key, value, schema?.field(key), join(path, key));
   }
   return original;
+}
+
+/** Merges one field of the patch into `original` (mutated), by the field's patch strategy. */
+function mergeField(original: JsonObject, key: string, value: Json, meta: FieldPatchMeta | undefined, where: string): void {
+  const current = original[key];
+  if (value === null || (isObject(value) && value[DIRECTIVE] === "delete")) {
+    delete original[key];
+  } else if (isObject(value) && isObject(current) && !meta?.strategies.includes("replace")) {
+    original[key] = mergeMap(current, value, meta?.schema, where);
+  } else if (Array.isArray(value) && meta?.strategies.includes("merge")) {
+    original[key] = mergeList(Array.isArray(current) ? current : [], value, meta, where);
+  } else {
+    original[key] = fresh(value, meta, where);
+  }
 }
 
 /** A patch value with nothing under it in the original: its directives and nulls are resolved against nothing. */
@@ -91,7 +99,8 @@ function fresh(value: Json, meta: FieldPatchMeta | undefined, path: string): Jso
 function mergeList(original: Json[], patch: Json[], meta: FieldPatchMeta, path: string): Json[] {
   if (patch.every((item) => !isObject(item))) {
     if (patch.some(Array.isArray)) throw new PatchError(`${path}: lists of lists cannot be merged`);
-    return [...original, ...patch.filter((item, index) => !original.some((o) => sameValue(o, item)) && patch.findIndex((p) => sameValue(p, item)) === index)];
+    const union = [...original, ...patch.filter((item, index) => !original.some((o) => sameValue(o, item)) && patch.findIndex((p) => sameValue(p, item)) === index)];
+    return inElementOrder(union, patch, original, undefined);
   }
   const elements = patch.map((item, index) => {
     if (!isObject(item)) throw new PatchError(`${path}[${index}]: a list merged by key holds only objects, got ${JSON.stringify(item)}`);
@@ -103,35 +112,59 @@ function mergeList(original: Json[], patch: Json[], meta: FieldPatchMeta, path: 
   }
   const key = meta.mergeKey;
   if (!key) throw new PatchError(`${path}: the list has no merge key to merge by`);
-  const merged = [...original];
+  let merged = [...original];
+  for (const item of elements) {
+    if (item[DIRECTIVE] !== "delete") continue;
+    if (item[key] === undefined) throw new PatchError(`${path}: map: ${JSON.stringify(item)} does not contain declared merge key: ${key}`);
+    merged = merged.filter((element) => !(isObject(element) && sameValue(element[key]!, item[key]!)));
+  }
+  // The server's order is the list once the deletions are done.
+  const serverOrder = [...merged];
+  const sent: JsonObject[] = [];
   for (const [index, item] of elements.entries()) {
     const value = item[key];
     if (value === undefined) throw new PatchError(`${path}[${index}]: map: ${JSON.stringify(item)} does not contain declared merge key: ${key}`);
-    const at = merged.findIndex((element) => isObject(element) && sameValue(element[key]!, value));
     const directive = item[DIRECTIVE];
-    if (directive === "delete") {
-      if (at >= 0) merged.splice(at, 1);
-      continue;
-    }
-    if (directive !== undefined && directive !== "merge") throw new PatchError(`${path}[${index}]: unknown patch type: ${JSON.stringify(directive)} in list`);
+    if (directive === "delete") continue;
+    if (directive !== undefined) throw new PatchError(`${path}[${index}]: unknown patch type: ${JSON.stringify(directive)} in list`);
+    sent.push(item);
+    const at = merged.findIndex((element) => isObject(element) && sameValue(element[key]!, value));
     const where = `${path}[${index}]`;
     if (at >= 0) merged[at] = mergeMap(merged[at] as JsonObject, item, meta.schema, where);
     else merged.push(mergeMap({}, item, meta.schema, where));
   }
-  return merged;
+  return inElementOrder(merged, sent, serverOrder, key);
 }
 
 /**
- * The merged list in `$setElementOrder`'s order: the elements the order names take, in that order,
- * the places such elements held; elements it does not name (the server's own) keep their places.
+ * The merged list in the order apimachinery gives it: the elements `order` names (the patch list,
+ * or a `$setElementOrder`) in that order, the others (the server's own) in the server's order,
+ * and the two interleaved where the server's order places them, an element the server does not
+ * know (a new one) taking its place in the patch's sequence.
  */
-function reorder(list: Json[], order: Json[], mergeKey: string | undefined): Json[] {
-  const identity = (item: Json): Json | undefined => (mergeKey && isObject(item) ? item[mergeKey] : item);
-  const rank = (item: Json) => order.findIndex((entry) => sameValue(identity(entry) ?? null, identity(item) ?? null));
-  const slots = list.flatMap((item, index) => (rank(item) >= 0 ? [index] : []));
-  const ordered = slots.map((index) => list[index]!).sort((a, b) => rank(a) - rank(b));
-  const result = [...list];
-  slots.forEach((slot, i) => (result[slot] = ordered[i]!));
+function inElementOrder(merged: Json[], order: Json[], serverOrder: Json[], mergeKey: string | undefined): Json[] {
+  const identity = (item: Json): Json => (mergeKey && isObject(item) ? (item[mergeKey] ?? null) : item);
+  const indexIn = (list: Json[], item: Json) => list.findIndex((entry) => sameValue(identity(entry), identity(item)));
+  const rank = (list: Json[]) => (item: Json) => {
+    const at = indexIn(list, item);
+    return at < 0 ? Infinity : at;
+  };
+  const byRank = (of: (item: Json) => number) => (a: Json, b: Json) => (of(a) === of(b) ? 0 : of(a) < of(b) ? -1 : 1);
+  const sent = merged.filter((item) => indexIn(order, item) >= 0).sort(byRank(rank(order)));
+  const serverOnly = merged.filter((item) => indexIn(order, item) < 0).sort(byRank(rank(serverOrder)));
+  const result: Json[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < sent.length) {
+    if (j >= sent.length) result.push(serverOnly[i++]!);
+    else if (i >= serverOnly.length) result.push(sent[j++]!);
+    else {
+      const left = indexIn(serverOrder, serverOnly[i]!);
+      const right = indexIn(serverOrder, sent[j]!);
+      if (left >= 0 && right >= 0 && left < right) result.push(serverOnly[i++]!);
+      else result.push(sent[j++]!);
+    }
+  }
   return result;
 }
 
