@@ -127,6 +127,9 @@ describe("strategic merge patch of a Pod", () => {
       spec: { volumes: [{ $retainKeys: ["hostPath", "name"], name: "data", hostPath: { path: "/srv" } }] },
     });
     expect(spec(patched).volumes).toEqual([{ name: "data", hostPath: { path: "/srv" } }]);
+    expect(() => strategicMergePatch(pod(), { spec: { volumes: [{ $retainKeys: ["name"], name: "data", hostPath: { path: "/srv" } }] } })).toThrow(
+      /spec.volumes\[0\].\$retainKeys: the patch sets hostPath, which \$retainKeys does not keep/,
+    );
   });
 
   test("a primitive list with the merge strategy (finalizers) is a set: union, and $deleteFromPrimitiveList removes", () => {

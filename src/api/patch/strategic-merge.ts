@@ -41,6 +41,8 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
     if (!Array.isArray(retain) || !retain.every((key) => typeof key === "string")) {
       throw new PatchError(`${join(path, RETAIN_KEYS)}: must be a list of field names, got ${JSON.stringify(retain)}`);
     }
+    const unretained = Object.keys(patch).find((key) => !isDirectiveKey(key) && !retain.includes(key));
+    if (unretained) throw new PatchError(`${join(path, RETAIN_KEYS)}: the patch sets ${unretained}, which $retainKeys does not keep`);
     for (const key of Object.keys(original)) if (!retain.includes(key)) delete original[key];
   }
   // As apimachinery does: each $setElementOrder first, with the list it orders; then deletions
