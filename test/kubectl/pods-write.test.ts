@@ -155,6 +155,23 @@ for (const { runtime, namespace: ns, node, image, pull, wrap } of RUNS) {
         const missing = await session.run(kubectl, ["-n", ns, "delete", "pod", "nope"]);
         expect(missing.stderr).toContain('Error from server (NotFound): pods "nope" not found');
       }, 60_000);
+
+      test("after kill -9 and a restart, an API pod is adopted: same uid, same container, no restart", async () => {
+        const before = (await get("web"))!;
+        await agent.kill9();
+        session[Symbol.dispose]();
+        agent = new Agent(ws, ["--api-listen", "127.0.0.1:0", "--stop-pods-on-exit", "--runtime", runtime], { node });
+        await waitFor("the API address in the banner", () => /api +https:/.test(agent.stderr), 15_000, () => agent.stderr);
+        session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
+        await running("web");
+        const after = (await get("web")) as unknown as { metadata: Record<string, any>; status: { containerStatuses: { containerID: string; restartCount: number }[] } };
+        const was = before as unknown as typeof after;
+        expect(after.metadata.uid).toBe(before.metadata.uid);
+        expect(after.metadata.creationTimestamp).toBe(before.metadata.creationTimestamp);
+        expect(after.status.containerStatuses[0]!.containerID).toBe(was.status.containerStatuses[0]!.containerID);
+        expect(after.status.containerStatuses[0]!.restartCount).toBe(0);
+        expect(agent.stdout).not.toContain(`Started ${ns}/web `);
+      }, 60_000);
     });
   });
 }
