@@ -15,6 +15,7 @@ import type { ApiContext, PodWrites } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { isObject, PatchError, type JsonObject } from "./patch/json.ts";
 import { applyPatch, decodePatch, patchKind, PATCH_CONTENT_TYPES } from "./patch/apply-patch.ts";
+import { apiPod } from "./pods-api.ts";
 import { ApiError } from "./status.ts";
 import { refuseChange } from "./write-refusals.ts";
 import { createPod } from "./pods-create.ts";
@@ -29,6 +30,8 @@ interface UpdateTarget {
   stored: StoredApiPod;
   /** The pod as it stands (servedObject): what a patch applies to. */
   current: JsonObject;
+  /** The pod as GET serves it (the loop's checkpoint), once the loop has run it. */
+  served?: Json;
 }
 
 /** The API pod a write names, or the API server's refusal: 405 for a file's pod, 404 for none. */
@@ -42,7 +45,8 @@ function updateTarget(request: ApiRequest, api: ApiContext, refuse: () => never)
     if (writes.fileOf(namespace, name) || api.store.livePods({ namespace, name }).length > 0) refuse();
     return undefined;
   }
-  return { writes, stored, current: servedObject(api, writes, stored) };
+  const row = api.store.livePods({ namespace, name }).find((r) => r.uid === stored.uid);
+  return { writes, stored, current: servedObject(writes, stored, row?.object.status), ...(row && { served: apiPod(row) as unknown as Json }) };
 }
 
 /**
@@ -50,8 +54,7 @@ function updateTarget(request: ApiRequest, api: ApiContext, refuse: () => never)
  * up with the last write yet), the status as the loop last checkpointed it, and the resourceVersion
  * the store compares an update with.
  */
-function servedObject(api: ApiContext, writes: PodWrites, stored: StoredApiPod): JsonObject {
-  const row = api.store.livePods({ namespace: stored.namespace, name: stored.name }).find((r) => r.uid === stored.uid);
+function servedObject(writes: PodWrites, stored: StoredApiPod, status: unknown): JsonObject {
   const object = stored.object as Json;
   const resourceVersion = String(writes.store.resourceVersion(stored.namespace, stored.name) ?? stored.resourceVersion);
   return {
@@ -59,7 +62,7 @@ function servedObject(api: ApiContext, writes: PodWrites, stored: StoredApiPod):
     apiVersion: "v1",
     kind: "Pod",
     metadata: { ...(object.metadata as Json), name: stored.name, namespace: stored.namespace, uid: stored.uid, resourceVersion },
-    ...(row?.object.status && { status: row.object.status }),
+    ...(status !== undefined && { status }),
   } as unknown as JsonObject;
 }
 
@@ -118,7 +121,7 @@ function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, n
     }
     writes.changed();
   }
-  const answer = servedAfter(current, object, admitted.pod, resourceVersion);
+  const answer = servedAfter(target.served ?? current, object, admitted.pod, resourceVersion);
   const headers = new Headers({ "Content-Type": "application/json" });
   for (const warning of warnings) headers.append("Warning", warning);
   return new Response(JSON.stringify(answer), { status: 200, headers });
@@ -160,8 +163,8 @@ function comparable(object: Json, pod: PodSpec): Json {
   return { metadata: object.metadata, spec };
 }
 
-/** The updated pod as a GET will serve it: the served object's status, the new metadata and spec. */
-function servedAfter(current: JsonObject, object: Json, pod: PodSpec, resourceVersion: number): Json {
+/** The updated pod as a GET will serve it: the served object's status and the agent's annotations, the new metadata and spec. */
+function servedAfter(current: Json, object: Json, pod: PodSpec, resourceVersion: number): Json {
   const currentMetadata = current.metadata as Json;
   const metadata = object.metadata as Json;
   const agentAnnotations = Object.fromEntries(Object.entries((currentMetadata.annotations ?? {}) as Json).filter(([key]) => AGENT_ANNOTATION.test(key)));

@@ -74,6 +74,10 @@ for (const [label, binary] of [["kubectl 1.27", KUBECTL.versions["1.27"]], ["kub
       expect(await kubectl(kubectl_, "apply", "-f", file)).toMatchObject({ status: 0, stdout: `pod/${name} unchanged\n` });
 
       writeFile(`${name}.yaml`, manifest(name, { image: "busybox:2" }));
+      // kubectl diff is a server-side dry run of the same patch: the one changed line and nothing else.
+      const diff = await kubectl(kubectl_, "diff", "-f", file);
+      expect(diff.status).toBe(1);
+      expect(diff.stdout.split("\n").filter((line) => /^[-+] /.test(line))).toEqual(["-    image: busybox:1", "+    image: busybox:2"]);
       expect(await kubectl(kubectl_, "apply", "-f", file)).toMatchObject({ status: 0, stdout: `pod/${name} configured\n` });
       await agent.waitForOutput(`Normal Killing default/${name} web: Container web definition changed, will be restarted`, 15_000);
       expect(await waitFor("web restarted", async () => ((await restartsWhenRunning(kubectl_, name)) === "side=0 web=1" ? "ok" : undefined), 20_000)).toBe("ok");
