@@ -46,6 +46,46 @@ const OUR_DESCRIPTIONS: Record<string, string> = {
   kind: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
 };
 
+/**
+ * How strategic merge patch treats a field, from the Go types' `patchStrategy` and `patchMergeKey`
+ * tags (k8s.io/api core/v1, apimachinery meta/v1), which the typings do not carry. kubectl reads
+ * them from the document to build a client-side apply, and our PATCH handler reads them from it to
+ * apply one. A list not named here is atomic: a patch replaces it whole.
+ */
+export const PATCH_STRATEGIES: Record<string, Record<string, { strategy: string; mergeKey?: string }>> = {
+  "io.k8s.api.core.v1.PodSpec": {
+    volumes: { strategy: "merge,retainKeys", mergeKey: "name" },
+    initContainers: { strategy: "merge", mergeKey: "name" },
+    containers: { strategy: "merge", mergeKey: "name" },
+    ephemeralContainers: { strategy: "merge", mergeKey: "name" },
+    imagePullSecrets: { strategy: "merge", mergeKey: "name" },
+    hostAliases: { strategy: "merge", mergeKey: "ip" },
+    topologySpreadConstraints: { strategy: "merge", mergeKey: "topologyKey" },
+    schedulingGates: { strategy: "merge", mergeKey: "name" },
+    resourceClaims: { strategy: "merge,retainKeys", mergeKey: "name" },
+  },
+  ...Object.fromEntries(
+    ["Container", "EphemeralContainer"].map((kind) => [
+      `io.k8s.api.core.v1.${kind}`,
+      {
+        ports: { strategy: "merge", mergeKey: "containerPort" },
+        env: { strategy: "merge", mergeKey: "name" },
+        volumeMounts: { strategy: "merge", mergeKey: "mountPath" },
+        volumeDevices: { strategy: "merge", mergeKey: "devicePath" },
+      },
+    ]),
+  ),
+  "io.k8s.api.core.v1.PodStatus": {
+    conditions: { strategy: "merge", mergeKey: "type" },
+    podIPs: { strategy: "merge", mergeKey: "ip" },
+    hostIPs: { strategy: "merge", mergeKey: "ip" },
+  },
+  "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {
+    finalizers: { strategy: "merge" },
+    ownerReferences: { strategy: "merge", mergeKey: "uid" },
+  },
+};
+
 /** `io.k8s.api.core.v1.Probe` -> the typings file that declares it. */
 function typingsFile(id: string): string {
   const name = id.slice(id.lastIndexOf(".") + 1);
@@ -154,6 +194,9 @@ function objectSchema(id: string, declaration: ts.InterfaceDeclaration, typings:
     const text = description(member, typings.source) ?? (typeMeta ? OUR_DESCRIPTIONS[name] : undefined);
     if (text) schema.description = text;
     if (type.$ref) schema.default = {};
+    const patch = PATCH_STRATEGIES[id]?.[name];
+    if (patch?.mergeKey) schema["x-kubernetes-patch-merge-key"] = patch.mergeKey;
+    if (patch) schema["x-kubernetes-patch-strategy"] = patch.strategy;
     properties[name] = schema;
     if (!member.questionToken && !(typeMeta && (name === "apiVersion" || name === "kind"))) required.push(name);
   }

@@ -80,7 +80,7 @@ function v2Schema(schema: Schema): Schema {
   if (schema.items) out.items = v2Schema(schema.items);
   if (schema.additionalProperties && typeof schema.additionalProperties === "object") out.additionalProperties = v2Schema(schema.additionalProperties);
   if (schema.properties) out.properties = Object.fromEntries(Object.entries<Schema>(schema.properties).map(([name, property]) => [name, v2Schema(property)]));
-  if (schema["x-kubernetes-group-version-kind"]) out["x-kubernetes-group-version-kind"] = schema["x-kubernetes-group-version-kind"];
+  for (const [key, value] of Object.entries(schema)) if (key.startsWith("x-kubernetes-")) out[key] = value;
   return out;
 }
 
@@ -106,12 +106,10 @@ function writeSchema(writer: ProtoWriter, schema: Schema): void {
       }
     });
   }
-  const gvk = schema["x-kubernetes-group-version-kind"];
-  if (gvk) {
-    // Vendor extensions travel as YAML text; JSON is YAML.
-    writer.message(SCHEMA.vendorExtension, (named) =>
-      named.string(NAMED.name, "x-kubernetes-group-version-kind").message(NAMED.value, (any) => any.string(ANY_YAML, JSON.stringify(gvk))),
-    );
+  // Vendor extensions (the kind, the patch strategies kubectl 1.27's apply reads) travel as YAML text; JSON is YAML.
+  for (const [key, value] of Object.entries(schema)) {
+    if (!key.startsWith("x-kubernetes-")) continue;
+    writer.message(SCHEMA.vendorExtension, (named) => named.string(NAMED.name, key).message(NAMED.value, (any) => any.string(ANY_YAML, JSON.stringify(value))));
   }
 }
 

@@ -138,6 +138,7 @@ export function beginAttempt(container: ContainerRecord, attempt: number, id: st
   container.stopping = undefined;
   container.started = !container.spec.startupProbe;
   container.probeCounters = undefined;
+  container.definitionChanged = undefined;
   container.ready = container.started && !container.spec.readinessProbe;
 }
 

@@ -24,6 +24,7 @@ import { killRevivedAttempts } from "./runtime-restarts.ts";
 import { ensureSandboxAlive } from "./sandbox-check.ts";
 import { RuntimeIndex } from "./runtime-index.ts";
 import { WakeTimers } from "./wake-timers.ts";
+import { applyInPlaceUpdate, inPlaceChanges, restartChangedContainers } from "./container-changes.ts";
 import { SyncFailures } from "./sync-failures.ts";
 import { PodCheckpoints, type PodStateSink } from "./pod-checkpoints.ts";
 
@@ -154,7 +155,10 @@ export class Kubelet {
       if (!pod) {
         this.pods.set(key, newPodRecord(spec, now));
       } else if (pod.deletionRequestedAt === undefined) {
-        if (pod.spec.configHash !== spec.configHash) {
+        const changed = pod.spec.configHash === spec.configHash ? undefined : inPlaceChanges(pod.spec, spec);
+        if (changed) {
+          applyInPlaceUpdate(pod, spec, changed);
+        } else if (pod.spec.configHash !== spec.configHash) {
           pod.replacement = spec;
           this.requestDeletion(pod, "replaced");
         } else if (spec.api && pod.spec.uid === spec.uid) {
@@ -309,6 +313,7 @@ export class Kubelet {
       }
     }
     if (!isTerminalPhase(podPhase(pod))) {
+      restartChangedContainers(this.ctx, pod);
       if (await this.syncInit(pod)) await this.syncApps(pod);
       // A container that could not start may have met a dead sandbox (a pause container's
       // namespaces cannot be joined once it is gone): look at the sandbox on the next pass.
@@ -353,7 +358,8 @@ export class Kubelet {
     for (const container of pod.app) {
       if (container.state === "running") continue;
       const last = container.terminated ?? container.lastTermination;
-      if (container.attempts > 0 && last && !containerShouldRestart(pod.spec.restartPolicy, container, last.exitCode)) continue;
+      // A changed definition restarts whatever the policy, as the kubelet does.
+      if (container.attempts > 0 && last && !container.definitionChanged && !containerShouldRestart(pod.spec.restartPolicy, container, last.exitCode)) continue;
       await startOrBackOff(this.ctx, pod, container);
     }
   }

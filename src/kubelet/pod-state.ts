@@ -30,7 +30,7 @@ export interface Waiting {
 /** A stop in progress: preStop first, then SIGTERM, then SIGKILL at `deadline`. */
 export interface Stopping {
   /** Why, for the event and for what follows (a liveness kill restarts, a pod removal does not). */
-  cause: "removed" | "replaced" | "shutdown" | "liveness" | "startup" | "completed";
+  cause: "removed" | "replaced" | "shutdown" | "liveness" | "startup" | "completed" | "changed";
   startedAt: number;
   graceMs: number;
   stage: "preStop" | "sigterm" | "sigkill";
@@ -66,6 +66,8 @@ export interface ContainerRecord {
   probeCounters?: Partial<Record<ProbeKind, ProbeTrackerSnapshot>>;
   /** The finish time whose back-off wait already produced a BackOff event (one per wait). */
   backoffAnnouncedFor?: number;
+  /** The pod was updated in place with a new definition for this container: restart it (container-changes.ts). */
+  definitionChanged?: true;
 }
 
 export interface PodRecord {

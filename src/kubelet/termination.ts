@@ -17,6 +17,8 @@ function killingMessage(container: ContainerRecord, cause: Stopping["cause"]): s
       return `Container ${container.name} failed liveness probe, will be restarted`;
     case "startup":
       return `Container ${container.name} failed startup probe, will be restarted`;
+    case "changed":
+      return `Container ${container.name} definition changed, will be restarted`;
     default:
       return `Stopping container ${container.name}`;
   }

@@ -87,9 +87,9 @@ export class KubectlSession {
     return readFileSync(this.kubeconfig, "utf8").replace(/^(\s+token: ).*$/m, `$1${token}`);
   }
 
-  /** Runs `binary args...` with this session's --kubeconfig and --cache-dir; kills it after `timeoutMs`. */
-  run(binary: string, args: string[], options: { timeoutMs?: number; stdin?: string } = {}): Promise<KubectlResult> {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: this.dir, TZ: "UTC", NO_COLOR: "1" };
+  /** Runs `binary args...` with this session's --kubeconfig and --cache-dir (and `env`, e.g. EDITOR); kills it after `timeoutMs`. */
+  run(binary: string, args: string[], options: { timeoutMs?: number; stdin?: string; env?: Record<string, string> } = {}): Promise<KubectlResult> {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: this.dir, TZ: "UTC", NO_COLOR: "1", ...options.env };
     const child = spawn(binary, ["--kubeconfig", this.kubeconfig, "--cache-dir", this.cacheDir, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";

@@ -141,6 +141,17 @@ describe("the api/v1 document", () => {
     });
   }
 
+  test("the Pod's keyed lists carry their patch strategy and merge key, which kubectl's apply builds its strategic merge patch from", () => {
+    const properties = (id: string) => schemas[`io.k8s.api.core.v1.${id}`]!.properties;
+    const patchMeta = (schema: Schema) => [schema["x-kubernetes-patch-strategy"], schema["x-kubernetes-patch-merge-key"]];
+    expect(patchMeta(properties("PodSpec").containers)).toEqual(["merge", "name"]);
+    expect(patchMeta(properties("PodSpec").volumes)).toEqual(["merge,retainKeys", "name"]);
+    expect(patchMeta(properties("Container").ports)).toEqual(["merge", "containerPort"]);
+    expect(patchMeta(properties("Container").volumeMounts)).toEqual(["merge", "mountPath"]);
+    expect(patchMeta(properties("PodSpec").tolerations)).toEqual([undefined, undefined]);
+    expect(patchMeta(properties("Container").command)).toEqual([undefined, undefined]);
+  });
+
   test("every $ref resolves to a schema in the document", () => {
     const all = refs(document);
     expect(all.length).toBeGreaterThan(100);
@@ -229,6 +240,9 @@ describe("/openapi/v2 (kubectl 1.27 and 1.28 read it before explain)", () => {
     expect(text(field(field(ports, 22)[0]!, 1)[0]!)).toBe("array");
     const item = field(field(ports, 23)[0]!, 1)[0]!;
     expect(text(field(item, 1)[0]!)).toBe("#/definitions/io.k8s.api.core.v1.ContainerPort");
+    const portExtensions = named(field(ports, 31));
+    expect(JSON.parse(text(field(portExtensions.get("x-kubernetes-patch-merge-key")!, 2)[0]!))).toBe("containerPort");
+    expect(JSON.parse(text(field(portExtensions.get("x-kubernetes-patch-strategy")!, 2)[0]!))).toBe("merge");
   });
 
   test("answers 304 to its ETag", async () => {

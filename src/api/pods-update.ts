@@ -1,0 +1,270 @@
+/**
+ * PATCH and PUT of a pod created through the API: load it, apply the patch (or take the body),
+ * admit the result by the same rules as a manifest file, check it against the API server's pod
+ * update rules, and store it with the resourceVersion it was based on (a stale one is a 409
+ * Conflict). The answer is the updated pod; `dryRun=All` answers it without storing. A pod from a
+ * manifest file is changed by editing its file: 405 naming the file.
+ */
+import { ManifestError, formatIssue, formatPath, type Issue } from "../manifest/errors.ts";
+import { podUpdateIssues } from "../manifest/pod-update.ts";
+import type { PodSpec } from "../manifest/types.ts";
+import { containerWithDefaults } from "../status/api-defaults.ts";
+import { ApiPodWriteError, type StoredApiPod } from "../store/api-pod-store.ts";
+import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
+import type { ApiContext, PodWrites } from "./context.ts";
+import type { ApiRequest, Route } from "./http.ts";
+import { isObject, PatchError, type JsonObject } from "./patch/json.ts";
+import { applyPatch, decodePatch, patchKind, PATCH_CONTENT_TYPES } from "./patch/apply-patch.ts";
+import { apiPod } from "./pods-api.ts";
+import { ApiError } from "./status.ts";
+import { refuseChange } from "./write-refusals.ts";
+import { createPod } from "./pods-create.ts";
+
+type Json = Record<string, unknown>;
+
+/** The annotations the agent adds to every pod it serves: never stored as the user's. */
+const AGENT_ANNOTATION = /^kubernetes\.io\/config\./;
+
+interface UpdateTarget {
+  writes: PodWrites;
+  stored: StoredApiPod;
+  /** The pod as it stands (servedObject): what a patch applies to. */
+  current: JsonObject;
+  /** The pod as GET serves it (the loop's checkpoint), once the loop has run it. */
+  served?: Json;
+}
+
+/** The API pod a write names, or the API server's refusal: 405 for a file's pod, 404 for none. */
+function updateTarget(request: ApiRequest, api: ApiContext, refuse: () => never): UpdateTarget | undefined {
+  const { namespace, name } = request.params as { namespace: string; name: string };
+  const writes = api.podWrites;
+  if (!writes) refuse();
+  const stored = writes.store.get(namespace, name);
+  if (!stored) {
+    // A pod the API did not create (a manifest file's) is refused with its file.
+    if (writes.fileOf(namespace, name) || api.store.livePods({ namespace, name }).length > 0) refuse();
+    return undefined;
+  }
+  const row = api.store.livePods({ namespace, name }).find((r) => r.uid === stored.uid);
+  return { writes, stored, current: servedObject(writes, stored, row?.object.status), ...(row && { served: apiPod(row) as unknown as Json }) };
+}
+
+/**
+ * The pod a write applies to: metadata and spec as stored (the loop's checkpoint may not have caught
+ * up with the last write yet), the status as the loop last checkpointed it, and the resourceVersion
+ * the store compares an update with.
+ */
+function servedObject(writes: PodWrites, stored: StoredApiPod, status: unknown): JsonObject {
+  const object = stored.object as Json;
+  const resourceVersion = String(writes.store.resourceVersion(stored.namespace, stored.name) ?? stored.resourceVersion);
+  return {
+    ...object,
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { ...(object.metadata as Json), name: stored.name, namespace: stored.namespace, uid: stored.uid, resourceVersion },
+    ...(status !== undefined && { status }),
+  } as unknown as JsonObject;
+}
+
+/** PATCH: the body (read once by the caller) applied to the pod as served, by its Content-Type. */
+function patchedObject(request: ApiRequest, target: UpdateTarget, body: Uint8Array): JsonObject {
+  const kind = patchKind(request.headers.get("content-type"));
+  if (!kind) {
+    const accepted = Object.values(PATCH_CONTENT_TYPES).join(", ");
+    throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
+  }
+  try {
+    return applyPatch(kind, target.current, decodePatch(kind, new TextDecoder().decode(body)));
+  } catch (error) {
+    if (error instanceof PatchError) throw new ApiError(error.code, error.code === 422 ? "Invalid" : "BadRequest", error.message);
+    throw error;
+  }
+}
+
+/**
+ * Stores `next` as the new version of the target's pod, after every check, if the pod is still at
+ * `expected` (a 409 Conflict otherwise; undefined: whatever its version); answers 200 with it.
+ */
+function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, next: JsonObject, expected: number | undefined): Response {
+  const { writes, stored, current } = target;
+  const options = writeOptions(request.query);
+  const metadata = (isObject(next.metadata) ? next.metadata : {}) as Json;
+  if (metadata.name !== undefined && metadata.name !== stored.name) {
+    throw ApiError.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${stored.name})`);
+  }
+  if (metadata.namespace !== undefined && metadata.namespace !== stored.namespace) {
+    throw ApiError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  const object = storedForm(stored, metadata, next.spec);
+  const origin = { uid: stored.uid, createdAt: stored.createdAt };
+  let admitted;
+  try {
+    admitted = writes.admit(object, origin, options.strict);
+  } catch (error) {
+    if (error instanceof ManifestError) throw invalidPod(stored.name, error.issues, options.strict);
+    throw error;
+  }
+  // Unknown fields are dropped as the API server drops them when it decodes (a warning says so).
+  for (const warning of admitted.warnings) if (warning.unknownField) removeAt(object, warning.path);
+  const before = writes.admit(stored.object, origin, false).pod;
+  const identity = { name: stored.name, namespace: stored.namespace, uid: stored.uid };
+  const issues = podUpdateIssues({ ...comparable(stored.object, before), metadata: identity }, { ...comparable(object, admitted.pod), metadata: { ...identity, ...metadata } });
+  if (issues.length > 0) throw updateRefused(stored.name, issues);
+  const warnings = options.warn ? unknownFieldWarnings(admitted.warnings) : [];
+  let resourceVersion = Number(current.metadata && (current.metadata as Json).resourceVersion);
+  if (!options.dryRun) {
+    try {
+      resourceVersion = writes.store.update(stored.namespace, stored.name, expected, object).resourceVersion;
+    } catch (error) {
+      if (error instanceof ApiPodWriteError) throw storeRefusal(error);
+      throw error;
+    }
+    writes.changed();
+  }
+  const answer = servedAfter(target.served ?? current, object, admitted.pod, resourceVersion);
+  const headers = new Headers({ "Content-Type": "application/json" });
+  for (const warning of warnings) headers.append("Warning", warning);
+  return new Response(JSON.stringify(answer), { status: 200, headers });
+}
+
+interface WriteOptions {
+  dryRun: boolean;
+  strict: boolean;
+  warn: boolean;
+}
+
+function writeOptions(query: URLSearchParams): WriteOptions {
+  const validation = fieldValidation(query);
+  return { dryRun: isDryRun(query), strict: validation === "Strict", warn: validation === "Warn" };
+}
+
+/** The object to store: the user's metadata (labels, annotations) on the pod's identity, and the spec; status is the loop's. */
+function storedForm(stored: StoredApiPod, metadata: Json, spec: unknown): Json {
+  const storedMetadata = (stored.object.metadata ?? {}) as Json;
+  const annotations = isObject(metadata.annotations)
+    ? Object.fromEntries(Object.entries(metadata.annotations).filter(([key]) => !AGENT_ANNOTATION.test(key)))
+    : undefined;
+  const kept: Json = { ...storedMetadata, labels: metadata.labels, annotations };
+  for (const key of ["labels", "annotations"]) if (kept[key] === undefined || Object.keys(kept[key] as Json).length === 0) delete kept[key];
+  return { apiVersion: "v1", kind: "Pod", metadata: kept, spec };
+}
+
+/** A pod with the API's defaults in its spec, so that neither side of a comparison differs by a default alone. */
+function comparable(object: Json, pod: PodSpec): Json {
+  const spec = { ...((object.spec ?? {}) as Json) };
+  const withDefaults = (written: unknown, validated: PodSpec["containers"]) =>
+    Array.isArray(written) ? written.map((c: Json) => containerWithDefaults(c, validated.find((v) => v.name === c.name))) : written;
+  spec.containers = withDefaults(spec.containers, pod.containers);
+  if (spec.initContainers !== undefined) spec.initContainers = withDefaults(spec.initContainers, pod.initContainers);
+  spec.restartPolicy = pod.restartPolicy;
+  spec.terminationGracePeriodSeconds = pod.terminationGracePeriodSeconds;
+  // The agent sets nodeName on what it serves: a client that sends it back (or leaves it out) changes nothing.
+  delete spec.nodeName;
+  return { metadata: object.metadata, spec };
+}
+
+/** The updated pod as a GET will serve it: the served object's status and the agent's annotations, the new metadata and spec. */
+function servedAfter(current: Json, object: Json, pod: PodSpec, resourceVersion: number): Json {
+  const currentMetadata = current.metadata as Json;
+  const metadata = object.metadata as Json;
+  const agentAnnotations = Object.fromEntries(Object.entries((currentMetadata.annotations ?? {}) as Json).filter(([key]) => AGENT_ANNOTATION.test(key)));
+  const spec = comparable(object, pod).spec as Json;
+  return {
+    ...current,
+    metadata: { ...currentMetadata, labels: metadata.labels ?? {}, annotations: { ...(metadata.annotations as Json), ...agentAnnotations }, resourceVersion: String(resourceVersion) },
+    spec: { ...spec, nodeName: (current.spec as Json | undefined)?.nodeName },
+  };
+}
+
+function removeAt(object: Json, path: readonly (string | number)[]): void {
+  let node: unknown = object;
+  for (const part of path.slice(0, -1)) node = (node as Record<string | number, unknown> | undefined)?.[part];
+  if (typeof node === "object" && node !== null) delete (node as Record<string | number, unknown>)[path.at(-1)!];
+}
+
+function expectedResourceVersion(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 0) throw ApiError.badRequest(`invalid resourceVersion ${JSON.stringify(value)}: it must be one this server gave`);
+  return number;
+}
+
+/**
+ * The update rules' refusal: 422 Invalid, `Pod "web" is invalid: spec: Forbidden: pod updates may
+ * not change ...`. The rules word their messages with the error type (Forbidden, Invalid value), as
+ * the API server renders a field error.
+ */
+function updateRefused(name: string, issues: readonly Issue[]): ApiError {
+  const causes = issues.map((issue) => ({
+    reason: issue.message.startsWith("Forbidden") ? "FieldValueForbidden" : "FieldValueInvalid",
+    message: issue.message,
+    field: formatPath(issue.path),
+  }));
+  const rendered = issues.map(formatIssue);
+  return new ApiError(422, "Invalid", `Pod "${name}" is invalid: ${rendered.length === 1 ? rendered[0] : `[${rendered.join(", ")}]`}`, { name, kind: "Pod", causes });
+}
+
+/** How often a PATCH is applied again to a pod that changed under it (its status, another write) before the 409 is answered. */
+const PATCH_ATTEMPTS = 5;
+
+/**
+ * Like the API server, a PATCH applies to the newest pod: when the pod changed between the read
+ * and the write, the patch is applied again to the new version, unless it carries a
+ * resourceVersion of its own (then the change is a 409, as the client asked).
+ */
+async function patchPod(request: ApiRequest, api: ApiContext): Promise<Response> {
+  const body = await request.body();
+  for (let attempt = 1; ; attempt++) {
+    const target = updateTarget(request, api, () => refuseChange("change")(request, api));
+    if (!target && patchKind(request.headers.get("content-type")) === "apply") return applyCreate(request, api, body);
+    if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
+    const base = Number((target.current.metadata as Json).resourceVersion);
+    const next = patchedObject(request, target, body);
+    const asked = expectedResourceVersion((next.metadata as Json | undefined)?.resourceVersion);
+    const precondition = asked !== undefined && asked !== base ? asked : undefined;
+    try {
+      return updatePod(request, api, target, next, precondition ?? base);
+    } catch (error) {
+      const retry = error instanceof ApiError && error.reason === "Conflict" && precondition === undefined && attempt < PATCH_ATTEMPTS;
+      if (!retry) throw error;
+    }
+  }
+}
+
+/** Server-side apply of a pod that is not there creates it, as a POST of the applied object would. */
+async function applyCreate(request: ApiRequest, api: ApiContext, body: Uint8Array): Promise<Response> {
+  let object: JsonObject;
+  try {
+    const decoded = decodePatch("apply", new TextDecoder().decode(body));
+    if (!isObject(decoded)) throw new PatchError("an apply body must be a Pod object");
+    object = decoded;
+  } catch (error) {
+    if (error instanceof PatchError) throw ApiError.badRequest(error.message);
+    throw error;
+  }
+  const metadata = (isObject(object.metadata) ? object.metadata : {}) as Json;
+  if (metadata.name !== undefined && metadata.name !== request.params.name) {
+    throw ApiError.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${request.params.name})`);
+  }
+  const json = new TextEncoder().encode(JSON.stringify({ ...object, metadata: { ...metadata, name: request.params.name } }));
+  return createPod({ ...request, headers: new Headers({ "content-type": "application/json" }), body: async () => json }, api);
+}
+
+async function replacePod(request: ApiRequest, api: ApiContext): Promise<Response> {
+  const target = updateTarget(request, api, () => refuseChange("change")(request, api));
+  if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(await request.body()));
+  } catch (error) {
+    throw ApiError.badRequest(`error decoding the Pod: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!isObject(body)) throw ApiError.badRequest("the body of a PUT must be a Pod object");
+  return updatePod(request, api, target, body, expectedResourceVersion((body.metadata as Json | undefined)?.resourceVersion));
+}
+
+/** Before the write refusals (object-routes.ts), which still answer for file pods and under `serve`. */
+export const podUpdateRoutes: Route[] = [
+  { method: "PATCH", path: "/api/v1/namespaces/:namespace/pods/:name", handle: patchPod },
+  { method: "PUT", path: "/api/v1/namespaces/:namespace/pods/:name", handle: replacePod },
+];

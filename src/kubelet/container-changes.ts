@@ -1,0 +1,74 @@
+/**
+ * A pod updated in place: the same pod object (same uid) with a new spec, as the kubelet's apiserver
+ * source delivers an update. Like the kubelet, which compares each running container's hash with
+ * its spec's, a container whose definition changed is killed (`Container NAME definition changed,
+ * will be restarted`) and started again with the new definition, whatever the restart policy and
+ * without a back-off wait (the kubelet's back-off key includes the hash); labels and annotations
+ * restart nothing. A file pod never comes here: an edited file has a new uid, so it is a new pod,
+ * as for a static pod.
+ */
+import { canonicalJson } from "../manifest/hash.ts";
+import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+import { backoffKey } from "./backoff.ts";
+import { allContainers, type PodRecord } from "./pod-state.ts";
+import type { SyncContext } from "./sync-context.ts";
+import { beginStop } from "./termination.ts";
+
+/**
+ * The containers whose definitions differ in `next`, when `next` can replace `current` in place:
+ * same uid, same containers by name and order, and nothing else changed but labels and annotations
+ * (what the API lets change beside images). Undefined when the pod must be replaced instead.
+ */
+export function inPlaceChanges(current: PodSpec, next: PodSpec): string[] | undefined {
+  if (current.uid !== next.uid) return undefined;
+  if (podShape(current) !== podShape(next)) return undefined;
+  const pairs = [...current.initContainers.map((c, i) => [c, next.initContainers[i]!] as const), ...current.containers.map((c, i) => [c, next.containers[i]!] as const)];
+  return pairs.filter(([before, after]) => containerHash(before) !== containerHash(after)).map(([before]) => before.name);
+}
+
+/** The pod without what an in-place update may change: containers by name only. */
+function podShape(spec: PodSpec): string {
+  const names = (containers: ContainerSpec[]) => containers.map((c) => c.name);
+  return canonicalJson({
+    ...spec,
+    configHash: "",
+    labels: {},
+    annotations: {},
+    manifest: {},
+    initContainers: names(spec.initContainers),
+    containers: names(spec.containers),
+  });
+}
+
+/** Stands for the kubelet's container hash: any change to the definition is a change. */
+function containerHash(container: ContainerSpec): string {
+  return canonicalJson(container);
+}
+
+/**
+ * Takes `next` as the pod's spec and marks the changed containers for a restart. A regular init
+ * container that already ran is not run again (the kubelet does not either); the new definition
+ * is what it would run with.
+ */
+export function applyInPlaceUpdate(pod: PodRecord, next: PodSpec, changed: readonly string[]): void {
+  pod.spec = next;
+  for (const container of allContainers(pod)) {
+    const spec = [...next.initContainers, ...next.containers].find((c) => c.name === container.name);
+    if (!spec) continue;
+    container.spec = spec;
+    if (changed.includes(container.name) && container.kind !== "init") container.definitionChanged = true;
+  }
+}
+
+/**
+ * Part of each running pass, before containers are started: a changed container that runs is
+ * stopped with the pod's grace period; one that has stopped forgets its back-off, so the start
+ * that follows is immediate (the start clears the mark).
+ */
+export function restartChangedContainers(ctx: SyncContext, pod: PodRecord): void {
+  for (const container of allContainers(pod)) {
+    if (!container.definitionChanged) continue;
+    if (container.state === "running") beginStop(ctx, pod, container, "changed", pod.spec.terminationGracePeriodSeconds * 1000);
+    else ctx.backoff.forget(backoffKey(pod.spec.uid, container.name));
+  }
+}
