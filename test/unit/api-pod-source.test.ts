@@ -113,17 +113,17 @@ describe("the API's pods as a second source", () => {
     a.agent.close();
   });
 
-  test("a pod deleted while a new spec replaces it stops for good: the replacement never starts", async () => {
+  test("a pod deleted while a changed container restarts in place stops for good: the new definition never starts", async () => {
     using dir = tempDir();
     const a = agent(dir.path);
     a.runtime.behaviours.set("app", { ignoreSigterm: true });
     a.store.create({ uid: "u-web", namespace: "default", name: "web", createdAt: 1, object: podJson("web", { grace: 5 }) });
     await a.sync();
     const changed = podJson("web", { grace: 5 });
-    changed.spec.containers[0]!.command = ["sleep", "7200"];
+    changed.spec.containers[0]!.image = "busybox:2";
     a.store.update("default", "web", undefined, changed);
     await a.sync();
-    expect(a.kubelet.pods.get("default/web")!.replacement).toBeDefined();
+    expect(a.lines((e) => e.reason === "Killing")).toEqual(["0.0s Killing app"]);
     a.store.markDeleting("default", "web", { requestedAt: a.clock.now(), gracePeriodSeconds: 5 });
     await a.sync();
     await a.advance(6);
