@@ -221,10 +221,16 @@ test("refusals before the upgrade are the API server's Status errors", async () 
   await expectError(await call(api, "command=ls&stdout=true", { pod: "nope" }), 404, "NotFound", 'pods "nope" not found');
   await expectError(await call(api, "command=ls&container=db&stdout=true"), 400, "BadRequest", "container db is not valid for pod web-lab");
   await expectError(
-    await call(api, "command=ls&container=web&stdout=true", { method: "POST", headers: { Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io" } }),
+    await call(api, "command=ls&container=web&stdout=true", { method: "POST", headers: { Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v3.channel.k8s.io, v2.channel.k8s.io" } }),
     400,
     "BadRequest",
-    "exec is served over WebSocket (v5.channel.k8s.io, v4.channel.k8s.io), not SPDY: use kubectl 1.30 or newer (kubectl 1.29 with KUBECTL_REMOTE_COMMAND_WEBSOCKETS=true)",
+    "requested protocol(s) are not supported: v3.channel.k8s.io, v2.channel.k8s.io; supports v4.channel.k8s.io",
+  );
+  await expectError(
+    await call(api, "command=ls&container=web&stdout=true", { method: "POST", headers: {} }),
+    400,
+    "BadRequest",
+    "exec needs a connection upgrade: to websocket (v5.channel.k8s.io, v4.channel.k8s.io) or SPDY/3.1 (v4.channel.k8s.io)",
   );
   await expectError(
     await call(api, "command=ls&container=web&stdout=true", { headers: { Upgrade: "websocket", "Sec-WebSocket-Protocol": "v3.channel.k8s.io" } }),
