@@ -10,14 +10,26 @@ import transport from "spdy-transport";
 /** One stream the client opened: its headers (lower-case names), and a Duplex for its data. */
 export interface SpdyStream extends Duplex {
   headers: Record<string, string>;
-  respond(status: number, headers: Record<string, string>): void;
+  /**
+   * Queues the SYN_REPLY; `written` is called once it is on its way to the socket (with an error
+   * when the stream was gone). Its headers are compressed first, asynchronously: frames of other
+   * streams, and GOAWAY, queued before that can overtake it.
+   */
+  respond(status: number, headers: Record<string, string>, written?: (error: Error | null) => void): void;
 }
 
 export interface SpdyConnection {
   onStream(handler: (stream: SpdyStream) => void): void;
-  /** Called once, when the connection is gone (the client left, or `end` finished). */
+  /** Called once, when the connection is gone (the client left, or it was cut). */
   onClose(handler: () => void): void;
-  /** Says GOAWAY: the socket closes once the client has closed its streams, or after CLOSE_GRACE_MS. */
+  /**
+   * Our side is done, every stream ended: the client closes the connection once it has read them
+   * (kubectl does); one that has not after CLOSE_GRACE_MS is cut. No GOAWAY: spdystream stops
+   * reading at it, so a frame the scheduler put behind it (it sends control frames before queued
+   * data) would never be seen and kubectl would wait for it.
+   */
+  finish(): void;
+  /** Gives up on the connection: says GOAWAY, and the socket is cut after CLOSE_GRACE_MS. */
   end(): void;
 }
 
@@ -44,7 +56,7 @@ const HTTP_REQUEST_HEADERS = { ":method": "POST", ":path": "/" };
 /** A send window no output reaches: spdystream ignores WINDOW_UPDATE and never sends one. */
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
-/** After our GOAWAY, the time a client has to close its side before the socket is cut. */
+/** After our last frame (or GOAWAY), the time a client has to close the connection before it is cut. */
 const CLOSE_GRACE_MS = 5000;
 
 export function acceptSpdy(socket: Duplex): SpdyConnection {
@@ -83,6 +95,10 @@ export function acceptSpdy(socket: Duplex): SpdyConnection {
   return {
     onStream: (handler) => connection.on("stream", handler),
     onClose: (handler) => (closed ? handler() : closeHandlers.push(handler)),
+    finish() {
+      if (closed || cut) return;
+      cut = setTimeout(() => discard(socket), CLOSE_GRACE_MS);
+    },
     end() {
       if (closed || cut) return;
       connection.end();

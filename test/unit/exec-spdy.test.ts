@@ -7,6 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { Duplex } from "node:stream";
 import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
 import { execRoutes } from "../../src/api/exec-api.ts";
+import { STREAM_CREATION_TIMEOUT_MS } from "../../src/api/exec-spdy-session.ts";
 import type { ApiRequest, SpdySession } from "../../src/api/http.ts";
 import type { SpdyConnection, SpdyStream } from "../../src/api/spdy.ts";
 import { openStoreReader } from "../../src/store/reader.ts";
@@ -69,8 +70,20 @@ class FakeStream extends Duplex {
   constructor(readonly headers: Record<string, string>) {
     super();
   }
-  respond(status: number): void {
-    this.replied = status;
+  /** Whether `respond` writes its reply at once; if not, `writeReply` does it later. */
+  holdReply = false;
+  private pendingReply: (() => void) | undefined;
+  respond(status: number, _headers: Record<string, string>, written?: (error: Error | null) => void): void {
+    this.pendingReply = () => {
+      this.replied = status;
+      written?.(null);
+    };
+    if (!this.holdReply) this.writeReply();
+  }
+  writeReply(): void {
+    const write = this.pendingReply;
+    this.pendingReply = undefined;
+    write?.();
   }
   override _read(): void {}
   override _write(chunk: Buffer, _encoding: string, done: () => void): void {
@@ -86,18 +99,21 @@ class FakeStream extends Duplex {
 function connection(session: SpdySession) {
   let onStream: (stream: SpdyStream) => void = () => undefined;
   const onClose: (() => void)[] = [];
-  let markEnded: () => void = () => undefined;
-  const ended = new Promise<void>((resolve) => (markEnded = resolve));
+  let markEnded: (how: "finished" | "ended") => void = () => undefined;
+  /** How the session let the connection go: `finished` (its streams ended) or `ended` (given up, GOAWAY). */
+  const ended = new Promise<"finished" | "ended">((resolve) => (markEnded = resolve));
   const fake: SpdyConnection = {
     onStream: (handler) => (onStream = handler),
     onClose: (handler) => void onClose.push(handler),
-    end: () => markEnded(),
+    finish: () => markEnded("finished"),
+    end: () => markEnded("ended"),
   };
   session.open(fake);
   return {
     ended,
-    open(type: string): FakeStream {
+    open(type: string, options: { holdReply?: boolean } = {}): FakeStream {
       const stream = new FakeStream({ streamtype: type });
+      stream.holdReply = options.holdReply ?? false;
       onStream(stream as unknown as SpdyStream);
       return stream;
     },
@@ -121,7 +137,7 @@ test("the command starts once every stream asked for is open; output on stdout, 
   await settle();
   expect(h.runtime.execs).toHaveLength(0);
   const stderr = client.open("stderr");
-  await client.ended;
+  expect(await client.ended).toBe("finished");
   expect([error.replied, stdout.replied, stderr.replied]).toEqual([200, 200, 200]);
   expect(stdout.written).toBe("ran sh -c echo hi; exit 3\n");
   expect(JSON.parse(error.written)).toMatchObject({ status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: "3" }] } });
@@ -183,4 +199,33 @@ test("a stream the client resets, or one of a type it should not open, ends only
   await settle();
   expect(h.runtime.execs).toHaveLength(1);
   client.clientGone();
+});
+
+test("the command waits until every stream's reply is written, so no output, Status or end can go out before a reply", async () => {
+  const { h, api } = await agent();
+  const client = connection((await call(api, "command=ls&container=web&stdout=true&stderr=true")).upgraded!);
+  client.open("error");
+  client.open("stdout");
+  const stderr = client.open("stderr", { holdReply: true });
+  await settle();
+  expect(h.runtime.execs).toHaveLength(0);
+  stderr.writeReply();
+  expect(await client.ended).toBe("finished");
+  expect(h.runtime.execs).toHaveLength(1);
+});
+
+test("a client that has not opened its streams after STREAM_CREATION_TIMEOUT_MS gets a Status saying which, its streams end, and the slot is free", async () => {
+  const { h, api } = await agent(1);
+  const client = connection((await call(api, "command=ls&container=web&stdout=true&stderr=true")).upgraded!);
+  const error = client.open("error");
+  client.open("stdout");
+  h.clock.step(STREAM_CREATION_TIMEOUT_MS - 1);
+  await settle();
+  expect((await call(api, "command=ls&container=web&stdout=true")).response.status).toBe(429);
+  h.clock.step(1);
+  expect(await client.ended).toBe("finished");
+  expect(JSON.parse(error.written)).toMatchObject({ status: "Failure", message: "Internal error occurred: timed out waiting for the client to create streams (stderr)" });
+  expect(error.ended).toBe(true);
+  expect(h.runtime.execs).toHaveLength(0);
+  expect((await call(api, "command=ls&container=web&stdout=true")).response.status).toBe(101);
 });
