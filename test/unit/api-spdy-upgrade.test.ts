@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { Duplex } from "node:stream";
 import { connect, type TLSSocket } from "node:tls";
 // @ts-expect-error spdy-transport ships no types
 import transport from "spdy-transport";
@@ -125,4 +126,53 @@ test("a client that sends what is not SPDY after the upgrade has its connection 
   await new Promise((resolve) => socket.once("close", resolve));
   const response = await fetch(`${server.url}/plain`, { headers: { Authorization: `Bearer ${credentials.token}` }, tls: { ca: credentials.caPem } } as RequestInit);
   expect(await response.text()).toBe("plain");
+});
+
+test("a client's first frames sent in the same write as its upgrade request (before the 101) reach the session", async () => {
+  const url = new URL(server.url);
+  const socket = connect({ host: url.hostname, port: Number(url.port), ca: credentials.caPem, servername: "localhost" });
+  await new Promise((resolve) => socket.once("secureConnect", resolve));
+  // The SPDY client writes into `held` until the request goes out with its first frames in one write;
+  // it reads what follows the 101's head.
+  const held: Buffer[] = [];
+  let send: ((chunk: Buffer, done: () => void) => void) | undefined;
+  const wire = new Duplex({
+    read() {},
+    write(chunk: Buffer, _encoding, done) {
+      if (send) return send(chunk, done);
+      held.push(chunk);
+      done();
+    },
+  });
+  let received = Buffer.alloc(0);
+  let upgraded = false;
+  socket.on("data", (chunk: Buffer) => {
+    if (upgraded) return void wire.push(chunk);
+    received = Buffer.concat([received, chunk]);
+    const end = received.indexOf("\r\n\r\n");
+    if (end === -1) return;
+    upgraded = true;
+    expect(received.subarray(0, end).toString()).toStartWith("HTTP/1.1 101 Switching Protocols\r\n");
+    if (received.length > end + 4) wire.push(received.subarray(end + 4));
+  });
+  const client = transport.connection.create(wire, { protocol: "spdy", isServer: false });
+  client.start(3);
+  const opened = new Promise<NodeJS.ReadableStream>((resolve, reject) => {
+    client.request({ method: "POST", path: "/", headers: { streamtype: "stdout" } }, (error: Error | null, stream: NodeJS.ReadableStream) => (error ? reject(error) : resolve(stream)));
+  });
+  // Resolves once the SYN_STREAM is written (into `held`).
+  const stream = await opened;
+  const reply = new Promise<string>((resolve) => {
+    let text = "";
+    stream.on("data", (chunk) => (text += chunk));
+    stream.on("end", () => resolve(text));
+  });
+  const head = `POST /api/v1/namespaces/demo/pods/web/exec?command=ls HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${credentials.token}\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\nContent-Length: 0\r\n\r\n`;
+  const frames = Buffer.concat(held.splice(0));
+  // SPDY/3 SYN_STREAM: control bit and version 3, type 1.
+  expect(frames.includes(Buffer.from([0x80, 0x03, 0x00, 0x01]))).toBe(true);
+  socket.write(Buffer.concat([Buffer.from(head), frames]));
+  send = (chunk, done) => void socket.write(chunk, () => done());
+  expect(await reply).toBe("hello stdout");
+  socket.destroy();
 });
