@@ -1,12 +1,14 @@
 /**
- * Runs `kubectl exec` many times against the compiled agent (process runtime, one busybox-free
- * `sh` pod) and counts the runs that fail or hang: the reproduction for SPDY exec (kubectl 1.27 to
- * 1.29) hanging once in a full test run. Each run is bounded; a hung one is killed and counted.
+ * Runs `kubectl exec` many times against the compiled agent (process runtime, one pod) and counts
+ * the runs that fail or hang: the reproduction for SPDY exec (kubectl 1.27 to 1.29) hanging once in
+ * a full test run. Each run is bounded; a hung one is killed and counted. It also prints the agent's
+ * open file descriptors before and a while after the runs: a session that is never closed shows there.
  *
- *   bun bench/exec-spdy-stress.ts [--runs 200] [--kubectl 1.28] [--mode plain|stdin|tty] [--parallel 1] [--load 0]
+ *   bun bench/exec-spdy-stress.ts [--runs 200] [--kubectl 1.28] [--mode plain|stdin|tty|shell] [--parallel 1] [--load 0]
  *
  * `--load N` keeps N busy loops running meanwhile (a loaded machine, as under the full suite).
  */
+import { readdirSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Agent, ensureBinary, Workspace } from "../test/e2e/helpers.ts";
 import { KUBECTL, KubectlSession } from "../test/kubectl/harness.ts";
@@ -40,6 +42,7 @@ const busy = Array.from({ length: Number(values.load) }, () => Bun.spawn(["sh", 
 async function once(): Promise<{ ok: boolean; detail: string; ms: number }> {
   const started = performance.now();
   if (values.mode === "tty") return tty(started);
+  if (values.mode === "shell") return shell(started);
   const stdin = values.mode === "stdin" ? "data\n" : undefined;
   const args = values.mode === "stdin" ? ["exec", "-i", POD, "--", "sh", "-c", "cat; echo done"] : ["exec", POD, "--", "echo", "hi"];
   const result = await session.run(kubectl!, [`-v=${values.verbose}`, ...args], { timeoutMs, stdin });
@@ -58,7 +61,37 @@ async function tty(started: number): Promise<{ ok: boolean; detail: string; ms: 
   const status = await child.exited;
   clearTimeout(timer);
   child.terminal?.close();
-  return { ok: status === 0 && screen.includes("30 100\r\n42\r\n"), detail: JSON.stringify({ status, screen }), ms: performance.now() - started };
+  // No size check: a command this quick runs before kubectl's first resize, as on a real kubelet.
+  return { ok: status === 0 && screen.includes("\r\n42\r\n"), detail: JSON.stringify({ status, screen }), ms: performance.now() - started };
+}
+
+/** Linux only: the agent's open file descriptors (sockets included). */
+const openFds = () => readdirSync(`/proc/${agent.pid}/fd`).length;
+const fdsBefore = openFds();
+/** As test/kubectl/exec.test.ts's `-it` test: `sh` on a terminal, typed into once its prompt shows. */
+async function shell(started: number): Promise<{ ok: boolean; detail: string; ms: number }> {
+  let screen = "";
+  let lastOutput = Date.now();
+  const child = Bun.spawn([kubectl!, "--kubeconfig", session.kubeconfig, "--cache-dir", session.cacheDir, "exec", "-it", POD, "--", "sh"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: session.dir, TERM: "xterm" },
+    terminal: {
+      cols: 100,
+      rows: 30,
+      data: (terminal, data) => {
+        const text = new TextDecoder().decode(data);
+        screen += text;
+        lastOutput = Date.now();
+        if (text.includes("\x1b[6n")) terminal.write("\x1b[1;5R");
+      },
+    },
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  while (!(/[#$] $/.test(screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")) && Date.now() - lastOutput > 300) && child.exitCode === null) await Bun.sleep(50);
+  child.terminal?.write("stty size; echo $((6*7)); exit\r");
+  const status = await child.exited;
+  clearTimeout(timer);
+  child.terminal?.close();
+  return { ok: status === 0 && screen.includes("\r\n30 100\r\n42\r\n"), detail: JSON.stringify({ status, screen }), ms: performance.now() - started };
 }
 
 let failures = 0;
@@ -75,8 +108,12 @@ async function worker(): Promise<void> {
     }
   }
 }
+let fdsAfter = 0;
 try {
   await Promise.all(Array.from({ length: parallel }, worker));
+  // Past the 5 s a finished SPDY session gives its client to close the connection.
+  await Bun.sleep(6000);
+  fdsAfter = openFds();
 } finally {
   for (const loop of busy) loop.kill("SIGKILL");
   session[Symbol.dispose]();
@@ -84,5 +121,5 @@ try {
   ws.cleanup();
 }
 times.sort((a, b) => a - b);
-console.log(`kubectl ${values.kubectl} exec (${values.mode}) x${runs}, ${parallel} at a time, load ${values.load}: ${failures} failed; median ${times[times.length >> 1]?.toFixed(0)} ms, max ${times.at(-1)?.toFixed(0)} ms`);
+console.log(`kubectl ${values.kubectl} exec (${values.mode}) x${runs}, ${parallel} at a time, load ${values.load}: ${failures} failed; median ${times[times.length >> 1]?.toFixed(0)} ms, max ${times.at(-1)?.toFixed(0)} ms; agent fds ${fdsBefore} before, ${fdsAfter} after`);
 process.exit(failures === 0 ? 0 : 1);

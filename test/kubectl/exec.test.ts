@@ -14,6 +14,12 @@ function manifest(image: string): string {
   return `apiVersion: v1\nkind: Pod\nmetadata: {name: shell}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n${container("main")}${container("side")}`;
 }
 
+/**
+ * The bound on one kubectl exec (each takes about a second, a few on a loaded machine): a stuck
+ * session fails the test in this time with what kubectl printed, well before the test's own limit.
+ */
+const EXEC_BOUND_MS = 15_000;
+
 /** A shell prompt at the end of the screen, escape sequences aside. */
 const PROMPT = /[#$] $/;
 const ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]/g;
@@ -43,7 +49,7 @@ async function interactive(session: KubectlSession, kubectl: string, pod: string
   });
   // Bounded whatever happens: a kubectl that never shows the prompt or never exits is killed and its
   // terminal closed, so the test fails with the screen it saw instead of hanging to the suite's limit.
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + EXEC_BOUND_MS;
   const giveUp = () => {
     child.kill("SIGKILL");
     child.terminal?.close();
@@ -51,7 +57,7 @@ async function interactive(session: KubectlSession, kubectl: string, pod: string
   while (!(PROMPT.test(screen.replace(ESCAPES, "")) && Date.now() - lastOutput > 300) && child.exitCode === null && Date.now() < deadline) await Bun.sleep(50);
   child.terminal?.write(typed);
   const killer = setTimeout(giveUp, Math.max(0, deadline - Date.now()) + 5_000);
-  const status = await Promise.race([child.exited, Bun.sleep(40_000).then(() => -1)]);
+  const status = await Promise.race([child.exited, Bun.sleep(EXEC_BOUND_MS + 10_000).then(() => -1)]);
   clearTimeout(killer);
   child.terminal?.close();
   return { screen, status };
@@ -90,14 +96,14 @@ function execSuite(runtime: "process" | "docker", image: string): void {
       test("prints the command's output and exits with its code; -c picks the container", async () => {
         using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
         const defaulted = 'Defaulted container "main" out of: main, side\n';
-        expect(await session.run(kubectl, ["exec", POD, "--", "sh", "-c", "echo hi; exit 3"])).toEqual({ status: 3, stdout: "hi\n", stderr: `${defaulted}command terminated with exit code 3\n` });
-        expect(await session.run(kubectl, ["exec", POD, "-c", "side", "--", "sh", "-c", "echo $WHO"])).toMatchObject({ status: 0, stdout: "side\n" });
-        expect(await session.run(kubectl, ["exec", POD, "-c", "main", "--", "sh", "-c", "echo $WHO; echo oops >&2"])).toEqual({ status: 0, stdout: "main\n", stderr: "oops\n" });
+        expect(await session.run(kubectl, ["exec", POD, "--", "sh", "-c", "echo hi; exit 3"], { timeoutMs: EXEC_BOUND_MS })).toEqual({ status: 3, stdout: "hi\n", stderr: `${defaulted}command terminated with exit code 3\n` });
+        expect(await session.run(kubectl, ["exec", POD, "-c", "side", "--", "sh", "-c", "echo $WHO"], { timeoutMs: EXEC_BOUND_MS })).toMatchObject({ status: 0, stdout: "side\n" });
+        expect(await session.run(kubectl, ["exec", POD, "-c", "main", "--", "sh", "-c", "echo $WHO; echo oops >&2"], { timeoutMs: EXEC_BOUND_MS })).toEqual({ status: 0, stdout: "main\n", stderr: "oops\n" });
       }, 60_000);
 
       test("stdin piped with -i reaches the command, and its end ends it", async () => {
         using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
-        expect(await session.run(kubectl, ["exec", "-i", POD, "--", "sh", "-c", "cat; echo done"], { stdin: "data\n" })).toMatchObject({ status: 0, stdout: "data\ndone\n" });
+        expect(await session.run(kubectl, ["exec", "-i", POD, "--", "sh", "-c", "cat; echo done"], { stdin: "data\n", timeoutMs: EXEC_BOUND_MS })).toMatchObject({ status: 0, stdout: "data\ndone\n" });
       }, 60_000);
 
       test("-it on a terminal: a shell of the terminal's size that computes and exits 0", async () => {
