@@ -1,9 +1,10 @@
 /**
  * The SPDY framing of `kubectl exec` (kubectl 1.27 to 1.29, remotecommand v4 as the kubelet serves
  * it): the client opens one stream per channel, named by its `streamType` header, and the command
- * starts once every stream the query asked for is there. Output goes on the stdout and stderr
- * streams, the end's Status on the error stream, then every stream and the connection end. Stdin
- * ends with its stream; a resize stream carries `{"Width":w,"Height":h}` objects one after another.
+ * starts once every stream the query asked for is there and answered. Output goes on the stdout and
+ * stderr streams, the end's Status on the error stream, then every stream ends and the client closes
+ * the connection. Stdin ends with its stream; a resize stream carries `{"Width":w,"Height":h}`
+ * objects one after another.
  */
 import type { Clock } from "../clock.ts";
 import type { ExecOptions } from "./exec-protocol.ts";
