@@ -64,7 +64,7 @@ async function handleExec(request: ApiRequest, api: ApiContext): Promise<Respons
     slots.count -= 1;
   };
   const run = { runtime: api.runtime, containerId, options, onEnd: release };
-  const refused = webSocketProtocol ? request.upgrade(new ExecWebSocketSession(run, webSocketProtocol)) : upgradeSpdy(request, new ExecSpdySession(run, api.clock));
+  const refused = webSocketProtocol ? request.upgrade(new ExecWebSocketSession(run, webSocketProtocol, api.clock)) : upgradeSpdy(request, new ExecSpdySession(run, api.clock));
   if (refused) {
     release();
     return refused;

@@ -6,6 +6,7 @@
  * pause, so past MAX_UNSENT_BYTES waiting for the client the session is ended. The client leaving
  * kills the command; the command ending sends its Status and closes.
  */
+import type { Clock } from "../clock.ts";
 import type { ExecSession, Runtime, TerminalSize } from "../runtime/runtime.ts";
 import { CHANNEL, errorStatus, exitStatus, frame, parseClientMessage, type ExecOptions, type ExecProtocol } from "./exec-protocol.ts";
 import type { ApiSocket, WebSocketSession } from "./http.ts";
@@ -148,18 +149,33 @@ export class ExecRun {
   }
 }
 
+/**
+ * How long after the WebSocket opens the command starts. kubectl 1.30 to 1.33 read the connection
+ * before creating their streams, and discard a message that comes first ("Unknown stream id",
+ * kubernetes#131189, fixed in client-go by kubernetes#131203): a quick command's output and exit
+ * code were lost. The API server is never that quick (it dials the kubelet and opens its streams
+ * first); this gives kubectl as long, and holds input and resizes meanwhile.
+ */
+export const WEBSOCKET_START_DELAY_MS = 50;
+
 /** The WebSocket framing (kubectl 1.30+): one channel byte, then the payload, per message. */
 export class ExecWebSocketSession implements WebSocketSession {
   private readonly run: ExecRun;
+  private cancelStart: () => void = () => {};
 
   constructor(
     config: ExecRunOptions,
     readonly protocol: ExecProtocol,
+    private readonly clock: Clock,
   ) {
     this.run = new ExecRun(config);
   }
 
   open(socket: ApiSocket): void {
+    this.cancelStart = this.clock.setTimeout(() => this.start(socket), WEBSOCKET_START_DELAY_MS);
+  }
+
+  private start(socket: ApiSocket): void {
     this.run.start({
       send: (stream, data) => socket.send(frame(stream === "stdout" ? CHANNEL.stdout : CHANNEL.stderr, data)) > 0,
       finish: (status) => {
@@ -186,6 +202,7 @@ export class ExecWebSocketSession implements WebSocketSession {
   }
 
   close(): void {
+    this.cancelStart();
     this.run.clientGone();
   }
 

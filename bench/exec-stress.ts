@@ -1,10 +1,11 @@
 /**
  * Runs `kubectl exec` many times against the compiled agent (process runtime, one pod) and counts
  * the runs that fail or hang: the reproduction for SPDY exec (kubectl 1.27 to 1.29) hanging once in
- * a full test run. Each run is bounded; a hung one is killed and counted. It also prints the agent's
- * open file descriptors before and a while after the runs: a session that is never closed shows there.
+ * a full test run, and for kubectl 1.30-1.33 losing a quick command's output over WebSocket. Each
+ * run is bounded; a hung one is killed and counted. It also prints the agent's open file
+ * descriptors before and a while after the runs: a session that is never closed shows there.
  *
- *   bun bench/exec-spdy-stress.ts [--runs 200] [--kubectl 1.28] [--mode plain|stdin|tty|shell] [--parallel 1] [--load 0]
+ *   bun bench/exec-stress.ts [--runs 200] [--kubectl 1.28] [--mode plain|stdin|tty|shell] [--parallel 1] [--load 0]
  *
  * `--load N` keeps N busy loops running meanwhile (a loaded machine, as under the full suite).
  */
