@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import type { Server, ServerWebSocket } from "bun";
+import type { Clock } from "../clock.ts";
 import type { ApiContext } from "./context.ts";
 import { openFrontDoor } from "./front-door.ts";
 import type { ApiRequest, ApiSocket, Route, WebSocketSession } from "./http.ts";
@@ -126,7 +127,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       port: options.listen.port,
       tls: options.tls,
       inner: socketPath,
-      spdy: (request, socket, rest) => dispatch(request, { raw: { socket, rest } }),
+      spdy: (request, socket, rest) => dispatch(request, { raw: { socket, rest, clock: context.clock } }),
     });
   } catch (error) {
     server.stop(true);
@@ -186,7 +187,7 @@ function keepsConnectionOpen(url: URL, request: Request): boolean {
 /** How a request's connection can be taken over: Bun.serve's WebSocket upgrade, or the raw socket. */
 interface Upgraders {
   server?: Server<SocketData>;
-  raw?: { socket: Duplex; rest: Buffer };
+  raw?: { socket: Duplex; rest: Buffer; clock: Clock };
 }
 
 function toApiRequest(request: Request, url: URL, params: Record<string, string>, via: Upgraders, stopping: AbortSignal, maxBodyBytes: number): ApiRequest & { upgraded: boolean } {
@@ -218,10 +219,10 @@ function toApiRequest(request: Request, url: URL, params: Record<string, string>
     upgradeSpdy(session) {
       // The front door passes only a connection's first request here; a later one reached Bun.serve.
       if (!via.raw) return statusResponse(ApiError.badRequest("a SPDY upgrade must be the first request on its connection"));
-      const { socket, rest } = via.raw;
+      const { socket, rest, clock } = via.raw;
       socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${session.protocol}\r\n\r\n`);
       if (rest.length > 0) socket.unshift(rest);
-      session.open(acceptSpdy(socket));
+      session.open(acceptSpdy(socket, clock));
       this.upgraded = true;
       return undefined;
     },

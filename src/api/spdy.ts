@@ -4,6 +4,7 @@
  * server answers each, writes on some, and ends them all. The untyped library stays in this file.
  */
 import type { Duplex } from "node:stream";
+import type { Clock } from "../clock.ts";
 // @ts-expect-error spdy-transport ships no types; the few calls made on it are typed below.
 import transport from "spdy-transport";
 
@@ -57,9 +58,9 @@ const HTTP_REQUEST_HEADERS = { ":method": "POST", ":path": "/" };
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
 /** After our last frame (or GOAWAY), the time a client has to close the connection before it is cut. */
-const CLOSE_GRACE_MS = 5000;
+export const CLOSE_GRACE_MS = 5000;
 
-export function acceptSpdy(socket: Duplex): SpdyConnection {
+export function acceptSpdy(socket: Duplex, clock: Clock): SpdyConnection {
   const connection = (transport as { connection: { create(socket: Duplex, options: object): TransportConnection } }).connection.create(socket, {
     protocol: "spdy",
     isServer: true,
@@ -77,12 +78,12 @@ export function acceptSpdy(socket: Duplex): SpdyConnection {
   const parseKVs = parser.parseKVs.bind(parser);
   parser.parseKVs = (buffer, callback) => parseKVs(buffer, (error, headers) => callback(error, headers && { ...HTTP_REQUEST_HEADERS, ...headers }));
   let closed = false;
-  let cut: ReturnType<typeof setTimeout> | undefined;
+  let cut: (() => void) | undefined;
   const closeHandlers: (() => void)[] = [];
   const closedNow = () => {
     if (closed) return;
     closed = true;
-    clearTimeout(cut);
+    cut?.();
     for (const handler of closeHandlers) handler();
   };
   connection.on("close", closedNow);
@@ -97,12 +98,12 @@ export function acceptSpdy(socket: Duplex): SpdyConnection {
     onClose: (handler) => (closed ? handler() : closeHandlers.push(handler)),
     finish() {
       if (closed || cut) return;
-      cut = setTimeout(() => discard(socket), CLOSE_GRACE_MS);
+      cut = clock.setTimeout(() => discard(socket), CLOSE_GRACE_MS);
     },
     end() {
       if (closed || cut) return;
       connection.end();
-      cut = setTimeout(() => discard(socket), CLOSE_GRACE_MS);
+      cut = clock.setTimeout(() => discard(socket), CLOSE_GRACE_MS);
     },
   };
 }

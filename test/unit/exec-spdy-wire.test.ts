@@ -10,9 +10,10 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 // @ts-expect-error spdy-transport ships no types
 import transport from "spdy-transport";
 import type { ExecOptions } from "../../src/api/exec-protocol.ts";
-import { ExecSpdySession } from "../../src/api/exec-spdy-session.ts";
-import { acceptSpdy } from "../../src/api/spdy.ts";
-import { realClock } from "../../src/clock.ts";
+import { ExecSpdySession, STREAM_CREATION_TIMEOUT_MS } from "../../src/api/exec-spdy-session.ts";
+import { acceptSpdy, CLOSE_GRACE_MS } from "../../src/api/spdy.ts";
+import { realClock, type Clock } from "../../src/clock.ts";
+import { FakeClock } from "../fake-clock.ts";
 import type { ExecSession, ExecStreamRequest } from "../../src/runtime/runtime.ts";
 
 interface Frame {
@@ -38,12 +39,12 @@ function quickCommand(output: string) {
   return { runtime, started };
 }
 
-/** A loopback server whose every connection is an exec session's SPDY connection. */
-async function serve(options: ExecOptions, runtime: ReturnType<typeof quickCommand>["runtime"]): Promise<{ port: number; sockets: Socket[] }> {
+/** A loopback server whose every connection is an exec session's SPDY connection, its timers on `clock`. */
+async function serve(options: ExecOptions, runtime: ReturnType<typeof quickCommand>["runtime"], clock: Clock): Promise<{ port: number; sockets: Socket[] }> {
   const sockets: Socket[] = [];
   const server: Server = createServer((socket) => {
     sockets.push(socket);
-    new ExecSpdySession({ runtime, containerId: "c1", options, onEnd: () => {} }, realClock).open(acceptSpdy(socket));
+    new ExecSpdySession({ runtime, containerId: "c1", options, onEnd: () => {} }, clock).open(acceptSpdy(socket, clock));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   closers.push(() => {
@@ -63,11 +64,13 @@ interface Seen {
 /**
  * kubectl's side: opens `types` one after another (each once the previous one's reply came), and
  * reads frames up to the first GOAWAY, as spdystream's reader does; resolves, with what it saw of
- * each stream by type, once the server said GOAWAY or closed, or every stream opened has ended.
+ * each stream by type, once the server said GOAWAY or closed, or every stream opened has ended;
+ * `opened` is called once every stream is open (and answered, unless the connection ended).
  */
-async function spdystreamClient(port: number, types: string[]): Promise<Record<string, Seen>> {
+async function spdystreamClient(port: number, types: string[], opened: () => void = () => {}): Promise<{ seen: Record<string, Seen>; closed: Promise<void> }> {
   const socket = connect(port, "127.0.0.1");
   closers.push(() => socket.destroy());
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
   await new Promise((resolve) => socket.once("connect", resolve));
   const client = transport.connection.create(socket, { protocol: "spdy", isServer: false });
   client.start(3);
@@ -104,8 +107,9 @@ async function spdystreamClient(port: number, types: string[]): Promise<Record<s
     // spdystream's CreateStream waits for the reply before the next stream is opened.
     await Promise.race([new Promise<void>((resolve) => stream.on("response", resolve)), done]);
   }
+  opened();
   await done;
-  return Object.fromEntries(types.map((type) => [type, seen.get(ids[type]!)!]));
+  return { seen: Object.fromEntries(types.map((type) => [type, seen.get(ids[type]!)!])), closed };
 }
 
 const PLAIN: ExecOptions = { command: ["echo", "hi"], stdin: false, stdout: true, stderr: true, tty: false };
@@ -114,12 +118,33 @@ test("every stream's reply, the output, the Status and every stream's end reach 
   // The race is lost often but not every time: a few sessions make the test fail on the code as it was.
   for (let attempt = 0; attempt < 10; attempt++) {
     const command = quickCommand("hi\n");
-    const { port } = await serve(PLAIN, command.runtime);
-    expect(await spdystreamClient(port, ["error", "stdout", "stderr"])).toEqual({
+    const { port } = await serve(PLAIN, command.runtime, realClock);
+    expect((await spdystreamClient(port, ["error", "stdout", "stderr"])).seen).toEqual({
       error: { replied: true, data: JSON.stringify({ metadata: {}, status: "Success" }), ended: true },
       stdout: { replied: true, data: "hi\n", ended: true },
       stderr: { replied: true, data: "", ended: true },
     });
     closers.splice(0).forEach((close) => close());
   }
+});
+
+test("a client that keeps the connection after reading every stream's end has it cut CLOSE_GRACE_MS later", async () => {
+  const clock = new FakeClock();
+  const { port } = await serve(PLAIN, quickCommand("hi\n").runtime, clock);
+  const { seen, closed } = await spdystreamClient(port, ["error", "stdout", "stderr"]);
+  expect(seen.stdout).toEqual({ replied: true, data: "hi\n", ended: true });
+  clock.step(CLOSE_GRACE_MS);
+  await closed;
+});
+
+test("a client that opens too few streams gets a Status naming the missing ones after STREAM_CREATION_TIMEOUT_MS, then the connection is cut", async () => {
+  const clock = new FakeClock();
+  const command = quickCommand("hi\n");
+  const { port } = await serve(PLAIN, command.runtime, clock);
+  const { seen, closed } = await spdystreamClient(port, ["error", "stdout"], () => clock.step(STREAM_CREATION_TIMEOUT_MS));
+  expect(command.started).toHaveLength(0);
+  expect(JSON.parse(seen.error!.data)).toMatchObject({ status: "Failure", message: "Internal error occurred: timed out waiting for the client to create streams (stderr)" });
+  expect(seen.error!.ended && seen.stdout!.ended).toBe(true);
+  clock.step(CLOSE_GRACE_MS);
+  await closed;
 });
