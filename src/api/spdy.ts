@@ -78,12 +78,12 @@ export function acceptSpdy(socket: Duplex, clock: Clock): SpdyConnection {
   const parseKVs = parser.parseKVs.bind(parser);
   parser.parseKVs = (buffer, callback) => parseKVs(buffer, (error, headers) => callback(error, headers && { ...HTTP_REQUEST_HEADERS, ...headers }));
   let closed = false;
-  let cut: (() => void) | undefined;
+  let cancelCut: (() => void) | undefined;
   const closeHandlers: (() => void)[] = [];
   const closedNow = () => {
     if (closed) return;
     closed = true;
-    cut?.();
+    cancelCut?.();
     for (const handler of closeHandlers) handler();
   };
   connection.on("close", closedNow);
@@ -97,13 +97,13 @@ export function acceptSpdy(socket: Duplex, clock: Clock): SpdyConnection {
     onStream: (handler) => connection.on("stream", handler),
     onClose: (handler) => (closed ? handler() : closeHandlers.push(handler)),
     finish() {
-      if (closed || cut) return;
-      cut = clock.setTimeout(() => discard(socket), CLOSE_GRACE_MS);
+      if (closed || cancelCut) return;
+      cancelCut = clock.setTimeout(() => discard(socket), CLOSE_GRACE_MS);
     },
     end() {
-      if (closed || cut) return;
+      if (closed || cancelCut) return;
       connection.end();
-      cut = clock.setTimeout(() => discard(socket), CLOSE_GRACE_MS);
+      cancelCut = clock.setTimeout(() => discard(socket), CLOSE_GRACE_MS);
     },
   };
 }
