@@ -8,7 +8,7 @@
  */
 import type { Clock } from "../clock.ts";
 import type { ExecSession, Runtime, TerminalSize } from "../runtime/runtime.ts";
-import { CHANNEL, errorStatus, exitStatus, frame, parseClientMessage, type ExecOptions, type ExecProtocol } from "./exec-protocol.ts";
+import { CHANNEL, errorStatus, exitStatus, frame, parseClientMessage, type ClientMessage, type ExecOptions, type ExecProtocol } from "./exec-protocol.ts";
 import type { ApiSocket, WebSocketSession } from "./http.ts";
 
 /** Output queued for a client that stopped reading, past which a terminal session is ended. */
@@ -150,18 +150,22 @@ export class ExecRun {
 }
 
 /**
- * How long after the WebSocket opens the command starts. kubectl 1.30 to 1.33 read the connection
- * before creating their streams, and discard a message that comes first ("Unknown stream id",
- * kubernetes#131189, fixed in client-go by kubernetes#131203): a quick command's output and exit
- * code were lost. The API server is never that quick (it dials the kubelet and opens its streams
- * first); this gives kubectl as long, and holds input and resizes meanwhile.
+ * How long after the WebSocket opens the command starts, unless the client speaks first. kubectl
+ * 1.30 to 1.33 read the connection before creating their streams, and discard a message that comes
+ * first ("Unknown stream id", kubernetes#131189, fixed in client-go by kubernetes#131203): a quick
+ * command's output and exit code were lost. The API server is never that quick (it dials the
+ * kubelet and opens its streams first). A client's first message (stdin, a resize) is sent once its
+ * streams exist, so it starts the command at once: `-it` waits for nothing. 50 ms still lost 2 of
+ * 300 runs with kubectl starved on a loaded machine (bench/exec-stress.ts).
  */
-export const WEBSOCKET_START_DELAY_MS = 50;
+export const WEBSOCKET_START_DELAY_MS = 250;
 
 /** The WebSocket framing (kubectl 1.30+): one channel byte, then the payload, per message. */
 export class ExecWebSocketSession implements WebSocketSession {
   private readonly run: ExecRun;
   private cancelStart: () => void = () => {};
+  /** Until the command starts or the client leaves. */
+  private startable = true;
 
   constructor(
     config: ExecRunOptions,
@@ -176,6 +180,9 @@ export class ExecWebSocketSession implements WebSocketSession {
   }
 
   private start(socket: ApiSocket): void {
+    if (!this.startable) return;
+    this.startable = false;
+    this.cancelStart();
     this.run.start({
       send: (stream, data) => socket.send(frame(stream === "stdout" ? CHANNEL.stdout : CHANNEL.stderr, data)) > 0,
       finish: (status) => {
@@ -186,8 +193,19 @@ export class ExecWebSocketSession implements WebSocketSession {
     });
   }
 
-  message(_socket: ApiSocket, data: Uint8Array): void {
-    const message = parseClientMessage(this.protocol, data);
+  message(socket: ApiSocket, data: Uint8Array): void {
+    this.handle(parseClientMessage(this.protocol, data));
+    // After the message: a first resize is the terminal's size from its start.
+    this.start(socket);
+  }
+
+  close(): void {
+    this.startable = false;
+    this.cancelStart();
+    this.run.clientGone();
+  }
+
+  private handle(message: ClientMessage): void {
     switch (message.kind) {
       case "stdin":
         return this.run.stdin(message.data);
@@ -199,11 +217,6 @@ export class ExecWebSocketSession implements WebSocketSession {
       case "ignored":
         return;
     }
-  }
-
-  close(): void {
-    this.cancelStart();
-    this.run.clientGone();
   }
 
   drain(): void {

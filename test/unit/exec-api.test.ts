@@ -118,7 +118,23 @@ test("a command's output comes on stdout, its exit code as NonZeroExitCode on ch
   expect(h.runtime.execs[0]?.container.container.name).toBe("web");
 });
 
-test("the command starts WEBSOCKET_START_DELAY_MS after the socket opens (kubectl 1.30-1.33 drop what comes before their streams exist), with the input and size sent meanwhile", async () => {
+test("with nothing from the client, the command starts WEBSOCKET_START_DELAY_MS after the socket opens (kubectl 1.30-1.33 drop what comes before their streams exist)", async () => {
+  const { h, api } = await agent();
+  h.runtime.exec = () => ({ exitCode: 0, output: "hi\n" });
+  const { upgraded } = await call(api, "command=echo&command=hi&container=web&stdout=true");
+  const sent: Uint8Array[] = [];
+  const socket: ApiSocket = { send: (data) => sent.push(data.slice()), close: () => undefined };
+  upgraded!.open(socket);
+  h.clock.step(WEBSOCKET_START_DELAY_MS - 1);
+  await Promise.resolve();
+  expect(h.runtime.execs).toHaveLength(0);
+  expect(sent).toHaveLength(0);
+  h.clock.step(1);
+  await waitFor("the exit status", () => sent.some((frame) => frame[0] === 3), 5000);
+  expect(on({ frames: sent }, 1)).toBe("hi\n");
+});
+
+test("the client's first message starts the command at once, the terminal at the size it sent", async () => {
   const { h, api } = await agent();
   h.runtime.interactive = (exec: FakeExec) => {
     exec.onInput = (self) => self.input.includes("exit") && self.exit(0);
@@ -126,17 +142,15 @@ test("the command starts WEBSOCKET_START_DELAY_MS after the socket opens (kubect
   const { upgraded } = await call(api, "command=sh&container=web&stdin=true&stdout=true&tty=true");
   const sent: Uint8Array[] = [];
   const socket: ApiSocket = { send: (data) => sent.push(data.slice()), close: () => undefined };
+  const timers = h.clock.pendingTimers();
   upgraded!.open(socket);
   upgraded!.message(socket, message(4, '{"Width":100,"Height":30}'));
   upgraded!.message(socket, message(0, "exit\r"));
-  h.clock.step(WEBSOCKET_START_DELAY_MS - 1);
-  await Promise.resolve();
-  expect(h.runtime.execs).toHaveLength(0);
-  expect(sent).toHaveLength(0);
-  h.clock.step(1);
   await waitFor("the exit status", () => sent.some((frame) => frame[0] === 3), 5000);
   expect(h.runtime.execs[0]?.request.size).toEqual({ width: 100, height: 30 });
   expect(h.runtime.execs[0]?.input).toBe("exit\r");
+  // The start's timer is gone with the start.
+  expect(h.clock.pendingTimers()).toBe(timers);
 });
 
 test("a client that leaves before the command started leaves no command behind", async () => {
