@@ -2,11 +2,12 @@
  * `pods/NAME/exec`: kubectl exec over WebSocket (exec-protocol.ts), run by the agent's runtime.
  * Checks are made before the upgrade, so a missing pod or a stopped container is a plain Status
  * kubectl prints; once upgraded, the command's end (or failure) is the Status on channel 3.
- * kubectl 1.27 to 1.29 speak only SPDY (a POST asking `Upgrade: SPDY/3.1`), which is not served:
- * they get a 400 saying so, and 1.30+ (WebSocket) works.
+ * kubectl 1.30+ speaks WebSocket (a GET); 1.27 to 1.29 SPDY/3.1 (a POST, exec-spdy-session.ts),
+ * which 1.29 and 1.30+ also fall back to when a WebSocket upgrade is refused.
  */
 import type { ApiContext } from "./context.ts";
 import { ExecWebSocketSession } from "./exec-session.ts";
+import { ExecSpdySession, SPDY_EXEC_PROTOCOL } from "./exec-spdy-session.ts";
 import { chooseExecProtocol, EXEC_PROTOCOLS, parseExecOptions } from "./exec-protocol.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { ApiError, statusResponse } from "./status.ts";
@@ -19,7 +20,7 @@ export const DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-conta
 
 export const execRoutes: Route[] = [
   { method: "GET", path: EXEC_PATH, handle: handleExec },
-  // kubectl before 1.30, and 1.30+ after a refused WebSocket, POST for SPDY: answered, never served.
+  // kubectl before 1.30, and 1.30+ after a refused WebSocket, POST for SPDY.
   { method: "POST", path: EXEC_PATH, handle: handleExec },
 ];
 
@@ -38,16 +39,16 @@ async function handleExec(request: ApiRequest, api: ApiContext): Promise<Respons
     throw new ApiError(503, "ServiceUnavailable", "exec needs the running agent: `minikubelet serve` only reads the database (start the pods with `minikubelet run`)");
   }
   const containerId = runningContainerId(pod, container);
-  if ((request.headers.get("upgrade") ?? "").toLowerCase() !== "websocket") {
-    throw ApiError.badRequest(
-      `exec is served over WebSocket (${EXEC_PROTOCOLS.join(", ")}), not SPDY: use kubectl 1.30 or newer ` +
-        "(kubectl 1.29 with KUBECTL_REMOTE_COMMAND_WEBSOCKETS=true)",
-    );
+  const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase();
+  if (upgrade !== "websocket" && upgrade !== "spdy/3.1") {
+    throw ApiError.badRequest(`exec needs a connection upgrade: to websocket (${EXEC_PROTOCOLS.join(", ")}) or SPDY/3.1 (${SPDY_EXEC_PROTOCOL})`);
   }
-  const protocol = chooseExecProtocol(request.headers.get("sec-websocket-protocol"));
-  if (!protocol) {
-    const offered = request.headers.get("sec-websocket-protocol") ?? "none";
-    throw ApiError.badRequest(`requested protocol(s) are not supported: ${offered}; supports ${EXEC_PROTOCOLS.join(", ")}`);
+  const spdy = upgrade === "spdy/3.1";
+  const offer = request.headers.get(spdy ? "x-stream-protocol-version" : "sec-websocket-protocol");
+  const webSocketProtocol = spdy ? undefined : chooseExecProtocol(offer);
+  if (spdy ? !offersSpdyProtocol(offer) : !webSocketProtocol) {
+    const supported = spdy ? SPDY_EXEC_PROTOCOL : EXEC_PROTOCOLS.join(", ");
+    throw ApiError.badRequest(`requested protocol(s) are not supported: ${offer ?? "none"}; supports ${supported}`);
   }
   const slots = openSessions.get(api) ?? { count: 0 };
   openSessions.set(api, slots);
@@ -62,13 +63,22 @@ async function handleExec(request: ApiRequest, api: ApiContext): Promise<Respons
     released = true;
     slots.count -= 1;
   };
-  const session = new ExecWebSocketSession({ runtime: api.runtime, containerId, options, protocol, onEnd: release });
-  const refused = request.upgrade(session);
+  const run = { runtime: api.runtime, containerId, options, onEnd: release };
+  const refused = webSocketProtocol ? request.upgrade(new ExecWebSocketSession(run, webSocketProtocol, api.clock)) : upgradeSpdy(request, new ExecSpdySession(run, api.clock));
   if (refused) {
     release();
     return refused;
   }
   return new Response(null, { status: 101 });
+}
+
+function offersSpdyProtocol(offer: string | null): boolean {
+  return (offer ?? "").split(",").some((protocol) => protocol.trim() === SPDY_EXEC_PROTOCOL);
+}
+
+function upgradeSpdy(request: ApiRequest, session: ExecSpdySession): Response | undefined {
+  if (!request.upgradeSpdy) return statusResponse(ApiError.badRequest("this server does not serve SPDY upgrades"));
+  return request.upgradeSpdy(session);
 }
 
 /** The container asked for, else the default-container annotation's, else the first. */

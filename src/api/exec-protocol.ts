@@ -80,14 +80,20 @@ export function parseClientMessage(protocol: ExecProtocol, message: Uint8Array):
 }
 
 function parseResize(payload: Uint8Array): ClientMessage {
+  const size = parseTerminalSize(new TextDecoder().decode(payload));
+  return size ? { kind: "resize", size } : { kind: "ignored" };
+}
+
+/** One resize message, `{"Width":w,"Height":h}`, or undefined when it is not a sane one. */
+export function parseTerminalSize(text: string): TerminalSize | undefined {
   try {
-    const size = JSON.parse(new TextDecoder().decode(payload)) as { Width?: unknown; Height?: unknown };
+    const size = JSON.parse(text) as { Width?: unknown; Height?: unknown };
     const width = Number(size.Width);
     const height = Number(size.Height);
     const valid = (n: number) => Number.isInteger(n) && n > 0 && n <= 0xffff;
-    return valid(width) && valid(height) ? { kind: "resize", size: { width, height } } : { kind: "ignored" };
+    return valid(width) && valid(height) ? { width, height } : undefined;
   } catch {
-    return { kind: "ignored" };
+    return undefined;
   }
 }
 
@@ -96,30 +102,33 @@ function parseResize(payload: Uint8Array): ClientMessage {
  * whose ExitCode cause kubectl turns into its own exit code ("command terminated with exit code N").
  */
 export function exitStatusFrame(exitCode: number): Uint8Array {
-  if (exitCode === 0) return frame(CHANNEL.error, JSON.stringify({ metadata: {}, status: "Success" }));
-  return frame(
-    CHANNEL.error,
-    JSON.stringify({
-      metadata: {},
-      status: "Failure",
-      message: `command terminated with non-zero exit code: exit status ${exitCode}`,
-      reason: "NonZeroExitCode",
-      details: { causes: [{ reason: "ExitCode", message: String(exitCode) }] },
-    }),
-  );
+  return frame(CHANNEL.error, exitStatus(exitCode));
+}
+
+/** The end of a session as the v1 Status JSON (SPDY's error stream carries it as is). */
+export function exitStatus(exitCode: number): string {
+  if (exitCode === 0) return JSON.stringify({ metadata: {}, status: "Success" });
+  return JSON.stringify({
+    metadata: {},
+    status: "Failure",
+    message: `command terminated with non-zero exit code: exit status ${exitCode}`,
+    reason: "NonZeroExitCode",
+    details: { causes: [{ reason: "ExitCode", message: String(exitCode) }] },
+  });
 }
 
 /** The channel 3 message for a session that failed before or without an exit code (kubectl prints the message). */
 export function errorStatusFrame(message: string): Uint8Array {
-  return frame(
-    CHANNEL.error,
-    JSON.stringify({
-      metadata: {},
-      status: "Failure",
-      message: `Internal error occurred: ${message}`,
-      reason: "InternalError",
-      details: { causes: [{ message }] },
-      code: 500,
-    }),
-  );
+  return frame(CHANNEL.error, errorStatus(message));
+}
+
+export function errorStatus(message: string): string {
+  return JSON.stringify({
+    metadata: {},
+    status: "Failure",
+    message: `Internal error occurred: ${message}`,
+    reason: "InternalError",
+    details: { causes: [{ message }] },
+    code: 500,
+  });
 }

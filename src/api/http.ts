@@ -4,6 +4,7 @@
  * into the loop; one that streams (watch, logs -f) ends its stream when `request.signal` aborts.
  */
 import type { ApiContext } from "./context.ts";
+import type { SpdyConnection } from "./spdy.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -23,6 +24,11 @@ export interface ApiRequest {
    * back (undefined once upgraded), or a 400 Status when the request asks for no upgrade.
    */
   upgrade(session: WebSocketSession): Response | undefined;
+  /**
+   * Upgrades the connection to SPDY/3.1 (kubectl 1.27 to 1.29's exec), answering 101 with
+   * `X-Stream-Protocol-Version: session.protocol`. Returns undefined once upgraded, else a 400 Status.
+   */
+  upgradeSpdy?(session: SpdySession): Response | undefined;
 }
 
 export interface Route {
@@ -41,6 +47,13 @@ export interface WebSocketSession {
   close(socket: ApiSocket, code: number, reason: string): void;
   /** The socket can take more after `send` reported back-pressure. */
   drain?(socket: ApiSocket): void;
+}
+
+/** One connection upgraded to SPDY: the client opens its streams on it. */
+export interface SpdySession {
+  /** The stream protocol chosen from the client's `X-Stream-Protocol-Version` offer (`v4.channel.k8s.io`). */
+  protocol: string;
+  open(connection: SpdyConnection): void;
 }
 
 export interface ApiSocket {

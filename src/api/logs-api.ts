@@ -71,7 +71,7 @@ async function streamAttempt(attempt: AttemptRow, options: PodLogRequest, reques
     await writer.ready;
     void writer.write(bytes).catch(() => stop.abort());
   };
-  const reading = writeAttemptLogs(attempt, options, { store: api.store, clock: api.clock, signal, engine: engine.open, opened }, write).finally(() => engine.close());
+  const reading = writeAttemptLogs(attempt, options, { store: api.store, clock: api.clock, signal, engine: engine.open, opened, commits: api.commits }, write).finally(() => engine.close());
   // The client leaving (the readable cancelled) ends the reading through `stop`.
   writer.closed.catch(() => stop.abort());
   try {

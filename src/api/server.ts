@@ -3,12 +3,20 @@
  * pattern and method, and turns whatever a handler throws into a v1 Status (ApiError as it says,
  * anything else as a 500 InternalError) so one bad request never takes the server down. Streams
  * (watch, logs -f) and WebSocket sessions (exec) are the routes' own; the server only tells them
- * when their client goes away.
+ * when their client goes away. Bun.serve listens on a private Unix socket behind the TLS front door
+ * (front-door.ts), which hands it every connection but kubectl's SPDY upgrades, served here too.
  */
 import { timingSafeEqual } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Duplex } from "node:stream";
 import type { Server, ServerWebSocket } from "bun";
+import type { Clock } from "../clock.ts";
 import type { ApiContext } from "./context.ts";
+import { openFrontDoor } from "./front-door.ts";
 import type { ApiRequest, ApiSocket, Route, WebSocketSession } from "./http.ts";
+import { acceptSpdy } from "./spdy.ts";
 import { ApiError, statusResponse } from "./status.ts";
 
 export interface ListenAddress {
@@ -55,34 +63,39 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
   const log = options.log ?? ((message: string) => process.stderr.write(`minikubelet: ${message}\n`));
   const expected = Buffer.from(`Bearer ${token}`);
 
+  /** One request, from Bun.serve (`via.server`) or the front door's SPDY upgrade (`via.raw`). */
+  async function dispatch(request: Request, via: Upgraders): Promise<Response | undefined> {
+    try {
+      const refused = checkToken(request, expected) ?? checkBounds(request, context.limits.maxBodyBytes);
+      if (refused) return refused;
+      const url = new URL(request.url);
+      const found = table.find(url.pathname, request.method);
+      if (found === "no-path") throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+      if (found === "no-method") throw new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+      if (keepsConnectionOpen(url, request)) via.server?.timeout(request, 0);
+      const apiRequest = toApiRequest(request, url, found.params, via, stopping.signal, context.limits.maxBodyBytes);
+      const response = await found.route.handle(apiRequest, context);
+      // Once upgraded, the connection is the WebSocket's: whatever the route returned (it must
+      // return a Response by type, e.g. `request.upgrade(session) ?? new Response(null, { status: 101 })`) is not sent.
+      if (apiRequest.upgraded) return undefined;
+      if (!response) throw new Error(`the route ${found.route.path} gave no response`);
+      return response;
+    } catch (error) {
+      if (error instanceof ApiError) return statusResponse(error);
+      log(`api: ${request.method} ${new URL(request.url).pathname}: ${(error as Error)?.stack ?? String(error)}`);
+      return statusResponse(new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error)?.message ?? String(error)}`));
+    }
+  }
+
+  // 0700: only this user reaches the plain-HTTP side (the token is still checked there).
+  const socketDir = mkdtempSync(join(tmpdir(), "minikubelet-api-"));
+  const socketPath = join(socketDir, "api.sock");
   const server: Server<SocketData> = Bun.serve<SocketData>({
-    hostname: options.listen.hostname,
-    port: options.listen.port,
-    tls: options.tls,
+    unix: socketPath,
     maxRequestBodySize: context.limits.maxBodyBytes * 2,
-    idleTimeout: IDLE_TIMEOUT_SECONDS,
-    async fetch(request, server) {
-      try {
-        const refused = checkToken(request, expected) ?? checkBounds(request, context.limits.maxBodyBytes);
-        if (refused) return refused;
-        const url = new URL(request.url);
-        const found = table.find(url.pathname, request.method);
-        if (found === "no-path") throw new ApiError(404, "NotFound", "the server could not find the requested resource");
-        if (found === "no-method") throw new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
-        if (keepsConnectionOpen(url, request)) server.timeout(request, 0);
-        const apiRequest = toApiRequest(request, url, found.params, server, stopping.signal, context.limits.maxBodyBytes);
-        const response = await found.route.handle(apiRequest, context);
-        // Once upgraded, the connection is the WebSocket's: whatever the route returned (it must
-        // return a Response by type, e.g. `request.upgrade(session) ?? new Response(null, { status: 101 })`) is not sent.
-        if (apiRequest.upgraded) return undefined;
-        if (!response) throw new Error(`the route ${found.route.path} gave no response`);
-        return response;
-      } catch (error) {
-        if (error instanceof ApiError) return statusResponse(error);
-        log(`api: ${request.method} ${new URL(request.url).pathname}: ${(error as Error)?.stack ?? String(error)}`);
-        return statusResponse(new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error)?.message ?? String(error)}`));
-      }
-    },
+    // Typed for TCP listeners only; Bun applies it to a Unix socket's connections as well.
+    ...({ idleTimeout: IDLE_TIMEOUT_SECONDS } as object),
+    fetch: (request, server) => dispatch(request, { server }),
     websocket: {
       // Exec frames are binary; a slow client's back-pressure is the session's to handle (drain).
       sendPings: true,
@@ -107,17 +120,34 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
     },
   });
 
-  const host = server.hostname ?? options.listen.hostname;
+  let front;
+  try {
+    front = openFrontDoor({
+      hostname: options.listen.hostname,
+      port: options.listen.port,
+      tls: options.tls,
+      inner: socketPath,
+      spdy: (request, socket, rest) => dispatch(request, { raw: { socket, rest, clock: context.clock } }),
+    });
+  } catch (error) {
+    server.stop(true);
+    rmSync(socketDir, { recursive: true, force: true });
+    throw error;
+  }
+  const host = front.hostname;
+  const door = front;
   return {
-    url: `https://${host.includes(":") ? `[${host}]` : host}:${server.port}`,
+    url: `https://${host.includes(":") ? `[${host}]` : host}:${front.port}`,
     async stop() {
       stopping.abort(new Error("the API server is stopping"));
+      door.close();
       // Forced: open streams and sockets end now. Bun 1.3 never resolves this once a WebSocket was
       // closed from the server's side (it keeps counting it as pending), so the wait is bounded.
       const stopped = server.stop(true);
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([stopped, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
       clearTimeout(timer);
+      rmSync(socketDir, { recursive: true, force: true });
     },
   };
 }
@@ -154,7 +184,13 @@ function keepsConnectionOpen(url: URL, request: Request): boolean {
   return yes("watch") || yes("follow") || request.headers.get("upgrade") !== null;
 }
 
-function toApiRequest(request: Request, url: URL, params: Record<string, string>, server: Server<SocketData>, stopping: AbortSignal, maxBodyBytes: number): ApiRequest & { upgraded: boolean } {
+/** How a request's connection can be taken over: Bun.serve's WebSocket upgrade, or the raw socket. */
+interface Upgraders {
+  server?: Server<SocketData>;
+  raw?: { socket: Duplex; rest: Buffer; clock: Clock };
+}
+
+function toApiRequest(request: Request, url: URL, params: Record<string, string>, via: Upgraders, stopping: AbortSignal, maxBodyBytes: number): ApiRequest & { upgraded: boolean } {
   let bodyRead = false;
   return {
     upgraded: false,
@@ -174,11 +210,21 @@ function toApiRequest(request: Request, url: URL, params: Record<string, string>
         return statusResponse(ApiError.badRequest("this resource is served over WebSocket: the request must ask for an upgrade to websocket"));
       }
       const headers = session.protocol ? { "Sec-WebSocket-Protocol": session.protocol } : undefined;
-      if (server.upgrade(request, { headers, data: { session, api: undefined } })) {
+      if (via.server?.upgrade(request, { headers, data: { session, api: undefined } })) {
         this.upgraded = true;
         return undefined;
       }
       return statusResponse(ApiError.badRequest("the WebSocket upgrade failed"));
+    },
+    upgradeSpdy(session) {
+      // The front door passes only a connection's first request here; a later one reached Bun.serve.
+      if (!via.raw) return statusResponse(ApiError.badRequest("a SPDY upgrade must be the first request on its connection"));
+      const { socket, rest, clock } = via.raw;
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${session.protocol}\r\n\r\n`);
+      if (rest.length > 0) socket.unshift(rest);
+      session.open(acceptSpdy(socket, clock));
+      this.upgraded = true;
+      return undefined;
     },
   };
 }

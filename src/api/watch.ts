@@ -22,6 +22,12 @@ import { WatchStream, type WatchEventType } from "./watch-stream.ts";
 /** What one watch may queue for a client that does not read: then it is dropped. */
 export const MAX_QUEUED_BYTES = 1024 * 1024;
 
+/**
+ * How often a watch that allows bookmarks gets one (the API server's bookmark frequency, a minute):
+ * a client that reconnects resumes from its version instead of relisting.
+ */
+export const BOOKMARK_INTERVAL_MS = 60_000;
+
 type Handler = (request: ApiRequest, api: ApiContext) => Response | Promise<Response>;
 
 /** `watch=true` or `watch=1`, as the API server's query decoding reads the boolean. */
@@ -136,7 +142,7 @@ class Watcher implements HubWatcher {
       this.cursor = head;
       const added = current.filter((change) => this.matches(change));
       for (const change of added) this.known.add(change.key);
-      const bookmark = options.sendInitialEvents && options.allowWatchBookmarks ? this.bookmark(head) : undefined;
+      const bookmark = options.sendInitialEvents && options.allowWatchBookmarks ? this.bookmark(head, { "k8s.io/initial-events-end": "true" }) : undefined;
       // Rendered as the client reads them: a long list is neither held twice nor counted against the bound.
       const render = (change: WatchChange) => this.render(change);
       stream.sendInitial(
@@ -153,6 +159,19 @@ class Watcher implements HubWatcher {
     const hub = hubFor(this.api, this.kind);
     hub.join(this);
     this.cleanups.push(() => hub.leave(this));
+    if (options.allowWatchBookmarks) this.bookmarkEvery(BOOKMARK_INTERVAL_MS);
+  }
+
+  /** Sends a bookmark at the version of the last change sent, every `intervalMs` while the stream is open. */
+  private bookmarkEvery(intervalMs: number): void {
+    let cancel = () => {};
+    const arm = () => {
+      cancel = this.api.clock.setTimeout(() => {
+        if (this.stream.send(...this.bookmark(this.cursor))) arm();
+      }, intervalMs);
+    };
+    arm();
+    this.cleanups.push(() => cancel());
   }
 
   deliver(changes: readonly WatchChange[]): void {
@@ -208,12 +227,15 @@ class Watcher implements HubWatcher {
     };
   }
 
-  /** The end of the initial events, for a client that asked `sendInitialEvents` (a watch-list). */
-  private bookmark(revision: number): [WatchEventType, unknown] {
+  /**
+   * An object of the watched kind carrying only a resourceVersion; annotated with
+   * `k8s.io/initial-events-end` it ends the initial events of a watch-list (`sendInitialEvents`).
+   */
+  private bookmark(revision: number, annotations?: Record<string, string>): [WatchEventType, unknown] {
     return ["BOOKMARK", {
       kind: this.kind.kind,
       apiVersion: "v1",
-      metadata: { resourceVersion: String(revision), annotations: { "k8s.io/initial-events-end": "true" } },
+      metadata: { resourceVersion: String(revision), ...(annotations && { annotations }) },
     }];
   }
 }

@@ -3,9 +3,11 @@
  * the attempt's log file (the process runtime; readable without the agent, from the database's
  * runtime root) or from the engine by runtime id (docker). Applies the kubelet's options in its
  * order (since, then tail, then timestamps, then the byte limit) and, with `follow`, keeps writing
- * until the attempt ends or `signal` aborts.
+ * until the attempt ends or `signal` aborts: a followed file is read again when it changes (its
+ * watch, no polling), with a slow backstop check.
  */
-import { sleep, type Clock } from "../clock.ts";
+import { watch } from "node:fs";
+import type { Clock } from "../clock.ts";
 import { EngineUnreachableError } from "../runtime/docker-errors.ts";
 import type { LogOptions } from "../runtime/runtime.ts";
 import type { AttemptRow, StoreReader } from "../store/queries.ts";
@@ -36,9 +38,18 @@ export interface LogReadDeps {
   engine?: () => Promise<EngineLogs>;
   /** Called once the output's source is open: an error after it comes mid-stream. */
   opened?: () => void;
-  /** How often a followed log file is polled; default 250 ms. */
+  /** The database's commits (under `run`): a followed attempt's end is noticed as it is recorded. */
+  commits?: { subscribe(listener: (revision: number) => void): () => void };
+  /** How often a followed log file is looked at with no sign of change; default FOLLOW_BACKSTOP_MS. */
   intervalMs?: number;
 }
+
+/**
+ * A followed log file is read when it changes (its watch) or the database commits; this is the
+ * check made anyway, for filesystems whose watch misses writes and, with no commit feed (the CLI
+ * reads the database from outside the agent), for noticing the attempt's end.
+ */
+export const FOLLOW_BACKSTOP_MS = 2000;
 
 /** Takes the next bytes; a promise holds the reader back until the consumer has room. */
 export type LogWriter = (bytes: Uint8Array) => void | Promise<void>;
@@ -108,16 +119,58 @@ async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery,
   const emit = (at: number) => (bytes: Uint8Array) => write(stamps ? stamps.prefix(bytes, at) : bytes);
   let offset = await readRange(path, range, emit(writtenAt), deps.signal);
   if (!query.follow) return;
+  // Watched from before the next read on: a write between the read and the wait is not missed.
+  using changes = new FollowChanges(path, deps.commits);
   while (!deps.signal.aborted) {
     // Seen ended before the last read: every byte the attempt wrote is read before stopping.
     const ended = attemptEnded(deps.store, attempt);
     offset = await readRange(path, { start: offset, end: currentSize(path, offset) }, emit(deps.clock.now()), deps.signal);
     if (ended) return;
+    await changes.next(deps.clock, deps.intervalMs ?? FOLLOW_BACKSTOP_MS, deps.signal);
+  }
+}
+
+/** Tells a follower when to look again: its file changed, the database committed, or the backstop passed. */
+class FollowChanges implements Disposable {
+  private changed = false;
+  private wake: (() => void) | undefined;
+  private readonly stops: (() => void)[] = [];
+
+  constructor(path: string, commits: LogReadDeps["commits"]) {
+    const notify = () => {
+      this.changed = true;
+      this.wake?.();
+    };
     try {
-      await sleep(deps.clock, deps.intervalMs ?? 250, deps.signal);
+      const watcher = watch(path, notify);
+      // A watch that fails (the file removed with its pod) leaves the backstop to do the work.
+      watcher.on("error", () => watcher.close());
+      this.stops.push(() => watcher.close());
     } catch {
-      return;
+      // No watch on this filesystem: the backstop alone.
     }
+    if (commits) this.stops.push(commits.subscribe(notify));
+  }
+
+  /** Resolves at once when something changed since the last call, else at the next change, after `backstopMs`, or on abort. */
+  next(clock: Clock, backstopMs: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.wake = undefined;
+        this.changed = false;
+        cancel();
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const cancel = clock.setTimeout(done, backstopMs);
+      if (this.changed || signal.aborted) return done();
+      this.wake = done;
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  [Symbol.dispose](): void {
+    for (const stop of this.stops) stop();
   }
 }
 

@@ -5,12 +5,14 @@
 import { afterEach, expect, test } from "bun:test";
 import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
 import { execRoutes } from "../../src/api/exec-api.ts";
-import { MAX_UNSENT_BYTES } from "../../src/api/exec-session.ts";
+import { MAX_UNSENT_BYTES, WEBSOCKET_START_DELAY_MS } from "../../src/api/exec-session.ts";
 import type { ApiRequest, ApiSocket, WebSocketSession } from "../../src/api/http.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { openStoreReader } from "../../src/store/reader.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
+import { waitFor } from "../e2e/helpers.ts";
+import type { FakeClock } from "../fake-clock.ts";
 import type { FakeExec } from "../fake-runtime.ts";
 
 const cleanups: (() => void)[] = [];
@@ -76,7 +78,7 @@ async function call(api: ApiContext, query: string, options: { method?: "GET" | 
 }
 
 /** Opens the session on a socket that records what is sent; `send` answers with `sendResult`. */
-function connect(session: WebSocketSession, sendResult?: () => number): { socket: ApiSocket; sent: Sent; ended: Promise<void> } {
+function connect(session: WebSocketSession, clock: FakeClock, sendResult?: () => number): { socket: ApiSocket; sent: Sent; ended: Promise<void> } {
   const sent: Sent = { frames: [] };
   let markEnded: () => void = () => undefined;
   const ended = new Promise<void>((resolve) => (markEnded = resolve));
@@ -92,6 +94,7 @@ function connect(session: WebSocketSession, sendResult?: () => number): { socket
     },
   };
   session.open(socket);
+  clock.step(WEBSOCKET_START_DELAY_MS);
   return { socket, sent, ended };
 }
 
@@ -107,7 +110,7 @@ test("a command's output comes on stdout, its exit code as NonZeroExitCode on ch
   const { response, upgraded } = await call(api, "command=sh&command=-c&command=echo+hi%3B+exit+3&container=web&stdout=true&stderr=true");
   expect(response?.status).toBe(101);
   expect(upgraded?.protocol).toBe("v5.channel.k8s.io");
-  const { sent, ended } = connect(upgraded!);
+  const { sent, ended } = connect(upgraded!, h.clock);
   await ended;
   expect(on(sent, 1)).toBe("ran sh -c echo hi; exit 3\n");
   expect(statusOf(sent)).toMatchObject({ status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: "3" }] } });
@@ -115,10 +118,57 @@ test("a command's output comes on stdout, its exit code as NonZeroExitCode on ch
   expect(h.runtime.execs[0]?.container.container.name).toBe("web");
 });
 
+test("with nothing from the client, the command starts WEBSOCKET_START_DELAY_MS after the socket opens (kubectl 1.30-1.33 drop what comes before their streams exist)", async () => {
+  const { h, api } = await agent();
+  h.runtime.exec = () => ({ exitCode: 0, output: "hi\n" });
+  const { upgraded } = await call(api, "command=echo&command=hi&container=web&stdout=true");
+  const sent: Uint8Array[] = [];
+  const socket: ApiSocket = { send: (data) => sent.push(data.slice()), close: () => undefined };
+  upgraded!.open(socket);
+  h.clock.step(WEBSOCKET_START_DELAY_MS - 1);
+  await Promise.resolve();
+  expect(h.runtime.execs).toHaveLength(0);
+  expect(sent).toHaveLength(0);
+  h.clock.step(1);
+  await waitFor("the exit status", () => sent.some((frame) => frame[0] === 3), 5000);
+  expect(on({ frames: sent }, 1)).toBe("hi\n");
+});
+
+test("the client's first message starts the command at once, the terminal at the size it sent", async () => {
+  const { h, api } = await agent();
+  h.runtime.interactive = (exec: FakeExec) => {
+    exec.onInput = (self) => self.input.includes("exit") && self.exit(0);
+  };
+  const { upgraded } = await call(api, "command=sh&container=web&stdin=true&stdout=true&tty=true");
+  const sent: Uint8Array[] = [];
+  const socket: ApiSocket = { send: (data) => sent.push(data.slice()), close: () => undefined };
+  const timers = h.clock.pendingTimers();
+  upgraded!.open(socket);
+  upgraded!.message(socket, message(4, '{"Width":100,"Height":30}'));
+  upgraded!.message(socket, message(0, "exit\r"));
+  await waitFor("the exit status", () => sent.some((frame) => frame[0] === 3), 5000);
+  expect(h.runtime.execs[0]?.request.size).toEqual({ width: 100, height: 30 });
+  expect(h.runtime.execs[0]?.input).toBe("exit\r");
+  // The start's timer is gone with the start.
+  expect(h.clock.pendingTimers()).toBe(timers);
+});
+
+test("a client that leaves before the command started leaves no command behind", async () => {
+  const { h, api } = await agent({ maxExecSessions: 1 });
+  const { upgraded } = await call(api, "command=ls&container=web&stdout=true");
+  const socket: ApiSocket = { send: () => 1, close: () => undefined };
+  upgraded!.open(socket);
+  upgraded!.close(socket, 1001, "gone");
+  h.clock.step(WEBSOCKET_START_DELAY_MS);
+  await Promise.resolve();
+  expect(h.runtime.execs).toHaveLength(0);
+  expect((await call(api, "command=ls&container=web&stdout=true")).response?.status).toBe(101);
+});
+
 test("stdin reaches the command, input sent before it started included, and v5's close of stdin ends it: Success", async () => {
   const { h, api } = await agent();
   const { upgraded } = await call(api, "command=cat&container=side&stdin=true&stdout=true&stderr=true");
-  const { socket, sent, ended } = connect(upgraded!);
+  const { socket, sent, ended } = connect(upgraded!, h.clock);
   upgraded!.message(socket, message(0, "early "));
   await Promise.resolve();
   upgraded!.message(socket, message(0, "data\n"));
@@ -140,7 +190,7 @@ test("with a TTY: stderr folds into stdout, and resizes reach the terminal", asy
     };
   };
   const { upgraded } = await call(api, "command=sh&container=web&stdin=true&stdout=true&tty=true");
-  const { socket, sent, ended } = connect(upgraded!);
+  const { socket, sent, ended } = connect(upgraded!, h.clock);
   upgraded!.message(socket, message(4, '{"Width":100,"Height":30}'));
   await Promise.resolve();
   upgraded!.message(socket, message(4, '{"Width":120,"Height":40}'));
@@ -156,7 +206,7 @@ test("the client going away kills the command and frees its slot", async () => {
   const { h, api } = await agent({ maxExecSessions: 1 });
   h.runtime.interactive = () => undefined; // runs until killed
   const first = await call(api, "command=sleep&command=60&container=web&stdout=true");
-  const { socket } = connect(first.upgraded!);
+  const { socket } = connect(first.upgraded!, h.clock);
   await Promise.resolve();
   const refused = await call(api, "command=ls&container=web&stdout=true");
   expect(refused.response?.status).toBe(429);
@@ -181,7 +231,7 @@ test("a client that stops reading holds the command's output back until it drain
   };
   let backPressure = true;
   const { upgraded } = await call(api, "command=yes&container=web&stdout=true");
-  const { socket, sent, ended } = connect(upgraded!, () => (backPressure ? -1 : 1));
+  const { socket, sent, ended } = connect(upgraded!, h.clock, () => (backPressure ? -1 : 1));
   for (let i = 0; i < 5; i++) await Promise.resolve();
   expect(on(sent, 1)).toBe("first");
   expect(secondWritten).toBe(false);
@@ -197,7 +247,7 @@ test("a terminal, which cannot pause, flooding a client that reads nothing ends 
     for (let i = 0; i <= MAX_UNSENT_BYTES / (1024 * 1024); i++) void exec.stdout("x".repeat(1024 * 1024));
   };
   const { upgraded } = await call(api, "command=yes&container=web&stdout=true&tty=true");
-  const { sent, ended } = connect(upgraded!, () => -1);
+  const { sent, ended } = connect(upgraded!, h.clock, () => -1);
   await ended;
   expect(sent.closed?.code).toBe(1011);
   expect(h.runtime.execs[0]?.request.signal?.aborted).toBe(true);
@@ -205,10 +255,10 @@ test("a terminal, which cannot pause, flooding a client that reads nothing ends 
 
 test("without a container the default-container annotation, else the first container, is used", async () => {
   const annotated = await agent({ annotations: { "kubectl.kubernetes.io/default-container": "side" } });
-  connect((await call(annotated.api, "command=ls&stdout=true")).upgraded!);
+  connect((await call(annotated.api, "command=ls&stdout=true")).upgraded!, annotated.h.clock);
   expect(annotated.h.runtime.execs[0]?.container.container.name).toBe("side");
   const plain = await agent();
-  connect((await call(plain.api, "command=ls&stdout=true")).upgraded!);
+  connect((await call(plain.api, "command=ls&stdout=true")).upgraded!, plain.h.clock);
   expect(plain.h.runtime.execs[0]?.container.container.name).toBe("web");
 });
 
@@ -221,10 +271,16 @@ test("refusals before the upgrade are the API server's Status errors", async () 
   await expectError(await call(api, "command=ls&stdout=true", { pod: "nope" }), 404, "NotFound", 'pods "nope" not found');
   await expectError(await call(api, "command=ls&container=db&stdout=true"), 400, "BadRequest", "container db is not valid for pod web-lab");
   await expectError(
-    await call(api, "command=ls&container=web&stdout=true", { method: "POST", headers: { Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io" } }),
+    await call(api, "command=ls&container=web&stdout=true", { method: "POST", headers: { Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v3.channel.k8s.io, v2.channel.k8s.io" } }),
     400,
     "BadRequest",
-    "exec is served over WebSocket (v5.channel.k8s.io, v4.channel.k8s.io), not SPDY: use kubectl 1.30 or newer (kubectl 1.29 with KUBECTL_REMOTE_COMMAND_WEBSOCKETS=true)",
+    "requested protocol(s) are not supported: v3.channel.k8s.io, v2.channel.k8s.io; supports v4.channel.k8s.io",
+  );
+  await expectError(
+    await call(api, "command=ls&container=web&stdout=true", { method: "POST", headers: {} }),
+    400,
+    "BadRequest",
+    "exec needs a connection upgrade: to websocket (v5.channel.k8s.io, v4.channel.k8s.io) or SPDY/3.1 (v4.channel.k8s.io)",
   );
   await expectError(
     await call(api, "command=ls&container=web&stdout=true", { headers: { Upgrade: "websocket", "Sec-WebSocket-Protocol": "v3.channel.k8s.io" } }),

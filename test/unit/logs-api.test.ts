@@ -6,6 +6,7 @@
 import { expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { FOLLOW_BACKSTOP_MS } from "../../src/logs/attempt-logs.ts";
 import { rfc3339NanoFixed } from "../../src/logs/timestamps.ts";
 import { getLog, logsApi, statusOf } from "../logs-api-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";
@@ -154,7 +155,8 @@ test("follow streams what the attempt writes and ends when it exits; a client le
   await h.advance(0.3);
   expect(decode.decode((await reader.read()).value)).toBe("line 3 of attempt 0\n");
   appendFileSync(h.logFiles[0]!, "last words\n");
-  await h.advance(1);
+  // The exit is recorded within this; with no commit feed here (as under `serve`), the follower sees it at its backstop check.
+  await h.advance(1 + FOLLOW_BACKSTOP_MS / 1000);
   expect(decode.decode((await reader.read()).value)).toBe("last words\n");
   expect((await reader.read()).done).toBe(true);
 
