@@ -83,8 +83,16 @@ describeDocker("the engine acting behind the agent's back (compiled binary)", ()
 
   afterAll(async () => {
     // Whatever happened, the engine is left as docker-env up leaves it: running, its pid recorded.
-    if (stoppedDockerd && spawnSync("docker", ["info"]).status !== 0) dockerEnv("start-dockerd");
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    // The agents are stopped even when that fails: a leaked agent holds node n1's lock, and every
+    // later docker test on n1 would fail behind it.
+    let failure: unknown;
+    try {
+      if (stoppedDockerd && spawnSync("docker", ["info"]).status !== 0) dockerEnv("start-dockerd");
+    } catch (error) {
+      failure = error;
+    }
+    for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch((error) => (failure ??= error));
+    if (failure) throw failure;
   });
 
   function start(ns: string): { ws: Workspace; agent: Agent } {
