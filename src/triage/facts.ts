@@ -6,20 +6,12 @@
 import type { BackoffSettings } from "../kubelet/backoff.ts";
 import type { BackoffSource } from "./backoff-outlook.ts";
 import type { V1ContainerStatus } from "../status/v1.ts";
+import type { AttemptRow } from "../store/queries.ts";
 
 export type ContainerKind = "init" | "sidecar" | "app";
 
-/** One start of a container (the attempts table). */
-export interface AttemptFact {
-  attempt: number;
-  /** Empty when the start itself failed. */
-  runtimeId: string;
-  startedAt: number | null;
-  finishedAt: number | null;
-  exitCode: number | null;
-  reason: string | null;
-  signal: number | null;
-}
+/** One start of a container: the attempts table's row, without what the container's facts already say. */
+export type AttemptFact = Omit<AttemptRow, "podUid" | "container" | "logPath">;
 
 /** One event row, with the API server's repeat counting: only the first and last time are kept. */
 export interface EventFact {
