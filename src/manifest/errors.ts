@@ -19,11 +19,17 @@ export function unknownFieldIssue(path: FieldPath): Issue {
   return { path, message: "unknown field", unknownField: true };
 }
 
-/** Renders a path the way the API server does: `spec.containers[0].livenessProbe`. */
+/** A map key in a path (Go's field.Path.Key): rendered `limits[cpu]`, not `limits.cpu`. */
+export function mapKey(key: string): string {
+  return `[${key}]`;
+}
+
+/** Renders a path the way the API server does: `spec.containers[0].livenessProbe`, `resources.limits[cpu]`. */
 export function formatPath(path: FieldPath): string {
   let out = "";
   for (const part of path) {
     if (typeof part === "number") out += `[${part}]`;
+    else if (part.startsWith("[")) out += part;
     else out += out === "" ? part : `.${part}`;
   }
   return out;
