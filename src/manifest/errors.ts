@@ -12,6 +12,8 @@ export interface Issue {
   message: string;
   /** A field the v1 API does not have: rendered in the API server's words, path inside the message. */
   unknownField?: true;
+  /** A value the API server cannot even decode (a malformed quantity): its 400, not a field error. */
+  undecodable?: true;
 }
 
 /** The API server's strict field validation finding: `unknown field "spec.containers[0].comand"`. */
@@ -75,6 +77,10 @@ export class IssueList {
 
   add(path: FieldPath, message: string): void {
     this.items.push({ path: [...path], message });
+  }
+
+  addUndecodable(path: FieldPath, message: string): void {
+    this.items.push({ path: [...path], message, undecodable: true });
   }
 
   get empty(): boolean {

@@ -70,7 +70,7 @@ function readQuantities(fields: Fields, key: "limits" | "requests"): Quantities 
       quantities.set(name, quantityFromValue(value));
     } catch (error) {
       if (!(error instanceof QuantityError)) throw error;
-      list.fail(mapKey(name), error.message);
+      list.issues.addUndecodable(list.at(mapKey(name)), error.message);
     }
   }
   return quantities;
