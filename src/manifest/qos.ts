@@ -14,7 +14,8 @@ export interface ResourcesLike {
   requests?: Readonly<Record<string, unknown>>;
 }
 
-const QOS_RESOURCES = ["cpu", "memory"] as const;
+/** The resources the class is computed from (also the ones hugepages need beside them). */
+export const QOS_RESOURCES: readonly string[] = ["cpu", "memory"];
 
 /**
  * Guaranteed when every container limits both cpu and memory and the pod's summed requests equal

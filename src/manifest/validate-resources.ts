@@ -6,13 +6,12 @@
  */
 import { mapKey, type FieldPath } from "./errors.ts";
 import type { Fields } from "./fields.ts";
+import { QOS_RESOURCES } from "./qos.ts";
 import { Quantity, QuantityError, quantityFromValue } from "./quantity.ts";
 import type { ResourceList, ResourceRequirements } from "./types.ts";
 
 /** The resources minikubelet knows by name; `hugepages-<size>` is the fourth, by prefix. */
 const STANDARD_CONTAINER_RESOURCES = ["cpu", "memory", "ephemeral-storage"] as const;
-/** The two the QoS class and the hugepages rule count. */
-const QOS_RESOURCES: ReadonlySet<string> = new Set(["cpu", "memory"]);
 const HUGEPAGES_PREFIX = "hugepages-";
 const QUALIFIED_NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -35,7 +34,7 @@ export function validateResources(container: Fields): ResourceRequirements | und
     const at = [...fields.at("limits"), mapKey(name)];
     checkName(fields, at, name);
     checkValue(fields, at, name, limit);
-    qosResourceSet ||= QOS_RESOURCES.has(name);
+    qosResourceSet ||= QOS_RESOURCES.includes(name);
     hugePagesSet ||= isHugePages(name);
   }
   for (const name of sorted(requests)) {
@@ -51,7 +50,7 @@ export function validateResources(container: Fields): ResourceRequirements | und
     } else if (!limit && !isOvercommitAllowed(name)) {
       fields.fail("limits", "required: Limit must be set for non overcommitable resources");
     }
-    qosResourceSet ||= QOS_RESOURCES.has(name);
+    qosResourceSet ||= QOS_RESOURCES.includes(name);
     hugePagesSet ||= isHugePages(name);
   }
   if (hugePagesSet && !qosResourceSet) fields.fail(undefined, "Forbidden: HugePages require cpu or memory");
