@@ -7,7 +7,7 @@
 import { mapKey, type FieldPath } from "./errors.ts";
 import type { Fields } from "./fields.ts";
 import { QOS_RESOURCES } from "./qos.ts";
-import { Quantity, QuantityError, quantityFromValue } from "./quantity.ts";
+import { parseQuantity, Quantity, QuantityError, quantityFromValue } from "./quantity.ts";
 import type { ResourceList, ResourceRequirements } from "./types.ts";
 
 /** The resources minikubelet knows by name; `hugepages-<size>` is the fourth, by prefix. */
@@ -87,6 +87,19 @@ function checkValue(fields: Fields, at: FieldPath, name: string, quantity: Quant
   if (quantity.sign() < 0) fields.issues.add(at, `"${quantity}": must be greater than or equal to 0`);
   // Extended resources (devices) are counted, never shared: whole numbers only.
   if (isExtended(name) && quantity.milliValue() % 1000n !== 0n) fields.issues.add(at, `"${quantity}": must be an integer`);
+  if (isHugePages(name) && !isWholePages(name, quantity)) fields.issues.add(at, `"${quantity}": ${quantity} is not positive integer multiple of ${name}`);
+}
+
+/** A hugepages quantity is a whole number of its pages (`hugepages-2Mi: 4Mi`). */
+function isWholePages(name: string, quantity: Quantity): boolean {
+  let pageSize: bigint;
+  try {
+    pageSize = parseQuantity(name.slice(HUGEPAGES_PREFIX.length)).value();
+  } catch (error) {
+    if (error instanceof QuantityError) return false;
+    throw error;
+  }
+  return pageSize > 0n && quantity.value() % pageSize === 0n;
 }
 
 function isStandardContainerResource(name: string): boolean {

@@ -58,7 +58,11 @@ describe("validation", () => {
     ]],
     ["an extended request without a limit", { requests: { "example.com/gpu": "1" } }, ["spec.containers[0].resources.limits: required: Limit must be set for non overcommitable resources"]],
     ["hugepages need cpu or memory", { limits: { "hugepages-2Mi": "2Mi" } }, ["spec.containers[0].resources: Forbidden: HugePages require cpu or memory"]],
-    ["hugepages beside memory", { limits: { "hugepages-2Mi": "2Mi", memory: "64Mi" } }, []],
+    ["hugepages beside memory", { limits: { "hugepages-2Mi": "4Mi", memory: "64Mi" } }, []],
+    ["hugepages in whole pages only", { limits: { "hugepages-2Mi": "3Mi", memory: "64Mi" } }, [
+      'spec.containers[0].resources.limits[hugepages-2Mi]: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi',
+      'spec.containers[0].resources.requests[hugepages-2Mi]: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi',
+    ]],
   ];
   test.each(cases)("%s", (_name, resources, expected) => {
     expect(issuesOf(pod(resources))).toEqual(expected);
