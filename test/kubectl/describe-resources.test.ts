@@ -1,14 +1,18 @@
 /**
  * Real kubectl describes a pod with resources from our API: each container's Limits and Requests
  * (requests defaulted from limits, quantities as the API server serves them) and the QoS Class we
- * computed; our own `describe` prints the same container lines.
+ * computed; our own `describe` prints the same container lines. And kubectl's writes to the compiled
+ * agent: quantities served canonical, a request above its limit refused in the API server's words.
  */
-import { expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describeCommand } from "../../src/cli/describe.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { desired } from "../pod-builder.ts";
-import { describeWithKubectl, fakeAgentWithApi, KUBECTLS_UNDER_TEST } from "./harness.ts";
+import { Agent, Workspace } from "../e2e/helpers.ts";
+import { describeWithKubectl, fakeAgentWithApi, KUBECTL, KUBECTLS_UNDER_TEST, KubectlSession, startAgentWithApi } from "./harness.ts";
 
 const manifest = {
   apiVersion: "v1",
@@ -53,3 +57,42 @@ for (const [label, binary] of KUBECTLS_UNDER_TEST) {
     });
   });
 }
+
+describe("kubectl writes pods with resources to the compiled agent (process runtime)", () => {
+  let ws: Workspace;
+  let agent: Agent;
+  let session: KubectlSession;
+
+  beforeAll(async () => {
+    ws = new Workspace();
+    ({ agent, session } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
+  }, 120_000);
+
+  afterAll(async () => {
+    await agent?.terminate();
+    session?.[Symbol.dispose]();
+    ws?.cleanup();
+  });
+
+  const podFile = (name: string, resources: string): string => {
+    const path = join(session.dir, `${name}.yaml`);
+    writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers:\n    - name: app\n      image: busybox\n      command: [sleep, '3600']\n      resources: ${resources}\n`);
+    return path;
+  };
+
+  describeWithKubectl("create -f", KUBECTL.default, (kubectl) => {
+    test("numbers and fractions are quantities; the server answers with them canonical, defaulted, and classed", async () => {
+      const created = await session.run(kubectl, ["create", "-f", podFile("sized", "{limits: {cpu: 1, memory: 64Mi}, requests: {cpu: 0.5}}"), "-o", "json"]);
+      expect(created.stderr).toBe("");
+      const object = JSON.parse(created.stdout);
+      expect(object.spec.containers[0].resources).toEqual({ limits: { cpu: "1", memory: "64Mi" }, requests: { cpu: "500m", memory: "64Mi" } });
+      expect(object.status.qosClass).toBe("Burstable");
+    });
+
+    test("a request above its limit is refused with the API server's words", async () => {
+      const refused = await session.run(kubectl, ["create", "-f", podFile("greedy", "{limits: {cpu: 500m}, requests: {cpu: 600m}}")]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain('The Pod "greedy" is invalid: spec.containers[0].resources.requests: Invalid value: "600m": must be less than or equal to cpu limit of 500m');
+    });
+  });
+});
