@@ -52,6 +52,8 @@ function probeWithDefaults(written: Written, probe: Probe): Written {
  */
 function resourcesAsServed(written: unknown, validated: ContainerSpec): Written {
   const result: Written = typeof written === "object" && written !== null ? { ...(written as Written) } : {};
+  // A record checkpointed before resources were read has none: what was written is all there is.
+  if (!validated.resources) return result;
   delete result.limits;
   delete result.requests;
   const { limits = {}, requests = {} } = validated.resources ?? {};
