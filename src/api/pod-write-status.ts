@@ -14,11 +14,15 @@ export function issueCause(issue: Issue): StatusCause {
   const field = formatPath(issue.path);
   const required = /^required(?:: (.*))?$/.exec(issue.message);
   if (required) return { reason: "FieldValueRequired", message: required[1] ? `Required value: ${required[1]}` : "Required value", field };
+  if (issue.message.startsWith("Forbidden: ")) return { reason: "FieldValueForbidden", message: issue.message, field };
   return { reason: "FieldValueInvalid", message: `Invalid value: ${issue.message}`, field };
 }
 
-/** 422 Invalid naming every problem, or 400 when `strict` refuses unknown fields (the API server decodes before it validates). */
+/** 422 Invalid naming every problem, or 400 for a value that does not decode or when `strict` refuses unknown fields (the API server decodes before it validates). */
 export function invalidPod(name: string, issues: readonly Issue[], strict: boolean): ApiError {
+  // The API server decodes before it validates: a value it cannot decode is all it reports.
+  const undecodable = issues.find((issue) => issue.undecodable);
+  if (undecodable) return ApiError.badRequest(`Pod in version "v1" cannot be handled as a Pod: ${undecodable.message}`);
   const unknown = issues.filter((issue) => issue.unknownField);
   if (strict && unknown.length > 0) {
     return ApiError.badRequest(`strict decoding error: ${unknown.map((issue) => `unknown field ${JSON.stringify(formatPath(issue.path))}`).join(", ")}`);

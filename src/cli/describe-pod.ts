@@ -111,6 +111,7 @@ function writeContainers(w: TabWriter, label: string, containers: ContainerSpec[
       w.write(`    Ready:\t${status.ready ? "True" : "False"}\n`);
       w.write(`    Restart Count:\t${status.restartCount}\n`);
     }
+    writeResources(w, container);
     if (container.livenessProbe) w.write(`    Liveness:\t${describeProbe(container.livenessProbe)}\n`);
     if (container.readinessProbe) w.write(`    Readiness:\t${describeProbe(container.readinessProbe)}\n`);
     if (container.startupProbe) w.write(`    Startup:\t${describeProbe(container.startupProbe)}\n`);
@@ -124,6 +125,16 @@ function writeContainers(w: TabWriter, label: string, containers: ContainerSpec[
       const flags = [mount.readOnly ? "ro" : "rw", ...(mount.subPath ? [`path=${JSON.stringify(mount.subPath)}`] : [])];
       w.write(`      ${mount.mountPath} from ${mount.name} (${flags.join(",")})\n`);
     }
+  }
+}
+
+/** kubectl's describeContainerResources: names sorted, quantities as served. */
+function writeResources(w: TabWriter, container: ContainerSpec): void {
+  for (const [label, list] of [["Limits", container.resources?.limits], ["Requests", container.resources?.requests]] as const) {
+    const names = Object.keys(list ?? {}).sort();
+    if (names.length === 0) continue;
+    w.write(`    ${label}:\n`);
+    for (const name of names) w.write(`      ${name}:\t${list![name]}\n`);
   }
 }
 

@@ -9,6 +9,7 @@ import { statSync } from "node:fs";
 import type { ContainerSpec, PodSpec, Probe } from "../manifest/types.ts";
 import { isSidecar } from "../manifest/types.ts";
 import { describeProbe } from "../manifest/describe-probe.ts";
+import { podQosClass } from "../manifest/qos.ts";
 import { ManifestSourceError } from "../manifest/errors.ts";
 import { formatIssue } from "../manifest/errors.ts";
 import { isRuntimeName, RUNTIME_NAMES } from "../manifest/runtime-rules.ts";
@@ -73,7 +74,7 @@ export function validateCommand(path: string, options: ValidateCommandOptions, o
   return Math.max(code, reviewFiles([...new Set(pods.map((pod) => pod.source))], { format: "text" }, output));
 }
 
-/** One pod: identity, restart policy, containers, and a describe line per probe. */
+/** One pod: identity, restart policy, containers, QoS class, and each container's resources and probes. */
 export function formatPod(pod: PodSpec): string {
   const file = pod.source.slice(pod.source.lastIndexOf("/") + 1);
   const lines = [
@@ -82,13 +83,19 @@ export function formatPod(pod: PodSpec): string {
     `  Restart Policy:   ${pod.restartPolicy}`,
     `  Init Containers:  ${pod.initContainers.map((c) => (isSidecar(c) ? `${c.name} (sidecar)` : c.name)).join(", ") || "<none>"}`,
     `  Containers:       ${pod.containers.map((c) => c.name).join(", ")}`,
+    `  QoS Class:        ${podQosClass([...pod.initContainers, ...pod.containers])}`,
   ];
   for (const container of [...pod.initContainers, ...pod.containers]) {
+    const resources = (["Limits", "Requests"] as const).flatMap((label) => {
+      const list = container.resources?.[label === "Limits" ? "limits" : "requests"] ?? {};
+      const names = Object.keys(list).sort();
+      return names.length > 0 ? [`    ${`${label}:`.padEnd(11)} ${names.map((name) => `${name}=${list[name]}`).join(", ")}`] : [];
+    });
     const probes = PROBE_LINES.flatMap(([label, pick]) => {
       const probe = pick(container);
       return probe ? [`    ${`${label}:`.padEnd(11)} ${describeProbe(probe)}`] : [];
     });
-    if (probes.length > 0) lines.push(`  ${container.name}:`, ...probes);
+    if (resources.length + probes.length > 0) lines.push(`  ${container.name}:`, ...resources, ...probes);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -12,6 +12,8 @@ export interface Issue {
   message: string;
   /** A field the v1 API does not have: rendered in the API server's words, path inside the message. */
   unknownField?: true;
+  /** A value the API server cannot even decode (a malformed quantity): its 400, not a field error. */
+  undecodable?: true;
 }
 
 /** The API server's strict field validation finding: `unknown field "spec.containers[0].comand"`. */
@@ -19,11 +21,17 @@ export function unknownFieldIssue(path: FieldPath): Issue {
   return { path, message: "unknown field", unknownField: true };
 }
 
-/** Renders a path the way the API server does: `spec.containers[0].livenessProbe`. */
+/** A map key in a path (Go's field.Path.Key): rendered `limits[cpu]`, not `limits.cpu`. */
+export function mapKey(key: string): string {
+  return `[${key}]`;
+}
+
+/** Renders a path the way the API server does: `spec.containers[0].livenessProbe`, `resources.limits[cpu]`. */
 export function formatPath(path: FieldPath): string {
   let out = "";
   for (const part of path) {
     if (typeof part === "number") out += `[${part}]`;
+    else if (part.startsWith("[")) out += part;
     else out += out === "" ? part : `.${part}`;
   }
   return out;
@@ -69,6 +77,10 @@ export class IssueList {
 
   add(path: FieldPath, message: string): void {
     this.items.push({ path: [...path], message });
+  }
+
+  addUndecodable(path: FieldPath, message: string): void {
+    this.items.push({ path: [...path], message, undecodable: true });
   }
 
   get empty(): boolean {

@@ -81,6 +81,15 @@ export type Volume =
   | { name: string; type: "emptyDir" }
   | { name: string; type: "hostPath"; path: string; hostPathType: string };
 
+/** Resource name to quantity as the API server serves it (`500m`, `128Mi`); parse with parseQuantity. */
+export type ResourceList = Record<string, string>;
+
+/** A container's resources, with requests defaulted from limits (SetDefaults_Pod). */
+export interface ResourceRequirements {
+  limits: ResourceList;
+  requests: ResourceList;
+}
+
 export interface ContainerSpec {
   name: string;
   image: string;
@@ -97,6 +106,8 @@ export interface ContainerSpec {
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   preStop?: LifecycleHandler;
+  /** Absent when the container sets none (and in records written before resources were read). */
+  resources?: ResourceRequirements;
   /** Only on init containers: "Always" makes it a native sidecar. */
   restartPolicy?: "Always";
   terminationMessagePath: string;

@@ -1,11 +1,12 @@
 /**
  * One container (init or app): names, image and pull policy, command, env, ports, volume mounts,
- * probes and the preStop hook, with the API server's defaults filled in.
+ * resources, probes and the preStop hook, with the API server's defaults filled in.
  */
 import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "./types.ts";
 import { describeValue, type Fields } from "./fields.ts";
 import { checkDns1123Label, checkEnvVarName, checkPortName } from "./names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
+import { validateResources } from "./validate-resources.ts";
 
 export type ContainerKind = "init" | "app";
 
@@ -60,6 +61,9 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
   if (fields.has("envFrom")) {
     fields.fail("envFrom", "not supported: static pods cannot reference ConfigMaps or Secrets");
   }
+
+  const resources = validateResources(fields);
+  if (resources) container.resources = resources;
 
   readRestartPolicy(fields, context.kind, container);
   // Probes and hooks on a plain init container would never run: it must exit for the pod to go on.

@@ -18,6 +18,7 @@ export function containerWithDefaults(written: Written, validated: ContainerSpec
     terminationMessagePolicy: written.terminationMessagePolicy ?? "File",
   };
   if (Array.isArray(written.ports)) result.ports = written.ports.map(portWithDefaults);
+  result.resources = resourcesAsServed(written.resources, validated);
   for (const field of PROBES) {
     const probe = validated[field];
     if (written[field] && probe) result[field] = probeWithDefaults(written[field] as Written, probe);
@@ -42,5 +43,21 @@ function probeWithDefaults(written: Written, probe: Probe): Written {
   };
   const httpGet = written.httpGet as Written | undefined;
   if (httpGet && probe.handler.type === "httpGet") result.httpGet = { ...httpGet, scheme: httpGet.scheme ?? probe.handler.scheme };
+  return result;
+}
+
+/**
+ * Quantities as the API server stores them (`0.5` is `500m`), requests defaulted from limits, and
+ * `resources: {}` when none are set, as a real API server always serves the field.
+ */
+function resourcesAsServed(written: unknown, validated: ContainerSpec): Written {
+  const result: Written = typeof written === "object" && written !== null ? { ...(written as Written) } : {};
+  // A record checkpointed before resources were read has none: what was written is all there is.
+  if (!validated.resources) return result;
+  delete result.limits;
+  delete result.requests;
+  const { limits = {}, requests = {} } = validated.resources ?? {};
+  if (Object.keys(limits).length > 0) result.limits = limits;
+  if (Object.keys(requests).length > 0) result.requests = requests;
   return result;
 }

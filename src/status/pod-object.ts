@@ -5,6 +5,7 @@
 import type { ContainerSpec } from "../manifest/types.ts";
 import { containerWithDefaults } from "./api-defaults.ts";
 import { nodeNameOf } from "../node-name.ts";
+import { podQosClass } from "../manifest/qos.ts";
 import type { ContainerRecord, PodRecord, Termination } from "../kubelet/pod-state.ts";
 import { podConditions } from "./conditions.ts";
 import { isoTime } from "./time.ts";
@@ -84,7 +85,7 @@ export function podObject(pod: PodRecord, options: PodObjectOptions): V1Pod {
     conditions: podConditions(pod),
     hostIP: "127.0.0.1",
     hostIPs: [{ ip: "127.0.0.1" }],
-    qosClass: "BestEffort",
+    qosClass: podQosClass([...spec.initContainers, ...spec.containers]),
     containerStatuses: pod.app.map((c) => containerStatus(c, options.runtimeName)),
   };
   if (pod.sandbox) {

@@ -7,6 +7,7 @@ import { backoffKey, type BackoffSettings } from "../kubelet/backoff.ts";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 import type { V1Pod } from "../status/v1.ts";
 import type { Issue } from "../manifest/errors.ts";
+import { manifestQosClass } from "../manifest/qos.ts";
 
 export interface PodRow {
   uid: string;
@@ -114,7 +115,7 @@ export class StoreReader {
     return this.query(sql)
       .all(...params)
       .map(podRow)
-      .map((row) => ({ ...row, object: { ...row.object, status: { phase: "Pending", qosClass: "BestEffort" } } }));
+      .map((row) => ({ ...row, object: { ...row.object, status: { phase: "Pending", qosClass: manifestQosClass(row.object) } } }));
   }
 
   /** Refused manifest files as `get` lists them (STATUS Invalid), by namespace then name; optionally narrowed. */

@@ -159,3 +159,23 @@ describe("PATCH and PUT of an API pod", () => {
     expect((await send(s.api, "PATCH", "web", imagePatch, { contentType: "text/plain" })).status).toBe(415);
   });
 });
+
+describe("updates of a pod with resources", () => {
+  test("a quantity written another way is no change (the API server stores 0.5 as 500m); a new value is", async () => {
+    using dir = tempDir();
+    using h = setup(dir.path);
+    const sized = (cpu: string) => ({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "sized", namespace: "default" },
+      spec: { containers: [{ name: "web", image: "busybox:1", command: ["sleep", "1000"], resources: { limits: { cpu } } }] },
+    });
+    h.apiPods.create({ uid: "uid-sized", namespace: "default", name: "sized", createdAt: 0, object: sized("0.5") });
+    const same = await send(h.api, "PUT", "sized", sized("500m"));
+    expect(same.status).toBe(200);
+    expect(same.body.spec.containers[0].resources).toEqual({ limits: { cpu: "500m" }, requests: { cpu: "500m" } });
+    const changed = await send(h.api, "PUT", "sized", sized("1"));
+    expect(changed.status).toBe(422);
+    expect(changed.body.message).toContain(POD_UPDATE_FORBIDDEN);
+  });
+});

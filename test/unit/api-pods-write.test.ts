@@ -58,6 +58,24 @@ describe("pod writes over HTTP", () => {
     h.close();
   });
 
+  test("resources: a request above its limit is a 422 in the API server's words, a malformed quantity its 400, and a created pod serves canonical quantities", async () => {
+    using dir = tempDir();
+    const { h, create } = writableApi(dir.path);
+    const withResources = (resources: unknown) => ({ ...web, spec: { containers: [{ ...web.spec.containers[0], resources }] } });
+    const over = await refusal(create(withResources({ limits: { cpu: "500m" }, requests: { cpu: "0.6" } })));
+    expect(over.code).toBe(422);
+    expect(over.message).toBe('Pod "web" is invalid: spec.containers[0].resources.requests: Invalid value: "600m": must be less than or equal to cpu limit of 500m');
+    const malformed = await refusal(create(withResources({ limits: { memory: "1 GB" } })));
+    expect(malformed.code).toBe(400);
+    expect(malformed.message).toBe(`Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+    const hugePages = await refusal(create(withResources({ limits: { "hugepages-2Mi": "2Mi" } })));
+    expect(hugePages.details!.causes).toEqual([{ reason: "FieldValueForbidden", message: "Forbidden: HugePages require cpu or memory", field: "spec.containers[0].resources" }]);
+    const created = (await (await create(withResources({ limits: { cpu: "0.5", memory: "1024Mi" } }))).json()) as any;
+    expect(created.spec.containers[0].resources).toEqual({ limits: { cpu: "500m", memory: "1Gi" }, requests: { cpu: "500m", memory: "1Gi" } });
+    expect(created.status.qosClass).toBe("Guaranteed");
+    h.close();
+  });
+
   test("an invalid pod is a 422 with one cause per field; unknown fields are a 400 only under fieldValidation=Strict", async () => {
     using dir = tempDir();
     const { h, sources, create } = writableApi(dir.path);

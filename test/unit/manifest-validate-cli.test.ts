@@ -28,11 +28,13 @@ describe("minikubelet validate", () => {
         "  Restart Policy:   OnFailure",
         "  Init Containers:  <none>",
         "  Containers:       crash",
+        "  QoS Class:        BestEffort",
         "Pod web-lab (web.yaml)",
         "  Namespace:        demo",
         "  Restart Policy:   Always",
         "  Init Containers:  write-index, proxy (sidecar)",
         "  Containers:       web",
+        "  QoS Class:        BestEffort",
         "  proxy:",
         "    Startup:    exec [sh -c test -f /tmp/ready] delay=0s timeout=1s period=10s #success=1 #failure=3",
         "  web:",
@@ -114,6 +116,35 @@ describe("minikubelet validate, as strict as run", () => {
     expect(strict.code).toBe(1);
     expect(strict.stderr).toBe('web.json: unknown field "spec.containers[0].comand"\n');
     expect(strict.stdout).toBe("0 pods valid, 1 file refused\n");
+  });
+
+  test("each container's limits and requests (defaulted from limits) and the pod's QoS class are listed", () => {
+    writeFileSync(join(dir, "web.json"), manifest({ command: ["sleep", "9"], resources: { limits: { cpu: "0.5", memory: "128Mi" }, requests: { cpu: "250m" } } }));
+    const result = run(dir);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n")).toEqual([
+      "Pod web (web.json)",
+      "  Namespace:        default",
+      "  Restart Policy:   Always",
+      "  Init Containers:  <none>",
+      "  Containers:       web",
+      "  QoS Class:        Burstable",
+      "  web:",
+      "    Limits:     cpu=500m, memory=128Mi",
+      "    Requests:   cpu=250m, memory=128Mi",
+      "1 pod valid, 0 files refused",
+      "",
+    ]);
+    // The runtime does not enforce limits yet: said once, as a warning.
+    expect(result.stderr).toContain("spec.containers[0].resources.limits: not enforced by the process runtime");
+  });
+
+  test("a request above its limit refuses the file with the API server's words", () => {
+    writeFileSync(join(dir, "web.json"), manifest({ command: ["sleep", "9"], resources: { limits: { cpu: "500m" }, requests: { cpu: "1" } } }));
+    expect(run(dir)).toMatchObject({
+      code: 1,
+      stderr: 'web.json: spec.containers[0].resources.requests: "1": must be less than or equal to cpu limit of 500m\n',
+    });
   });
 
   test("a single file is validated as its directory would be, without its neighbours", () => {

@@ -56,3 +56,18 @@ test("a container port written without a protocol is TCP, so kubectl describe pr
     { containerPort: 53, protocol: "UDP" },
   ]);
 });
+
+test("a record checkpointed before resources were read still serves the resources its manifest wrote", () => {
+  const spec = validatePod(
+    {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web", namespace: "demo" },
+      spec: { containers: [{ name: "web", image: "busybox:1", resources: { limits: { cpu: "0.5" } } }] },
+    },
+    { file: "web.yaml", source: "/m/web.yaml", node: "lab" },
+  );
+  delete spec.containers[0]!.resources;
+  const [web] = podObject(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers as Record<string, any>[];
+  expect(web!.resources).toEqual({ limits: { cpu: "0.5" } });
+});
