@@ -16,16 +16,68 @@ export interface LogRange {
 }
 
 /**
- * The bytes holding the last `tailLines` lines of the file (all of it when undefined), from its
- * size now. A last line without its newline counts as a line, as the kubelet counts it.
+ * An open log file. Reads go through the descriptor, not the name, so a follower keeps reading the
+ * very file it started on when the writer rotates it away (the name then holds a new, empty file).
  */
-export function tailRange(path: string, tailLines: number | undefined): LogRange {
-  const fd = openSync(path, "r");
-  try {
-    const end = fstatSync(fd).size;
-    return { start: tailLines === undefined ? 0 : tailStart(fd, end, tailLines), end };
-  } finally {
-    closeSync(fd);
+export class OpenLog implements Disposable {
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    private readonly inode: number,
+  ) {}
+
+  /** Opens `path`; throws the system's error (ENOENT when the pod and its files are gone). */
+  static open(path: string): OpenLog {
+    const fd = openSync(path, "r");
+    return new OpenLog(path, fd, fstatSync(fd).ino);
+  }
+
+  size(): number {
+    return fstatSync(this.fd).size;
+  }
+
+  /** When the file was last written, in ms since the epoch. */
+  writtenAt(): number {
+    return fstatSync(this.fd).mtimeMs;
+  }
+
+  /**
+   * The bytes holding the last `tailLines` lines (all of it when undefined), from the size now. A
+   * last line without its newline counts as a line, as the kubelet counts it.
+   */
+  tail(tailLines: number | undefined): LogRange {
+    const end = this.size();
+    return { start: tailLines === undefined ? 0 : tailStart(this.fd, end, tailLines), end };
+  }
+
+  /**
+   * Hands the bytes in [start, end) to `onChunk`, LOG_CHUNK_BYTES at a time, waiting on each (a slow
+   * reader holds the file read back); stops early when `signal` aborts. Returns where it stopped.
+   */
+  async read(range: LogRange, onChunk: (bytes: Uint8Array) => void | Promise<void>, signal?: AbortSignal): Promise<number> {
+    let offset = range.start;
+    while (offset < range.end && !signal?.aborted) {
+      const buffer = Buffer.alloc(Math.min(LOG_CHUNK_BYTES, range.end - offset));
+      const read = readSync(this.fd, buffer, 0, buffer.length, offset);
+      if (read === 0) break;
+      offset += read;
+      await onChunk(buffer.subarray(0, read));
+    }
+    return offset;
+  }
+
+  /** The name now holds another file: the writer rotated this one away, and writes no more to it. */
+  rotated(): boolean {
+    try {
+      return statSync(this.path).ino !== this.inode;
+    } catch {
+      // Gone with its pod: nothing newer to move to.
+      return false;
+    }
+  }
+
+  [Symbol.dispose](): void {
+    closeSync(this.fd);
   }
 }
 
@@ -48,40 +100,4 @@ function tailStart(fd: number, end: number, lines: number): number {
     skipLastNewline = false;
   }
   return 0;
-}
-
-/**
- * Hands the file's bytes in [start, end) to `onChunk`, LOG_CHUNK_BYTES at a time, waiting on each
- * (a slow reader holds the file read back); stops early when `signal` aborts. Returns where it stopped.
- */
-export async function readRange(path: string, range: LogRange, onChunk: (bytes: Uint8Array) => void | Promise<void>, signal?: AbortSignal): Promise<number> {
-  if (range.end <= range.start) return range.start;
-  const fd = openSync(path, "r");
-  let offset = range.start;
-  try {
-    while (offset < range.end && !signal?.aborted) {
-      const buffer = Buffer.alloc(Math.min(LOG_CHUNK_BYTES, range.end - offset));
-      const read = readSync(fd, buffer, 0, buffer.length, offset);
-      if (read === 0) break;
-      offset += read;
-      await onChunk(buffer.subarray(0, read));
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return offset;
-}
-
-/** The file's size now, or `fallback` when it is gone (a removed attempt keeps what was served). */
-export function currentSize(path: string, fallback: number): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return fallback;
-  }
-}
-
-/** When the file was last written, in ms since the epoch. */
-export function lastWrittenAt(path: string): number {
-  return statSync(path).mtimeMs;
 }
