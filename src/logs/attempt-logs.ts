@@ -105,7 +105,8 @@ function limitedWriter(limitBytes: number, write: LogWriter, reached: () => void
  * filtered by `sinceMs`) with the file's last write, the newest any of it can be; followed output
  * with the time it was read. A follower moves on to the new file when the writer rotates the log
  * (the kubelet's follower does the same on its rename event): the old one is read to its end first,
- * since the writer rotates only a file it has finished, so no line is lost or read twice.
+ * since the writer rotates only a file it has finished, so no line is lost or read twice; after
+ * several rotations, through the newest rotated file (see OpenLog.next).
  */
 async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery, deps: LogReadDeps, write: LogWriter): Promise<void> {
   let file = openLog(path);
@@ -126,7 +127,7 @@ async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery,
       const rotated = file.rotated();
       offset = await file.read({ start: offset, end: file.size() }, emit(deps.clock.now()), deps.signal);
       if (rotated) {
-        const next = openLog(path);
+        const next = nextLog(file);
         file[Symbol.dispose]();
         file = next;
         offset = 0;
@@ -137,6 +138,14 @@ async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery,
     }
   } finally {
     file[Symbol.dispose]();
+  }
+}
+
+function nextLog(file: OpenLog): OpenLog {
+  try {
+    return file.next();
+  } catch (error) {
+    throw new LogFileError(file.path, (error as NodeJS.ErrnoException).code ?? String(error));
   }
 }
 

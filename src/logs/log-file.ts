@@ -3,7 +3,8 @@
  * pieces: a tail is found by scanning back from the end, never by reading the file whole, and every
  * read is a fixed-size chunk, so a multi-GB log costs what the answer costs.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 /** One read's size, and the most a single chunk handed to a consumer holds. */
 export const LOG_CHUNK_BYTES = 64 * 1024;
@@ -26,10 +27,37 @@ export class OpenLog implements Disposable {
     private readonly inode: number,
   ) {}
 
-  /** Opens `path`; throws the system's error (ENOENT when the pod and its files are gone). */
-  static open(path: string): OpenLog {
-    const fd = openSync(path, "r");
+  /**
+   * Opens `file` (default: the log itself, `path`) as the log at `path`; throws the system's error
+   * (ENOENT when the pod and its files are gone).
+   */
+  static open(path: string, file = path): OpenLog {
+    const fd = openSync(file, "r");
     return new OpenLog(path, fd, fstatSync(fd).ino);
+  }
+
+  /**
+   * What a follower reads after this file, once rotated: the newest rotated file when that is
+   * another one (the writer rotated more than once since this one was read; the older ones are
+   * compressed or gone), else the log itself.
+   */
+  next(): OpenLog {
+    const dir = dirname(this.path);
+    const prefix = `${basename(this.path)}.`;
+    const newest = readdirSync(dir)
+      .filter((name) => name.startsWith(prefix) && !name.endsWith(".gz"))
+      .sort()
+      .at(-1);
+    if (newest !== undefined) {
+      try {
+        const rotated = OpenLog.open(this.path, join(dir, newest));
+        if (rotated.inode !== this.inode) return rotated;
+        rotated[Symbol.dispose]();
+      } catch {
+        // Compressed away meanwhile: the log itself is next.
+      }
+    }
+    return OpenLog.open(this.path);
   }
 
   size(): number {
@@ -66,7 +94,7 @@ export class OpenLog implements Disposable {
     return offset;
   }
 
-  /** The name now holds another file: the writer rotated this one away, and writes no more to it. */
+  /** The log's name holds another file: the writer rotated this one away, and writes no more to it. */
   rotated(): boolean {
     try {
       return statSync(this.path).ino !== this.inode;

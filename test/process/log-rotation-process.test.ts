@@ -11,6 +11,9 @@ import { gunzipSync } from "node:zlib";
 import type { ContainerLogPolicy } from "../../src/logs/rotation-policy.ts";
 import { resolveMonitorTools } from "../../src/runtime/process-monitor.ts";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { writeAttemptLogs } from "../../src/logs/attempt-logs.ts";
+import { realClock } from "../../src/clock.ts";
+import type { AttemptRow, StoreReader } from "../../src/store/queries.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 
 const roots: string[] = [];
@@ -124,6 +127,32 @@ test("a flood stays under max-size x max-files on disk, and no line is lost or r
   expect(kept.length).toBeGreaterThan(10_000);
   expect(await runtime.readLogs(id, { tail: 5 })).toBe(`${[4, 3, 2, 1, 0].map((back) => lines - back).join("\n")}\n`);
 });
+
+test("a follower started before a flood gets every line once, across every rotation", async () => {
+  const root = tempRoot();
+  const go = join(root, "go");
+  const lines = 1_500_000;
+  // A follower that falls more than max-files behind misses what was removed (the kubelet's does
+  // too): 512Ki files leave it room, while some twenty rotations happen under it.
+  const { runtime, id, dir } = await start(root, { maxBytes: 512 * 1024, maxFiles: 3 }, ["sh", "-c", `while [ ! -e ${go} ]; do sleep 0.01; done; exec seq 1 ${lines}`]);
+  const attempt: AttemptRow = { podUid: "u", container: "main", attempt: 0, runtimeId: id, startedAt: 0, finishedAt: null, exitCode: null, reason: null, signal: null, logPath: join(dir, "log") };
+  let exited = false;
+  const store = { attempts: () => [exited ? { ...attempt, finishedAt: 1, exitCode: 0 } : attempt] } as unknown as StoreReader;
+  const chunks: Buffer[] = [];
+  let opened!: () => void;
+  const isOpen = new Promise<void>((resolve) => (opened = resolve));
+  const following = writeAttemptLogs(attempt, { follow: true }, { store, clock: realClock, signal: new AbortController().signal, opened, intervalMs: 50 }, (bytes) => void chunks.push(Buffer.from(bytes)));
+  await isOpen;
+  writeFileSync(go, "");
+  await waitForStatus(runtime, id, (status) => status.state === "exited", 30_000);
+  exited = true;
+  await following;
+  const followed = Buffer.concat(chunks).toString();
+  expect(followed.length).toBeGreaterThan(20 * 512 * 1024);
+  const expected = `${Array.from({ length: lines }, (_, i) => i + 1).join("\n")}\n`;
+  expect(followed.length).toBe(expected.length);
+  expect(followed === expected).toBe(true);
+}, 60_000);
 
 function onDisk(dir: string): number {
   let total = 0;

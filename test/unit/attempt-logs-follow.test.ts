@@ -93,3 +93,29 @@ test("a follower moves on when the writer rotates the log: the old file is read 
   await following;
   expect(out).toBe("one\ntwo\nthree\nfour\n");
 });
+
+test("a follower that slept through two rotations reads the newest rotated file before the new log", async () => {
+  const { attempt, logPath, store, finish } = runningAttempt("one\n");
+  const clock = new FakeClock();
+  const commits = commitFeed();
+  let out = "";
+  const following = writeAttemptLogs(attempt, { follow: true }, { store, clock, signal: new AbortController().signal, commits }, (bytes) => void (out += Buffer.from(bytes).toString()));
+  await waitFor("the first line", () => out === "one\n", 5000, () => out);
+  // All of it at once, before the follower runs again: the first rotated file is compressed away.
+  const rotate = (stamp: string) => {
+    linkSync(logPath, `${logPath}.${stamp}`);
+    writeFileSync(`${logPath}.new`, "");
+    renameSync(`${logPath}.new`, logPath);
+  };
+  appendFileSync(logPath, "two\n");
+  rotate("20260101-000000.000000001");
+  appendFileSync(logPath, "three\n");
+  rotate("20260101-000000.000000002");
+  renameSync(`${logPath}.20260101-000000.000000001`, `${logPath}.20260101-000000.000000001.gz`);
+  appendFileSync(logPath, "four\n");
+  await waitFor("every line, in order", () => out === "one\ntwo\nthree\nfour\n", 5000, () => out);
+  finish();
+  commits.publish(2);
+  await following;
+  expect(out).toBe("one\ntwo\nthree\nfour\n");
+});
