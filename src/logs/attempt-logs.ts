@@ -12,7 +12,7 @@ import type { Clock } from "../clock.ts";
 import { EngineUnreachableError } from "../runtime/docker-errors.ts";
 import type { LogOptions } from "../runtime/runtime.ts";
 import type { AttemptRow, StoreReader } from "../store/queries.ts";
-import { OpenLog } from "./log-file.ts";
+import { OpenLog, type LogRange } from "./log-file.ts";
 import { attemptEnded } from "./select.ts";
 import { TimestampPrefixer } from "./timestamps.ts";
 
@@ -113,10 +113,12 @@ async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery,
   try {
     deps.opened?.();
     const writtenAt = file.writtenAt();
-    let range = file.tail(query.tailLines);
-    if (query.sinceMs !== undefined && writtenAt < query.sinceMs) range = { start: range.end, end: range.end };
     const stamps = query.timestamps ? new TimestampPrefixer() : undefined;
     const emit = (at: number) => (bytes: Uint8Array) => write(stamps ? stamps.prefix(bytes, at) : bytes);
+    const tail = file.tail(query.tailLines);
+    let range: LogRange = tail;
+    if (query.sinceMs !== undefined && writtenAt < query.sinceMs) range = { start: tail.end, end: tail.end };
+    else await readTailBefore(file, tail, emit(writtenAt), deps.signal);
     let offset = await file.read(range, emit(writtenAt), deps.signal);
     if (!query.follow) return;
     // Watched from before the next read on: a write between the read and the wait is not missed.
@@ -139,6 +141,14 @@ async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery,
   } finally {
     file[Symbol.dispose]();
   }
+}
+
+/** A tail that asked for more lines than the log holds since its last rotation starts in the rotated file. */
+async function readTailBefore(file: OpenLog, tail: LogRange & { missing: number }, emit: LogWriter, signal: AbortSignal): Promise<void> {
+  const before = tail.missing > 0 ? file.tailBefore(tail.missing, tail.end === 0) : undefined;
+  if (!before) return;
+  using rotated = before.file;
+  await rotated.read(before.range, emit, signal);
 }
 
 function nextLog(file: OpenLog): OpenLog {

@@ -42,15 +42,10 @@ export class OpenLog implements Disposable {
    * compressed or gone), else the log itself.
    */
   next(): OpenLog {
-    const dir = dirname(this.path);
-    const prefix = `${basename(this.path)}.`;
-    const newest = readdirSync(dir)
-      .filter((name) => name.startsWith(prefix) && !name.endsWith(".gz"))
-      .sort()
-      .at(-1);
+    const newest = this.rotatedNames().at(-1);
     if (newest !== undefined) {
       try {
-        const rotated = OpenLog.open(this.path, join(dir, newest));
+        const rotated = OpenLog.open(this.path, join(dirname(this.path), newest));
         if (rotated.inode !== this.inode) return rotated;
         rotated[Symbol.dispose]();
       } catch {
@@ -73,9 +68,42 @@ export class OpenLog implements Disposable {
    * The bytes holding the last `tailLines` lines (all of it when undefined), from the size now. A
    * last line without its newline counts as a line, as the kubelet counts it.
    */
-  tail(tailLines: number | undefined): LogRange {
+  tail(tailLines: number | undefined): LogRange & { missing: number } {
     const end = this.size();
-    return { start: tailLines === undefined ? 0 : tailStart(this.fd, end, tailLines), end };
+    if (tailLines === undefined) return { start: 0, end, missing: 0 };
+    const { start, found } = tailStart(this.fd, end, tailLines, true);
+    return { start, end, missing: tailLines - found };
+  }
+
+  /**
+   * The rest of a tail that reached the start of the log: the last `missing` lines of the newest
+   * rotated file, which the log continues (its first line may be the end of that file's last one,
+   * since the writer rotates by size). Undefined when there is none left uncompressed.
+   */
+  tailBefore(missing: number, logIsEmpty: boolean): { file: OpenLog; range: LogRange } | undefined {
+    const newest = this.rotatedNames().at(-1);
+    if (newest === undefined || missing <= 0) return undefined;
+    let file: OpenLog;
+    try {
+      file = OpenLog.open(this.path, join(dirname(this.path), newest));
+    } catch {
+      return undefined;
+    }
+    if (file.inode === this.inode) {
+      // Rotated since the tail was taken: this very file, already being read.
+      file[Symbol.dispose]();
+      return undefined;
+    }
+    const end = file.size();
+    return { file, range: { start: tailStart(file.fd, end, missing, logIsEmpty).start, end } };
+  }
+
+  /** The uncompressed rotated files beside the log, oldest first (their names sort by time). */
+  private rotatedNames(): string[] {
+    const prefix = `${basename(this.path)}.`;
+    return readdirSync(dirname(this.path))
+      .filter((name) => name.startsWith(prefix) && !name.endsWith(".gz"))
+      .sort();
   }
 
   /**
@@ -109,13 +137,17 @@ export class OpenLog implements Disposable {
   }
 }
 
-function tailStart(fd: number, end: number, lines: number): number {
-  if (lines === 0) return end;
+/**
+ * Where the last `lines` lines of [0, end) start, and how many newlines were counted on the way (as
+ * many as asked unless the file's start came first). `skipLastNewline`: the byte at end-1 ends the
+ * text, so a newline there does not start a line.
+ */
+function tailStart(fd: number, end: number, lines: number, skipLastNewline: boolean): { start: number; found: number } {
+  if (lines === 0) return { start: end, found: 0 };
   const buffer = Buffer.alloc(LOG_CHUNK_BYTES);
-  // The newline ending the last line does not start a line; every other one ends the line before a kept one.
+  // Every newline but the text's last byte ends the line before a kept one.
   let newlines = 0;
   let position = end;
-  let skipLastNewline = true;
   while (position > 0) {
     const size = Math.min(LOG_CHUNK_BYTES, position);
     position -= size;
@@ -123,9 +155,8 @@ function tailStart(fd: number, end: number, lines: number): number {
     for (let i = size - 1; i >= 0; i--) {
       if (buffer[i] !== 0x0a) continue;
       if (skipLastNewline && position + i === end - 1) continue;
-      if (++newlines === lines) return position + i + 1;
+      if (++newlines === lines) return { start: position + i + 1, found: newlines };
     }
-    skipLastNewline = false;
   }
-  return 0;
+  return { start: 0, found: newlines };
 }
