@@ -34,11 +34,19 @@ import { writeAtomic } from "./process-files.ts";
  * finds a `log`. The kubelet's TIMESTAMP is to the second (it rotates every 10 s at most); ours
  * carries nanoseconds since a flood rotates as often as the size is reached. A full pipe holds the
  * container back while a rotation runs, as a slow shim does: no line is dropped.
- * LOGSPEC is "MAXBYTES MAXFILES STDBUF HEAD WC LN RM GZIP" (GZIP `-` when there is none).
+ * A process that left the container's group (setsid) may hold the pipe open after the main process
+ * ends, as no pid namespace kills it here: the writer then never sees the end of its input. So a
+ * watchdog gives the writer DRAIN_SECONDS to drain after the main process ended, then ends it
+ * (USR1 to the monitor's own group, which the monitor alone catches), and the exit is recorded.
+ * The watchdog is a new `sh -c`, not a fork of this script, so it is not taken for a monitor.
+ * LOGSPEC is "MAXBYTES MAXFILES STDBUF HEAD WC LN RM GZIP SLEEP" (GZIP `-` when there is none).
  * Variable names carry a `__mk_` prefix because every variable the container's env defines is
  * exported here too: plain names like `dir` would leak into, or be overwritten from, its env.
  * Tools are absolute paths resolved by the agent, because the container's PATH may not hold them.
  */
+/** How long the log writer may keep draining after the container's main process ended. */
+const DRAIN_SECONDS = 2;
+
 export const MONITOR_SCRIPT = `# minikubelet container monitor (generated; replaced by rename, never edited in place)
 set -f
 __mk_role=$1 __mk_dir=$2 __mk_events=$3 __mk_id=$4 __mk_x=$5 __mk_date=$6 __mk_mv=$7 __mk_logspec=$8
@@ -79,6 +87,9 @@ __mk_logwriter() {
   # The log cannot be written (disk full): the output is dropped rather than the container killed by SIGPIPE.
   "$__mk_head" -c 9000000000000000000 >/dev/null
 }
+__mk_watchdog() {
+  exec /bin/sh -c '"$1" ${DRAIN_SECONDS}; [ -e "$2/exit" ] || kill -s USR1 -- "-$3" 2>/dev/null' watchdog "$9" "$__mk_dir" "$$"
+}
 if [ "$__mk_role" = start ]; then
   __mk_ticks $$
   __mk_write pid "$$ $__mk_t $("$__mk_date" +%s%N) $__mk_x" 2>>"$__mk_dir/monitor.err"
@@ -87,12 +98,14 @@ if [ "$__mk_role" = start ]; then
 fi
 exec 2>>"$__mk_dir/monitor.err"
 __mk_ticks $$
+trap : USR1
 {
   "$__mk_x" /bin/sh "$0" start "$__mk_dir" "$__mk_events" "$__mk_id" "$$ $__mk_t" "$__mk_date" "$__mk_mv" "$__mk_logspec" -- "$@" 2>&1 </dev/null
   __mk_code=$?
   __mk_finished=$("$__mk_date" +%s%N)
   if IFS=" " read -r __mk_pid __mk_rest 2>/dev/null <"$__mk_dir/pid"; then kill -s KILL -- "-$__mk_pid" 2>/dev/null; fi
   printf '%s\\n' "$__mk_code $__mk_finished" >"$__mk_dir/.ended"
+  (__mk_watchdog $__mk_logspec) >/dev/null &
 } | __mk_logwriter $__mk_logspec
 IFS= read -r __mk_ended <"$__mk_dir/.ended"
 __mk_write exit "$__mk_ended"
@@ -110,6 +123,7 @@ export interface MonitorTools {
   wc: string;
   ln: string;
   rm: string;
+  sleep: string;
   /** Undefined without gzip on the host: rotated logs are then kept uncompressed. */
   gzip: string | undefined;
 }
@@ -130,6 +144,7 @@ export function resolveMonitorTools(): MonitorTools {
     wc: find("wc", ["/usr/bin/wc", "/bin/wc"]),
     ln: find("ln", ["/usr/bin/ln", "/bin/ln"]),
     rm: find("rm", ["/usr/bin/rm", "/bin/rm"]),
+    sleep: find("sleep", ["/usr/bin/sleep", "/bin/sleep"]),
     gzip: Bun.which("gzip") ?? ["/usr/bin/gzip", "/bin/gzip"].find((path) => existsSync(path)),
   };
 }
@@ -159,7 +174,7 @@ export interface MonitorLaunch {
 
 /** The monitor's LOGSPEC argument: one word per field, so the tools' paths must hold no blank. */
 function logSpec(policy: ContainerLogPolicy, tools: MonitorTools): string {
-  const fields = [String(policy.maxBytes), String(policy.maxFiles), tools.stdbuf, tools.head, tools.wc, tools.ln, tools.rm, tools.gzip ?? "-"];
+  const fields = [String(policy.maxBytes), String(policy.maxFiles), tools.stdbuf, tools.head, tools.wc, tools.ln, tools.rm, tools.gzip ?? "-", tools.sleep];
   const blank = fields.find((field) => /\s/.test(field));
   if (blank !== undefined) throw new Error(`process runtime: the monitor cannot use ${JSON.stringify(blank)} (a path with a blank)`);
   return fields.join(" ");

@@ -154,6 +154,26 @@ test("a follower started before a flood gets every line once, across every rotat
   expect(followed === expected).toBe(true);
 }, 60_000);
 
+test("a process that left the container's group and holds its stdout does not keep the exit from being recorded", async () => {
+  const root = tempRoot();
+  const marker = `${process.pid}${Date.now() % 100000}`;
+  // The escaped sleep keeps the log's pipe open: the writer waits for it only a moment.
+  const { runtime, id, dir } = await start(root, { maxBytes: 1024, maxFiles: 2 }, ["sh", "-c", `setsid sleep 60.${marker} & echo bye; exit 3`]);
+  try {
+    const status = await waitForStatus(runtime, id, (s) => s.state === "exited", 15_000);
+    expect(status.exitCode).toBe(3);
+    expect(readFileSync(join(dir, "log"), "utf8")).toBe("bye\n");
+  } finally {
+    for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`60.${marker}`)) process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+});
+
 function onDisk(dir: string): number {
   let total = 0;
   for (const name of logFiles(dir)) {
