@@ -38,7 +38,8 @@ import { writeAtomic } from "./process-files.ts";
  * ends, as no pid namespace kills it here: the writer then never sees the end of its input. So a
  * watchdog gives the writer DRAIN_SECONDS to drain after the main process ended, then ends it
  * (USR1 to the monitor's own group, which the monitor alone catches), and the exit is recorded.
- * The watchdog is a new `sh -c`, not a fork of this script, so it is not taken for a monitor.
+ * The watchdog is a new `sh -c` naming no directory, so it is not taken for a monitor or the
+ * container's; the monitor stops it (and its sleep) as soon as the writer is done.
  * LOGSPEC is "MAXBYTES MAXFILES STDBUF HEAD WC LN RM GZIP SLEEP" (GZIP `-` when there is none).
  * Variable names carry a `__mk_` prefix because every variable the container's env defines is
  * exported here too: plain names like `dir` would leak into, or be overwritten from, its env.
@@ -88,7 +89,9 @@ __mk_logwriter() {
   "$__mk_head" -c 9000000000000000000 >/dev/null
 }
 __mk_watchdog() {
-  exec /bin/sh -c '"$1" ${DRAIN_SECONDS}; [ -e "$2/exit" ] || kill -s USR1 -- "-$3" 2>/dev/null' watchdog "$9" "$__mk_dir" "$$"
+  __mk_wd_dir=$__mk_dir /bin/sh -c 'trap "kill \\$s 2>/dev/null; exit 0" TERM; "$1" ${DRAIN_SECONDS} & s=$!; wait $s
+[ -e "$__mk_wd_dir/exit" ] || kill -s USR1 -- "-$2" 2>/dev/null' watchdog "$9" "$$" >/dev/null 2>&1 </dev/null &
+  printf '%s\\n' "$!" >"$__mk_dir/.watchdog"
 }
 if [ "$__mk_role" = start ]; then
   __mk_ticks $$
@@ -105,9 +108,10 @@ trap : USR1
   __mk_finished=$("$__mk_date" +%s%N)
   if IFS=" " read -r __mk_pid __mk_rest 2>/dev/null <"$__mk_dir/pid"; then kill -s KILL -- "-$__mk_pid" 2>/dev/null; fi
   printf '%s\\n' "$__mk_code $__mk_finished" >"$__mk_dir/.ended"
-  (__mk_watchdog $__mk_logspec) >/dev/null &
+  __mk_watchdog $__mk_logspec
 } | __mk_logwriter $__mk_logspec
 IFS= read -r __mk_ended <"$__mk_dir/.ended"
+IFS= read -r __mk_wd 2>/dev/null <"$__mk_dir/.watchdog" && kill "$__mk_wd" 2>/dev/null
 __mk_write exit "$__mk_ended"
 printf "" >"$__mk_events/$__mk_id.exited"
 `;
