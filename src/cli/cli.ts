@@ -48,6 +48,8 @@ export function createCLI(): CAC {
     .option("--pause-image <image>", "docker runtime: sandbox image", { default: "registry.k8s.io/pause:3.10" })
     .option("--resync <seconds>", "periodic full rescan of the manifest directory", { default: 20 })
     .option("--api-listen <addr>", "serve the Kubernetes API (HTTPS, bearer token) on HOST:PORT, or off (default: 127.0.0.1:6443)")
+    .option("--container-log-max-size <size>", "rotate a container's log when it reaches this size (default: 10Mi)")
+    .option("--container-log-max-files <n>", "log files kept per container, the current one included, at least 2 (default: 5)")
     .action(async (options) => (await import("./run.ts")).runCommand(options));
 
   cli

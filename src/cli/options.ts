@@ -1,5 +1,6 @@
 /** Shared parsing of flags, so every command names the flag and the value it refused. */
 import { backoffSettings, type BackoffSettings } from "../kubelet/backoff.ts";
+import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { checkNodeName } from "../manifest/validate.ts";
 import { UsageError } from "./cli.ts";
 
@@ -32,4 +33,14 @@ export function nodeOption(value: unknown): string {
   const problem = checkNodeName(node);
   if (problem) throw new UsageError(`--node: ${problem}`);
   return node;
+}
+
+/** `--container-log-max-size` and `--container-log-max-files`, as the kubelet checks them. */
+export function logPolicyOption(options: { containerLogMaxSize?: unknown; containerLogMaxFiles?: unknown }): ContainerLogPolicy {
+  try {
+    return containerLogPolicy({ maxSize: options.containerLogMaxSize, maxFiles: options.containerLogMaxFiles });
+  } catch (error) {
+    if (error instanceof LogPolicyError) throw new UsageError(error.message);
+    throw error;
+  }
 }

@@ -18,7 +18,8 @@ import { podObject } from "../status/pod-object.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
-import { backoffOptions, nodeOption, secondsOption } from "./options.ts";
+import { backoffOptions, logPolicyOption, nodeOption, secondsOption } from "./options.ts";
+import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
 import { databaseIdentity } from "../store/identity.ts";
@@ -46,6 +47,8 @@ export interface RunOptions {
   resync?: unknown;
   strict?: boolean;
   apiListen?: string;
+  containerLogMaxSize?: unknown;
+  containerLogMaxFiles?: unknown;
 }
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
@@ -60,6 +63,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const resyncMs = secondsOption("--resync", options.resync ?? 20) * 1000;
   const node = nodeOption(options.node);
   const apiListen = apiListenOption(options.apiListen);
+  const logPolicy = logPolicyOption(options);
   const dbPath = resolveDbPath(options.db);
   const clock = realClock;
   const started = clock.now();
@@ -74,7 +78,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const database = openAgentDatabase(dbPath);
   const identity = databaseIdentity(database.db);
   recordBackoffSettings(database.db, backoff, clock.now());
-  const { runtime, logPathOf, unlock, root } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath }).catch((error) => {
+  const { runtime, logPathOf, unlock, root } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath, logPolicy }).catch((error) => {
     database.close();
     throw error;
   });
@@ -235,10 +239,11 @@ interface AgentOwnership {
   owner: string;
   node: string;
   dbPath: string;
+  logPolicy: ContainerLogPolicy;
 }
 
 async function createRuntime(options: RunOptions, agent: AgentOwnership): Promise<RuntimeChoice> {
-  const { root, owner } = agent;
+  const { root, owner, logPolicy } = agent;
   const name = options.runtime ?? "process";
   switch (name) {
     case "process": {
@@ -247,12 +252,12 @@ async function createRuntime(options: RunOptions, agent: AgentOwnership): Promis
       const rootDir = join(root, "process");
       mkdirSync(rootDir, { recursive: true });
       const layout = new ProcessLayout(rootDir);
-      return { runtime: new ProcessRuntime({ rootDir, owner }), root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
+      return { runtime: new ProcessRuntime({ rootDir, owner, logPolicy }), root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");
       const volumeRoot = join(root, "volumes");
-      const runtime = new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot, owner });
+      const runtime = new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot, owner, logPolicy });
       // The node's label namespace on the engine is the agent's too: one agent per node, whatever its database.
       const lock = await runtime.lockNode(agent.node, agent.dbPath).catch(async (error) => {
         await runtime.close();

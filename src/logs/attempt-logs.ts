@@ -7,11 +7,12 @@
  * watch, no polling), with a slow backstop check.
  */
 import { watch } from "node:fs";
+import { dirname } from "node:path";
 import type { Clock } from "../clock.ts";
 import { EngineUnreachableError } from "../runtime/docker-errors.ts";
 import type { LogOptions } from "../runtime/runtime.ts";
 import type { AttemptRow, StoreReader } from "../store/queries.ts";
-import { currentSize, lastWrittenAt, readRange, tailRange, type LogRange } from "./log-file.ts";
+import { OpenLog, type LogRange } from "./log-file.ts";
 import { attemptEnded } from "./select.ts";
 import { TimestampPrefixer } from "./timestamps.ts";
 
@@ -102,31 +103,67 @@ function limitedWriter(limitBytes: number, write: LogWriter, reached: () => void
 /**
  * The process runtime's file has no per-line times: output already written is stamped (and
  * filtered by `sinceMs`) with the file's last write, the newest any of it can be; followed output
- * with the time it was read.
+ * with the time it was read. A follower moves on to the new file when the writer rotates the log
+ * (the kubelet's follower does the same on its rename event): the old one is read to its end first,
+ * since the writer rotates only a file it has finished, so no line is lost or read twice; after
+ * several rotations, through the newest rotated file (see OpenLog.next).
  */
 async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery, deps: LogReadDeps, write: LogWriter): Promise<void> {
-  let range: LogRange;
-  let writtenAt: number;
+  let file = openLog(path);
   try {
-    writtenAt = lastWrittenAt(path);
-    range = tailRange(path, query.tailLines);
+    deps.opened?.();
+    const writtenAt = file.writtenAt();
+    const stamps = query.timestamps ? new TimestampPrefixer() : undefined;
+    const emit = (at: number) => (bytes: Uint8Array) => write(stamps ? stamps.prefix(bytes, at) : bytes);
+    const tail = file.tail(query.tailLines);
+    let range: LogRange = tail;
+    if (query.sinceMs !== undefined && writtenAt < query.sinceMs) range = { start: tail.end, end: tail.end };
+    else await readTailBefore(file, tail, emit(writtenAt), deps.signal);
+    let offset = await file.read(range, emit(writtenAt), deps.signal);
+    if (!query.follow) return;
+    // Watched from before the next read on: a write between the read and the wait is not missed.
+    using changes = new FollowChanges(dirname(path), deps.commits);
+    while (!deps.signal.aborted) {
+      // Seen ended before the last read: every byte the attempt wrote is read before stopping.
+      const ended = attemptEnded(deps.store, attempt);
+      const rotated = file.rotated();
+      offset = await file.read({ start: offset, end: file.size() }, emit(deps.clock.now()), deps.signal);
+      if (rotated) {
+        const next = nextLog(file);
+        file[Symbol.dispose]();
+        file = next;
+        offset = 0;
+        continue;
+      }
+      if (ended) return;
+      await changes.next(deps.clock, deps.intervalMs ?? FOLLOW_BACKSTOP_MS, deps.signal);
+    }
+  } finally {
+    file[Symbol.dispose]();
+  }
+}
+
+/** A tail that asked for more lines than the log holds since its last rotation starts in the rotated file. */
+async function readTailBefore(file: OpenLog, tail: LogRange & { missing: number }, emit: LogWriter, signal: AbortSignal): Promise<void> {
+  const before = tail.missing > 0 ? file.tailBefore(tail.missing, tail.end === 0) : undefined;
+  if (!before) return;
+  using rotated = before.file;
+  await rotated.read(before.range, emit, signal);
+}
+
+function nextLog(file: OpenLog): OpenLog {
+  try {
+    return file.next();
+  } catch (error) {
+    throw new LogFileError(file.path, (error as NodeJS.ErrnoException).code ?? String(error));
+  }
+}
+
+function openLog(path: string): OpenLog {
+  try {
+    return OpenLog.open(path);
   } catch (error) {
     throw new LogFileError(path, (error as NodeJS.ErrnoException).code ?? String(error));
-  }
-  deps.opened?.();
-  if (query.sinceMs !== undefined && writtenAt < query.sinceMs) range = { start: range.end, end: range.end };
-  const stamps = query.timestamps ? new TimestampPrefixer() : undefined;
-  const emit = (at: number) => (bytes: Uint8Array) => write(stamps ? stamps.prefix(bytes, at) : bytes);
-  let offset = await readRange(path, range, emit(writtenAt), deps.signal);
-  if (!query.follow) return;
-  // Watched from before the next read on: a write between the read and the wait is not missed.
-  using changes = new FollowChanges(path, deps.commits);
-  while (!deps.signal.aborted) {
-    // Seen ended before the last read: every byte the attempt wrote is read before stopping.
-    const ended = attemptEnded(deps.store, attempt);
-    offset = await readRange(path, { start: offset, end: currentSize(path, offset) }, emit(deps.clock.now()), deps.signal);
-    if (ended) return;
-    await changes.next(deps.clock, deps.intervalMs ?? FOLLOW_BACKSTOP_MS, deps.signal);
   }
 }
 
@@ -136,13 +173,14 @@ class FollowChanges implements Disposable {
   private wake: (() => void) | undefined;
   private readonly stops: (() => void)[] = [];
 
-  constructor(path: string, commits: LogReadDeps["commits"]) {
+  /** Watches the log's directory, not the file: after a rotation the name holds another file. */
+  constructor(dir: string, commits: LogReadDeps["commits"]) {
     const notify = () => {
       this.changed = true;
       this.wake?.();
     };
     try {
-      const watcher = watch(path, notify);
+      const watcher = watch(dir, notify);
       // A watch that fails (the file removed with its pod) leaves the backstop to do the work.
       watcher.on("error", () => watcher.close());
       this.stops.push(() => watcher.close());

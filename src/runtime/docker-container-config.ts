@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
+import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import type { ContainerSpec, PodSpec, Volume } from "../manifest/types.ts";
 import { containerLabels, containerName, sandboxLabels, sandboxName } from "./labels.ts";
 import type { ContainerConfig } from "./runtime.ts";
@@ -72,9 +73,15 @@ function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"
  * A container joining the sandbox: network and IPC (and PID with shareProcessNamespace) come from
  * the pause container. Kubernetes `command` replaces ENTRYPOINT and `args` replaces CMD; the engine
  * keeps the image's value for whichever is left unset, and drops the image's CMD once ENTRYPOINT is
- * given, which is the Kubernetes rule too.
+ * given, which is the Kubernetes rule too. The engine's json-file driver rotates the output by the
+ * kubelet's log limits (its max-file counts the current file, as --container-log-max-files does).
  */
-export function containerCreateOptions(config: ContainerConfig, mounts: ResolvedMount[], owner?: string): ContainerCreateOptions {
+export function containerCreateOptions(
+  config: ContainerConfig,
+  mounts: ResolvedMount[],
+  owner?: string,
+  logPolicy: ContainerLogPolicy = DEFAULT_LOG_POLICY,
+): ContainerCreateOptions {
   const { container, pod, sandbox } = config;
   const joined = `container:${sandbox.id}`;
   return {
@@ -93,6 +100,7 @@ export function containerCreateOptions(config: ContainerConfig, mounts: Resolved
       PidMode: pod.shareProcessNamespace ? joined : undefined,
       Binds: mounts.map((m) => `${m.source}:${m.target}${m.readOnly ? ":ro" : ""}`),
       RestartPolicy: { Name: "no" },
+      LogConfig: { Type: "json-file", Config: { "max-size": String(logPolicy.maxBytes), "max-file": String(logPolicy.maxFiles) } },
     },
   };
 }

@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import Dockerode from "dockerode";
 import { realClock, type Clock } from "../clock.ts";
+import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
 import {
   containerCreateOptions,
@@ -63,6 +64,8 @@ export interface DockerRuntimeOptions {
    * only what carries it is listed, reused or removed: another database's containers are invisible.
    */
   owner?: string;
+  /** The containers' log limits, given to the engine's json-file driver. Default: the kubelet's. */
+  logPolicy?: ContainerLogPolicy;
 }
 
 /** The engine's zero time, which it reports for "never started" / "never finished". */
@@ -73,6 +76,7 @@ export class DockerRuntime implements Runtime {
   readonly pauseImage: string;
   readonly volumeRoot: string;
   private readonly owner: string | undefined;
+  private readonly logPolicy: ContainerLogPolicy;
   private readonly docker: Dockerode;
   private readonly clock: Clock;
   private readonly images: DockerImages;
@@ -84,6 +88,7 @@ export class DockerRuntime implements Runtime {
     this.pauseImage = options.pauseImage ?? DEFAULT_PAUSE_IMAGE;
     this.volumeRoot = options.volumeRoot ?? defaultVolumeRoot();
     this.owner = options.owner;
+    this.logPolicy = options.logPolicy ?? DEFAULT_LOG_POLICY;
     this.images = new DockerImages(this.docker, this.clock);
     this.events = new DockerEventWatcher(this.docker, this.clock, this.ownLabels());
   }
@@ -163,7 +168,7 @@ export class DockerRuntime implements Runtime {
     try {
       const mounts = resolveMounts(config.pod, config.container, this.volumeRoot);
       prepareMounts(mounts);
-      options = containerCreateOptions(config, mounts, this.owner);
+      options = containerCreateOptions(config, mounts, this.owner, this.logPolicy);
     } catch (error) {
       throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });
     }

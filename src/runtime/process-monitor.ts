@@ -8,27 +8,50 @@
  * megabyte (bench/monitor-memory.ts measures it), where a second Bun process would cost ~14 MB.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import type { ProcessLayout } from "./process-files.ts";
 import { writeAtomic } from "./process-files.ts";
 
 /**
  * One script, two roles, both with the container's working directory and environment:
- * - `monitor.sh monitor DIR EVENTS ID SETSID DATE MV -- COMMAND [ARGS...]` is the monitor: it runs
- *   the `start` role under setsid in the foreground, so `$?` is the exit status (128+n for a
+ * - `monitor.sh monitor DIR EVENTS ID SETSID DATE MV LOGSPEC -- COMMAND [ARGS...]` is the monitor:
+ *   it runs the `start` role under setsid in the foreground, so `$?` is the exit status (128+n for a
  *   signal, as runtimes report) and the container does not inherit the SIGINT/SIGQUIT ignoring a
  *   shell gives background jobs. When the main process ends, the rest of its process group is
- *   killed, as a container's pid namespace dies with its init. Then it writes `exit` and the marker.
- * - `monitor.sh start DIR EVENTS ID "MONPID MONTICKS" DATE MV -- COMMAND [ARGS...]` runs already in
- *   the new session, as the container's own pid: it records `pid` and then execs the command. So
- *   the pid file never names a process whose group does not exist yet (a kill then would miss).
+ *   killed, as a container's pid namespace dies with its init. Once the log writer has drained the
+ *   output, it writes `exit` and the marker, so a reader that sees the exit has every line.
+ * - `monitor.sh start DIR EVENTS ID "MONPID MONTICKS" DATE MV LOGSPEC -- COMMAND [ARGS...]` runs
+ *   already in the new session, as the container's own pid: it records `pid` and then execs the
+ *   command. So the pid file never names a process whose group does not exist yet (a kill then would miss).
+ *
+ * The log writer (the kubelet's runtime shim, in a few lines): the container's stdout and stderr go
+ * to a pipe, and `head -c MAX` copies exactly MAX bytes of it into `log` (GNU head never reads past
+ * its count, so nothing is consumed that it does not write; stdbuf -o0 makes it write each read at
+ * once instead of holding up to 4 KiB in stdio's buffer). When `log` is full the writer rotates
+ * it between two copies, which is the kubelet's ReopenContainerLog without a signal or a race:
+ * rotated files beyond MAXFILES-2 are removed (oldest first), the rest compressed, and `log` is
+ * hard-linked to `log.TIMESTAMP` and replaced by an empty file in one rename, so a reader always
+ * finds a `log`. The kubelet's TIMESTAMP is to the second (it rotates every 10 s at most); ours
+ * carries nanoseconds since a flood rotates as often as the size is reached. A full pipe holds the
+ * container back while a rotation runs, as a slow shim does: no line is dropped.
+ * A process that left the container's group (setsid) may hold the pipe open after the main process
+ * ends, as no pid namespace kills it here: the writer then never sees the end of its input. So a
+ * watchdog gives the writer DRAIN_SECONDS to drain after the main process ended, then ends it
+ * (USR1 to the monitor's own group, which the monitor alone catches), and the exit is recorded.
+ * The watchdog is a new `sh -c` naming no directory, so it is not taken for a monitor or the
+ * container's; the monitor stops it (and its sleep) as soon as the writer is done.
+ * LOGSPEC is "MAXBYTES MAXFILES STDBUF HEAD WC LN RM GZIP SLEEP" (GZIP `-` when there is none).
  * Variable names carry a `__mk_` prefix because every variable the container's env defines is
  * exported here too: plain names like `dir` would leak into, or be overwritten from, its env.
  * Tools are absolute paths resolved by the agent, because the container's PATH may not hold them.
  */
+/** How long the log writer may keep draining after the container's main process ended. */
+const DRAIN_SECONDS = 2;
+
 export const MONITOR_SCRIPT = `# minikubelet container monitor (generated; replaced by rename, never edited in place)
 set -f
-__mk_role=$1 __mk_dir=$2 __mk_events=$3 __mk_id=$4 __mk_x=$5 __mk_date=$6 __mk_mv=$7
-shift 7
+__mk_role=$1 __mk_dir=$2 __mk_events=$3 __mk_id=$4 __mk_x=$5 __mk_date=$6 __mk_mv=$7 __mk_logspec=$8
+shift 8
 [ "$1" = -- ] && shift
 __mk_write() {
   printf '%s\\n' "$2" >"$__mk_dir/.$1.tmp" && "$__mk_mv" -f "$__mk_dir/.$1.tmp" "$__mk_dir/$1"
@@ -41,6 +64,35 @@ __mk_ticks() {
   shift 19
   __mk_t=$1
 }
+__mk_rotate() {
+  set +f
+  set -- "$__mk_log".*
+  set -f
+  [ -e "$1" ] || set --
+  __mk_n=$(($# - __mk_files + 2))
+  while [ "$__mk_n" -gt 0 ]; do "$__mk_rm" -f "$1"; shift; __mk_n=$((__mk_n - 1)); done
+  if [ "$__mk_gzip" != - ]; then
+    for __mk_f do case $__mk_f in *.gz) ;; *) "$__mk_gzip" -f "$__mk_f" ;; esac; done
+  fi
+  __mk_ts=$("$__mk_date" -u +%Y%m%d-%H%M%S.%N)
+  "$__mk_ln" -f "$__mk_log" "$__mk_log.$__mk_ts"
+  : >"$__mk_dir/.log.new" && "$__mk_mv" -f "$__mk_dir/.log.new" "$__mk_log"
+}
+__mk_logwriter() {
+  __mk_max=$1 __mk_files=$2 __mk_stdbuf=$3 __mk_head=$4 __mk_wc=$5 __mk_ln=$6 __mk_rm=$7 __mk_gzip=$8
+  __mk_log=$__mk_dir/log
+  while "$__mk_stdbuf" -o0 "$__mk_head" -c "$__mk_max" >>"$__mk_log"; do
+    [ "$("$__mk_wc" -c <"$__mk_log")" -ge "$__mk_max" ] || return 0
+    __mk_rotate
+  done
+  # The log cannot be written (disk full): the output is dropped rather than the container killed by SIGPIPE.
+  "$__mk_head" -c 9000000000000000000 >/dev/null
+}
+__mk_watchdog() {
+  __mk_wd_dir=$__mk_dir /bin/sh -c 'trap "kill \\$s 2>/dev/null; exit 0" TERM; "$1" ${DRAIN_SECONDS} & s=$!; wait $s
+[ -e "$__mk_wd_dir/exit" ] || kill -s USR1 -- "-$2" 2>/dev/null' watchdog "$9" "$$" >/dev/null 2>&1 </dev/null &
+  printf '%s\\n' "$!" >"$__mk_dir/.watchdog"
+}
 if [ "$__mk_role" = start ]; then
   __mk_ticks $$
   __mk_write pid "$$ $__mk_t $("$__mk_date" +%s%N) $__mk_x" 2>>"$__mk_dir/monitor.err"
@@ -49,12 +101,18 @@ if [ "$__mk_role" = start ]; then
 fi
 exec 2>>"$__mk_dir/monitor.err"
 __mk_ticks $$
-"$__mk_x" /bin/sh "$0" start "$__mk_dir" "$__mk_events" "$__mk_id" "$$ $__mk_t" "$__mk_date" "$__mk_mv" -- "$@" \\
-  >>"$__mk_dir/log" 2>&1 </dev/null
-__mk_code=$?
-__mk_finished=$("$__mk_date" +%s%N)
-if IFS=" " read -r __mk_pid __mk_rest 2>/dev/null <"$__mk_dir/pid"; then kill -s KILL -- "-$__mk_pid" 2>/dev/null; fi
-__mk_write exit "$__mk_code $__mk_finished"
+trap : USR1
+{
+  "$__mk_x" /bin/sh "$0" start "$__mk_dir" "$__mk_events" "$__mk_id" "$$ $__mk_t" "$__mk_date" "$__mk_mv" "$__mk_logspec" -- "$@" 2>&1 </dev/null
+  __mk_code=$?
+  __mk_finished=$("$__mk_date" +%s%N)
+  if IFS=" " read -r __mk_pid __mk_rest 2>/dev/null <"$__mk_dir/pid"; then kill -s KILL -- "-$__mk_pid" 2>/dev/null; fi
+  printf '%s\\n' "$__mk_code $__mk_finished" >"$__mk_dir/.ended"
+  __mk_watchdog $__mk_logspec
+} | __mk_logwriter $__mk_logspec
+IFS= read -r __mk_ended <"$__mk_dir/.ended"
+IFS= read -r __mk_wd 2>/dev/null <"$__mk_dir/.watchdog" && kill "$__mk_wd" 2>/dev/null
+__mk_write exit "$__mk_ended"
 printf "" >"$__mk_events/$__mk_id.exited"
 `;
 
@@ -64,6 +122,14 @@ export interface MonitorTools {
   setsid: string;
   date: string;
   mv: string;
+  stdbuf: string;
+  head: string;
+  wc: string;
+  ln: string;
+  rm: string;
+  sleep: string;
+  /** Undefined without gzip on the host: rotated logs are then kept uncompressed. */
+  gzip: string | undefined;
 }
 
 export function resolveMonitorTools(): MonitorTools {
@@ -77,6 +143,13 @@ export function resolveMonitorTools(): MonitorTools {
     setsid: find("setsid", ["/usr/bin/setsid", "/bin/setsid"]),
     date: find("date", ["/usr/bin/date", "/bin/date"]),
     mv: find("mv", ["/usr/bin/mv", "/bin/mv"]),
+    stdbuf: find("stdbuf", ["/usr/bin/stdbuf", "/bin/stdbuf"]),
+    head: find("head", ["/usr/bin/head", "/bin/head"]),
+    wc: find("wc", ["/usr/bin/wc", "/bin/wc"]),
+    ln: find("ln", ["/usr/bin/ln", "/bin/ln"]),
+    rm: find("rm", ["/usr/bin/rm", "/bin/rm"]),
+    sleep: find("sleep", ["/usr/bin/sleep", "/bin/sleep"]),
+    gzip: Bun.which("gzip") ?? ["/usr/bin/gzip", "/bin/gzip"].find((path) => existsSync(path)),
   };
 }
 
@@ -98,8 +171,17 @@ export interface MonitorLaunch {
   workingDir: string;
   env: Record<string, string>;
   argv: string[];
+  logPolicy: ContainerLogPolicy;
   /** Called when the monitor (our child until the agent goes) exits. */
   onExit: () => void;
+}
+
+/** The monitor's LOGSPEC argument: one word per field, so the tools' paths must hold no blank. */
+function logSpec(policy: ContainerLogPolicy, tools: MonitorTools): string {
+  const fields = [String(policy.maxBytes), String(policy.maxFiles), tools.stdbuf, tools.head, tools.wc, tools.ln, tools.rm, tools.gzip ?? "-", tools.sleep];
+  const blank = fields.find((field) => /\s/.test(field));
+  if (blank !== undefined) throw new Error(`process runtime: the monitor cannot use ${JSON.stringify(blank)} (a path with a blank)`);
+  return fields.join(" ");
 }
 
 /** Starts a detached monitor for one container attempt; returns the monitor's pid. */
@@ -116,6 +198,7 @@ export function launchMonitor(launch: MonitorLaunch): number {
       tools.setsid,
       tools.date,
       tools.mv,
+      logSpec(launch.logPolicy, tools),
       "--",
       ...launch.argv,
     ],

@@ -56,6 +56,8 @@ import {
 import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./process-spec.ts";
 import { installMonitorScript, launchMonitor, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
 
+import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
+
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
 export interface ProcessRuntimeOptions {
@@ -72,6 +74,8 @@ export interface ProcessRuntimeOptions {
    * When set, records without it are neither listed nor removed: the runtime cannot prove it made them.
    */
   owner?: string;
+  /** How large each container's log may grow before the monitor rotates it. Default: the kubelet's. */
+  logPolicy?: ContainerLogPolicy;
   /** Replaces monitor tools found on PATH (tests slow a monitor's start down this way). */
   monitorTools?: Partial<MonitorTools>;
 }
@@ -84,6 +88,7 @@ export class ProcessRuntime implements Runtime {
   private readonly events: ContainerEvents;
   private readonly startTimeoutMs: number;
   private readonly owner: string | undefined;
+  private readonly logPolicy: ContainerLogPolicy;
   /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
   private readonly dirs = new Map<string, string>();
 
@@ -92,6 +97,7 @@ export class ProcessRuntime implements Runtime {
     this.clock = options.clock ?? realClock;
     this.startTimeoutMs = options.startTimeoutMs ?? 10_000;
     this.owner = options.owner;
+    this.logPolicy = options.logPolicy ?? DEFAULT_LOG_POLICY;
     ensureDir(this.layout.podsDir);
     ensureDir(this.layout.eventsDir);
     installMonitorScript(this.layout);
@@ -185,6 +191,7 @@ export class ProcessRuntime implements Runtime {
         workingDir,
         env,
         argv,
+        logPolicy: this.logPolicy,
         onExit: () => {
           monitorGone = true;
           this.events.notify(id);

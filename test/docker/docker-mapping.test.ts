@@ -64,6 +64,15 @@ describe("create options", () => {
     expect(shared.HostConfig?.PidMode).toBe("container:sb1");
   });
 
+  test("the engine's json-file driver gets the log limits: the kubelet's by default, else the agent's flags", () => {
+    const container = bbContainer("app", "true");
+    const pod = testPod("logs", [container]);
+    const config = { pod, container, kind: "app" as const, attempt: 0, sandbox: { id: "sb1", ip: "", podUid: pod.uid } };
+    expect(containerCreateOptions(config, []).HostConfig?.LogConfig).toEqual({ Type: "json-file", Config: { "max-size": "10485760", "max-file": "5" } });
+    const small = containerCreateOptions(config, [], undefined, { maxBytes: 65536, maxFiles: 3 });
+    expect(small.HostConfig?.LogConfig).toEqual({ Type: "json-file", Config: { "max-size": "65536", "max-file": "3" } });
+  });
+
   test("mounts resolve emptyDir under the volume root and hostPath as written, subPath appended", () => {
     const container = bbContainer("app", "true", {
       volumeMounts: [

@@ -5,7 +5,7 @@
  * is noticed at the backstop check.
  */
 import { afterEach, expect, test } from "bun:test";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, linkSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FOLLOW_BACKSTOP_MS, writeAttemptLogs } from "../../src/logs/attempt-logs.ts";
 import type { AttemptRow, StoreReader } from "../../src/store/queries.ts";
@@ -70,4 +70,52 @@ test("without a commit feed, the attempt's end is noticed at the backstop check"
   clock.step(1);
   await following;
   expect(out).toBe("one\n");
+});
+
+test("a follower moves on when the writer rotates the log: the old file is read to its end, then the new one from its start", async () => {
+  const { attempt, logPath, store, finish } = runningAttempt("one\n");
+  const clock = new FakeClock();
+  const commits = commitFeed();
+  let out = "";
+  const following = writeAttemptLogs(attempt, { follow: true }, { store, clock, signal: new AbortController().signal, commits }, (bytes) => void (out += Buffer.from(bytes).toString()));
+  await waitFor("the first line", () => out === "one\n", 5000, () => out);
+  // The monitor's rotation: the full file keeps a rotated name, an empty one takes `log` in one rename.
+  appendFileSync(logPath, "two\n");
+  linkSync(logPath, `${logPath}.20260101-000000.000000001`);
+  writeFileSync(`${logPath}.new`, "");
+  renameSync(`${logPath}.new`, logPath);
+  appendFileSync(logPath, "three\n");
+  await waitFor("the lines on both sides of the rotation", () => out === "one\ntwo\nthree\n", 5000, () => out);
+  appendFileSync(logPath, "four\n");
+  await waitFor("a line written to the new file later", () => out === "one\ntwo\nthree\nfour\n", 5000, () => out);
+  finish();
+  commits.publish(2);
+  await following;
+  expect(out).toBe("one\ntwo\nthree\nfour\n");
+});
+
+test("a follower that slept through two rotations reads the newest rotated file before the new log", async () => {
+  const { attempt, logPath, store, finish } = runningAttempt("one\n");
+  const clock = new FakeClock();
+  const commits = commitFeed();
+  let out = "";
+  const following = writeAttemptLogs(attempt, { follow: true }, { store, clock, signal: new AbortController().signal, commits }, (bytes) => void (out += Buffer.from(bytes).toString()));
+  await waitFor("the first line", () => out === "one\n", 5000, () => out);
+  // All of it at once, before the follower runs again: the first rotated file is compressed away.
+  const rotate = (stamp: string) => {
+    linkSync(logPath, `${logPath}.${stamp}`);
+    writeFileSync(`${logPath}.new`, "");
+    renameSync(`${logPath}.new`, logPath);
+  };
+  appendFileSync(logPath, "two\n");
+  rotate("20260101-000000.000000001");
+  appendFileSync(logPath, "three\n");
+  rotate("20260101-000000.000000002");
+  renameSync(`${logPath}.20260101-000000.000000001`, `${logPath}.20260101-000000.000000001.gz`);
+  appendFileSync(logPath, "four\n");
+  await waitFor("every line, in order", () => out === "one\ntwo\nthree\nfour\n", 5000, () => out);
+  finish();
+  commits.publish(2);
+  await following;
+  expect(out).toBe("one\ntwo\nthree\nfour\n");
 });
