@@ -6,7 +6,7 @@
 import type { BackoffSettings } from "../kubelet/backoff.ts";
 import type { BackoffSource } from "./backoff-outlook.ts";
 import type { V1ContainerStatus } from "../status/v1.ts";
-import type { AttemptRow } from "../store/queries.ts";
+import type { AttemptRow, EventRow } from "../store/queries.ts";
 
 export type ContainerKind = "init" | "sidecar" | "app";
 
@@ -14,14 +14,7 @@ export type ContainerKind = "init" | "sidecar" | "app";
 export type AttemptFact = Omit<AttemptRow, "podUid" | "container" | "logPath">;
 
 /** One event row, with the API server's repeat counting: only the first and last time are kept. */
-export interface EventFact {
-  type: "Normal" | "Warning";
-  reason: string;
-  message: string;
-  count: number;
-  firstAt: number;
-  lastAt: number;
-}
+export type EventFact = Pick<EventRow, "type" | "reason" | "message" | "count" | "firstAt" | "lastAt">;
 
 export interface ContainerFacts {
   name: string;
