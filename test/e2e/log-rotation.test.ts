@@ -5,33 +5,15 @@
  * `logs --tail 5` shows the newest lines.
  */
 import { expect, test } from "bun:test";
-import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { runtimeRootOf } from "../../src/store/db-path.ts";
 import { Agent, processContainers, processE2E, Workspace, waitFor } from "./helpers.ts";
+import { logBytesOnDisk, logFiles } from "../log-files.ts";
 
 const e2e = processE2E();
 const LINES = 2_000_000;
 
-function logFiles(dir: string): string[] {
-  try {
-    return readdirSync(dir).filter((name) => name === "log" || name.startsWith("log."));
-  } catch {
-    return [];
-  }
-}
 
-function onDisk(dir: string): number {
-  let total = 0;
-  for (const name of logFiles(dir)) {
-    try {
-      total += statSync(join(dir, name)).size;
-    } catch {
-      // Removed between the listing and the stat.
-    }
-  }
-  return total;
-}
 
 test("a flooding container's log stays under max-size x max-files, and logs --tail shows the newest lines", async () => {
   const ws = (e2e.ws = new Workspace());
@@ -55,7 +37,7 @@ spec:
   await waitFor(
     "the last line",
     () => {
-      largest = Math.max(largest, onDisk(dir));
+      largest = Math.max(largest, logBytesOnDisk(dir));
       return ws.run("logs", "flood-n1", "--tail", "1").stdout === `${LINES}\n`;
     },
     60_000,

@@ -4,7 +4,7 @@
  * repeats no line at the rotations, even under a container writing as fast as it can.
  */
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -15,6 +15,7 @@ import { writeAttemptLogs } from "../../src/logs/attempt-logs.ts";
 import { realClock } from "../../src/clock.ts";
 import type { AttemptRow, StoreReader } from "../../src/store/queries.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
+import { logBytesOnDisk, logFiles } from "../log-files.ts";
 
 const roots: string[] = [];
 function tempRoot(): string {
@@ -44,11 +45,6 @@ async function start(root: string, logPolicy: ContainerLogPolicy, command: strin
   return { runtime, id, dir: join(root, "pods", pod.uid, "containers", id) };
 }
 
-function logFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((name) => name === "log" || name.startsWith("log."))
-    .sort();
-}
 
 /** Everything the files still hold, oldest first: rotated files by name, then the current one. */
 function keptText(dir: string): string {
@@ -111,12 +107,12 @@ test("a flood stays under max-size x max-files on disk, and no line is lost or r
   let largest = 0;
   for (;;) {
     const status = await runtime.containerStatus(id);
-    largest = Math.max(largest, onDisk(dir));
+    largest = Math.max(largest, logBytesOnDisk(dir));
     if (status.state === "exited") break;
     await new Promise((r) => setTimeout(r, 5));
   }
   expect(largest).toBeLessThanOrEqual(policy.maxBytes * policy.maxFiles);
-  expect(onDisk(dir)).toBeLessThanOrEqual(policy.maxBytes * policy.maxFiles);
+  expect(logBytesOnDisk(dir)).toBeLessThanOrEqual(policy.maxBytes * policy.maxFiles);
 
   const kept = keptText(dir).split("\n");
   expect(kept.pop()).toBe("");
@@ -174,14 +170,3 @@ test("a process that left the container's group and holds its stdout does not ke
   }
 });
 
-function onDisk(dir: string): number {
-  let total = 0;
-  for (const name of logFiles(dir)) {
-    try {
-      total += statSync(join(dir, name)).size;
-    } catch {
-      // Removed between the listing and the stat.
-    }
-  }
-  return total;
-}
