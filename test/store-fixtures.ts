@@ -14,7 +14,12 @@ export function tempDir(prefix = "minikubelet-store-"): { path: string; [Symbol.
 /** A kubelet on the fake runtime and fake clock, checkpointing into a fresh agent database. */
 export function storeHarness(
   dir: string,
-  options: Partial<SqliteStoreOptions> & { baseSeconds?: number; capSeconds?: number; probeRunner?: NonNullable<Parameters<typeof harness>[0]>["probeRunner"] } = {},
+  options: Partial<SqliteStoreOptions> & {
+    baseSeconds?: number;
+    capSeconds?: number;
+    probeRunner?: NonNullable<Parameters<typeof harness>[0]>["probeRunner"];
+    allocatable?: NonNullable<Parameters<typeof harness>[0]>["allocatable"];
+  } = {},
 ) {
   const dbPath = join(dir, "state.db");
   const agent: AgentDatabase = openAgentDatabase(dbPath);
@@ -23,7 +28,7 @@ export function storeHarness(
     savePod: (...args: Parameters<SqliteStore["savePod"]>) => store!.savePod(...args),
     deletePod: (...args: Parameters<SqliteStore["deletePod"]>) => store!.deletePod(...args),
   };
-  const h = harness({ store: proxy, baseSeconds: options.baseSeconds, capSeconds: options.capSeconds, probeRunner: options.probeRunner });
+  const h = harness({ store: proxy, baseSeconds: options.baseSeconds, capSeconds: options.capSeconds, probeRunner: options.probeRunner, allocatable: options.allocatable });
   store = new SqliteStore({ db: agent.db, clock: h.clock, runtimeName: "fake", ...options });
   return { ...h, dbPath, agent, store };
 }

@@ -4,14 +4,13 @@
  * by `readHostFacts`; `nodeObject` is pure, so thresholds and conditions are tested with any facts.
  */
 import { readFileSync, statfsSync } from "node:fs";
-import { arch, cpus, hostname, platform, release } from "node:os";
+import { arch, hostname, platform, release } from "node:os";
 import { dirname } from "node:path";
 import { isoTime } from "../status/time.ts";
 import { KUBE_VERSION } from "../version.ts";
+import { MAX_PODS, MEMORY_AVAILABLE_MIN_KI, nodeAllocatable, readHostCapacity, type HostCapacity } from "../node-allocatable.ts";
 
-export interface HostFacts {
-  cpus: number;
-  memoryTotalKi: number;
+export interface HostFacts extends HostCapacity {
   memoryAvailableKi: number;
   /** The filesystem holding the database (the kubelet's nodefs). */
   diskTotalBytes: number;
@@ -27,12 +26,10 @@ export interface HostFacts {
   bootID: string;
 }
 
-/** The kubelet's default hard eviction thresholds (memory.available<100Mi, nodefs.available<10%). */
-export const MEMORY_AVAILABLE_MIN_KI = 100 * 1024;
+/** The kubelet's default hard eviction threshold nodefs.available<10% (memory's is in node-allocatable.ts). */
 export const NODEFS_AVAILABLE_MIN_FRACTION = 0.1;
 /** The kubelet has no default PID threshold; a host with under 10% of pid_max free is under PID pressure here. */
 export const PID_AVAILABLE_MIN_FRACTION = 0.1;
-export const MAX_PODS = 110;
 
 /** What the node's Ready condition says about the agent. */
 export type AgentLiveness = "running" | "not-serving";
@@ -52,8 +49,8 @@ export function readHostFacts(dbPath: string): HostFacts {
   const disk = statfsSync(dirname(dbPath));
   const loadavg = readText("/proc/loadavg").split(/\s+/)[3] ?? "";
   return {
-    cpus: cpus().length,
-    memoryTotalKi: meminfo.MemTotal ?? 0,
+    // The same reading admission uses, so the node object's allocatable is what pods are admitted against.
+    ...readHostCapacity(),
     memoryAvailableKi: meminfo.MemAvailable ?? meminfo.MemFree ?? 0,
     diskTotalBytes: disk.blocks * disk.bsize,
     diskAvailableBytes: disk.bavail * disk.bsize,
@@ -90,11 +87,12 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
     pods: String(MAX_PODS),
   };
   // Allocatable is capacity less the hard eviction thresholds, as the kubelet reports it.
+  const admitted = nodeAllocatable(facts);
   const allocatable = {
-    cpu: capacity.cpu,
+    cpu: `${admitted.cpuMillis / 1000n}`,
     "ephemeral-storage": String(Math.floor(facts.diskTotalBytes * (1 - NODEFS_AVAILABLE_MIN_FRACTION))),
-    memory: `${Math.max(0, facts.memoryTotalKi - MEMORY_AVAILABLE_MIN_KI)}Ki`,
-    pods: capacity.pods,
+    memory: `${admitted.memoryBytes / 1024n}Ki`,
+    pods: String(admitted.pods),
   };
   return {
     kind: "Node",

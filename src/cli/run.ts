@@ -4,6 +4,7 @@
  * kubelet restart does (or stops them first with --stop-pods-on-exit), then prints the final table.
  */
 import { nodeNameOf } from "../node-name.ts";
+import { nodeAllocatable, readHostCapacity } from "../node-allocatable.ts";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
@@ -103,7 +104,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // Files the source refuses now: a pod whose file turned bad is stopped, and its PodRemoved says why.
   const refusedFiles = new Set<string>();
   const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
-  const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log, removalReason });
+  const allocatable = nodeAllocatable(readHostCapacity());
+  const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log, removalReason, allocatable });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
 
   const objects = () => [...kubelet.pods.values()].map((pod) => podObject(pod, { runtimeName: runtime.name }));

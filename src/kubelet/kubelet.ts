@@ -27,6 +27,8 @@ import { WakeTimers } from "./wake-timers.ts";
 import { applyInPlaceUpdate, inPlaceChanges, restartChangedContainers } from "./container-changes.ts";
 import { SyncFailures } from "./sync-failures.ts";
 import { PodCheckpoints, type PodStateSink } from "./pod-checkpoints.ts";
+import { admissionRefusal, podRequests } from "./admission.ts";
+import type { NodeAllocatable } from "../node-allocatable.ts";
 
 export type { PodStateSink } from "./pod-checkpoints.ts";
 
@@ -50,6 +52,8 @@ export interface KubeletOptions {
    * default is that the file was removed. The source knows; the loop only sees the pod go.
    */
   removalReason?: (source: string) => string | undefined;
+  /** What new pods are admitted against (node-allocatable.ts); without it every pod is admitted. */
+  allocatable?: NodeAllocatable;
 }
 
 export class Kubelet {
@@ -62,6 +66,7 @@ export class Kubelet {
   private readonly probes?: ProbeDriver;
   private readonly log: (message: string) => void;
   private readonly removalReason: (source: string) => string | undefined;
+  private readonly allocatable?: NodeAllocatable;
   private readonly workers: PodWorkers;
   private readonly wakes: WakeTimers;
   private readonly checkpoints: PodCheckpoints;
@@ -90,6 +95,7 @@ export class Kubelet {
     this.probes = options.probes;
     this.log = options.log ?? (() => {});
     this.removalReason = options.removalReason ?? (() => undefined);
+    this.allocatable = options.allocatable;
     this.recorder = options.recorder ?? new EventRecorder();
     const settings = options.backoff ?? { baseMs: 10_000, capMs: 300_000 };
     this.backoff = new BackoffStore(this.clock, settings);
@@ -153,7 +159,7 @@ export class Kubelet {
         continue;
       }
       if (!pod) {
-        this.pods.set(key, newPodRecord(spec, now));
+        this.pods.set(key, this.admit(spec, now));
       } else if (pod.deletionRequestedAt === undefined) {
         const changed = pod.spec.configHash === spec.configHash ? undefined : inPlaceChanges(pod.spec, spec);
         if (changed) {
@@ -266,6 +272,28 @@ export class Kubelet {
     for (const container of allContainers(pod)) shortenStop(this.ctx, pod, container, graceSeconds * 1000);
   }
 
+  /**
+   * A pod the loop has not run before, admitted as the kubelet's HandlePodAdditions admits it: its
+   * requests against allocatable less the pods already admitted. A refused pod is kept, Failed with
+   * the reason, and never started; adopted pods never come through here, so a restart refuses nothing.
+   */
+  private admit(spec: PodSpec, now: number): PodRecord {
+    const pod = newPodRecord(spec, now);
+    const refusal = this.allocatable && admissionRefusal(podRequests(spec), this.admittedRequests(), this.allocatable);
+    if (refusal) {
+      pod.rejected = { reason: refusal.reason, message: `Pod was rejected: ${refusal.message}` };
+      pod.phase = podPhase(pod);
+      this.event(pod, "Warning", refusal.reason, undefined, refusal.message);
+    }
+    return pod;
+  }
+
+  /** The kubelet's active pods: admitted and not finished (a pod still stopping counts until it is gone). */
+  private admittedRequests() {
+    const active = [...this.pods.values()].filter((pod) => !pod.rejected && (!isTerminalPhase(pod.phase) || allContainers(pod).some((c) => c.state === "running")));
+    return active.map((pod) => podRequests(pod.spec));
+  }
+
   private requestDeletion(pod: PodRecord, cause: NonNullable<PodRecord["deletionCause"]>): void {
     if (pod.deletionRequestedAt !== undefined) {
       if (cause === "shutdown") pod.deletionCause = cause;
@@ -284,7 +312,7 @@ export class Kubelet {
     await killRevivedAttempts(this.ctx, pod, this.index.startedIds);
     if (pod.deletionRequestedAt !== undefined) {
       if (await this.syncTerminating(pod)) return;
-    } else {
+    } else if (!pod.rejected) {
       await this.syncRunning(pod);
     }
     pod.phase = podPhase(pod);
@@ -413,7 +441,7 @@ export class Kubelet {
     this.checkpoints.remove(pod);
     for (const listener of this.podListeners) listener(pod, true);
     if (pod.replacement) {
-      this.pods.set(key, newPodRecord(pod.replacement, this.clock.now()));
+      this.pods.set(key, this.admit(pod.replacement, this.clock.now()));
       this.dispatch(key);
     } else if (this.pods.size === 0) {
       for (const resolve of this.emptyWaiters.splice(0)) resolve();

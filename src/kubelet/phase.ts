@@ -13,6 +13,7 @@ function lastExitCode(container: ContainerRecord): number | undefined {
 }
 
 export function podPhase(pod: PodRecord): PodPhase {
+  if (pod.rejected) return "Failed";
   let pendingInit = 0;
   let pendingSidecars = 0;
   let failedInit = 0;

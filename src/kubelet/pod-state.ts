@@ -90,6 +90,11 @@ export interface PodRecord {
   /** An init container failed under restartPolicy Never: the pod is Failed. */
   initFailed: boolean;
   phase: PodPhase;
+  /**
+   * Refused by admission (`OutOfcpu` ...): the pod never runs and stays Failed with this reason and
+   * message, as the kubelet's rejectPod leaves it. Checkpointed, so a restarted agent keeps it refused.
+   */
+  rejected?: { reason: string; message: string };
   /** Each condition's status and when it last changed (lastTransitionTime), by condition type. */
   conditions: Record<string, { status: "True" | "False"; since: number }>;
 }

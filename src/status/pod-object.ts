@@ -88,12 +88,18 @@ export function podObject(pod: PodRecord, options: PodObjectOptions): V1Pod {
     qosClass: podQosClass([...spec.initContainers, ...spec.containers]),
     containerStatuses: pod.app.map((c) => containerStatus(c, options.runtimeName)),
   };
+  if (pod.rejected) {
+    // The kubelet's rejectPod sets phase, reason and message only: no container ever had a status.
+    status.reason = pod.rejected.reason;
+    status.message = pod.rejected.message;
+    delete status.containerStatuses;
+  }
   if (pod.sandbox) {
     status.podIP = pod.sandbox.ip;
     status.podIPs = [{ ip: pod.sandbox.ip }];
   }
   if (pod.startTime !== undefined) status.startTime = isoTime(pod.startTime);
-  if (pod.init.length > 0) status.initContainerStatuses = pod.init.map((c) => containerStatus(c, options.runtimeName));
+  if (pod.init.length > 0 && !pod.rejected) status.initContainerStatuses = pod.init.map((c) => containerStatus(c, options.runtimeName));
   return {
     apiVersion: "v1",
     kind: "Pod",

@@ -1,0 +1,85 @@
+/**
+ * The kubelet's resource admission (pkg/kubelet/lifecycle/predicate.go, which runs the scheduler's
+ * noderesources fit on the node's own view): a new pod is refused when its requests do not fit in
+ * allocatable beside the pods already admitted. Pure: the loop says which pods count.
+ */
+import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+import { isSidecar } from "../manifest/types.ts";
+import { parseQuantity } from "../manifest/quantity.ts";
+import type { NodeAllocatable } from "../node-allocatable.ts";
+
+/** cpu in millicores, memory in bytes: the units of the kubelet's message. */
+export interface PodRequests {
+  cpuMillis: bigint;
+  memoryBytes: bigint;
+}
+
+export interface AdmissionRefusal {
+  /** `OutOfcpu`, `OutOfmemory`, `OutOfpods`: `OutOf` and the resource name, as the kubelet spells it. */
+  reason: string;
+  /** The kubelet's InsufficientResourceError text; the pod's status message prefixes `Pod was rejected: `. */
+  message: string;
+}
+
+const NONE: PodRequests = { cpuMillis: 0n, memoryBytes: 0n };
+
+/**
+ * The pod's effective request (the pod resource helper's PodRequests): app containers and sidecars
+ * run together; each init container runs beside the sidecars declared before it; the pod needs the
+ * larger of the two.
+ */
+export function podRequests(spec: Pick<PodSpec, "containers" | "initContainers">): PodRequests {
+  let total = spec.containers.map(containerRequests).reduce(add, NONE);
+  let sidecars = NONE;
+  let initPeak = NONE;
+  for (const container of spec.initContainers) {
+    const own = containerRequests(container);
+    if (isSidecar(container)) {
+      total = add(total, own);
+      sidecars = add(sidecars, own);
+      initPeak = max(initPeak, sidecars);
+    } else {
+      initPeak = max(initPeak, add(own, sidecars));
+    }
+  }
+  return max(total, initPeak);
+}
+
+/**
+ * Refuses the pod with the first resource that does not fit, in the scheduler's order (pods, cpu,
+ * memory); undefined when it fits. `admitted` are the requests of the pods already admitted and not
+ * finished.
+ */
+export function admissionRefusal(pod: PodRequests, admitted: readonly PodRequests[], allocatable: NodeAllocatable): AdmissionRefusal | undefined {
+  if (admitted.length + 1 > allocatable.pods) return refusal("pods", 1n, BigInt(admitted.length), BigInt(allocatable.pods));
+  const used = admitted.reduce(add, NONE);
+  if (pod.cpuMillis > 0n && pod.cpuMillis > allocatable.cpuMillis - used.cpuMillis) return refusal("cpu", pod.cpuMillis, used.cpuMillis, allocatable.cpuMillis);
+  if (pod.memoryBytes > 0n && pod.memoryBytes > allocatable.memoryBytes - used.memoryBytes) {
+    return refusal("memory", pod.memoryBytes, used.memoryBytes, allocatable.memoryBytes);
+  }
+  return undefined;
+}
+
+function refusal(resource: string, requested: bigint, used: bigint, capacity: bigint): AdmissionRefusal {
+  return {
+    reason: `OutOf${resource}`,
+    message: `Node didn't have enough resource: ${resource}, requested: ${requested}, used: ${used}, capacity: ${capacity}`,
+  };
+}
+
+/** Requests were validated and defaulted from limits before a spec reaches the loop. */
+function containerRequests(container: ContainerSpec): PodRequests {
+  const requests = container.resources?.requests ?? {};
+  return {
+    cpuMillis: requests.cpu === undefined ? 0n : parseQuantity(requests.cpu).milliValue(),
+    memoryBytes: requests.memory === undefined ? 0n : parseQuantity(requests.memory).value(),
+  };
+}
+
+function add(a: PodRequests, b: PodRequests): PodRequests {
+  return { cpuMillis: a.cpuMillis + b.cpuMillis, memoryBytes: a.memoryBytes + b.memoryBytes };
+}
+
+function max(a: PodRequests, b: PodRequests): PodRequests {
+  return { cpuMillis: a.cpuMillis > b.cpuMillis ? a.cpuMillis : b.cpuMillis, memoryBytes: a.memoryBytes > b.memoryBytes ? a.memoryBytes : b.memoryBytes };
+}

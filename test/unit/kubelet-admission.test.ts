@@ -1,0 +1,81 @@
+import { describe, expect, test } from "bun:test";
+import { container, desired, pod } from "../pod-builder.ts";
+import { harness } from "../kubelet-harness.ts";
+import { podObject } from "../../src/status/pod-object.ts";
+import { statusColumns } from "../../src/status/printer.ts";
+
+const allocatable = { cpuMillis: 2000n, memoryBytes: 1024n * 1024n * 1024n, pods: 110 };
+
+function requesting(name: string, cpu: string, extra: Parameters<typeof pod>[0] = {}) {
+  return pod({ name, containers: [container(name, { resources: { limits: {}, requests: { cpu } } })], ...extra });
+}
+
+describe("admission of new pods", () => {
+  test("a pod that does not fit beside the running ones is Failed with OutOfcpu and a Warning, and never started", async () => {
+    const h = harness({ allocatable });
+    const small = requesting("small", "500m");
+    const big = requesting("big", "3");
+    await h.kubelet.sync(desired(small, big));
+    await h.advance(1);
+    expect(h.pod(small.key)?.phase).toBe("Running");
+    const refused = h.pod(big.key)!;
+    expect(refused.phase).toBe("Failed");
+    expect(refused.sandbox).toBeUndefined();
+    expect(refused.app[0]!.attempts).toBe(0);
+    const warning = h.events.find((e) => e.pod === big.fullName && e.type === "Warning");
+    expect(warning).toMatchObject({ reason: "OutOfcpu", message: "Node didn't have enough resource: cpu, requested: 3000, used: 500, capacity: 2000" });
+    const status = podObject(refused, { runtimeName: "fake" }).status!;
+    expect(status).toMatchObject({ phase: "Failed", reason: "OutOfcpu", message: "Pod was rejected: Node didn't have enough resource: cpu, requested: 3000, used: 500, capacity: 2000" });
+    expect(status.containerStatuses).toBeUndefined();
+    expect(statusColumns(podObject(refused, { runtimeName: "fake" })).status).toBe("OutOfcpu");
+    // Level-triggered passes do not admit it again nor start it.
+    await h.kubelet.sync(desired(small, big));
+    await h.advance(30);
+    expect(h.events.filter((e) => e.reason === "OutOfcpu")).toHaveLength(1);
+    expect(h.events.filter((e) => e.pod === big.fullName).map((e) => e.reason)).toEqual(["OutOfcpu"]);
+  });
+
+  test("a pod that fits runs beside the others", async () => {
+    const h = harness({ allocatable });
+    const one = requesting("one", "1");
+    const two = requesting("two", "1");
+    await h.kubelet.sync(desired(one, two));
+    await h.advance(1);
+    expect([h.pod(one.key)?.phase, h.pod(two.key)?.phase]).toEqual(["Running", "Running"]);
+    expect(h.events.some((e) => e.reason.startsWith("OutOf"))).toBe(false);
+  });
+
+  test("once a pod has finished, its requests are free for a pod added later", async () => {
+    const h = harness({ allocatable });
+    h.runtime.behaviours.set("job", { exitAfterMs: 5000, exitCode: 0 });
+    const job = requesting("job", "2", { restartPolicy: "Never" });
+    const later = requesting("later", "2");
+    await h.kubelet.sync(desired(job));
+    await h.advance(1);
+    await h.kubelet.sync(desired(job, requesting("early", "2")));
+    expect(h.pod(requesting("early", "2").key)?.rejected?.reason).toBe("OutOfcpu");
+    await h.advance(10);
+    expect(h.pod(job.key)?.phase).toBe("Succeeded");
+    await h.kubelet.sync(desired(job, later));
+    await h.advance(1);
+    expect(h.pod(later.key)?.phase).toBe("Running");
+  });
+
+  test("a refused pod whose manifest changes is admitted again as a new pod", async () => {
+    const h = harness({ allocatable });
+    await h.kubelet.sync(desired(requesting("big", "3")));
+    await h.advance(1);
+    expect(h.pod(requesting("big", "3").key)?.rejected?.reason).toBe("OutOfcpu");
+    await h.kubelet.sync(desired(requesting("big", "1", { revision: 2 })));
+    await h.advance(1);
+    expect(h.pod(requesting("big", "1").key)?.phase).toBe("Running");
+  });
+
+  test("without allocatable every pod is admitted", async () => {
+    const h = harness();
+    const big = requesting("big", "300");
+    await h.kubelet.sync(desired(big));
+    await h.advance(1);
+    expect(h.pod(big.key)?.phase).toBe("Running");
+  });
+});
