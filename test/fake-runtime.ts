@@ -22,6 +22,8 @@ export interface FakeBehaviour {
   /** Exit this many ms after starting; absent means run until killed. */
   exitAfterMs?: number;
   exitCode?: number;
+  /** The runtime's reason for that exit, e.g. OOMKilled as docker reports it. */
+  exitReason?: string;
   /** Ignore SIGTERM, like a PID 1 without a handler: only SIGKILL ends it. */
   ignoreSigterm?: boolean;
   /** Time between SIGTERM and the exit (143) for a container that handles it. */
@@ -133,7 +135,7 @@ export class FakeRuntime implements Runtime {
     this.containers.set(id, container);
     this.calls.push(`start ${name} attempt=${config.attempt}`);
     if (behaviour.exitAfterMs !== undefined) {
-      container.cancelExit = this.clock.setTimeout(() => this.finish(id, behaviour.exitCode ?? 0), behaviour.exitAfterMs);
+      container.cancelExit = this.clock.setTimeout(() => this.finish(id, behaviour.exitCode ?? 0, undefined, behaviour.exitReason), behaviour.exitAfterMs);
     }
     (container as FakeContainer & { behaviour: FakeBehaviour }).behaviour = behaviour;
     return id;
@@ -247,13 +249,14 @@ export class FakeRuntime implements Runtime {
   }
 
   /** Ends a running container now with `exitCode`, as if its process exited. */
-  finish(id: string, exitCode: number, signal?: number): void {
+  finish(id: string, exitCode: number, signal?: number, reason?: string): void {
     const container = this.containers.get(id);
     if (!container || container.state !== "running") return;
     container.cancelExit?.();
     container.state = "exited";
     container.exitCode = exitCode;
     if (signal !== undefined) container.signal = signal;
+    if (reason !== undefined) container.reason = reason;
     container.finishedAt = this.clock.now();
     for (const listener of this.listeners) listener({ type: "exited", containerId: id });
   }
@@ -269,6 +272,7 @@ export class FakeRuntime implements Runtime {
     container.cancelExit?.();
     container.state = "running";
     container.exitCode = undefined;
+    container.reason = undefined;
     container.signal = undefined;
     container.startedAt = this.clock.now();
     if (options.quietly) return;

@@ -44,3 +44,14 @@ export function logPolicyOption(options: { containerLogMaxSize?: unknown; contai
     throw error;
   }
 }
+
+/** `--pod-max-pids`: a positive count, or -1 (the kubelet's default) for no limit, which is undefined here. */
+export function podMaxPidsOption(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const pids = typeof value === "number" ? value : Number(value);
+  if (pids === -1) return undefined;
+  if (!Number.isSafeInteger(pids) || pids < 1) {
+    throw new UsageError(`--pod-max-pids must be a whole number above 0, or -1 for no limit (got ${JSON.stringify(value)})`);
+  }
+  return pids;
+}

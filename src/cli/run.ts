@@ -19,7 +19,7 @@ import { podObject } from "../status/pod-object.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
-import { backoffOptions, logPolicyOption, nodeOption, secondsOption } from "./options.ts";
+import { backoffOptions, logPolicyOption, nodeOption, podMaxPidsOption, secondsOption } from "./options.ts";
 import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
@@ -50,6 +50,7 @@ export interface RunOptions {
   apiListen?: string;
   containerLogMaxSize?: unknown;
   containerLogMaxFiles?: unknown;
+  podMaxPids?: unknown;
 }
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
@@ -65,6 +66,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const node = nodeOption(options.node);
   const apiListen = apiListenOption(options.apiListen);
   const logPolicy = logPolicyOption(options);
+  const podMaxPids = podMaxPidsOption(options.podMaxPids);
   const dbPath = resolveDbPath(options.db);
   const clock = realClock;
   const started = clock.now();
@@ -79,7 +81,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const database = openAgentDatabase(dbPath);
   const identity = databaseIdentity(database.db);
   recordBackoffSettings(database.db, backoff, clock.now());
-  const { runtime, logPathOf, unlock, root } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath, logPolicy }).catch((error) => {
+  const { runtime, logPathOf, unlock, root } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath, logPolicy, podMaxPids }).catch((error) => {
     database.close();
     throw error;
   });
@@ -242,6 +244,8 @@ interface AgentOwnership {
   node: string;
   dbPath: string;
   logPolicy: ContainerLogPolicy;
+  /** `--pod-max-pids`; undefined is no limit. */
+  podMaxPids: number | undefined;
 }
 
 async function createRuntime(options: RunOptions, agent: AgentOwnership): Promise<RuntimeChoice> {
@@ -259,7 +263,7 @@ async function createRuntime(options: RunOptions, agent: AgentOwnership): Promis
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");
       const volumeRoot = join(root, "volumes");
-      const runtime = new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot, owner, logPolicy });
+      const runtime = new DockerRuntime({ pauseImage: options.pauseImage, volumeRoot, owner, logPolicy, nodeResources: { podMaxPids: agent.podMaxPids } });
       // The node's label namespace on the engine is the agent's too: one agent per node, whatever its database.
       const lock = await runtime.lockNode(agent.node, agent.dbPath).catch(async (error) => {
         await runtime.close();

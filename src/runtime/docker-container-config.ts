@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import type { ContainerSpec, PodSpec, Volume } from "../manifest/types.ts";
+import { resourceHostConfig, type NodeResourcePolicy } from "./docker-resources.ts";
 import { containerLabels, containerName, sandboxLabels, sandboxName } from "./labels.ts";
 import type { ContainerConfig } from "./runtime.ts";
 
@@ -75,12 +76,14 @@ function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"
  * keeps the image's value for whichever is left unset, and drops the image's CMD once ENTRYPOINT is
  * given, which is the Kubernetes rule too. The engine's json-file driver rotates the output by the
  * kubelet's log limits (its max-file counts the current file, as --container-log-max-files does).
+ * Resources become the cgroup settings the kubelet would give the container (docker-resources.ts).
  */
 export function containerCreateOptions(
   config: ContainerConfig,
   mounts: ResolvedMount[],
   owner?: string,
   logPolicy: ContainerLogPolicy = DEFAULT_LOG_POLICY,
+  nodeResources: NodeResourcePolicy = {},
 ): ContainerCreateOptions {
   const { container, pod, sandbox } = config;
   const joined = `container:${sandbox.id}`;
@@ -101,6 +104,7 @@ export function containerCreateOptions(
       Binds: mounts.map((m) => `${m.source}:${m.target}${m.readOnly ? ":ro" : ""}`),
       RestartPolicy: { Name: "no" },
       LogConfig: { Type: "json-file", Config: { "max-size": String(logPolicy.maxBytes), "max-file": String(logPolicy.maxFiles) } },
+      ...resourceHostConfig(container.resources, nodeResources),
     },
   };
 }

@@ -26,6 +26,7 @@ import { execWithTimeout } from "./docker-exec.ts";
 import { startDockerExec } from "./docker-exec-stream.ts";
 import { demuxToText, FrameTextDecoder } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
+import type { NodeResourcePolicy } from "./docker-resources.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
 import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
 import {
@@ -66,6 +67,8 @@ export interface DockerRuntimeOptions {
   owner?: string;
   /** The containers' log limits, given to the engine's json-file driver. Default: the kubelet's. */
   logPolicy?: ContainerLogPolicy;
+  /** Node-wide limits on every container (`run --pod-max-pids`). Default: none. */
+  nodeResources?: NodeResourcePolicy;
 }
 
 /** The engine's zero time, which it reports for "never started" / "never finished". */
@@ -77,6 +80,7 @@ export class DockerRuntime implements Runtime {
   readonly volumeRoot: string;
   private readonly owner: string | undefined;
   private readonly logPolicy: ContainerLogPolicy;
+  private readonly nodeResources: NodeResourcePolicy;
   private readonly docker: Dockerode;
   private readonly clock: Clock;
   private readonly images: DockerImages;
@@ -89,6 +93,7 @@ export class DockerRuntime implements Runtime {
     this.volumeRoot = options.volumeRoot ?? defaultVolumeRoot();
     this.owner = options.owner;
     this.logPolicy = options.logPolicy ?? DEFAULT_LOG_POLICY;
+    this.nodeResources = options.nodeResources ?? {};
     this.images = new DockerImages(this.docker, this.clock);
     this.events = new DockerEventWatcher(this.docker, this.clock, this.ownLabels());
   }
@@ -168,7 +173,7 @@ export class DockerRuntime implements Runtime {
     try {
       const mounts = resolveMounts(config.pod, config.container, this.volumeRoot);
       prepareMounts(mounts);
-      options = containerCreateOptions(config, mounts, this.owner, this.logPolicy);
+      options = containerCreateOptions(config, mounts, this.owner, this.logPolicy, this.nodeResources);
     } catch (error) {
       throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });
     }

@@ -73,6 +73,14 @@ describe("create options", () => {
     expect(small.HostConfig?.LogConfig).toEqual({ Type: "json-file", Config: { "max-size": "65536", "max-file": "3" } });
   });
 
+  test("the container's resources and the node's pids limit become the engine's cgroup settings", () => {
+    const container = bbContainer("app", "true", { resources: { limits: { cpu: "1", memory: "64Mi" }, requests: { cpu: "1", memory: "64Mi" } } });
+    const pod = testPod("limits", [container]);
+    const config = { pod, container, kind: "app" as const, attempt: 0, sandbox: { id: "sb1", ip: "", podUid: pod.uid } };
+    const options = containerCreateOptions(config, [], undefined, undefined, { podMaxPids: 100 });
+    expect(options.HostConfig).toMatchObject({ Memory: 67108864, MemorySwap: 67108864, CpuShares: 1024, CpuPeriod: 100000, CpuQuota: 100000, PidsLimit: 100 });
+  });
+
   test("mounts resolve emptyDir under the volume root and hostPath as written, subPath appended", () => {
     const container = bbContainer("app", "true", {
       volumeMounts: [
