@@ -57,6 +57,7 @@ import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./proc
 import { installMonitorScript, launchMonitor, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
 
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
+import { Cgroups, detectHostCgroupMode, limitsFromResources } from "./cgroups.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -78,6 +79,8 @@ export interface ProcessRuntimeOptions {
   logPolicy?: ContainerLogPolicy;
   /** Replaces monitor tools found on PATH (tests slow a monitor's start down this way). */
   monitorTools?: Partial<MonitorTools>;
+  /** Default: the host's cgroups, under minikubelet/<owner>. Tests pass a fake tree's. */
+  cgroups?: Cgroups;
 }
 
 export class ProcessRuntime implements Runtime {
@@ -89,6 +92,9 @@ export class ProcessRuntime implements Runtime {
   private readonly startTimeoutMs: number;
   private readonly owner: string | undefined;
   private readonly logPolicy: ContainerLogPolicy;
+  private readonly cgroups: Cgroups;
+  /** Why containers run without resource limits here, or undefined when cgroups can be written. */
+  readonly cgroupProblem: string | undefined;
   /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
   private readonly dirs = new Map<string, string>();
 
@@ -102,6 +108,8 @@ export class ProcessRuntime implements Runtime {
     ensureDir(this.layout.eventsDir);
     installMonitorScript(this.layout);
     this.tools = { ...resolveMonitorTools(), ...options.monitorTools };
+    this.cgroups = options.cgroups ?? hostCgroups(this.owner);
+    this.cgroupProblem = this.cgroups.prepare();
     this.events = new ContainerEvents({
       eventsDir: this.layout.eventsDir,
       clock: this.clock,
@@ -180,6 +188,8 @@ export class ProcessRuntime implements Runtime {
     writeJson(join(dir, "labels.json"), containerLabels(config, this.owner));
     writeFileSync(join(dir, "log"), "", { flag: "a" });
     this.dirs.set(id, dir);
+    // Without a cgroup the container still runs, unlimited: the agent said why at start-up.
+    const cgroup = this.cgroups.create(id, limitsFromResources(container.resources));
 
     let monitorGone = false;
     try {
@@ -192,6 +202,7 @@ export class ProcessRuntime implements Runtime {
         env,
         argv,
         logPolicy: this.logPolicy,
+        cgroupProcs: "procs" in cgroup ? cgroup.procs : [],
         onExit: () => {
           monitorGone = true;
           this.events.notify(id);
@@ -278,6 +289,7 @@ export class ProcessRuntime implements Runtime {
         20,
       );
     }
+    this.cgroups.remove(id);
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
     rmSync(this.layout.marker(id, "started"), { force: true });
     rmSync(this.layout.marker(id, "exited"), { force: true });
@@ -362,11 +374,13 @@ export class ProcessRuntime implements Runtime {
     const exited = (): ContainerStatus | undefined => {
       const exit = readExit(dir);
       if (!exit) return undefined;
+      // Asked of the kernel, not guessed from the 137 a SIGKILL also gives.
+      const oomKilled = !exit.lost && exit.exitCode !== 0 && this.cgroups.oomKilled(id);
       return {
         id,
         state: "exited",
         exitCode: exit.exitCode,
-        ...(exit.lost ? { reason: "Unknown" } : {}),
+        ...(exit.lost ? { reason: "Unknown" } : oomKilled ? { reason: "OOMKilled" } : {}),
         startedAt: pid?.startedAt,
         finishedAt: exit.finishedAt,
         logPath,
@@ -384,6 +398,13 @@ export class ProcessRuntime implements Runtime {
     writeLostExit(dir, this.clock.now());
     return exited() ?? { id, state: "unknown" };
   }
+}
+
+/** The host's cgroups for this agent: its database identity keeps two agents' cgroups apart. */
+function hostCgroups(owner: string | undefined): Cgroups {
+  const identity = owner ?? "unowned";
+  if (!SAFE_NAME.test(identity)) return new Cgroups({ kind: "unavailable", reason: `the identity ${JSON.stringify(identity)} cannot name a cgroup` }, identity);
+  return new Cgroups(detectHostCgroupMode(), identity);
 }
 
 function readText(file: string): string {
