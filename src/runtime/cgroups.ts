@@ -220,6 +220,20 @@ export class Cgroups {
     }
   }
 
+  /**
+   * Removes the agent's own parent cgroup if no container cgroup is left in it (monitors outlive
+   * the agent, and an exited container's cgroup keeps its OOM counter until the container is removed).
+   */
+  release(): void {
+    for (const root of this.mode.kind === "v2" ? [this.mode.root] : this.v1Roots()) {
+      try {
+        rmdirSync(join(root, this.parent));
+      } catch {
+        // Still holds containers, or never made.
+      }
+    }
+  }
+
   private v1Roots(): string[] {
     const mode = this.mode;
     if (mode.kind !== "v1") return [];

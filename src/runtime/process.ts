@@ -338,6 +338,7 @@ export class ProcessRuntime implements Runtime {
 
   async close(): Promise<void> {
     this.events.close();
+    this.cgroups.release();
   }
 
   /** The backstop pass, for tests: re-checks every container seen running. */

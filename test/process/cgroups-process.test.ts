@@ -64,11 +64,11 @@ describe.skipIf(!usable)("cgroups on this host", () => {
     }
   }, 20_000);
 
-  test("a container under its limit runs inside its cgroup; a SIGKILL is 137 without OOMKilled", async () => {
+  test("a container under its limits runs inside its memory and cpu cgroups; a SIGKILL is 137 without OOMKilled", async () => {
     const runtime = new ProcessRuntime({ rootDir: tempRoot(), owner, resyncMs: 60_000 });
     try {
       const small = contractContainer("small", ["python3", "-c", "import time; x = bytearray(1024 * 1024); print('ok', flush=True); time.sleep(60)"]);
-      small.resources = { limits: { memory: "64Mi" }, requests: { memory: "64Mi" } };
+      small.resources = { limits: { memory: "64Mi", cpu: "250m" }, requests: { memory: "64Mi", cpu: "250m" } };
       const smallPod = contractPod("small", [small]);
       const sandbox = await runtime.runPodSandbox(smallPod);
       const id = await runtime.startContainer({ pod: smallPod, container: small, kind: "app", attempt: 0, sandbox });
@@ -76,6 +76,11 @@ describe.skipIf(!usable)("cgroups on this host", () => {
       expect(running.state).toBe("running");
       const members = readFileSync(join(cgroupOf(id), "cgroup.procs"), "utf8").split("\n");
       expect(members).toContain(String(running.pid));
+      if (mode.kind === "v1" && mode.cpu) {
+        const cpu = join(mode.cpu, "minikubelet", owner, id);
+        expect(["cpu.cfs_quota_us", "cpu.cfs_period_us", "cpu.shares"].map((file) => readFileSync(join(cpu, file), "utf8").trim())).toEqual(["25000", "100000", "256"]);
+        expect(readFileSync(join(cpu, "cgroup.procs"), "utf8").split("\n")).toContain(String(running.pid));
+      }
       await runtime.killContainer(id, "SIGKILL");
       const status = await waitForStatus(runtime, id, (s) => s.state === "exited", 10_000);
       expect(status.exitCode).toBe(137);

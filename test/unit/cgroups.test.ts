@@ -115,6 +115,24 @@ test("v2: controllers are handed down to minikubelet/<identity>, and one cgroup 
   expect(read(join(dir, "pids.max"))).toBe("10");
   cgroups.remove("c1");
   expect(existsSync(dir)).toBe(false);
+  rmSync(join(root, "minikubelet", "db2", "memory.swap.max"));
+  cgroups.release();
+  expect(existsSync(join(root, "minikubelet", "db2"))).toBe(false);
+});
+
+test("release leaves the agent's parent while a container's cgroup is in it", () => {
+  const root = tempDir();
+  const cgroups = new Cgroups(detectCgroupMode(fakeV1(root)), "db1");
+  cgroups.prepare();
+  cgroups.create("c1", {});
+  // Its limit files stand in for the kernel's: a fake directory with files is not empty either.
+  writeFileSync(join(root, "memory", "minikubelet", "db1", "c1", "memory.limit_in_bytes"), "max\n");
+  cgroups.release();
+  expect(existsSync(join(root, "memory", "minikubelet", "db1", "c1"))).toBe(true);
+  cgroups.remove("c1");
+  cgroups.release();
+  expect(existsSync(join(root, "memory", "minikubelet", "db1"))).toBe(false);
+  expect(existsSync(join(root, "cpu", "minikubelet", "db1"))).toBe(false);
 });
 
 test("the OOM counters: v1 memory.oom_control and v2 memory.events say oom_kill > 0", () => {
