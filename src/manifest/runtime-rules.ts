@@ -68,7 +68,8 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
       for (const key of Object.keys(objectAt(container, "securityContext") ?? {})) {
         issues.push({ path: at("securityContext", key), message: `not honoured by ${name}${runtime === "process" ? ": every process runs as the agent's user" : ""}` });
       }
-      for (const key of Object.keys(objectAt(container, "resources") ?? {})) {
+      if (runtime === "process") processResourceWarnings(container, at, issues);
+      else for (const key of Object.keys(objectAt(container, "resources") ?? {})) {
         issues.push({ path: at("resources", key), message: `not enforced by ${name}` });
       }
       for (const key of ["stdin", "stdinOnce", "tty"] as const) {
@@ -82,6 +83,19 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
     });
   }
   return issues;
+}
+
+/**
+ * The process runtime enforces cpu and memory through cgroups (runtime/cgroups.ts); the other
+ * resources have no cgroup it writes. A memory request is no runtime limit anywhere, so not named.
+ */
+function processResourceWarnings(container: Record<string, unknown>, at: (...rest: (string | number)[]) => FieldPath, issues: Issue[]): void {
+  for (const list of ["limits", "requests"] as const) {
+    for (const resource of Object.keys(objectAt(objectAt(container, "resources"), list) ?? {})) {
+      if (resource === "cpu" || resource === "memory") continue;
+      issues.push({ path: at("resources", list, resource), message: "not enforced by the process runtime (its cgroups limit cpu and memory)" });
+    }
+  }
 }
 
 /** No mount namespace: a volume's host path is handed over in MINIKUBELET_VOLUME_<NAME> instead. */
