@@ -95,6 +95,8 @@ export class ProcessRuntime implements Runtime {
   private readonly cgroups: Cgroups;
   /** Why containers run without resource limits here, or undefined when cgroups can be written. */
   readonly cgroupProblem: string | undefined;
+  /** id -> why its limits are not enforced, for the containers that have some and no cgroup. */
+  private readonly unenforced = new Map<string, string>();
   /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
   private readonly dirs = new Map<string, string>();
 
@@ -189,7 +191,9 @@ export class ProcessRuntime implements Runtime {
     writeFileSync(join(dir, "log"), "", { flag: "a" });
     this.dirs.set(id, dir);
     // Without a cgroup the container still runs, unlimited: the agent said why at start-up.
-    const cgroup = this.cgroups.create(id, limitsFromResources(container.resources));
+    const limits = limitsFromResources(container.resources);
+    const cgroup = this.cgroups.create(id, limits);
+    if ("problem" in cgroup && Object.keys(limits).length > 0) this.unenforced.set(id, cgroup.problem);
 
     let monitorGone = false;
     try {
@@ -294,7 +298,12 @@ export class ProcessRuntime implements Runtime {
     rmSync(this.layout.marker(id, "started"), { force: true });
     rmSync(this.layout.marker(id, "exited"), { force: true });
     this.dirs.delete(id);
+    this.unenforced.delete(id);
     this.events.forget(id);
+  }
+
+  unenforcedLimits(id: string): string | undefined {
+    return this.unenforced.get(id);
   }
 
   async listContainers(): Promise<ContainerInfo[]> {

@@ -114,3 +114,23 @@ describe.skipIf(!usable)("cgroups on this host", () => {
     }
   }, 30_000);
 });
+
+test("without writable cgroups the pod still runs, and each container with limits gets a Warning event", async () => {
+  const reason = "cannot write cgroups: EROFS: read-only file system, mkdir '/sys/fs/cgroup/memory/minikubelet'";
+  const runtime = new ProcessRuntime({ rootDir: tempRoot(), resyncMs: 60_000, cgroups: new Cgroups({ kind: "unavailable", reason }, "db") });
+  expect(runtime.cgroupProblem).toBe(reason);
+  const h = realHarness(runtime);
+  try {
+    const resources = { limits: { memory: "16Mi" }, requests: { memory: "16Mi" } };
+    const limited = pod({ name: "limited", containers: [container("app", { command: ["sleep", "30"], resources }), container("free", { command: ["sleep", "30"] })] });
+    await h.kubelet.sync(desired(limited));
+    await h.count((e) => e.reason === "Started", 2);
+    const warnings = h.events.filter((e) => e.type === "Warning");
+    expect(warnings.map((e) => [e.reason, e.container, e.message])).toEqual([
+      ["LimitsNotEnforced", "app", `Resource limits of container app are not enforced: ${reason}`],
+    ]);
+    expect(h.kubelet.pods.get(limited.key)?.phase).toBe("Running");
+  } finally {
+    await h.close();
+  }
+}, 20_000);
