@@ -46,8 +46,9 @@ afterAll(() => {
 const HOG = ["python3", "-c", "x = bytearray(200 * 1024 * 1024)"];
 
 describe.skipIf(!usable)("cgroups on this host", () => {
-  test("a container over its memory limit is OOMKilled (137) from the cgroup's counter; its cgroup goes with it", async () => {
-    const runtime = new ProcessRuntime({ rootDir: tempRoot(), owner, resyncMs: 60_000 });
+  test("a container over its memory limit is OOMKilled (137) from the cgroup's counter, also for a restarted agent; its cgroup goes with it", async () => {
+    const rootDir = tempRoot();
+    const runtime = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
     try {
       const hog = contractContainer("hog", HOG);
       hog.resources = { limits: { memory: "16Mi" }, requests: { memory: "16Mi" } };
@@ -57,7 +58,14 @@ describe.skipIf(!usable)("cgroups on this host", () => {
       expect(readFileSync(join(cgroupOf(id), limitFile), "utf8").trim()).toBe("16777216");
       const status = await waitForStatus(runtime, id, (s) => s.state === "exited", 10_000);
       expect(status).toMatchObject({ exitCode: 137, reason: "OOMKilled" });
-      await runtime.removePodSandbox(sandbox.id);
+      // A restarted agent reads the same counter: the reason survives adoption.
+      const next = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
+      try {
+        expect((await next.listContainers()).map((c) => [c.id, c.reason])).toEqual([[id, "OOMKilled"]]);
+        await next.removePodSandbox(sandbox.id);
+      } finally {
+        await next.close();
+      }
       expect(existsSync(cgroupOf(id))).toBe(false);
     } finally {
       await runtime.close();
