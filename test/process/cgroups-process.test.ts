@@ -17,7 +17,15 @@ import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 
 const mode = detectHostCgroupMode();
-const usable = mode.kind !== "unavailable" && new Cgroups(mode, `probe-${process.pid}`).prepare() === undefined;
+/** Whether this host lets us write cgroups: the probe's parent is made, then removed again. */
+function cgroupsUsable(): boolean {
+  if (mode.kind === "unavailable") return false;
+  const probe = new Cgroups(mode, `probe-${process.pid}`);
+  const usable = probe.prepare() === undefined;
+  probe.release();
+  return usable;
+}
+const usable = cgroupsUsable();
 const owner = `test-${randomBytes(4).toString("hex")}`;
 const memoryRoot = mode.kind === "v1" ? mode.memory : mode.kind === "v2" ? mode.root : "";
 const cgroupOf = (id: string) => join(memoryRoot, "minikubelet", owner, id);
@@ -32,12 +40,10 @@ function tempRoot(): string {
 afterAll(() => {
   for (const dir of roots) rmSync(dir, { recursive: true, force: true });
   for (const root of mode.kind === "v1" ? [mode.memory, mode.cpu, mode.pids] : mode.kind === "v2" ? [mode.root] : []) {
-    for (const name of [owner, `probe-${process.pid}`]) {
-      try {
-        if (root) rmdirSync(join(root, "minikubelet", name));
-      } catch {
-        // Not made in this hierarchy.
-      }
+    try {
+      if (root) rmdirSync(join(root, "minikubelet", owner));
+    } catch {
+      // Not made in this hierarchy.
     }
   }
 });
