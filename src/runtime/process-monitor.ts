@@ -99,7 +99,7 @@ __mk_watchdog() {
 if [ "$__mk_role" = start ]; then
   if [ "$__mk_cgroups" != - ]; then
     __mk_ifs=$IFS IFS=:
-    for __mk_f in $__mk_cgroups; do printf '%s\n' "$$" 2>>"$__mk_dir/monitor.err" >"$__mk_f"; done
+    for __mk_f in $__mk_cgroups; do printf '%s\\n' "$$" 2>>"$__mk_dir/monitor.err" >"$__mk_f"; done
     IFS=$__mk_ifs
   fi
   __mk_ticks $$

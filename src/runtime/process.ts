@@ -57,7 +57,7 @@ import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./proc
 import { installMonitorScript, launchMonitor, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
 
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
-import { Cgroups, detectHostCgroupMode, limitsFromResources } from "./cgroups.ts";
+import { Cgroups, detectHostCgroupMode, limitsFromResources, type CgroupLimits } from "./cgroups.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -171,6 +171,12 @@ export class ProcessRuntime implements Runtime {
     if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
     const argv = [...container.command, ...container.args];
     checkExecutable(argv[0] as string, env.PATH ?? DEFAULT_PATH, workingDir, fail);
+    let limits: CgroupLimits = {};
+    try {
+      limits = limitsFromResources(container.resources);
+    } catch (error) {
+      fail(`resources: ${(error as Error).message}`);
+    }
 
     const id = `${podUid.slice(0, 8)}-${container.name}-${config.attempt}-${randomBytes(3).toString("hex")}`;
     const dir = this.layout.containerDir(podUid, id);
@@ -190,8 +196,8 @@ export class ProcessRuntime implements Runtime {
     writeJson(join(dir, "labels.json"), containerLabels(config, this.owner));
     writeFileSync(join(dir, "log"), "", { flag: "a" });
     this.dirs.set(id, dir);
-    // Without a cgroup the container still runs, unlimited: the agent said why at start-up.
-    const limits = limitsFromResources(container.resources);
+    // Without a cgroup the container still runs, unlimited: the agent said why at start-up, and the
+    // kubelet records a Warning for the container (unenforcedLimits).
     const cgroup = this.cgroups.create(id, limits);
     if ("problem" in cgroup && Object.keys(limits).length > 0) this.unenforced.set(id, cgroup.problem);
 
