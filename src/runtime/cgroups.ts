@@ -189,13 +189,20 @@ export class Cgroups {
     }
   }
 
-  /** True once the kernel's OOM killer has killed a process of the container's cgroup. */
-  oomKilled(id: string): boolean {
+  /**
+   * True once the kernel's OOM killer has killed a process of the container's cgroup. Kernels
+   * before 4.13 have no `oom_kill` count in v1's memory.oom_control: there a SIGKILL (137) after the
+   * cgroup hit its limit (memory.failcnt) is taken for one, as nothing else tells them apart.
+   */
+  oomKilled(id: string, exitCode: number): boolean {
     const mode = this.mode;
     if (mode.kind === "unavailable") return false;
-    const file = mode.kind === "v2" ? join(mode.root, this.parent, id, "memory.events") : join(mode.memory, this.parent, id, "memory.oom_control");
-    const match = /^oom_kill (\d+)$/m.exec(readText(file) ?? "");
-    return match !== null && Number(match[1]) > 0;
+    const dir = join(mode.kind === "v2" ? mode.root : mode.memory, this.parent, id);
+    const counters = readText(join(dir, mode.kind === "v2" ? "memory.events" : "memory.oom_control"));
+    if (counters === undefined) return false;
+    const match = /^oom_kill (\d+)$/m.exec(counters);
+    if (match) return Number(match[1]) > 0;
+    return mode.kind === "v1" && exitCode === 137 && Number(readText(join(dir, "memory.failcnt")) ?? 0) > 0;
   }
 
   /**

@@ -391,7 +391,7 @@ export class ProcessRuntime implements Runtime {
       const exit = readExit(dir);
       if (!exit) return undefined;
       // Asked of the kernel, not guessed from the 137 a SIGKILL also gives.
-      const oomKilled = !exit.lost && exit.exitCode !== 0 && this.cgroups.oomKilled(id);
+      const oomKilled = !exit.lost && exit.exitCode !== 0 && this.cgroups.oomKilled(id, exit.exitCode);
       return {
         id,
         state: "exited",

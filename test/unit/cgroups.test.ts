@@ -142,10 +142,17 @@ test("the OOM counters: v1 memory.oom_control and v2 memory.events say oom_kill 
   v1.create("c1", { memoryBytes: 1n << 20n });
   const oomControl = join(v1Root, "memory", "minikubelet", "db", "c1", "memory.oom_control");
   writeFileSync(oomControl, "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
-  expect(v1.oomKilled("c1")).toBe(false);
+  expect(v1.oomKilled("c1", 137)).toBe(false);
   writeFileSync(oomControl, "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
-  expect(v1.oomKilled("c1")).toBe(true);
-  expect(v1.oomKilled("gone")).toBe(false);
+  expect(v1.oomKilled("c1", 137)).toBe(true);
+  expect(v1.oomKilled("gone", 137)).toBe(false);
+  // A kernel before 4.13 has no oom_kill line: a SIGKILL after the limit was hit stands for one.
+  writeFileSync(oomControl, "oom_kill_disable 0\nunder_oom 0\n");
+  writeFileSync(join(v1Root, "memory", "minikubelet", "db", "c1", "memory.failcnt"), "0\n");
+  expect(v1.oomKilled("c1", 137)).toBe(false);
+  writeFileSync(join(v1Root, "memory", "minikubelet", "db", "c1", "memory.failcnt"), "12\n");
+  expect(v1.oomKilled("c1", 137)).toBe(true);
+  expect(v1.oomKilled("c1", 1)).toBe(false);
 
   const v2Root = tempDir();
   const v2 = new Cgroups(detectCgroupMode(fakeV2(v2Root)), "db");
@@ -153,9 +160,9 @@ test("the OOM counters: v1 memory.oom_control and v2 memory.events say oom_kill 
   v2.create("c1", { memoryBytes: 1n << 20n });
   const events = join(v2Root, "minikubelet", "db", "c1", "memory.events");
   writeFileSync(events, "low 0\nhigh 0\nmax 3\noom 1\noom_kill 0\n");
-  expect(v2.oomKilled("c1")).toBe(false);
+  expect(v2.oomKilled("c1", 137)).toBe(false);
   writeFileSync(events, "low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\n");
-  expect(v2.oomKilled("c1")).toBe(true);
+  expect(v2.oomKilled("c1", 137)).toBe(true);
 });
 
 test("a tree that cannot be written is unavailable: prepare says why, create refuses without throwing", () => {
@@ -165,7 +172,7 @@ test("a tree that cannot be written is unavailable: prepare says why, create ref
     expect(cgroups.prepare()).toBe("no cgroup memory controller is mounted");
     expect(cgroups.available).toBe(false);
     expect(cgroups.create("c1", { memoryBytes: 1n })).toEqual({ problem: "no cgroup memory controller is mounted" });
-    expect(cgroups.oomKilled("c1")).toBe(false);
+    expect(cgroups.oomKilled("c1", 137)).toBe(false);
     cgroups.remove("c1");
     return;
   }
