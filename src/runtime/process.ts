@@ -81,6 +81,8 @@ export interface ProcessRuntimeOptions {
   monitorTools?: Partial<MonitorTools>;
   /** Default: the host's cgroups, under minikubelet/<owner>. Tests pass a fake tree's. */
   cgroups?: Cgroups;
+  /** The most processes each container may have (pids.max; the kubelet's --pod-max-pids). Default: no limit. */
+  podPidsLimit?: number;
 }
 
 export class ProcessRuntime implements Runtime {
@@ -93,6 +95,7 @@ export class ProcessRuntime implements Runtime {
   private readonly owner: string | undefined;
   private readonly logPolicy: ContainerLogPolicy;
   private readonly cgroups: Cgroups;
+  private readonly podPidsLimit: number | undefined;
   /** Why containers run without resource limits here, or undefined when cgroups can be written. */
   readonly cgroupProblem: string | undefined;
   /** id -> why its limits are not enforced, for the containers that have some and no cgroup. */
@@ -111,6 +114,7 @@ export class ProcessRuntime implements Runtime {
     installMonitorScript(this.layout);
     this.tools = { ...resolveMonitorTools(), ...options.monitorTools };
     this.cgroups = options.cgroups ?? hostCgroups(this.owner);
+    this.podPidsLimit = options.podPidsLimit;
     this.cgroupProblem = this.cgroups.prepare();
     this.events = new ContainerEvents({
       eventsDir: this.layout.eventsDir,
@@ -173,7 +177,7 @@ export class ProcessRuntime implements Runtime {
     checkExecutable(argv[0] as string, env.PATH ?? DEFAULT_PATH, workingDir, fail);
     let limits: CgroupLimits = {};
     try {
-      limits = limitsFromResources(container.resources);
+      limits = limitsFromResources(container.resources, this.podPidsLimit);
     } catch (error) {
       fail(`resources: ${(error as Error).message}`);
     }

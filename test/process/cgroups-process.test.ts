@@ -78,8 +78,8 @@ describe.skipIf(!usable)("cgroups on this host", () => {
     }
   }, 20_000);
 
-  test("a container under its limits runs inside its memory and cpu cgroups; a SIGKILL is 137 without OOMKilled", async () => {
-    const runtime = new ProcessRuntime({ rootDir: tempRoot(), owner, resyncMs: 60_000 });
+  test("a container under its limits runs inside its memory, cpu and pids cgroups; a SIGKILL is 137 without OOMKilled", async () => {
+    const runtime = new ProcessRuntime({ rootDir: tempRoot(), owner, resyncMs: 60_000, podPidsLimit: 32 });
     try {
       const small = contractContainer("small", ["python3", "-c", "import time; x = bytearray(1024 * 1024); print('ok', flush=True); time.sleep(60)"]);
       small.resources = { limits: { memory: "64Mi", cpu: "250m" }, requests: { memory: "64Mi", cpu: "250m" } };
@@ -90,6 +90,11 @@ describe.skipIf(!usable)("cgroups on this host", () => {
       expect(running.state).toBe("running");
       const members = readFileSync(join(cgroupOf(id), "cgroup.procs"), "utf8").split("\n");
       expect(members).toContain(String(running.pid));
+      if (mode.kind === "v1" && mode.pids) {
+        const pids = join(mode.pids, "minikubelet", owner, id);
+        expect(readFileSync(join(pids, "pids.max"), "utf8").trim()).toBe("32");
+        expect(readFileSync(join(pids, "cgroup.procs"), "utf8").split("\n")).toContain(String(running.pid));
+      }
       if (mode.kind === "v1" && mode.cpu) {
         const cpu = join(mode.cpu, "minikubelet", owner, id);
         expect(["cpu.cfs_quota_us", "cpu.cfs_period_us", "cpu.shares"].map((file) => readFileSync(join(cpu, file), "utf8").trim())).toEqual(["25000", "100000", "256"]);
