@@ -81,7 +81,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const database = openAgentDatabase(dbPath);
   const identity = databaseIdentity(database.db);
   recordBackoffSettings(database.db, backoff, clock.now());
-  const { runtime, logPathOf, unlock, root } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath, logPolicy, podMaxPids }).catch((error) => {
+  const { runtime, logPathOf, unlock, root, limitsProblem } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath, logPolicy, podMaxPids }).catch((error) => {
     database.close();
     throw error;
   });
@@ -92,6 +92,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
+  if (limitsProblem) log(`cgroups: ${limitsProblem}; containers run without their resource limits`);
   if (api && "failure" in api) {
     log(`api: ${api.failure}; the agent runs its pods without its API`);
     const event = apiFailedEvent(nodeName, api.failure, clock.now());
@@ -234,6 +235,8 @@ interface RuntimeChoice {
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
   /** Releases what the agent holds in the runtime beyond its database's lock (docker: the node). */
   unlock?: () => Promise<void>;
+  /** Why resource limits cannot be enforced, said once at start-up (the process runtime without cgroups). */
+  limitsProblem?: string;
 }
 
 interface AgentOwnership {
@@ -258,7 +261,8 @@ async function createRuntime(options: RunOptions, agent: AgentOwnership): Promis
       const rootDir = join(root, "process");
       mkdirSync(rootDir, { recursive: true });
       const layout = new ProcessLayout(rootDir);
-      return { runtime: new ProcessRuntime({ rootDir, owner, logPolicy }), root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
+      const runtime = new ProcessRuntime({ rootDir, owner, logPolicy, podPidsLimit: agent.podMaxPids });
+      return { runtime, root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log"), limitsProblem: runtime.cgroupProblem };
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");

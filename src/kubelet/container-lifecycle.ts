@@ -124,6 +124,8 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   ctx.track(id, pod);
   ctx.event(pod, "Normal", "Created", container, `Created container: ${container.name}`);
   ctx.event(pod, "Normal", "Started", container, `Started container ${container.name}`);
+  const unenforced = ctx.runtime.unenforcedLimits?.(id);
+  if (unenforced) ctx.event(pod, "Warning", "LimitsNotEnforced", container, `Resource limits of container ${container.name} are not enforced: ${unenforced}`);
 }
 
 /** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */

@@ -68,12 +68,7 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
       for (const key of Object.keys(objectAt(container, "securityContext") ?? {})) {
         issues.push({ path: at("securityContext", key), message: `not honoured by ${name}${runtime === "process" ? ": every process runs as the agent's user" : ""}` });
       }
-      if (runtime === "docker") dockerResourceWarnings(container, at, issues);
-      else {
-        for (const key of Object.keys(objectAt(container, "resources") ?? {})) {
-          issues.push({ path: at("resources", key), message: `not enforced by ${name}` });
-        }
-      }
+      resourceWarnings(container, at, issues, name);
       for (const key of ["stdin", "stdinOnce", "tty"] as const) {
         if (container[key] === true) issues.push({ path: at(key), message: `not honoured by ${name}: no terminal or stdin is attached` });
       }
@@ -87,19 +82,23 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
   return issues;
 }
 
-/** The resources docker hands to the engine (docker-resources.ts); any other name is only accounted. */
-const DOCKER_ENFORCED_RESOURCES: readonly string[] = ["cpu", "memory"];
+/**
+ * The resources both runtimes enforce: docker hands them to the engine (runtime/docker-resources.ts),
+ * the process runtime writes them to the container's cgroup (runtime/cgroups.ts). Any other name is
+ * only accounted (validation, QoS, admission), so the user is told.
+ */
+const ENFORCED_RESOURCES: readonly string[] = ["cpu", "memory"];
 
-function dockerResourceWarnings(container: Record<string, unknown>, at: (...rest: (string | number)[]) => FieldPath, issues: Issue[]): void {
+function resourceWarnings(container: Record<string, unknown>, at: (...rest: (string | number)[]) => FieldPath, issues: Issue[], name: string): void {
   const resources = objectAt(container, "resources") ?? {};
   for (const key of Object.keys(resources)) {
     const list = objectAt(resources, key);
     if (!list || (key !== "limits" && key !== "requests")) {
-      issues.push({ path: at("resources", key), message: "not enforced by the docker runtime" });
+      issues.push({ path: at("resources", key), message: `not enforced by ${name}` });
       continue;
     }
     for (const resource of Object.keys(list)) {
-      if (!DOCKER_ENFORCED_RESOURCES.includes(resource)) issues.push({ path: at("resources", key, resource), message: "not enforced by the docker runtime" });
+      if (!ENFORCED_RESOURCES.includes(resource)) issues.push({ path: at("resources", key, resource), message: `not enforced by ${name}` });
     }
   }
 }

@@ -14,15 +14,18 @@ import { writeAtomic } from "./process-files.ts";
 
 /**
  * One script, two roles, both with the container's working directory and environment:
- * - `monitor.sh monitor DIR EVENTS ID SETSID DATE MV LOGSPEC -- COMMAND [ARGS...]` is the monitor:
+ * - `monitor.sh monitor DIR EVENTS ID SETSID DATE MV LOGSPEC CGROUPS -- COMMAND [ARGS...]` is the monitor:
  *   it runs the `start` role under setsid in the foreground, so `$?` is the exit status (128+n for a
  *   signal, as runtimes report) and the container does not inherit the SIGINT/SIGQUIT ignoring a
  *   shell gives background jobs. When the main process ends, the rest of its process group is
  *   killed, as a container's pid namespace dies with its init. Once the log writer has drained the
  *   output, it writes `exit` and the marker, so a reader that sees the exit has every line.
- * - `monitor.sh start DIR EVENTS ID "MONPID MONTICKS" DATE MV LOGSPEC -- COMMAND [ARGS...]` runs
- *   already in the new session, as the container's own pid: it records `pid` and then execs the
- *   command. So the pid file never names a process whose group does not exist yet (a kill then would miss).
+ * - `monitor.sh start DIR EVENTS ID "MONPID MONTICKS" DATE MV LOGSPEC CGROUPS -- COMMAND [ARGS...]` runs
+ *   already in the new session, as the container's own pid: it joins the container's cgroups,
+ *   records `pid` and then execs the command. So the pid file never names a process whose group
+ *   does not exist yet (a kill then would miss), and nothing the command allocates escapes its limits.
+ *   CGROUPS is the `cgroup.procs` files to write its pid to, joined by `:` (`-` for none); the
+ *   monitor itself and the log writer stay outside, so the container's memory is its own.
  *
  * The log writer (the kubelet's runtime shim, in a few lines): the container's stdout and stderr go
  * to a pipe, and `head -c MAX` copies exactly MAX bytes of it into `log` (GNU head never reads past
@@ -50,8 +53,8 @@ const DRAIN_SECONDS = 2;
 
 export const MONITOR_SCRIPT = `# minikubelet container monitor (generated; replaced by rename, never edited in place)
 set -f
-__mk_role=$1 __mk_dir=$2 __mk_events=$3 __mk_id=$4 __mk_x=$5 __mk_date=$6 __mk_mv=$7 __mk_logspec=$8
-shift 8
+__mk_role=$1 __mk_dir=$2 __mk_events=$3 __mk_id=$4 __mk_x=$5 __mk_date=$6 __mk_mv=$7 __mk_logspec=$8 __mk_cgroups=$9
+shift 9
 [ "$1" = -- ] && shift
 __mk_write() {
   printf '%s\\n' "$2" >"$__mk_dir/.$1.tmp" && "$__mk_mv" -f "$__mk_dir/.$1.tmp" "$__mk_dir/$1"
@@ -94,6 +97,11 @@ __mk_watchdog() {
   printf '%s\\n' "$!" >"$__mk_dir/.watchdog"
 }
 if [ "$__mk_role" = start ]; then
+  if [ "$__mk_cgroups" != - ]; then
+    __mk_ifs=$IFS IFS=:
+    for __mk_f in $__mk_cgroups; do printf '%s\\n' "$$" 2>>"$__mk_dir/monitor.err" >"$__mk_f"; done
+    IFS=$__mk_ifs
+  fi
   __mk_ticks $$
   __mk_write pid "$$ $__mk_t $("$__mk_date" +%s%N) $__mk_x" 2>>"$__mk_dir/monitor.err"
   printf "" 2>>"$__mk_dir/monitor.err" >"$__mk_events/$__mk_id.started"
@@ -103,7 +111,7 @@ exec 2>>"$__mk_dir/monitor.err"
 __mk_ticks $$
 trap : USR1
 {
-  "$__mk_x" /bin/sh "$0" start "$__mk_dir" "$__mk_events" "$__mk_id" "$$ $__mk_t" "$__mk_date" "$__mk_mv" "$__mk_logspec" -- "$@" 2>&1 </dev/null
+  "$__mk_x" /bin/sh "$0" start "$__mk_dir" "$__mk_events" "$__mk_id" "$$ $__mk_t" "$__mk_date" "$__mk_mv" "$__mk_logspec" "$__mk_cgroups" -- "$@" 2>&1 </dev/null
   __mk_code=$?
   __mk_finished=$("$__mk_date" +%s%N)
   if IFS=" " read -r __mk_pid __mk_rest 2>/dev/null <"$__mk_dir/pid"; then kill -s KILL -- "-$__mk_pid" 2>/dev/null; fi
@@ -172,6 +180,8 @@ export interface MonitorLaunch {
   env: Record<string, string>;
   argv: string[];
   logPolicy: ContainerLogPolicy;
+  /** The `cgroup.procs` files the container's process joins before it execs (none: no cgroup). */
+  cgroupProcs: string[];
   /** Called when the monitor (our child until the agent goes) exits. */
   onExit: () => void;
 }
@@ -182,6 +192,13 @@ function logSpec(policy: ContainerLogPolicy, tools: MonitorTools): string {
   const blank = fields.find((field) => /\s/.test(field));
   if (blank !== undefined) throw new Error(`process runtime: the monitor cannot use ${JSON.stringify(blank)} (a path with a blank)`);
   return fields.join(" ");
+}
+
+/** The monitor's CGROUPS argument: the files joined by `:`, so none may hold one. */
+function cgroupsArg(procs: string[]): string {
+  const bad = procs.find((file) => file.includes(":") || file.length === 0);
+  if (bad !== undefined) throw new Error(`process runtime: the monitor cannot use the cgroup file ${JSON.stringify(bad)}`);
+  return procs.length === 0 ? "-" : procs.join(":");
 }
 
 /** Starts a detached monitor for one container attempt; returns the monitor's pid. */
@@ -199,6 +216,7 @@ export function launchMonitor(launch: MonitorLaunch): number {
       tools.date,
       tools.mv,
       logSpec(launch.logPolicy, tools),
+      cgroupsArg(launch.cgroupProcs),
       "--",
       ...launch.argv,
     ],

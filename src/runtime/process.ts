@@ -57,6 +57,7 @@ import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./proc
 import { installMonitorScript, launchMonitor, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
 
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
+import { Cgroups, detectHostCgroupMode, limitsFromResources, type CgroupLimits } from "./cgroups.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -78,6 +79,10 @@ export interface ProcessRuntimeOptions {
   logPolicy?: ContainerLogPolicy;
   /** Replaces monitor tools found on PATH (tests slow a monitor's start down this way). */
   monitorTools?: Partial<MonitorTools>;
+  /** Default: the host's cgroups, under minikubelet/<owner>. Tests pass a fake tree's. */
+  cgroups?: Cgroups;
+  /** The most processes each container may have (pids.max; the kubelet's --pod-max-pids). Default: no limit. */
+  podPidsLimit?: number;
 }
 
 export class ProcessRuntime implements Runtime {
@@ -89,6 +94,12 @@ export class ProcessRuntime implements Runtime {
   private readonly startTimeoutMs: number;
   private readonly owner: string | undefined;
   private readonly logPolicy: ContainerLogPolicy;
+  private readonly cgroups: Cgroups;
+  private readonly podPidsLimit: number | undefined;
+  /** Why containers run without resource limits here, or undefined when cgroups can be written. */
+  readonly cgroupProblem: string | undefined;
+  /** id -> why its limits are not enforced, for the containers that have some and no cgroup. */
+  private readonly unenforced = new Map<string, string>();
   /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
   private readonly dirs = new Map<string, string>();
 
@@ -102,6 +113,9 @@ export class ProcessRuntime implements Runtime {
     ensureDir(this.layout.eventsDir);
     installMonitorScript(this.layout);
     this.tools = { ...resolveMonitorTools(), ...options.monitorTools };
+    this.cgroups = options.cgroups ?? hostCgroups(this.owner);
+    this.podPidsLimit = options.podPidsLimit;
+    this.cgroupProblem = this.cgroups.prepare();
     this.events = new ContainerEvents({
       eventsDir: this.layout.eventsDir,
       clock: this.clock,
@@ -161,6 +175,12 @@ export class ProcessRuntime implements Runtime {
     if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
     const argv = [...container.command, ...container.args];
     checkExecutable(argv[0] as string, env.PATH ?? DEFAULT_PATH, workingDir, fail);
+    let limits: CgroupLimits = {};
+    try {
+      limits = limitsFromResources(container.resources, this.podPidsLimit);
+    } catch (error) {
+      fail(`resources: ${(error as Error).message}`);
+    }
 
     const id = `${podUid.slice(0, 8)}-${container.name}-${config.attempt}-${randomBytes(3).toString("hex")}`;
     const dir = this.layout.containerDir(podUid, id);
@@ -180,6 +200,10 @@ export class ProcessRuntime implements Runtime {
     writeJson(join(dir, "labels.json"), containerLabels(config, this.owner));
     writeFileSync(join(dir, "log"), "", { flag: "a" });
     this.dirs.set(id, dir);
+    // Without a cgroup the container still runs, unlimited: the agent said why at start-up, and the
+    // kubelet records a Warning for the container (unenforcedLimits).
+    const cgroup = this.cgroups.create(id, limits);
+    if ("problem" in cgroup && Object.keys(limits).length > 0) this.unenforced.set(id, cgroup.problem);
 
     let monitorGone = false;
     try {
@@ -192,6 +216,7 @@ export class ProcessRuntime implements Runtime {
         env,
         argv,
         logPolicy: this.logPolicy,
+        cgroupProcs: "procs" in cgroup ? cgroup.procs : [],
         onExit: () => {
           monitorGone = true;
           this.events.notify(id);
@@ -278,11 +303,17 @@ export class ProcessRuntime implements Runtime {
         20,
       );
     }
+    this.cgroups.remove(id);
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
     rmSync(this.layout.marker(id, "started"), { force: true });
     rmSync(this.layout.marker(id, "exited"), { force: true });
     this.dirs.delete(id);
+    this.unenforced.delete(id);
     this.events.forget(id);
+  }
+
+  unenforcedLimits(id: string): string | undefined {
+    return this.unenforced.get(id);
   }
 
   async listContainers(): Promise<ContainerInfo[]> {
@@ -326,6 +357,7 @@ export class ProcessRuntime implements Runtime {
 
   async close(): Promise<void> {
     this.events.close();
+    this.cgroups.release();
   }
 
   /** The backstop pass, for tests: re-checks every container seen running. */
@@ -362,11 +394,13 @@ export class ProcessRuntime implements Runtime {
     const exited = (): ContainerStatus | undefined => {
       const exit = readExit(dir);
       if (!exit) return undefined;
+      // Asked of the kernel, not guessed from the 137 a SIGKILL also gives.
+      const oomKilled = !exit.lost && exit.exitCode !== 0 && this.cgroups.oomKilled(id, exit.exitCode);
       return {
         id,
         state: "exited",
         exitCode: exit.exitCode,
-        ...(exit.lost ? { reason: "Unknown" } : {}),
+        ...(exit.lost ? { reason: "Unknown" } : oomKilled ? { reason: "OOMKilled" } : {}),
         startedAt: pid?.startedAt,
         finishedAt: exit.finishedAt,
         logPath,
@@ -384,6 +418,13 @@ export class ProcessRuntime implements Runtime {
     writeLostExit(dir, this.clock.now());
     return exited() ?? { id, state: "unknown" };
   }
+}
+
+/** The host's cgroups for this agent: its database identity keeps two agents' cgroups apart. */
+function hostCgroups(owner: string | undefined): Cgroups {
+  const identity = owner ?? "unowned";
+  if (!SAFE_NAME.test(identity)) return new Cgroups({ kind: "unavailable", reason: `the identity ${JSON.stringify(identity)} cannot name a cgroup` }, identity);
+  return new Cgroups(detectHostCgroupMode(), identity);
 }
 
 function readText(file: string): string {

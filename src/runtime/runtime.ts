@@ -150,6 +150,11 @@ export interface ContainerManager {
   listContainers(): Promise<ContainerInfo[]>;
   /** The container's output; a container already removed gives an error. */
   readLogs(id: string, options?: LogOptions): Promise<string>;
+  /**
+   * Why the container's resource limits are not enforced, when they are not (the process runtime
+   * without writable cgroups); undefined when they are, or when the container sets none.
+   */
+  unenforcedLimits?(id: string): string | undefined;
 }
 
 export interface ImageManager {

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Cgroups, detectHostCgroupMode } from "../../src/runtime/cgroups.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { runtimeRootOf } from "../../src/store/db-path.ts";
 
@@ -400,10 +401,36 @@ export function processE2E(): { ws: Workspace | undefined; agents: Agent[] } {
     // Pods outlive a SIGTERM'd agent; their processes need not mention the workspace (exec sleep).
     if (state.ws) killRecordedContainers(state.ws.path);
     for (const left of processesMentioning(state.ws?.path ?? "\0")) process.kill(left.pid, "SIGKILL");
+    if (state.ws) await removeCgroupsOf(state.ws);
     state.ws?.cleanup();
     state.ws = undefined;
   });
   return state;
+}
+
+/**
+ * Removes the host cgroups of the workspace's containers (pods outlive their agent, and the
+ * workspace's database goes with the test, so no agent would ever remove them). A process killed
+ * just before may hold its cgroup for a moment: each is tried again for up to 2 s.
+ */
+async function removeCgroupsOf(ws: Workspace): Promise<void> {
+  const mode = detectHostCgroupMode();
+  if (mode.kind === "unavailable") return;
+  const byDatabase = new Map<string, string[]>();
+  for (const container of processContainers(ws)) {
+    if (container.database) byDatabase.set(container.database, [...(byDatabase.get(container.database) ?? []), container.id]);
+  }
+  for (const [database, ids] of byDatabase) {
+    const cgroups = new Cgroups(mode, database);
+    const root = mode.kind === "v1" ? mode.memory : mode.root;
+    for (const id of ids) {
+      for (let tries = 0; tries < 40 && existsSync(join(root, "minikubelet", database, id)); tries++) {
+        cgroups.remove(id);
+        if (existsSync(join(root, "minikubelet", database, id))) await new Promise((done) => setTimeout(done, 50));
+      }
+    }
+    cgroups.release();
+  }
 }
 
 /**

@@ -135,8 +135,18 @@ describe("minikubelet validate, as strict as run", () => {
       "1 pod valid, 0 files refused",
       "",
     ]);
-    // The runtime does not enforce limits yet: said once, as a warning.
-    expect(result.stderr).toContain("spec.containers[0].resources.limits: not enforced by the process runtime");
+    // cpu and memory are the process runtime's cgroups' to enforce: nothing to warn about.
+    expect(result.stderr).toBe("");
+  });
+
+  test("a resource the process runtime's cgroups do not limit is a warning naming it", () => {
+    writeFileSync(join(dir, "web.json"), manifest({ command: ["sleep", "9"], resources: { limits: { memory: "1Gi", "ephemeral-storage": "1Gi" } } }));
+    const result = run(dir);
+    expect(result.code).toBe(0);
+    expect(result.stderr.split("\n")).toEqual([
+      "Warning: web.json: spec.containers[0].resources.limits.ephemeral-storage: not enforced by the process runtime",
+      "",
+    ]);
   });
 
   test("a request above its limit refuses the file with the API server's words", () => {
