@@ -63,7 +63,8 @@ test.skipIf(!usable)("a container over its memory limit is OOMKilled, then Crash
   const attempts = ws.query<{ exit_code: number; reason: string; runtime_id: string }>("SELECT exit_code, reason, runtime_id FROM attempts WHERE finished_at IS NOT NULL");
   expect(attempts.length).toBeGreaterThanOrEqual(3);
   for (const attempt of attempts) expect([attempt.exit_code, attempt.reason]).toEqual([137, "OOMKilled"]);
-  expect(agent.stdout).toContain("Container hog exited with code 137 (OOMKilled)");
+  // The agent prints an event after committing it: its line may still be on the way when the rows are read.
+  await agent.waitForOutput("Container hog exited with code 137 (OOMKilled)", 10_000);
   const ids = ws.query<{ runtime_id: string }>("SELECT runtime_id FROM attempts").map((row) => row.runtime_id);
   expect(containerCgroups().some((name) => ids.includes(name))).toBe(true);
 
