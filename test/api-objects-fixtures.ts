@@ -1,5 +1,5 @@
 import type { ApiContext } from "../src/api/context.ts";
-import { DEFAULT_LIMITS } from "../src/api/context.ts";
+import { DEFAULT_LIMITS, type ApiLimits } from "../src/api/context.ts";
 import type { ApiRequest, Route } from "../src/api/http.ts";
 import { ApiError, type V1Status } from "../src/api/status.ts";
 import { openReadonlyDatabase } from "../src/store/open.ts";
@@ -10,7 +10,7 @@ import type { Runtime } from "../src/runtime/runtime.ts";
 export const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
 /** An ApiContext reading `dbPath` on its own read-only connection, as the server builds one. */
-export function apiContext(dbPath: string, clock: Clock, options: { nodeName?: string; runtime?: Pick<Runtime, "name"> } = {}): ApiContext & Disposable {
+export function apiContext(dbPath: string, clock: Clock, options: { nodeName?: string; runtime?: Pick<Runtime, "name">; limits?: Partial<ApiLimits> } = {}): ApiContext & Disposable {
   const db = openReadonlyDatabase(dbPath);
   return {
     store: new StoreReader(db),
@@ -19,7 +19,7 @@ export function apiContext(dbPath: string, clock: Clock, options: { nodeName?: s
     nodeName: options.nodeName ?? "lab",
     ...(options.runtime && { runtime: options.runtime as Runtime }),
     commits: { subscribe: () => () => {} },
-    limits: DEFAULT_LIMITS,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
     [Symbol.dispose]: () => db.close(),
   };
 }

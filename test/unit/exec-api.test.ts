@@ -8,12 +8,12 @@ import { execRoutes } from "../../src/api/exec-api.ts";
 import { MAX_UNSENT_BYTES, WEBSOCKET_START_DELAY_MS } from "../../src/api/exec-session.ts";
 import type { ApiRequest, ApiSocket, WebSocketSession } from "../../src/api/http.ts";
 import { ApiError } from "../../src/api/status.ts";
-import { openStoreReader } from "../../src/store/reader.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { waitFor } from "../e2e/helpers.ts";
 import type { FakeClock } from "../fake-clock.ts";
 import type { FakeExec } from "../fake-runtime.ts";
+import { apiContext } from "../api-objects-fixtures.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
@@ -25,21 +25,15 @@ async function agent(options: { runtime?: boolean; maxExecSessions?: number; ann
   const web = { ...pod({ name: "web", restartPolicy: options.restartPolicy, containers: [container("web"), container("side")] }), annotations: options.annotations ?? {} };
   await h.kubelet.sync(desired(web));
   await h.advance(1);
-  const reader = openStoreReader(h.dbPath);
+  const api = apiContext(h.dbPath, h.clock, {
+    ...(options.runtime !== false && { runtime: h.runtime }),
+    limits: { maxExecSessions: options.maxExecSessions ?? DEFAULT_LIMITS.maxExecSessions },
+  });
   cleanups.push(() => {
-    reader[Symbol.dispose]();
+    api[Symbol.dispose]();
     h.agent.close();
     dir[Symbol.dispose]();
   });
-  const api: ApiContext = {
-    store: reader.store,
-    dbPath: h.dbPath,
-    clock: h.clock,
-    nodeName: "lab",
-    ...(options.runtime !== false && { runtime: h.runtime }),
-    commits: { subscribe: () => () => undefined },
-    limits: { ...DEFAULT_LIMITS, maxExecSessions: options.maxExecSessions ?? DEFAULT_LIMITS.maxExecSessions },
-  };
   return { h, api };
 }
 

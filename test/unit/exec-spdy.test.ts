@@ -10,9 +10,9 @@ import { execRoutes } from "../../src/api/exec-api.ts";
 import { STREAM_CREATION_TIMEOUT_MS } from "../../src/api/exec-spdy-session.ts";
 import type { ApiRequest, SpdySession } from "../../src/api/http.ts";
 import type { SpdyConnection, SpdyStream } from "../../src/api/spdy.ts";
-import { openStoreReader } from "../../src/store/reader.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
+import { apiContext } from "../api-objects-fixtures.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
@@ -22,21 +22,12 @@ async function agent(maxExecSessions = DEFAULT_LIMITS.maxExecSessions) {
   const h = storeHarness(dir.path);
   await h.kubelet.sync(desired(pod({ name: "web", containers: [container("web")] })));
   await h.advance(1);
-  const reader = openStoreReader(h.dbPath);
+  const api = apiContext(h.dbPath, h.clock, { runtime: h.runtime, limits: { maxExecSessions } });
   cleanups.push(() => {
-    reader[Symbol.dispose]();
+    api[Symbol.dispose]();
     h.agent.close();
     dir[Symbol.dispose]();
   });
-  const api: ApiContext = {
-    store: reader.store,
-    dbPath: h.dbPath,
-    clock: h.clock,
-    nodeName: "lab",
-    runtime: h.runtime,
-    commits: { subscribe: () => () => undefined },
-    limits: { ...DEFAULT_LIMITS, maxExecSessions },
-  };
   return { h, api };
 }
 
