@@ -40,19 +40,32 @@ function commitFeed() {
   };
 }
 
-test("a line appended to a followed file reaches the follower without the clock moving, and a commit that ends the attempt ends the follow", async () => {
-  const { attempt, logPath, store, finish } = runningAttempt("one\n");
-  const clock = new FakeClock();
+/** A follow of a running attempt that has written `firstLine`, its end told by a commit feed; resolves once that line is out. */
+async function followWithCommits(firstLine: string) {
+  const { attempt, logPath, store, finish } = runningAttempt(firstLine);
   const commits = commitFeed();
   let out = "";
-  const following = writeAttemptLogs(attempt, { follow: true }, { store, clock, signal: new AbortController().signal, commits }, (bytes) => void (out += Buffer.from(bytes).toString()));
-  await waitFor("the first line", () => out === "one\n", 5000, () => out);
+  const following = writeAttemptLogs(attempt, { follow: true }, { store, clock: new FakeClock(), signal: new AbortController().signal, commits }, (bytes) => void (out += Buffer.from(bytes).toString()));
+  const output = () => out;
+  await waitFor("the first line", () => out === firstLine, 5000, output);
+  return { logPath, finish, commits, following, output };
+}
+
+/** The monitor's rotation: the full file keeps a rotated name, an empty one takes `log` in one rename. */
+function rotate(logPath: string, stamp: string): void {
+  linkSync(logPath, `${logPath}.${stamp}`);
+  writeFileSync(`${logPath}.new`, "");
+  renameSync(`${logPath}.new`, logPath);
+}
+
+test("a line appended to a followed file reaches the follower without the clock moving, and a commit that ends the attempt ends the follow", async () => {
+  const { logPath, finish, commits, following, output } = await followWithCommits("one\n");
   appendFileSync(logPath, "two\n");
-  await waitFor("the appended line, with the clock standing still", () => out === "one\ntwo\n", 5000, () => out);
+  await waitFor("the appended line, with the clock standing still", () => output() === "one\ntwo\n", 5000, output);
   finish();
   commits.publish(2);
   await following;
-  expect(out).toBe("one\ntwo\n");
+  expect(output()).toBe("one\ntwo\n");
 });
 
 test("without a commit feed, the attempt's end is noticed at the backstop check", async () => {
@@ -73,49 +86,31 @@ test("without a commit feed, the attempt's end is noticed at the backstop check"
 });
 
 test("a follower moves on when the writer rotates the log: the old file is read to its end, then the new one from its start", async () => {
-  const { attempt, logPath, store, finish } = runningAttempt("one\n");
-  const clock = new FakeClock();
-  const commits = commitFeed();
-  let out = "";
-  const following = writeAttemptLogs(attempt, { follow: true }, { store, clock, signal: new AbortController().signal, commits }, (bytes) => void (out += Buffer.from(bytes).toString()));
-  await waitFor("the first line", () => out === "one\n", 5000, () => out);
-  // The monitor's rotation: the full file keeps a rotated name, an empty one takes `log` in one rename.
+  const { logPath, finish, commits, following, output } = await followWithCommits("one\n");
   appendFileSync(logPath, "two\n");
-  linkSync(logPath, `${logPath}.20260101-000000.000000001`);
-  writeFileSync(`${logPath}.new`, "");
-  renameSync(`${logPath}.new`, logPath);
+  rotate(logPath, "20260101-000000.000000001");
   appendFileSync(logPath, "three\n");
-  await waitFor("the lines on both sides of the rotation", () => out === "one\ntwo\nthree\n", 5000, () => out);
+  await waitFor("the lines on both sides of the rotation", () => output() === "one\ntwo\nthree\n", 5000, output);
   appendFileSync(logPath, "four\n");
-  await waitFor("a line written to the new file later", () => out === "one\ntwo\nthree\nfour\n", 5000, () => out);
+  await waitFor("a line written to the new file later", () => output() === "one\ntwo\nthree\nfour\n", 5000, output);
   finish();
   commits.publish(2);
   await following;
-  expect(out).toBe("one\ntwo\nthree\nfour\n");
+  expect(output()).toBe("one\ntwo\nthree\nfour\n");
 });
 
 test("a follower that slept through two rotations reads the newest rotated file before the new log", async () => {
-  const { attempt, logPath, store, finish } = runningAttempt("one\n");
-  const clock = new FakeClock();
-  const commits = commitFeed();
-  let out = "";
-  const following = writeAttemptLogs(attempt, { follow: true }, { store, clock, signal: new AbortController().signal, commits }, (bytes) => void (out += Buffer.from(bytes).toString()));
-  await waitFor("the first line", () => out === "one\n", 5000, () => out);
+  const { logPath, finish, commits, following, output } = await followWithCommits("one\n");
   // All of it at once, before the follower runs again: the first rotated file is compressed away.
-  const rotate = (stamp: string) => {
-    linkSync(logPath, `${logPath}.${stamp}`);
-    writeFileSync(`${logPath}.new`, "");
-    renameSync(`${logPath}.new`, logPath);
-  };
   appendFileSync(logPath, "two\n");
-  rotate("20260101-000000.000000001");
+  rotate(logPath, "20260101-000000.000000001");
   appendFileSync(logPath, "three\n");
-  rotate("20260101-000000.000000002");
+  rotate(logPath, "20260101-000000.000000002");
   renameSync(`${logPath}.20260101-000000.000000001`, `${logPath}.20260101-000000.000000001.gz`);
   appendFileSync(logPath, "four\n");
-  await waitFor("every line, in order", () => out === "one\ntwo\nthree\nfour\n", 5000, () => out);
+  await waitFor("every line, in order", () => output() === "one\ntwo\nthree\nfour\n", 5000, output);
   finish();
   commits.publish(2);
   await following;
-  expect(out).toBe("one\ntwo\nthree\nfour\n");
+  expect(output()).toBe("one\ntwo\nthree\nfour\n");
 });
