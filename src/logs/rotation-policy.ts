@@ -4,6 +4,7 @@
  * the rotated ones), so a container's output costs at most their product on disk. The process
  * runtime's monitor rotates by these numbers; docker gets them as json-file log options.
  */
+import { parseQuantity } from "../manifest/quantity.ts";
 
 export interface ContainerLogPolicy {
   maxBytes: number;
@@ -24,7 +25,7 @@ export class LogPolicyError extends Error {
  * The two flags' values checked as the kubelet validates them. Values may come from cac as numbers.
  */
 export function containerLogPolicy(options: { maxSize?: unknown; maxFiles?: unknown }): ContainerLogPolicy {
-  const maxBytes = options.maxSize === undefined ? DEFAULT_LOG_POLICY.maxBytes : byteQuantity(String(options.maxSize));
+  const maxBytes = options.maxSize === undefined ? DEFAULT_LOG_POLICY.maxBytes : bytesOf(String(options.maxSize));
   if (maxBytes === undefined || maxBytes < 1) {
     throw new LogPolicyError(`--container-log-max-size must be a positive size such as 10Mi, 512Ki or 1G (got ${JSON.stringify(options.maxSize)})`);
   }
@@ -35,26 +36,12 @@ export function containerLogPolicy(options: { maxSize?: unknown; maxFiles?: unkn
   return { maxBytes, maxFiles };
 }
 
-const SUFFIXES: Record<string, number> = {
-  "": 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-};
-
-/**
- * A byte count written as a Kubernetes quantity, in the subset a log size needs (a whole or decimal
- * number and a binary or decimal suffix), rounded up to a whole byte as the API server rounds.
- * Kept here alone so the full quantity parser can take its place.
- */
-export function byteQuantity(text: string): number | undefined {
-  const match = /^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(|k|M|G|T|Ki|Mi|Gi|Ti)$/.exec(text.trim());
-  if (!match) return undefined;
-  const bytes = Math.ceil(Number(match[1]) * (SUFFIXES[match[2] ?? ""] ?? Number.NaN));
-  return Number.isSafeInteger(bytes) ? bytes : undefined;
+/** The flag's value read as the kubelet reads it (resource.ParseQuantity), in whole bytes rounded up. */
+function bytesOf(text: string): number | undefined {
+  try {
+    const bytes = Number(parseQuantity(text.trim()).value());
+    return Number.isSafeInteger(bytes) ? bytes : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,16 +1,21 @@
 /** The two log flags, read and checked as the kubelet reads containerLogMaxSize and containerLogMaxFiles. */
 import { expect, test } from "bun:test";
-import { byteQuantity, containerLogPolicy, DEFAULT_LOG_POLICY, LogPolicyError } from "../../src/logs/rotation-policy.ts";
+import { containerLogPolicy, DEFAULT_LOG_POLICY, LogPolicyError } from "../../src/logs/rotation-policy.ts";
 
-test("sizes are quantities with binary or decimal suffixes, rounded up to a byte", () => {
-  expect(byteQuantity("10Mi")).toBe(10 * 1024 * 1024);
-  expect(byteQuantity("64Ki")).toBe(65536);
-  expect(byteQuantity("1G")).toBe(1e9);
-  expect(byteQuantity("500k")).toBe(500_000);
-  expect(byteQuantity("1.5Ki")).toBe(1536);
-  expect(byteQuantity("0.1")).toBe(1);
-  expect(byteQuantity("4096")).toBe(4096);
-  for (const bad of ["", "10MB", "10mi", "-1Mi", "Mi", "1e3x", "ten"]) expect(byteQuantity(bad)).toBeUndefined();
+test("sizes are the API server's quantities (any suffix or exponent), rounded up to a byte", () => {
+  const size = (maxSize: string) => containerLogPolicy({ maxSize }).maxBytes;
+  expect(size("10Mi")).toBe(10 * 1024 * 1024);
+  expect(size("64Ki")).toBe(65536);
+  expect(size("1G")).toBe(1e9);
+  expect(size("500k")).toBe(500_000);
+  expect(size("1.5Ki")).toBe(1536);
+  expect(size("0.1")).toBe(1);
+  expect(size("4096")).toBe(4096);
+  expect(size("1e3")).toBe(1000);
+  expect(size("2E6")).toBe(2_000_000);
+  for (const bad of ["", "10MB", "10mi", "-1Mi", "Mi", "1e3x", "ten", "1Ei0"]) {
+    expect(() => size(bad)).toThrow(/--container-log-max-size must be a positive size/);
+  }
 });
 
 test("the defaults are the kubelet's: 10Mi and 5 files", () => {
