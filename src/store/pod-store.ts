@@ -233,6 +233,8 @@ export class SqliteStore implements PodStateSink {
       reason: end?.reason ?? null,
       signal: end?.signal ?? null,
       log_path: runtimeId ? (this.logPathOf(podUid, runtimeId) ?? null) : null,
+      kill_cause: end?.killCause ?? null,
+      grace_expired: end?.graceExpired ? 1 : 0,
     });
   }
 

@@ -83,8 +83,8 @@ export function prepareWrites(db: Database): WriteStatements {
         container_id = excluded.container_id, restart_count = excluded.restart_count, ready = excluded.ready,
         started = excluded.started, started_at = excluded.started_at`),
     upsertAttempt: db.prepare(`
-      INSERT INTO attempts (pod_uid, container, attempt, runtime_id, started_at, finished_at, exit_code, reason, signal, log_path)
-      VALUES ($pod_uid, $container, $attempt, $runtime_id, $started_at, $finished_at, $exit_code, $reason, $signal, $log_path)
+      INSERT INTO attempts (pod_uid, container, attempt, runtime_id, started_at, finished_at, exit_code, reason, signal, log_path, kill_cause, grace_expired)
+      VALUES ($pod_uid, $container, $attempt, $runtime_id, $started_at, $finished_at, $exit_code, $reason, $signal, $log_path, $kill_cause, $grace_expired)
       ON CONFLICT (pod_uid, container, attempt) DO UPDATE SET
         runtime_id = excluded.runtime_id,
         started_at = coalesce(excluded.started_at, attempts.started_at),
@@ -92,7 +92,9 @@ export function prepareWrites(db: Database): WriteStatements {
         exit_code = coalesce(excluded.exit_code, attempts.exit_code),
         reason = coalesce(excluded.reason, attempts.reason),
         signal = coalesce(excluded.signal, attempts.signal),
-        log_path = coalesce(excluded.log_path, attempts.log_path)`),
+        log_path = coalesce(excluded.log_path, attempts.log_path),
+        kill_cause = coalesce(excluded.kill_cause, attempts.kill_cause),
+        grace_expired = max(excluded.grace_expired, attempts.grace_expired)`),
     clearBackoff: db.prepare("DELETE FROM backoff WHERE pod_uid = ?"),
     insertBackoff: db.prepare("INSERT OR REPLACE INTO backoff (key, pod_uid, delay_ms, updated_at) VALUES (?, ?, ?, ?)"),
     upsertEvent: db.prepare(`
