@@ -89,7 +89,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     throw error;
   });
   const commits = new CommitBroadcast();
-  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, retention, onCommit: (revision) => commits.publish(revision) });
+  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, retention, log, onCommit: (revision) => commits.publish(revision) });
   const nodeName = nodeNameOf(node);
   const sources = new PodSources({ db: database.db, store, node, rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined }, runtimeName: runtime.name, log });
   const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log });

@@ -3,7 +3,7 @@
  * one transaction of cached prepared statements touching only that pod's rows (the pod, its
  * containers, its current and last attempt, its back-off entries, the pass's events), so a pass
  * costs the same on day one and day ninety. A pod's events are capped as they are inserted, and
- * expired rows go from savePod at most once per interval (retention.ts).
+ * expired rows go after any write at most once per interval (retention.ts).
  */
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
@@ -26,6 +26,8 @@ export interface SqliteStoreOptions {
   /** Where the runtime keeps an attempt's output, when it keeps a file (the process runtime). */
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
   retention?: Partial<RetentionSettings>;
+  /** Told what went wrong when expiry failed (it is tried again after the next write). */
+  log?: (message: string) => void;
   /** Told the new revision after each transaction that raised it (the API's watches listen). */
   onCommit?: (revision: number) => void;
 }
@@ -52,6 +54,8 @@ export class SqliteStore implements PodStateSink {
   private readonly runtimeName: string;
   private readonly logPathOf: (podUid: string, containerId: string) => string | undefined;
   private readonly retention: Retention;
+  private readonly log: (message: string) => void;
+  private lastExpiryError: string | undefined;
   private readonly sql: WriteStatements;
   /** The last v1 object written per live pod: a pass that changes nothing does not wake `get -w`. */
   private readonly lastObject = new Map<string, string>();
@@ -65,6 +69,7 @@ export class SqliteStore implements PodStateSink {
     this.logPathOf = options.logPathOf ?? (() => undefined);
     this.sql = prepareWrites(this.db);
     this.retention = new Retention(this.sql, this.clock, { ...DEFAULT_RETENTION, ...options.retention });
+    this.log = options.log ?? (() => {});
     const row = this.sql.maxRevision.get() as { revision: number | null } | null;
     this.revisions = new RevisionCounter(row?.revision ?? 0, options.onCommit);
   }
@@ -75,13 +80,14 @@ export class SqliteStore implements PodStateSink {
       this.sql.clearBackoff.run(pod.spec.uid);
       for (const entry of backoff) this.sql.insertBackoff.run(entry.key, backoffPodUid(entry.key), entry.delayMs, entry.updatedAt);
     }, undefined);
-    if (this.retention.due) this.prune();
+    this.expireIfDue();
   }
 
   /** Marks the pod deleted (kept for `describe` and `events` until retention) with its last events. */
   deletePod(pod: PodRecord, events: KubeEvent[]): void {
     this.checkpoint(pod, events, () => this.sql.clearBackoff.run(pod.spec.uid), this.clock.now());
     this.lastObject.delete(pod.spec.uid);
+    this.expireIfDue();
   }
 
   /**
@@ -114,6 +120,7 @@ export class SqliteStore implements PodStateSink {
       for (const file of stored.keys()) this.sql.deleteRefused.run(file);
       for (const event of events) this.writeEvent(event);
     });
+    this.expireIfDue();
   }
 
   /** Records events that belong to no pass of a pod (a pod's field warnings), in one transaction. */
@@ -121,6 +128,7 @@ export class SqliteStore implements PodStateSink {
     this.revisions.transact(this.db, () => {
       for (const event of events) this.writeEvent(event);
     });
+    this.expireIfDue();
   }
 
   /** Live pods as last checkpointed, and every back-off entry: for adoption after a restart. */
@@ -141,6 +149,23 @@ export class SqliteStore implements PodStateSink {
    */
   prune(): Pruned {
     return this.db.transaction(() => this.retention.expire())();
+  }
+
+  /**
+   * After a write: expiry, when due. Its failure is not the write's (that one committed): it is
+   * reported, and tried again after the next write.
+   */
+  private expireIfDue(): void {
+    if (!this.retention.due) return;
+    try {
+      this.prune();
+      this.lastExpiryError = undefined;
+    } catch (error) {
+      const message = `pruning expired events and deleted pods failed: ${(error as Error).message}`;
+      // Tried after every write while it fails: said once, and again only when the error changes.
+      if (message !== this.lastExpiryError) this.log(message);
+      this.lastExpiryError = message;
+    }
   }
 
   private checkpoint(pod: PodRecord, events: KubeEvent[], extra: () => void, deletedAt: number | undefined): void {

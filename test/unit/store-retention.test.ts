@@ -103,6 +103,25 @@ describe("expiry on the timer", () => {
   });
 });
 
+test("expiry follows any write, a pod's deletion included; its failure is reported, not the write's, and tried again after the next", async () => {
+  using dir = tempDir();
+  const logged: string[] = [];
+  const h = storeHarness(dir.path, { retention: { eventTtlMs: 60_000, intervalMs: 60_000 }, log: (line) => logged.push(line) });
+  h.store.saveEvents([event("a", "old", h.clock.now())]);
+  await h.kubelet.sync(desired(pod({ name: "web" })));
+  h.clock.step(120_000);
+  h.agent.db.run("CREATE TRIGGER refuse BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'injected'); END");
+  await h.kubelet.sync(desired());
+  await h.advance(1);
+  expect(count(h.agent.db, "pods WHERE deleted_at IS NOT NULL")).toBe(1);
+  expect(logged).toEqual([expect.stringContaining("pruning expired events and deleted pods failed: injected")]);
+  h.agent.db.run("DROP TRIGGER refuse");
+  h.store.saveEvents([event("b", "new", h.clock.now())]);
+  expect(count(h.agent.db, "events WHERE pod_uid = 'a'")).toBe(0);
+  h.kubelet.stop();
+  h.agent.close();
+});
+
 test("a container keeps its newest 100 attempts", () => {
   using dir = tempDir();
   const h = storeHarness(dir.path);
