@@ -145,7 +145,7 @@ export class SqliteStore implements PodStateSink {
   /**
    * Deletes a batch of events past the TTL and of deleted pods past the TTL or beyond their cap (their
    * attempts go with them), recording the highest revision deleted (a watch from before it gets 410).
-   * Called from savePod once per interval, sooner while a batch came back full; public for tests and tools.
+   * Runs after writes once per interval, sooner while a batch came back full; public for tests and tools.
    */
   prune(): Pruned {
     return this.db.transaction(() => this.retention.expire())();
