@@ -50,6 +50,8 @@ export function createCLI(): CAC {
     .option("--api-listen <addr>", "serve the Kubernetes API (HTTPS, bearer token) on HOST:PORT, or off (default: 127.0.0.1:6443)")
     .option("--container-log-max-size <size>", "rotate a container's log when it reaches this size (default: 10Mi)")
     .option("--container-log-max-files <n>", "log files kept per container, the current one included, at least 2 (default: 5)")
+    .option("--event-ttl <duration>", "keep events, and deleted pods for describe, this long (default: 24h)")
+    .option("--max-events-per-pod <n>", "keep at most this many events per pod, the newest (default: 1000)")
     .option("--pod-max-pids <n>", "most processes a container may run (docker PidsLimit, pids cgroup on the process runtime); --pod-max-pids=-1 is no limit (the default)")
     .action(async (options) => (await import("./run.ts")).runCommand(options));
 

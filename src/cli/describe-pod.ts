@@ -9,6 +9,7 @@ import { describeProbe } from "../manifest/describe-probe.ts";
 import { humanDuration, parseTimestamp } from "../status/age.ts";
 import type { V1ContainerState, V1ContainerStatus, V1Pod } from "../status/v1.ts";
 import type { AttemptRow, EventRow } from "../store/queries.ts";
+import { killCauseWords } from "../kubelet/kill-cause.ts";
 import { TabWriter } from "./tabwriter.ts";
 
 export interface DescribeInput {
@@ -210,17 +211,21 @@ function writeVolumes(w: TabWriter, volumes: Volume[]): void {
   }
 }
 
-/** minikubelet's addition: every start of each container, oldest first. */
+/**
+ * minikubelet's addition: every start of each container, oldest first. `Killed By` tells apart what
+ * the kubelet reports alike (a liveness kill and a grace-period SIGKILL are both reason Error).
+ */
 function writeAttempts(w: TabWriter, attempts: AttemptRow[], now: number): void {
   if (attempts.length === 0) return void w.write("Attempts:\t<none>\n");
-  w.write("Attempts:\n  Container\tAttempt\tStarted\tDuration\tExit Code\tReason\tContainer ID\n");
-  w.write("  ---------\t-------\t-------\t--------\t---------\t------\t------------\n");
+  w.write("Attempts:\n  Container\tAttempt\tStarted\tDuration\tExit Code\tReason\tKilled By\tContainer ID\n");
+  w.write("  ---------\t-------\t-------\t--------\t---------\t------\t---------\t------------\n");
   for (const a of attempts) {
     const started = a.startedAt === null ? "<unknown>" : `${humanDuration(now - a.startedAt)} ago`;
     const duration =
       a.startedAt === null ? "<unknown>" : a.finishedAt === null ? `${humanDuration(now - a.startedAt)} (running)` : humanDuration(a.finishedAt - a.startedAt);
     const exit = a.exitCode === null ? "-" : a.signal ? `${a.exitCode} (signal ${a.signal})` : String(a.exitCode);
-    w.write(`  ${a.container}\t${a.attempt}\t${started}\t${duration}\t${exit}\t${a.reason ?? "-"}\t${a.runtimeId || "<none>"}\n`);
+    const killedBy = killCauseWords(a.killCause, a.graceExpired === true);
+    w.write(`  ${a.container}\t${a.attempt}\t${started}\t${duration}\t${exit}\t${a.reason ?? "-"}\t${killedBy}\t${a.runtimeId || "<none>"}\n`);
   }
 }
 

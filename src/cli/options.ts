@@ -2,6 +2,8 @@
 import { backoffSettings, type BackoffSettings } from "../kubelet/backoff.ts";
 import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { checkNodeName } from "../manifest/validate.ts";
+import { parseGoDuration } from "../status/go-duration.ts";
+import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";
 import { UsageError } from "./cli.ts";
 
 export function secondsOption(flag: string, value: unknown): number {
@@ -54,4 +56,20 @@ export function podMaxPidsOption(value: unknown): number | undefined {
     throw new UsageError(`--pod-max-pids must be a whole number above 0, or -1 for no limit (got ${JSON.stringify(value)})`);
   }
   return pids;
+}
+
+/**
+ * `--event-ttl` (a Go duration, as the API server's flag: `24h`, `90m`) and `--max-events-per-pod`.
+ * The TTL also bounds how long a deleted pod stays for `describe`.
+ */
+export function retentionOptions(options: { eventTtl?: unknown; maxEventsPerPod?: unknown }): Pick<RetentionSettings, "eventTtlMs" | "maxEventsPerPod"> {
+  const ttl = options.eventTtl === undefined ? DEFAULT_RETENTION.eventTtlMs : parseGoDuration(String(options.eventTtl));
+  if (ttl === undefined || ttl <= 0) {
+    throw new UsageError(`--event-ttl must be a duration above 0, such as 24h or 90m (got ${JSON.stringify(options.eventTtl)})`);
+  }
+  const max = options.maxEventsPerPod === undefined ? DEFAULT_RETENTION.maxEventsPerPod : Number(options.maxEventsPerPod);
+  if (!Number.isSafeInteger(max) || max < 1) {
+    throw new UsageError(`--max-events-per-pod must be a whole number above 0 (got ${JSON.stringify(options.maxEventsPerPod)})`);
+  }
+  return { eventTtlMs: ttl, maxEventsPerPod: max };
 }

@@ -19,7 +19,7 @@ import { podObject } from "../status/pod-object.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
-import { backoffOptions, logPolicyOption, nodeOption, podMaxPidsOption, secondsOption } from "./options.ts";
+import { backoffOptions, logPolicyOption, nodeOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
 import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
@@ -51,6 +51,8 @@ export interface RunOptions {
   containerLogMaxSize?: unknown;
   containerLogMaxFiles?: unknown;
   podMaxPids?: unknown;
+  eventTtl?: unknown;
+  maxEventsPerPod?: unknown;
 }
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
@@ -67,6 +69,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const apiListen = apiListenOption(options.apiListen);
   const logPolicy = logPolicyOption(options);
   const podMaxPids = podMaxPidsOption(options.podMaxPids);
+  const retention = retentionOptions(options);
   const dbPath = resolveDbPath(options.db);
   const clock = realClock;
   const started = clock.now();
@@ -86,7 +89,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     throw error;
   });
   const commits = new CommitBroadcast();
-  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit: (revision) => commits.publish(revision) });
+  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, retention, log, onCommit: (revision) => commits.publish(revision) });
   const nodeName = nodeNameOf(node);
   const sources = new PodSources({ db: database.db, store, node, rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined }, runtimeName: runtime.name, log });
   const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log });

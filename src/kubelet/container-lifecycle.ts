@@ -8,6 +8,7 @@ import { backoffKey } from "./backoff.ts";
 import type { ContainerRecord, PodRecord, Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
+import { exitedSuffix, killCauseOf } from "./kill-cause.ts";
 
 /** Reads a live container's status from the runtime and records an exit if there was one. */
 export async function refreshContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
@@ -44,8 +45,9 @@ export function terminationOf(status: ContainerStatus, startedAt: number | undef
   return termination;
 }
 
-/** The container's current attempt has ended as `termination` says. */
+/** The container's current attempt has ended as `termination` says; a stop under way gives its kill cause. */
 export function applyTermination(container: ContainerRecord, termination: Termination): void {
+  Object.assign(termination, killCauseOf(container.stopping, termination.reason));
   container.state = "terminated";
   container.terminated = termination;
   container.waiting = undefined;
@@ -56,7 +58,10 @@ export function applyTermination(container: ContainerRecord, termination: Termin
 
 /** The `Exited` event's type and message for an ended attempt. */
 export function exitEvent(container: string, termination: Termination): { type: "Normal" | "Warning"; message: string } {
-  return { type: termination.exitCode === 0 ? "Normal" : "Warning", message: `Container ${container} exited with code ${termination.exitCode} (${termination.reason})` };
+  return {
+    type: termination.exitCode === 0 ? "Normal" : "Warning",
+    message: `Container ${container} exited with code ${termination.exitCode} (${termination.reason})${exitedSuffix(termination.killCause, termination.graceExpired === true)}`,
+  };
 }
 
 /**

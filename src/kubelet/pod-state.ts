@@ -6,6 +6,7 @@ import type { ContainerSpec, PodKey, PodSpec, ProbeKind } from "../manifest/type
 import type { ProbeTrackerSnapshot } from "../prober/tracker.ts";
 import { isSidecar } from "../manifest/types.ts";
 import type { ContainerKind, Sandbox } from "../runtime/runtime.ts";
+import type { KillCause } from "./kill-cause.ts";
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
 export type ContainerPhase = "waiting" | "running" | "terminated";
@@ -19,6 +20,10 @@ export interface Termination {
   message?: string;
   startedAt?: number;
   finishedAt: number;
+  /** Why it was killed (kill-cause.ts); absent when it ended on its own. Never in the v1 object. */
+  killCause?: KillCause;
+  /** The agent sent SIGKILL: the grace period ran out. */
+  graceExpired?: true;
 }
 
 export interface Waiting {

@@ -2,7 +2,8 @@
  * The agent's writer: `SqliteStore` implements the loop's PodStateSink. Each savePod/deletePod is
  * one transaction of cached prepared statements touching only that pod's rows (the pod, its
  * containers, its current and last attempt, its back-off entries, the pass's events), so a pass
- * costs the same on day one and day ninety. Retention runs from savePod at most once per interval.
+ * costs the same on day one and day ninety. A pod's events are capped as they are inserted, and
+ * expired rows go after any write at most once per interval (retention.ts).
  */
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
@@ -12,19 +13,9 @@ import type { PodStateSink } from "../kubelet/kubelet.ts";
 import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
 import { podObject } from "../status/pod-object.ts";
 import { refusedPodObject, type RefusedFile } from "../status/refused-pod.ts";
+import { DEFAULT_RETENTION, Retention, type Pruned, type RetentionSettings } from "./retention.ts";
 import { RevisionCounter } from "./revisions.ts";
 import { backoffPodUid, prepareWrites, type WriteStatements } from "./write-statements.ts";
-
-export interface RetentionSettings {
-  /** Events whose last occurrence is older than this are pruned (and deleted pods' rows). Default 1h, like the API server. */
-  eventTtlMs: number;
-  /** At most this many events are kept per pod, the newest. Default 1000. */
-  maxEventsPerPod: number;
-  /** Pruning runs at most this often. Default 60s. */
-  intervalMs: number;
-}
-
-export const DEFAULT_RETENTION: RetentionSettings = { eventTtlMs: 3_600_000, maxEventsPerPod: 1000, intervalMs: 60_000 };
 
 export interface SqliteStoreOptions {
   /** An open read-write connection, migrated (see openAgentDatabase). */
@@ -35,6 +26,8 @@ export interface SqliteStoreOptions {
   /** Where the runtime keeps an attempt's output, when it keeps a file (the process runtime). */
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
   retention?: Partial<RetentionSettings>;
+  /** Told what went wrong when expiry failed (it is tried again after the next write). */
+  log?: (message: string) => void;
   /** Told the new revision after each transaction that raised it (the API's watches listen). */
   onCommit?: (revision: number) => void;
 }
@@ -60,24 +53,25 @@ export class SqliteStore implements PodStateSink {
   private readonly clock: Clock;
   private readonly runtimeName: string;
   private readonly logPathOf: (podUid: string, containerId: string) => string | undefined;
-  private readonly retention: RetentionSettings;
+  private readonly retention: Retention;
+  private readonly log: (message: string) => void;
+  private lastExpiryError: string | undefined;
   private readonly sql: WriteStatements;
   /** The last v1 object written per live pod: a pass that changes nothing does not wake `get -w`. */
   private readonly lastObject = new Map<string, string>();
   /** Shared with the API's pod writes (ApiPodStore): one counter for every resourceVersion. */
   readonly revisions: RevisionCounter;
-  private lastPrune: number;
 
   constructor(options: SqliteStoreOptions) {
     this.db = options.db;
     this.clock = options.clock;
     this.runtimeName = options.runtimeName;
     this.logPathOf = options.logPathOf ?? (() => undefined);
-    this.retention = { ...DEFAULT_RETENTION, ...options.retention };
     this.sql = prepareWrites(this.db);
+    this.retention = new Retention(this.sql, this.clock, { ...DEFAULT_RETENTION, ...options.retention });
+    this.log = options.log ?? (() => {});
     const row = this.sql.maxRevision.get() as { revision: number | null } | null;
     this.revisions = new RevisionCounter(row?.revision ?? 0, options.onCommit);
-    this.lastPrune = this.clock.now();
   }
 
   /** Persists the pod, its containers, attempts, back-off and the pass's events in one transaction. */
@@ -86,13 +80,14 @@ export class SqliteStore implements PodStateSink {
       this.sql.clearBackoff.run(pod.spec.uid);
       for (const entry of backoff) this.sql.insertBackoff.run(entry.key, backoffPodUid(entry.key), entry.delayMs, entry.updatedAt);
     }, undefined);
-    if (this.clock.now() - this.lastPrune >= this.retention.intervalMs) this.prune();
+    this.expireIfDue();
   }
 
   /** Marks the pod deleted (kept for `describe` and `events` until retention) with its last events. */
   deletePod(pod: PodRecord, events: KubeEvent[]): void {
     this.checkpoint(pod, events, () => this.sql.clearBackoff.run(pod.spec.uid), this.clock.now());
     this.lastObject.delete(pod.spec.uid);
+    this.expireIfDue();
   }
 
   /**
@@ -125,6 +120,7 @@ export class SqliteStore implements PodStateSink {
       for (const file of stored.keys()) this.sql.deleteRefused.run(file);
       for (const event of events) this.writeEvent(event);
     });
+    this.expireIfDue();
   }
 
   /** Records events that belong to no pass of a pod (a pod's field warnings), in one transaction. */
@@ -132,6 +128,7 @@ export class SqliteStore implements PodStateSink {
     this.revisions.transact(this.db, () => {
       for (const event of events) this.writeEvent(event);
     });
+    this.expireIfDue();
   }
 
   /** Live pods as last checkpointed, and every back-off entry: for adoption after a restart. */
@@ -146,27 +143,29 @@ export class SqliteStore implements PodStateSink {
   }
 
   /**
-   * Deletes events past the TTL or beyond the per-pod cap, and deleted pods older than the TTL, and
-   * records the highest revision deleted (a watch from before it gets 410). Attempts keep their rows. Called from savePod once per interval; public for tests and tools.
+   * Deletes a batch of events past the TTL and of deleted pods past the TTL or beyond their cap (their
+   * attempts go with them), recording the highest revision deleted (a watch from before it gets 410).
+   * Runs after writes once per interval, sooner while a batch came back full; public for tests and tools.
    */
-  prune(): { events: number; pods: number } {
-    const now = this.clock.now();
-    this.lastPrune = now;
-    const cutoff = now - this.retention.eventTtlMs;
-    return this.db.transaction(() => {
-      let compacted = 0;
-      const deleted = (rows: unknown[]): number => {
-        for (const row of rows as { revision: number }[]) compacted = Math.max(compacted, row.revision);
-        return rows.length;
-      };
-      let events = deleted(this.sql.pruneOldEvents.all(cutoff));
-      for (const { pod_uid } of this.sql.podsOverCap.all(this.retention.maxEventsPerPod) as { pod_uid: string }[]) {
-        events += deleted(this.sql.pruneOverCap.all(pod_uid, pod_uid, this.retention.maxEventsPerPod));
-      }
-      const pods = deleted(this.sql.pruneDeletedPods.all(cutoff));
-      if (compacted > 0) this.sql.raiseCompaction.run(compacted);
-      return { events, pods };
-    })();
+  prune(): Pruned {
+    return this.db.transaction(() => this.retention.expire())();
+  }
+
+  /**
+   * After a write: expiry, when due. Its failure is not the write's (that one committed): it is
+   * reported, and tried again after the next write.
+   */
+  private expireIfDue(): void {
+    if (!this.retention.due) return;
+    try {
+      this.prune();
+      this.lastExpiryError = undefined;
+    } catch (error) {
+      const message = `pruning expired events and deleted pods failed: ${(error as Error).message}`;
+      // Tried after every write while it fails: said once, and again only when the error changes.
+      if (message !== this.lastExpiryError) this.log(message);
+      this.lastExpiryError = message;
+    }
   }
 
   private checkpoint(pod: PodRecord, events: KubeEvent[], extra: () => void, deletedAt: number | undefined): void {
@@ -259,12 +258,14 @@ export class SqliteStore implements PodStateSink {
       reason: end?.reason ?? null,
       signal: end?.signal ?? null,
       log_path: runtimeId ? (this.logPathOf(podUid, runtimeId) ?? null) : null,
+      kill_cause: end?.killCause ?? null,
+      grace_expired: end?.graceExpired ? 1 : 0,
     });
   }
 
   private writeEvent(event: KubeEvent): void {
     const revision = this.revisions.next();
-    this.sql.upsertEvent.run({
+    const row = this.sql.upsertEvent.get({
       pod_uid: event.podUid,
       pod_key: event.podKey,
       namespace: event.namespace,
@@ -275,6 +276,7 @@ export class SqliteStore implements PodStateSink {
       message: event.message,
       at: event.at,
       revision,
-    });
+    }) as { count: number };
+    if (row.count === 1) this.retention.capPodEvents(event.podUid);
   }
 }

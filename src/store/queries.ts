@@ -60,6 +60,10 @@ export interface AttemptRow {
   reason: string | null;
   signal: number | null;
   logPath: string | null;
+  /** Why it was killed (oom, liveness, startup, removed, replaced, shutdown, completed, changed); null when it ended on its own. */
+  killCause?: string | null;
+  /** The agent sent SIGKILL when the grace period ran out. */
+  graceExpired?: boolean;
 }
 
 export interface EventFilter {
@@ -235,12 +239,13 @@ export class StoreReader {
   }
 
   /**
-   * The container's newest `limit` attempts, oldest first, and how many it has in all: a bounded
-   * read of the attempts' primary key however long the container has been crashing.
+   * The container's newest `limit` attempts, oldest first, and how many starts it had in all: a
+   * bounded read of the attempts' primary key however long the container has been crashing. The
+   * total is the newest attempt's number + 1, since the table keeps only a container's newest 100.
    */
   latestAttempts(podUid: string, container: string, limit: number): { attempts: AttemptRow[]; total: number } {
     const rows = this.query("SELECT * FROM attempts WHERE pod_uid = ? AND container = ? ORDER BY attempt DESC LIMIT ?").all(podUid, container, limit);
-    const { total } = this.query("SELECT count(*) AS total FROM attempts WHERE pod_uid = ? AND container = ?").get(podUid, container) as { total: number };
+    const { total } = this.query("SELECT coalesce(max(attempt) + 1, 0) AS total FROM attempts WHERE pod_uid = ? AND container = ?").get(podUid, container) as { total: number };
     return { attempts: rows.map(attemptRow).reverse(), total };
   }
 
@@ -327,5 +332,7 @@ function attemptRow(value: unknown): AttemptRow {
     reason: row.reason as string | null,
     signal: row.signal as number | null,
     logPath: row.log_path as string | null,
+    killCause: (row.kill_cause as string | null | undefined) ?? null,
+    graceExpired: row.grace_expired === 1,
   };
 }

@@ -11,10 +11,16 @@ export interface WriteStatements {
   upsertEvent: Statement;
   livePods: Statement;
   allBackoff: Statement;
-  pruneOldEvents: Statement;
-  podsOverCap: Statement;
-  pruneOverCap: Statement;
-  pruneDeletedPods: Statement;
+  /** A pod's event count (kept by triggers, migrations/0008): one primary-key read. */
+  eventCount: Statement;
+  /** A pod's oldest events, by the events_by_pod index: what goes when the pod is over its cap. */
+  pruneOldestOfPod: Statement;
+  /** Up to a batch of events past the TTL, oldest first, by the events_by_time index. */
+  pruneExpiredEvents: Statement;
+  /** Up to a batch of deleted pods past the TTL, by the pods_deleted index. */
+  pruneExpiredPods: Statement;
+  /** Up to a batch of deleted pods beyond the newest N kept, by the pods_deleted index. */
+  pruneDeletedPodsOverCap: Statement;
   /** Records the highest revision retention deleted (what a watch from before it may have missed). */
   raiseCompaction: Statement;
   refusedFiles: Statement;
@@ -28,6 +34,22 @@ export interface WriteStatements {
 export function backoffPodUid(key: string): string {
   return key.slice(0, key.indexOf("/"));
 }
+
+/**
+ * Retention's statements, named so a test can ask SQLite for their plans: each must walk only the
+ * front of an index (what it deletes), never the table, whatever the history holds.
+ */
+export const RETENTION_SQL = {
+  eventCount: "SELECT events FROM event_counts WHERE pod_uid = ?",
+  pruneOldestOfPod: "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE pod_uid = ? ORDER BY last_at, id LIMIT ?) RETURNING revision",
+  pruneExpiredEvents: "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE last_at < ? ORDER BY last_at LIMIT ?) RETURNING revision",
+  pruneExpiredPods: `
+    DELETE FROM pods WHERE uid IN (
+      SELECT uid FROM pods WHERE deleted_at IS NOT NULL AND deleted_at < ? ORDER BY deleted_at LIMIT ?) RETURNING revision`,
+  pruneDeletedPodsOverCap: `
+    DELETE FROM pods WHERE uid IN (
+      SELECT uid FROM pods WHERE deleted_at IS NOT NULL ORDER BY deleted_at DESC LIMIT ? OFFSET ?) RETURNING revision`,
+} as const;
 
 export function prepareWrites(db: Database): WriteStatements {
   return {
@@ -61,8 +83,8 @@ export function prepareWrites(db: Database): WriteStatements {
         container_id = excluded.container_id, restart_count = excluded.restart_count, ready = excluded.ready,
         started = excluded.started, started_at = excluded.started_at`),
     upsertAttempt: db.prepare(`
-      INSERT INTO attempts (pod_uid, container, attempt, runtime_id, started_at, finished_at, exit_code, reason, signal, log_path)
-      VALUES ($pod_uid, $container, $attempt, $runtime_id, $started_at, $finished_at, $exit_code, $reason, $signal, $log_path)
+      INSERT INTO attempts (pod_uid, container, attempt, runtime_id, started_at, finished_at, exit_code, reason, signal, log_path, kill_cause, grace_expired)
+      VALUES ($pod_uid, $container, $attempt, $runtime_id, $started_at, $finished_at, $exit_code, $reason, $signal, $log_path, $kill_cause, $grace_expired)
       ON CONFLICT (pod_uid, container, attempt) DO UPDATE SET
         runtime_id = excluded.runtime_id,
         started_at = coalesce(excluded.started_at, attempts.started_at),
@@ -70,22 +92,24 @@ export function prepareWrites(db: Database): WriteStatements {
         exit_code = coalesce(excluded.exit_code, attempts.exit_code),
         reason = coalesce(excluded.reason, attempts.reason),
         signal = coalesce(excluded.signal, attempts.signal),
-        log_path = coalesce(excluded.log_path, attempts.log_path)`),
+        log_path = coalesce(excluded.log_path, attempts.log_path),
+        kill_cause = coalesce(excluded.kill_cause, attempts.kill_cause),
+        grace_expired = max(excluded.grace_expired, attempts.grace_expired)`),
     clearBackoff: db.prepare("DELETE FROM backoff WHERE pod_uid = ?"),
     insertBackoff: db.prepare("INSERT OR REPLACE INTO backoff (key, pod_uid, delay_ms, updated_at) VALUES (?, ?, ?, ?)"),
     upsertEvent: db.prepare(`
       INSERT INTO events (pod_uid, pod_key, namespace, pod, container, type, reason, message, count, first_at, last_at, revision, created_revision)
       VALUES ($pod_uid, $pod_key, $namespace, $pod, $container, $type, $reason, $message, 1, $at, $at, $revision, $revision)
       ON CONFLICT (pod_uid, container, type, reason, message) DO UPDATE SET
-        count = events.count + 1, last_at = max(events.last_at, excluded.last_at), revision = excluded.revision`),
+        count = events.count + 1, last_at = max(events.last_at, excluded.last_at), revision = excluded.revision
+      RETURNING count`),
     livePods: db.prepare("SELECT record_json FROM pods WHERE deleted_at IS NULL ORDER BY namespace, name"),
     allBackoff: db.prepare("SELECT key, delay_ms, updated_at FROM backoff ORDER BY key"),
-    pruneOldEvents: db.prepare("DELETE FROM events WHERE last_at < ? RETURNING revision"),
-    podsOverCap: db.prepare("SELECT pod_uid FROM events GROUP BY pod_uid HAVING count(*) > ?"),
-    pruneOverCap: db.prepare(`
-      DELETE FROM events WHERE pod_uid = ? AND id IN (
-        SELECT id FROM events WHERE pod_uid = ? ORDER BY last_at DESC, id DESC LIMIT -1 OFFSET ?) RETURNING revision`),
-    pruneDeletedPods: db.prepare("DELETE FROM pods WHERE deleted_at IS NOT NULL AND deleted_at < ? RETURNING revision"),
+    eventCount: db.prepare(RETENTION_SQL.eventCount),
+    pruneOldestOfPod: db.prepare(RETENTION_SQL.pruneOldestOfPod),
+    pruneExpiredEvents: db.prepare(RETENTION_SQL.pruneExpiredEvents),
+    pruneExpiredPods: db.prepare(RETENTION_SQL.pruneExpiredPods),
+    pruneDeletedPodsOverCap: db.prepare(RETENTION_SQL.pruneDeletedPodsOverCap),
     raiseCompaction: db.prepare("UPDATE compaction SET revision = max(revision, ?)"),
     refusedFiles: db.prepare("SELECT file, uid, namespace, name, reason, issues_json, first_seen_at FROM invalid_manifests"),
     upsertRefused: db.prepare(`

@@ -134,7 +134,7 @@ spec:
     const began = Date.now();
     await h.kubelet.sync(desired());
     const exit = await h.event(of("Exited", "sleeper"), 8000);
-    expect(exit.message).toBe("Container sleeper exited with code 137 (Error)");
+    expect(exit.message).toBe("Container sleeper exited with code 137 (Error): killed with SIGKILL when its grace period ran out");
     // Grace 1s is below the 2s floor: SIGKILL lands about 2s after SIGTERM.
     expect(exit.at - began).toBeGreaterThanOrEqual(1900);
     expect(h.events.some(of("GraceExpired", "sleeper"))).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * Issue 14, with the compiled binary on this host's cgroups: a container over its 16Mi memory limit
- * is killed by the kernel and recorded as OOMKilled (exit 137) in `get pods` and the attempts table;
+ * is killed by the kernel and recorded as OOMKilled (exit 137, kill_cause oom) in `get pods` and the attempts table;
  * its cgroups are gone once its pod is.
  */
 import { expect, test } from "bun:test";
@@ -60,9 +60,9 @@ test.skipIf(!usable)("a container over its memory limit is OOMKilled, then Crash
     20_000,
     () => ws.cli("get", "pods", "-n", "oom") + agent.stdout + agent.stderr,
   );
-  const attempts = ws.query<{ exit_code: number; reason: string; runtime_id: string }>("SELECT exit_code, reason, runtime_id FROM attempts WHERE finished_at IS NOT NULL");
+  const attempts = ws.query<{ exit_code: number; reason: string; kill_cause: string | null }>("SELECT exit_code, reason, kill_cause FROM attempts WHERE finished_at IS NOT NULL");
   expect(attempts.length).toBeGreaterThanOrEqual(3);
-  for (const attempt of attempts) expect([attempt.exit_code, attempt.reason]).toEqual([137, "OOMKilled"]);
+  for (const attempt of attempts) expect([attempt.exit_code, attempt.reason, attempt.kill_cause]).toEqual([137, "OOMKilled", "oom"]);
   // The agent prints an event after committing it: its line may still be on the way when the rows are read.
   await agent.waitForOutput("Container hog exited with code 137 (OOMKilled)", 10_000);
   const ids = ws.query<{ runtime_id: string }>("SELECT runtime_id FROM attempts").map((row) => row.runtime_id);

@@ -72,7 +72,7 @@ describe("the loop with real processes", () => {
     const politeExit = await h.event((e) => e.reason === "Exited" && e.container === "polite");
     const stubbornExit = await h.event((e) => e.reason === "Exited" && e.container === "stubborn", 6000);
     expect(politeExit.message).toBe("Container polite exited with code 143 (Error)");
-    expect(stubbornExit.message).toBe("Container stubborn exited with code 137 (Error)");
+    expect(stubbornExit.message).toBe("Container stubborn exited with code 137 (Error): killed with SIGKILL when its grace period ran out");
     // Grace 1s is below the 2s floor: SIGKILL lands about 2s after SIGTERM.
     expect(stubbornExit.at - began).toBeGreaterThanOrEqual(1900);
     expect(h.events.some((e) => e.reason === "GraceExpired" && e.container === "stubborn")).toBe(true);
@@ -96,7 +96,7 @@ describe("the loop with real processes", () => {
     };
     await h.kubelet.sync(desired());
     const exited = await h.event((e) => e.reason === "Exited" && e.container === "stubborn", 8000);
-    expect(exited.message).toBe("Container stubborn exited with code 137 (Error)");
+    expect(exited.message).toBe("Container stubborn exited with code 137 (Error): killed with SIGKILL when its grace period ran out");
     expect(refused).toBeGreaterThanOrEqual(2);
     await h.event((e) => e.reason === "PodRemoved" && e.pod === "stubborn-lab");
   });

@@ -104,7 +104,7 @@ describe("the API's pods as a second source", () => {
     await a.advance(1.9);
     expect(a.runtime.calls.filter((c) => c.startsWith("kill"))).toEqual(["kill app SIGTERM"]);
     await a.advance(0.2);
-    expect(a.lines((e) => e.reason === "GraceExpired" || e.reason === "Exited")).toEqual(["2.0s GraceExpired app", "2.0s Exited app exited with code 137 (Error)"]);
+    expect(a.lines((e) => e.reason === "GraceExpired" || e.reason === "Exited")).toEqual(["2.0s GraceExpired app", "2.0s Exited app exited with code 137 (Error): killed with SIGKILL when its grace period ran out"]);
     expect(a.kubelet.pods.has("default/web")).toBe(false);
     await a.sync();
     expect(a.store.get("default", "web")).toBeUndefined();

@@ -53,6 +53,19 @@ describe("flags checked before the agent starts", () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  test.each([
+    ["--event-ttl=0", "error: --event-ttl must be a duration above 0, such as 24h or 90m (got 0)\n"],
+    ["--event-ttl=24", "error: --event-ttl must be a duration above 0, such as 24h or 90m (got 24)\n"],
+    ["--event-ttl=soon", "error: --event-ttl must be a duration above 0, such as 24h or 90m (got \"soon\")\n"],
+    ["--max-events-per-pod=0", "error: --max-events-per-pod must be a whole number above 0 (got 0)\n"],
+    ["--max-events-per-pod=many", "error: --max-events-per-pod must be a whole number above 0 (got \"many\")\n"],
+  ])("run %s is a usage error before anything starts", async (flag, message) => {
+    const db = join(dir, "state.db");
+    expect(await runCLI(["run", "--manifests", join(dir, "manifests"), flag, "--db", db])).toBe(2);
+    expect(out.join("")).toBe(message);
+    expect(existsSync(db)).toBe(false);
+  });
+
   test("--backoff-max alone below the default base lowers the first wait instead of being refused", async () => {
     expect(await runCLI(["backoff", "--backoff-max", "4"])).toBe(0);
     const waits = out.join("").split("\n").slice(1, 4).map((line) => line.trim().split(/\s+/)[1]);

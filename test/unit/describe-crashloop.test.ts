@@ -50,12 +50,12 @@ QoS Class:                    BestEffort
 Node-Selectors:               <none>
 Tolerations:                  <none>
 Attempts:
-  Container  Attempt  Started  Duration  Exit Code  Reason  Container ID
-  ---------  -------  -------  --------  ---------  ------  ------------
-  crash      0        60s ago  1s        1          Error   crash-0-2
-  crash      1        59s ago  1s        1          Error   crash-1-3
-  crash      2        48s ago  1s        1          Error   crash-2-4
-  crash      3        27s ago  1s        1          Error   crash-3-5
+  Container  Attempt  Started  Duration  Exit Code  Reason  Killed By  Container ID
+  ---------  -------  -------  --------  ---------  ------  ---------  ------------
+  crash      0        60s ago  1s        1          Error   -          crash-0-2
+  crash      1        59s ago  1s        1          Error   -          crash-1-3
+  crash      2        48s ago  1s        1          Error   -          crash-2-4
+  crash      3        27s ago  1s        1          Error   -          crash-3-5
 Events:
   Type     Reason   Age                From     Message
   ----     ------   ----               ----     -------

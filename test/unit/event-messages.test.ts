@@ -39,7 +39,7 @@ test("the events minikubelet adds name their container", async () => {
   expect(message("Ready")).toBe("Container stubborn is ready");
   expect(message("NotReady")).toBe("Container stubborn is not ready");
   expect(message("GraceExpired")).toBe("Container stubborn did not stop within its grace period (3s); sending SIGKILL");
-  expect(events.filter((e) => e.reason === "Exited" && e.container === "stubborn").map((e) => e.message)).toEqual(["Container stubborn exited with code 137 (Error)"]);
+  expect(events.filter((e) => e.reason === "Exited" && e.container === "stubborn").map((e) => e.message)).toEqual(["Container stubborn exited with code 137 (Error): killed with SIGKILL when its grace period ran out"]);
 });
 
 test("every event of a container names it, but for the kubelet's own wordings that say which probe or image", async () => {

@@ -62,7 +62,7 @@ describe("probes in the loop", () => {
       "4.0s Unhealthy web",
       "6.0s Unhealthy web",
       "6.0s Killing web",
-      "6.0s Exited web exited with code 143 (Error)",
+      "6.0s Exited web exited with code 143 (Error) after failing its liveness probe",
       "6.0s Started web",
       "6.0s Unhealthy web", // the new attempt is probed at once (initialDelaySeconds 0)
     ]);

@@ -31,7 +31,7 @@ describe("a kill the runtime refuses", () => {
     expect(h.runtime.calls.filter((c) => c.startsWith("kill"))).toEqual(["kill stubborn SIGTERM", "kill stubborn SIGKILL"]);
     expect(h.lines((e) => e.reason === "GraceExpired" || e.reason === "Exited" || e.reason === "PodRemoved")).toEqual([
       "5.0s GraceExpired stubborn",
-      expect.stringMatching(/^\d+\.\ds Exited stubborn exited with code 137 \(Error\)$/),
+      expect.stringMatching(/^\d+\.\ds Exited stubborn exited with code 137 \(Error\): killed with SIGKILL when its grace period ran out$/),
       expect.stringMatching(/^\d+\.\ds PodRemoved$/),
     ]);
     expect(h.kubelet.pods.size).toBe(0);
@@ -46,7 +46,7 @@ describe("a kill the runtime refuses", () => {
     refuseKills(h.runtime, "SIGTERM", 1);
     await h.kubelet.sync(desired());
     await h.advance(10);
-    expect(h.lines((e) => e.reason === "GraceExpired" || e.reason === "Exited")).toEqual(["5.0s GraceExpired web", "5.0s Exited web exited with code 137 (Error)"]);
+    expect(h.lines((e) => e.reason === "GraceExpired" || e.reason === "Exited")).toEqual(["5.0s GraceExpired web", "5.0s Exited web exited with code 137 (Error): killed with SIGKILL when its grace period ran out"]);
     expect(h.kubelet.pods.size).toBe(0);
   });
 

@@ -36,7 +36,7 @@ describe("termination", () => {
     expect(h.runtime.calls.filter((c) => c.startsWith("kill"))).toEqual(["kill stubborn SIGTERM", "kill stubborn SIGKILL"]);
     expect(h.lines((e) => e.reason === "GraceExpired" || e.reason === "Exited")).toEqual([
       "5.0s GraceExpired stubborn",
-      "5.0s Exited stubborn exited with code 137 (Error)",
+      "5.0s Exited stubborn exited with code 137 (Error): killed with SIGKILL when its grace period ran out",
     ]);
     expect(exits).toContain(137);
     expect(h.kubelet.pods.size).toBe(0);
@@ -79,7 +79,7 @@ describe("termination", () => {
     await h.advance(20);
     expect(h.lines((e) => e.reason === "GraceExpired" || e.reason === "Exited")).toEqual([
       "6.0s GraceExpired web",
-      "6.0s Exited web exited with code 137 (Error)",
+      "6.0s Exited web exited with code 137 (Error): killed with SIGKILL when its grace period ran out",
     ]);
   });
 

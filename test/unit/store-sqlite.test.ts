@@ -149,30 +149,6 @@ describe("checkpoints", () => {
   });
 });
 
-describe("retention", () => {
-  test("events past the TTL or the per-pod cap are pruned at most once per interval; attempts stay", async () => {
-    using dir = tempDir();
-    const h = storeHarness(dir.path, { retention: { eventTtlMs: 120_000, maxEventsPerPod: 3, intervalMs: 60_000 } });
-    h.runtime.behaviours.set("crash", (n) => ({ exitAfterMs: 1000, exitCode: n }));
-    await h.kubelet.sync(desired(pod({ name: "crash", containers: [container("crash")] })));
-    await h.advance(59);
-    const count = () => (h.agent.db.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
-    expect(count()).toBeGreaterThan(3);
-    const start = h.clock.now() - 59_000;
-    await h.advance(20); // the first save after 60s (the crash at 74s) prunes down to the cap
-    // What that pass found is cut to the 3 newest; later passes add rows until the next interval.
-    expect(h.agent.db.query("SELECT count(*) AS n FROM events WHERE last_at <= ?").get(start + 74_500)).toEqual({ n: 3 });
-    const attemptsBefore = (h.agent.db.query("SELECT count(*) AS n FROM attempts").get() as { n: number }).n;
-    const left = count();
-    h.kubelet.stop();
-    h.clock.step(10 * 60_000);
-    expect(h.store.prune().events).toBe(left);
-    expect(count()).toBe(0);
-    expect((h.agent.db.query("SELECT count(*) AS n FROM attempts").get() as { n: number }).n).toBe(attemptsBefore);
-    h.agent.close();
-  });
-});
-
 describe("one agent per database", () => {
   test("a second agent is refused, naming the live pid; a stale lock from a dead agent is taken over", async () => {
     using dir = tempDir();
