@@ -1,19 +1,17 @@
-import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { captureOutput } from "../capture-output.ts";
 import { runCLI } from "../../src/cli/cli.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 let out: string[];
-let spies: ReturnType<typeof spyOn>[];
+let output: ReturnType<typeof captureOutput>;
 
 beforeEach(() => {
   out = [];
-  const capture = (chunk: unknown) => (out.push(String(chunk)), true);
-  spies = [spyOn(process.stdout, "write").mockImplementation(capture as never), spyOn(process.stderr, "write").mockImplementation(capture as never)];
+  output = captureOutput((text) => out.push(text));
 });
 
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
+afterEach(() => output.restore());
 
 describe("the command line", () => {
   test("--version prints the version, that it runs from source, and the Kubernetes release it follows", async () => {
