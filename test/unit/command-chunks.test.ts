@@ -20,8 +20,8 @@ beforeAll(async () => {
 const modulesIn = (text: string) => [...text.matchAll(/^\/\/ (\S+)$/gm)].map((match) => match[1]!);
 const staticImports = (text: string) => [...text.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)].map((match) => match[1]!);
 
-/** The source modules loaded with the chunk that holds `module`: that chunk and everything it imports statically. */
-function loadedWith(module: string): string[] {
+/** The chunk that holds `module` and every chunk it imports statically: what is loaded with it. */
+function loadedChunks(module: string): string[] {
   const start = [...chunks].find(([, text]) => modulesIn(text).includes(module))?.[0];
   if (!start) throw new Error(`no chunk holds ${module}`);
   const seen = new Set<string>();
@@ -32,7 +32,16 @@ function loadedWith(module: string): string[] {
     seen.add(chunk);
     pending.push(...staticImports(chunks.get(chunk)!));
   }
-  return [...seen].flatMap((chunk) => modulesIn(chunks.get(chunk)!));
+  return [...seen];
+}
+
+/** The source modules loaded with the chunk that holds `module`. */
+const loadedWith = (module: string) => loadedChunks(module).flatMap((chunk) => modulesIn(chunks.get(chunk)!));
+
+/** The builtins (node:fs, ...) the chunks loaded with the one that holds `module` import as ES modules. */
+function builtinsImportedWith(module: string): string[] {
+  const texts = loadedChunks(module).map((chunk) => chunks.get(chunk)!);
+  return [...new Set(texts.flatMap((text) => [...text.matchAll(/from\s*"((?:node:)?[a-z_/]+)"/g)].map((match) => match[1]!.replace(/^node:/, ""))))].sort();
 }
 
 /** The npm packages among `modules`. */
@@ -53,5 +62,9 @@ describe("what a command loads before it starts", () => {
     expect(modules).toContain("src/store/reader.ts");
     expect(packages(modules)).toEqual(["cac"]);
     expect(modules.filter((module) => /^src\/(api|kubelet\/kubelet|runtime)\b/.test(module))).toEqual([]);
+  });
+
+  test.each(["get", "describe"])("%s: node:fs by require(), not as an ES module (Bun 1.3 then loads node:stream for its ReadStream)", (command) => {
+    expect(builtinsImportedWith(`src/cli/${command}.ts`)).not.toContain("fs");
   });
 });
