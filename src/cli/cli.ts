@@ -6,6 +6,7 @@
 import { cac, type CAC } from "cac";
 import { versionLine } from "../version.ts";
 import { describeCommands } from "./help.ts";
+import { writeStdout } from "./stdio.ts";
 
 export type CommandResult = number | void;
 
@@ -180,7 +181,7 @@ export async function runCLI(argv: string[]): Promise<number> {
   try {
     cli.parse(["minikubelet", "minikubelet", ...argv], { run: false });
     if (cli.options.version && !cli.matchedCommand) {
-      process.stdout.write(`${versionLine()}\n`);
+      writeStdout(`${versionLine()}\n`);
       return 0;
     }
     if (cli.options.help) return 0;

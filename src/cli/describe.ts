@@ -10,6 +10,7 @@ import { UsageError, UserError } from "./cli.ts";
 import { describePodText } from "./describe-pod.ts";
 import { podNotFound } from "./pod-not-found.ts";
 import { describeRefusedText } from "./describe-refused.ts";
+import { writeStderr, writeStdout } from "./stdio.ts";
 
 export interface DescribeOptions {
   db?: string;
@@ -28,7 +29,7 @@ const POD_RESOURCES = new Set(["pod", "pods", "po"]);
 /** `describe pod NAME`, `describe pods NAME`, `describe pod/NAME` and `describe NAME` (a pod), like kubectl. */
 export async function describeCommand(resource: string, nameArgument: string | undefined, options: DescribeOptions, deps: DescribeDeps = {}): Promise<number> {
   const name = describedPod(resource, nameArgument);
-  const { clock = realClock, stdout = (text) => process.stdout.write(text), stderr = (text) => process.stderr.write(text) } = deps;
+  const { clock = realClock, stdout = writeStdout, stderr = writeStderr } = deps;
   using reader = openStoreReader(options.db);
   let row;
   try {

@@ -7,14 +7,11 @@
  * only) prints the list and then a row per pod change until Ctrl-C, like `kubectl get pods -w`.
  */
 import { realClock, type Clock } from "../clock.ts";
-import { readPodsFile } from "../status/pod-list.ts";
 import { formatPods, POD_OUTPUTS, type PodOutput } from "../status/pod-table.ts";
 import { refusedManifestNotes } from "../status/refused-pod.ts";
-import { serializeObject } from "../status/serialize.ts";
-import { withTypeMeta, type V1Pod } from "../status/v1.ts";
+import { podList, withTypeMeta, type V1Pod } from "../status/v1.ts";
 import { UsageError, UserError } from "./cli.ts";
-import { interruptSignal } from "./events.ts";
-import { PodWatchPrinter } from "./get-watch.ts";
+import { writeStderr, writeStdout } from "./stdio.ts";
 import { otherNamespacesNote, podNotFoundInDatabase } from "./pod-not-found.ts";
 import { agentNotRunningNoteFor } from "../store/agent-status.ts";
 
@@ -55,7 +52,7 @@ export async function getCommand(
   options: GetCommandOptions,
   deps: GetCommandDeps = {},
 ): Promise<number> {
-  const { clock = realClock, stdout = (t) => process.stdout.write(t), stderr = (t) => process.stderr.write(t) } = deps;
+  const { clock = realClock, stdout = writeStdout, stderr = writeStderr } = deps;
   const target = parseTarget(resource, name);
   const output = parseOutput(options.output);
   const allNamespaces = options.allNamespaces === true;
@@ -67,7 +64,9 @@ export async function getCommand(
   const query: PodQuery = { db: options.db, namespace, name: target.name };
   const source = filename ?? "the state database";
   if (options.watch) return watchCommand(query, { output, allNamespaces }, { clock, stdout, stderr, signal: deps.signal, intervalMs: deps.intervalMs });
-  const loaded = filename ? readPodsFile(filename) : await listPodsFromDatabase(query);
+  // The yaml library (-f, -o yaml) and the watch are loaded by the runs that use them: the library
+  // alone takes as long to load as the rest of a plain `get pods`.
+  const loaded = filename ? (await import("../status/pod-list.ts")).readPodsFile(filename) : await listPodsFromDatabase(query);
   if (!filename && target.name !== undefined && loaded.length === 0) throw podNotFoundInDatabase(options.db, target.name);
   const now = clock.now();
   if (!filename) noteAgentNotRunning(query, now, stderr);
@@ -76,9 +75,10 @@ export async function getCommand(
   // A plain `get pods` looks only in default: say when other namespaces hold pods (kubectl leaves that unsaid).
   const elsewhere = table && !filename && namespace !== undefined && !namespaceGiven && target.name === undefined ? otherNamespacesNote(options.db, namespace) : undefined;
 
-  if (target.name !== undefined && (output === "json" || output === "yaml")) {
+  if (output === "json" || output === "yaml") {
+    const { serializeObject } = await import("../status/serialize.ts");
     // kubectl prints the object itself, not a List, when one pod is asked for by name.
-    stdout(serializeObject(withTypeMeta(pods[0]!), output));
+    stdout(serializeObject(target.name !== undefined ? withTypeMeta(pods[0]!) : podList(pods), output));
     return 0;
   }
   const text = formatPods(pods, { output, allNamespaces, now });
@@ -98,7 +98,11 @@ async function watchCommand(
   format: { output: PodOutput; allNamespaces: boolean },
   deps: { clock: Clock; stdout: (text: string) => void; stderr: (text: string) => void; signal?: AbortSignal; intervalMs?: number },
 ): Promise<number> {
-  const { podsRevision, watchPods } = await import("../store/pods-view.ts");
+  const [{ podsRevision, watchPods }, { PodWatchPrinter }, { interruptSignal }] = await Promise.all([
+    import("../store/pods-view.ts"),
+    import("./get-watch.ts"),
+    import("./events.ts"),
+  ]);
   // The revision first: a change written while the list is read is printed again, never lost.
   const sinceRevision = podsRevision(query.db);
   noteAgentNotRunning(query, deps.clock.now(), deps.stderr);

@@ -1,18 +1,21 @@
 /**
- * `get pods` output: the default table, `-o wide`, `-o name`, and the `-o json|yaml` List.
+ * `get pods` output: the default table, `-o wide` and `-o name` (`-o json|yaml` is the command's
+ * serializeObject of the List: the yaml library is loaded only by the runs that print it).
  * Rows keep the order they are given in (kubectl keeps the server's order, and a file's order).
  */
 import { printPodRow, type PodRow } from "./printer.ts";
-import { serializeObject } from "./serialize.ts";
 import { formatTable } from "./table.ts";
-import { podList, type V1Pod } from "./v1.ts";
+import type { V1Pod } from "./v1.ts";
 
 export const POD_OUTPUTS = ["wide", "name", "json", "yaml"] as const;
 /** `undefined` is the default table. */
 export type PodOutput = (typeof POD_OUTPUTS)[number] | undefined;
 
+/** The outputs formatPods renders. */
+export type PodTextOutput = Exclude<PodOutput, "json" | "yaml">;
+
 export interface FormatPodsOptions {
-  output?: PodOutput;
+  output?: PodTextOutput;
   /** `-A`: a NAMESPACE column first (ignored by `-o name`, as in kubectl). */
   allNamespaces?: boolean;
   /** Epoch ms for AGE and `(12s ago)`; the caller reads its clock once. */
@@ -24,14 +27,11 @@ const WIDE_HEADERS = ["IP", "NODE", "NOMINATED NODE", "READINESS GATES"];
 
 /**
  * Renders `pods` for `get pods`. Table outputs return "" for no pods, so the caller can print
- * kubectl's `No resources found` to stderr instead; json and yaml always print a List.
+ * kubectl's `No resources found` to stderr instead.
  */
 export function formatPods(pods: V1Pod[], options: FormatPodsOptions): string {
   const { output, allNamespaces = false, now } = options;
   switch (output) {
-    case "json":
-    case "yaml":
-      return serializeObject(podList(pods), output);
     case "name":
       return pods.map((pod) => `pod/${pod.metadata.name}\n`).join("");
     case "wide":

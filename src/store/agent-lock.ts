@@ -4,7 +4,7 @@
  * `kill -9`'d agent names a dead pid (or a pid reused by another process, told apart by the start
  * time) and is taken over, so a crash never blocks the next start.
  */
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from "./sync-fs.ts";
 import { AgentLockError } from "./errors.ts";
 
 export interface AgentLock {

@@ -3,7 +3,7 @@
  * `/var/lib/minikubelet/state.db` as root, else `$XDG_STATE_HOME/minikubelet/state.db` or
  * `~/.local/state/minikubelet/state.db`. Pure apart from its defaults, so tests pass an env.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync } from "./sync-fs.ts";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 

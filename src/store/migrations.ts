@@ -3,7 +3,6 @@
  * the binary never reads migrations/ at run time. Append new files here in order; never edit an
  * applied one: `migrate()` refuses a database whose recorded hash differs.
  */
-import { createHash } from "node:crypto";
 import init from "../../migrations/0001_init.sql" with { type: "text" };
 import invalidManifests from "../../migrations/0002_invalid_manifests.sql" with { type: "text" };
 import agentIdentity from "../../migrations/0003_agent_identity.sql" with { type: "text" };
@@ -32,5 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
 
 /** Hex sha256 of a migration's text, as recorded when it was applied. */
 export function migrationHash(sql: string): string {
-  return createHash("sha256").update(sql).digest("hex");
+  // Bun's hasher, not node:crypto: a read-only command checks these hashes at each start, and
+  // loading node:crypto would cost it more than its query.
+  return new Bun.CryptoHasher("sha256").update(sql).digest("hex");
 }

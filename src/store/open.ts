@@ -4,7 +4,7 @@
  * see the last commit while the agent writes).
  */
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "./sync-fs.ts";
 import { dirname } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
 import { acquireAgentLock, type AgentLock } from "./agent-lock.ts";

@@ -1,24 +1,31 @@
-import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { captureOutput } from "../capture-output.ts";
 import { runCLI } from "../../src/cli/cli.ts";
+import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 
 let out: string[];
-let spies: ReturnType<typeof spyOn>[];
+let output: ReturnType<typeof captureOutput>;
 
 beforeEach(() => {
   out = [];
-  const capture = (chunk: unknown) => (out.push(String(chunk)), true);
-  spies = [spyOn(process.stdout, "write").mockImplementation(capture as never), spyOn(process.stderr, "write").mockImplementation(capture as never)];
+  output = captureOutput((text) => out.push(text));
 });
 
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
+afterEach(() => output.restore());
 
 describe("the command line", () => {
   test("--version prints the version, that it runs from source, and the Kubernetes release it follows", async () => {
     expect(await runCLI(["--version"])).toBe(0);
     expect(out.join("")).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.35)\n`);
+  });
+
+  test("the entry prints the same line for --version or -v alone, before loading the parser", async () => {
+    for (const flag of ["--version", "-v"]) {
+      const entry = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../src/main.ts"), flag]);
+      expect(entry.exitCode).toBe(0);
+      expect(entry.stdout.toString()).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.35)\n`);
+    }
   });
 
   test("an unknown command is a usage error (exit 2) in one line", async () => {

@@ -3,7 +3,8 @@
  * fixtures: the rendered table, -o wide|name|json|yaml, -n / -A / NAME filtering, and errors that
  * name the file and the field.
  */
-import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { captureOutput } from "../capture-output.ts";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -153,10 +154,12 @@ describe("-o json and -o yaml", () => {
 });
 
 describe("formatPods", () => {
-  test("no pods: empty table text, an empty List for json", () => {
+  test("no pods: empty table text, an empty List for json", async () => {
     expect(formatPods([], { now: NOW })).toBe("");
     expect(formatPods([], { now: NOW, output: "wide", allNamespaces: true })).toBe("");
-    expect(JSON.parse(formatPods([], { now: NOW, output: "json" }))).toEqual({ apiVersion: "v1", items: [], kind: "List", metadata: { resourceVersion: "" } });
+    using dir = tempDir();
+    const run = await get("pods", undefined, { filename: dir.write("empty.json", '{"apiVersion":"v1","kind":"List","items":[]}'), output: "json" });
+    expect(JSON.parse(run.stdout)).toEqual({ apiVersion: "v1", items: [], kind: "List", metadata: { resourceVersion: "" } });
   });
 
   test("-o name ignores -A, like kubectl", () => {
@@ -232,18 +235,12 @@ describe("errors name the file, the field and the value", () => {
 
 describe("through the command line", () => {
   let written: string[];
-  let stdoutSpy: ReturnType<typeof spyOn>;
-  let stderrSpy: ReturnType<typeof spyOn>;
+  let output: ReturnType<typeof captureOutput>;
   beforeEach(() => {
     written = [];
-    const capture = (chunk: unknown) => (written.push(String(chunk)), true);
-    stdoutSpy = spyOn(process.stdout, "write").mockImplementation(capture as never);
-    stderrSpy = spyOn(process.stderr, "write").mockImplementation(capture as never);
+    output = captureOutput((text) => written.push(text));
   });
-  afterEach(() => {
-    stdoutSpy.mockRestore();
-    stderrSpy.mockRestore();
-  });
+  afterEach(() => output.restore());
 
   test("-A, -f and -o reach the command; a bad file exits 1, a bad flag value 2", async () => {
     expect(await runCLI(["get", "pods", "-A", "-f", ALL_NAMESPACES, "-o", "name"])).toBe(0);

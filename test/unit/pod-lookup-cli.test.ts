@@ -2,28 +2,27 @@
  * Finding a pod from the command line as kubectl users expect: the forms `describe` accepts, and
  * where a pod is when it is not in the namespace asked.
  */
-import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { runCLI } from "../../src/cli/cli.ts";
+import { captureOutput } from "../capture-output.ts";
 import { desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 
 let stdout: string;
 let stderr: string;
-let spies: ReturnType<typeof spyOn>[];
+let output: ReturnType<typeof captureOutput>;
 
 beforeEach(() => {
   stdout = "";
   stderr = "";
-  spies = [
-    spyOn(process.stdout, "write").mockImplementation(((chunk: unknown) => ((stdout += String(chunk)), true)) as never),
+  output = captureOutput(
+    (text) => (stdout += text),
     // These databases have no agent: its "agent not running" note is agent-not-running.test.ts's subject.
-    spyOn(process.stderr, "write").mockImplementation(((chunk: unknown) => (String(chunk).startsWith("agent not running") || (stderr += String(chunk)), true)) as never),
-  ];
+    (text) => text.startsWith("agent not running") || (stderr += text),
+  );
 });
 
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
+afterEach(() => output.restore());
 
 /** A database with web-lab and crash-lab in namespace demo and api-lab in default. */
 async function demoDatabase(dir: string, namespaces = { web: "demo", crash: "demo", api: "default" }) {

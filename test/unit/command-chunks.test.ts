@@ -1,0 +1,69 @@
+/**
+ * What each command loads at start-up, read from the bundle as scripts/build splits it (a chunk per
+ * command, loaded by the command's import()): the modules a chunk imports statically are parsed
+ * before the command's first line runs, so a library there costs every run of that command.
+ */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "../..");
+
+/** Chunk file name -> its text (unminified whitespace: each module starts with a `// path` line). */
+const chunks = new Map<string, string>();
+
+beforeAll(async () => {
+  const built = await Bun.build({ entrypoints: [join(ROOT, "src/main.ts")], splitting: true, target: "bun", minify: { syntax: true } });
+  expect(built.success).toBe(true);
+  for (const output of built.outputs) if (output.kind !== "asset") chunks.set(output.path.replace(/^.*\//, ""), await output.text());
+});
+
+const modulesIn = (text: string) => [...text.matchAll(/^\/\/ (\S+)$/gm)].map((match) => match[1]!).filter((line) => line !== "@bun");
+const staticImports = (text: string) => [...text.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)].map((match) => match[1]!);
+
+/** The chunk that holds `module` and every chunk it imports statically: what is loaded with it. */
+function loadedChunks(module: string): string[] {
+  const start = [...chunks].find(([, text]) => modulesIn(text).includes(module))?.[0];
+  if (!start) throw new Error(`no chunk holds ${module}`);
+  const seen = new Set<string>();
+  const pending = [start];
+  while (pending.length > 0) {
+    const chunk = pending.pop()!;
+    if (seen.has(chunk)) continue;
+    seen.add(chunk);
+    pending.push(...staticImports(chunks.get(chunk)!));
+  }
+  return [...seen];
+}
+
+/** The source modules loaded with the chunk that holds `module`. */
+const loadedWith = (module: string) => loadedChunks(module).flatMap((chunk) => modulesIn(chunks.get(chunk)!));
+
+/** The builtins (node:fs, ...) the chunks loaded with the one that holds `module` import as ES modules. */
+function builtinsImportedWith(module: string): string[] {
+  const texts = loadedChunks(module).map((chunk) => chunks.get(chunk)!);
+  return [...new Set(texts.flatMap((text) => [...text.matchAll(/from\s*"((?:node:)?[a-z_/]+)"/g)].map((match) => match[1]!.replace(/^node:/, ""))))].sort();
+}
+
+/** The npm packages among `modules`. */
+function packages(modules: string[]): string[] {
+  const names = modules.filter((module) => module.includes("node_modules/")).map((module) => module.replace(/^.*node_modules\/(@[^/]+\/[^/]+|[^/]+)\/.*$/, "$1"));
+  return [...new Set(names)].sort();
+}
+
+describe("what a command loads before it starts", () => {
+  test("--version: the version line, not even the command line's parser", () => {
+    expect(loadedWith("src/main.ts").sort()).toEqual(["package.json", "src/cli/stdio.ts", "src/main.ts", "src/version.ts"]);
+    expect(builtinsImportedWith("src/main.ts")).toEqual([]);
+  });
+
+  test.each(["get", "describe"])("%s: the database and the printers, no other library (dockerode, yaml), no agent, no API server", (command) => {
+    const modules = loadedWith(`src/cli/${command}.ts`);
+    expect(modules).toContain("src/store/reader.ts");
+    expect(packages(modules)).toEqual(["cac"]);
+    expect(modules.filter((module) => /^src\/(api|kubelet\/kubelet|runtime)\b/.test(module))).toEqual([]);
+  });
+
+  test.each(["get", "describe"])("%s: node:fs by require(), not as an ES module (Bun 1.3 then loads node:stream for its ReadStream)", (command) => {
+    expect(builtinsImportedWith(`src/cli/${command}.ts`)).not.toContain("fs");
+  });
+});
