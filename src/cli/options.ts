@@ -3,6 +3,8 @@ import { backoffSettings, type BackoffSettings } from "../kubelet/backoff.ts";
 import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { checkNodeName } from "../manifest/validate.ts";
 import { UsageError } from "./cli.ts";
+import { parseReserved, ReservedError, type NodeReservations } from "../node-allocatable.ts";
+import { DEFAULT_EVICTION_HARD, parseEvictionHard, ThresholdError } from "../eviction/thresholds.ts";
 
 export function secondsOption(flag: string, value: unknown): number {
   const seconds = typeof value === "number" ? value : Number(value);
@@ -54,4 +56,19 @@ export function podMaxPidsOption(value: unknown): number | undefined {
     throw new UsageError(`--pod-max-pids must be a whole number above 0, or -1 for no limit (got ${JSON.stringify(value)})`);
   }
   return pids;
+}
+
+/** `--eviction-hard`, `--system-reserved` and `--kube-reserved`: how allocatable is carved out of capacity. */
+export function nodeReservationsOption(options: { evictionHard?: unknown; systemReserved?: unknown; kubeReserved?: unknown }): NodeReservations {
+  try {
+    return {
+      evictionHard: parseEvictionHard(String(options.evictionHard ?? DEFAULT_EVICTION_HARD)),
+      systemReserved: parseReserved("--system-reserved", String(options.systemReserved ?? "")),
+      kubeReserved: parseReserved("--kube-reserved", String(options.kubeReserved ?? "")),
+    };
+  } catch (error) {
+    if (error instanceof ThresholdError) throw new UsageError(`--eviction-hard: ${error.message}`);
+    if (error instanceof ReservedError) throw new UsageError(error.message);
+    throw error;
+  }
 }
