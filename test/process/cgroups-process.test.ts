@@ -4,7 +4,7 @@
  * reported so, one under it runs inside its cgroup, and the cgroup goes with the container.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -15,6 +15,7 @@ import { statusColumns } from "../../src/status/printer.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
+import { removeIdentityCgroups } from "../host-cgroups.ts";
 
 const mode = detectHostCgroupMode();
 /** Whether this host lets us write cgroups: the probe's parent is made, then removed again. */
@@ -37,15 +38,9 @@ function tempRoot(): string {
   roots.push(dir);
   return dir;
 }
-afterAll(() => {
+afterAll(async () => {
   for (const dir of roots) rmSync(dir, { recursive: true, force: true });
-  for (const root of mode.kind === "v1" ? [mode.memory, mode.cpu, mode.pids] : mode.kind === "v2" ? [mode.root] : []) {
-    try {
-      if (root) rmdirSync(join(root, "minikubelet", owner));
-    } catch {
-      // Not made in this hierarchy.
-    }
-  }
+  await removeIdentityCgroups(owner);
 });
 
 /** Asks for 200 MiB at once, so a 16Mi limit is passed on the first allocation. */
