@@ -2,10 +2,10 @@
  * What the node offers pods, in one place: the API's Node object reports it and the loop's admission
  * checks pods against it, so `kubectl describe node` and a refused pod's message agree.
  */
-import { statfsSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { parseQuantity, QuantityError } from "./manifest/quantity.ts";
 import { thresholdBytes, type EvictionThresholds } from "./eviction/thresholds.ts";
+import { realStatfs } from "./eviction/disk-pressure.ts";
 
 /** The kubelet's default --max-pods. */
 export const MAX_PODS = 110;
@@ -45,10 +45,9 @@ export interface NodeAllocatable {
 export function readHostCapacity(podsDir: string): HostCapacity {
   let ephemeralStorageBytes = 0n;
   try {
-    const fs = statfsSync(podsDir, { bigint: true });
-    ephemeralStorageBytes = fs.blocks * fs.bsize;
+    ephemeralStorageBytes = realStatfs(podsDir).totalBytes;
   } catch {
-    // Not there yet (a database never run): no capacity known.
+    // Unreadable: no capacity known, and no pod asking for ephemeral-storage fits.
   }
   return { cpus: cpus().length, memoryTotalKi: Math.floor(totalmem() / 1024), ephemeralStorageBytes };
 }

@@ -4,9 +4,8 @@
  * by `readHostFacts`; allocatable and DiskPressure follow what the agent recorded (its flags, its
  * monitor's verdict). `nodeObject` is pure, so thresholds and conditions are tested with any facts.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { arch, hostname, platform, release } from "node:os";
-import { dirname } from "node:path";
 import { isoTime } from "../status/time.ts";
 import { KUBE_VERSION } from "../version.ts";
 import { MAX_PODS, nodeAllocatable, readHostCapacity, type HostCapacity, type NodeReservations } from "../node-allocatable.ts";
@@ -51,8 +50,8 @@ export interface NodeOptions {
 
 export function readHostFacts(dbPath: string): HostFacts {
   const meminfo = parseMeminfo(readText("/proc/meminfo"));
-  // The pods' files are under the runtime root; a database never run has none yet.
-  const podsDir = existsSync(runtimeRootOf(dbPath)) ? runtimeRootOf(dbPath) : dirname(dbPath);
+  // The pods' files are under the runtime root (or will be: statfs reads the nearest existing parent).
+  const podsDir = runtimeRootOf(dbPath);
   const loadavg = readText("/proc/loadavg").split(/\s+/)[3] ?? "";
   return {
     // The same reading admission uses, so the node object's allocatable is what pods are admitted against.

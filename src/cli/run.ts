@@ -95,8 +95,9 @@ export async function runCommand(options: RunOptions): Promise<number> {
   let disk: DiskPressureMonitor | undefined;
   const onCommit = (revision: number) => {
     commits.publish(revision);
-    // A commit is a write to the database's filesystem: a cheap moment to look at the free space.
-    disk?.noteWrite();
+    // A commit is a write to the database's filesystem: a cheap moment to look at the free space,
+    // once the write that committed (a pod's checkpoint, mid-sync) has returned.
+    queueMicrotask(() => disk?.noteWrite());
   };
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit });
   const nodeName = nodeNameOf(node);
@@ -105,15 +106,18 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
   if (limitsProblem) log(`cgroups: ${limitsProblem}; containers run without their resource limits`);
+  // The node's own events (no pod's): printed like the loop's and saved at once.
+  const nodeEvents = (events: KubeEvent[]) => {
+    for (const event of events) out(eventLine(event, started));
+    try {
+      store.saveEvents(events);
+    } catch (error) {
+      log(`recording ${events.map((event) => event.reason).join(", ")} failed: ${(error as Error).message}`);
+    }
+  };
   if (api && "failure" in api) {
     log(`api: ${api.failure}; the agent runs its pods without its API`);
-    const event = apiFailedEvent(nodeName, api.failure, clock.now());
-    out(eventLine(event, started));
-    try {
-      store.saveEvents([event]);
-    } catch (error) {
-      log(`recording the API's failure failed: ${(error as Error).message}`);
-    }
+    nodeEvents([apiFailedEvent(nodeName, api.failure, clock.now())]);
   }
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   // Files the source refuses now: a pod whose file turned bad is stopped, and its PodRemoved says why.
@@ -123,23 +127,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log, removalReason, allocatable, node: nodeConditions });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
-  disk = startNodeMonitor({
-    db: database.db,
-    dbPath,
-    nodeName,
-    reservations,
-    clock,
-    log,
-    emit: (events) => {
-      for (const event of events) out(eventLine(event, started));
-      try {
-        store.saveEvents(events);
-      } catch (error) {
-        log(`recording node events failed: ${(error as Error).message}`);
-      }
-    },
-    changed: () => kubelet.nodeConditionsChanged(),
-  });
+  disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
 
   const objects = () => [...kubelet.pods.values()].map((pod) => podObject(pod, { runtimeName: runtime.name }));
   if (options.statusFile) {

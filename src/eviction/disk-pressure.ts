@@ -5,6 +5,7 @@
  * a second) and every 10 s (the kubelet's eviction monitoring period), never in a busy loop.
  */
 import { statfsSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Clock } from "../clock.ts";
 import { thresholdBytes, type ThresholdValue } from "./thresholds.ts";
 
@@ -16,10 +17,20 @@ export interface FilesystemUsage {
 /** statfs of the filesystem holding `path`; throws what statfs throws. */
 export type Statfs = (path: string) => FilesystemUsage;
 
+/**
+ * A directory not made yet (docker's volume root before its first emptyDir) is on the filesystem
+ * of its nearest existing parent, where it will be made.
+ */
 export const realStatfs: Statfs = (path) => {
-  const fs = statfsSync(path, { bigint: true });
-  // bavail, not bfree: what an unprivileged writer (the pods) can still use, as the kubelet counts it.
-  return { totalBytes: fs.blocks * fs.bsize, availableBytes: fs.bavail * fs.bsize };
+  for (let dir = path; ; dir = dirname(dir)) {
+    try {
+      const fs = statfsSync(dir, { bigint: true });
+      // bavail, not bfree: what an unprivileged writer (the pods) can still use, as the kubelet counts it.
+      return { totalBytes: fs.blocks * fs.bsize, availableBytes: fs.bavail * fs.bsize };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || dirname(dir) === dir) throw error;
+    }
+  }
 };
 
 /** The filesystem that crossed the threshold, for the agent's log line. */

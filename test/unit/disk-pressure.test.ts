@@ -4,7 +4,10 @@
  * nothing running is stopped.
  */
 import { describe, expect, test } from "bun:test";
-import { DiskPressureMonitor, type DiskObservation, type FilesystemUsage } from "../../src/eviction/disk-pressure.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DiskPressureMonitor, realStatfs, type DiskObservation, type FilesystemUsage } from "../../src/eviction/disk-pressure.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { DISK_PRESSURE_WAIT } from "../../src/kubelet/admission.ts";
 import { podObject } from "../../src/status/pod-object.ts";
@@ -44,6 +47,17 @@ function monitor(clock: FakeClock, disks: FakeDisks, threshold = "nodefs.availab
   });
   return { m, changes };
 }
+
+test("realStatfs: a directory not made yet is read on its nearest existing parent's filesystem", () => {
+  const parent = mkdtempSync(join(tmpdir(), "mk-statfs-"));
+  try {
+    const here = realStatfs(parent);
+    expect(here.totalBytes).toBeGreaterThan(0n);
+    expect(realStatfs(join(parent, "not", "yet")).totalBytes).toBe(here.totalBytes);
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
 
 describe("DiskPressureMonitor", () => {
   test("pressure when any watched filesystem is below the threshold, cleared when all are above", () => {
