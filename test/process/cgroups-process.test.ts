@@ -129,6 +129,35 @@ describe.skipIf(!usable)("cgroups on this host", () => {
   }, 30_000);
 });
 
+describe.skipIf(!usable)("the start-up sweep on this host", () => {
+  test("a leftover empty cgroup of this identity is removed in every hierarchy; a running container's is kept", async () => {
+    const rootDir = tempRoot();
+    const runtime = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
+    const sleeper = contractContainer("sleeper", ["sleep", "30"]);
+    sleeper.resources = { limits: { memory: "64Mi", cpu: "1" }, requests: { memory: "64Mi", cpu: "1" } };
+    const spec = contractPod("kept", [sleeper]);
+    const sandbox = await runtime.runPodSandbox(spec);
+    const id = await runtime.startContainer({ pod: spec, container: sleeper, kind: "app", attempt: 0, sandbox });
+    try {
+      await waitForStatus(runtime, id, (s) => s.state === "running");
+      // What a removal that met EBUSY leaves: the container gone, its empty cgroup still there.
+      new Cgroups(mode, owner).create("leftover", { memoryBytes: 1n << 24n, cpuLimitMillis: 100n, pidsMax: 8 });
+      const hierarchies = mode.kind === "v1" ? [mode.memory, mode.cpu, mode.pids].filter((root): root is string => root !== undefined) : memoryRoot ? [memoryRoot] : [];
+      expect(hierarchies.some((root) => existsSync(join(root, "minikubelet", owner, "leftover")))).toBe(true);
+      const next = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
+      expect(next.sweptCgroups).toEqual(["leftover"]);
+      for (const root of hierarchies) expect(existsSync(join(root, "minikubelet", owner, "leftover"))).toBe(false);
+      expect(existsSync(cgroupOf(id))).toBe(true);
+      expect((await next.containerStatus(id)).state).toBe("running");
+      await next.close();
+    } finally {
+      await runtime.removeContainer(id);
+      await runtime.removePodSandbox(sandbox.id);
+      await runtime.close();
+    }
+  }, 20_000);
+});
+
 test("without writable cgroups the pod still runs, and each container with limits gets a Warning event", async () => {
   const reason = "cannot write cgroups: EROFS: read-only file system, mkdir '/sys/fs/cgroup/memory/minikubelet'";
   const runtime = new ProcessRuntime({ rootDir: tempRoot(), resyncMs: 60_000, cgroups: new Cgroups({ kind: "unavailable", reason }, "db") });
