@@ -1,20 +1,22 @@
 /**
  * The one v1 Node: this host as the kubelet would register it. Capacity and pressure come from
- * the host itself (CPUs, /proc/meminfo, the filesystem holding the database, the PID space), read
- * by `readHostFacts`; `nodeObject` is pure, so thresholds and conditions are tested with any facts.
+ * the host itself (CPUs, /proc/meminfo, the filesystem holding the pods' files, the PID space), read
+ * by `readHostFacts`; allocatable and DiskPressure follow what the agent recorded (its flags, its
+ * monitor's verdict). `nodeObject` is pure, so thresholds and conditions are tested with any facts.
  */
-import { readFileSync, statfsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { arch, hostname, platform, release } from "node:os";
-import { dirname } from "node:path";
 import { isoTime } from "../status/time.ts";
 import { KUBE_VERSION } from "../version.ts";
-import { MAX_PODS, MEMORY_AVAILABLE_MIN_KI, nodeAllocatable, readHostCapacity, type HostCapacity } from "../node-allocatable.ts";
+import { MAX_PODS, nodeAllocatable, readHostCapacity, type HostCapacity, type NodeReservations } from "../node-allocatable.ts";
+import { thresholdBytes } from "../eviction/thresholds.ts";
+import { realStatfs } from "../eviction/disk-pressure.ts";
+import { runtimeRootOf } from "../store/db-path.ts";
 
 export interface HostFacts extends HostCapacity {
   memoryAvailableKi: number;
-  /** The filesystem holding the database (the kubelet's nodefs). */
-  diskTotalBytes: number;
-  diskAvailableBytes: number;
+  /** Free space (for unprivileged writers) on the filesystem of ephemeralStorageBytes, the kubelet's nodefs. */
+  diskAvailableBytes: bigint;
   pidMax: number;
   processes: number;
   hostname: string;
@@ -26,8 +28,6 @@ export interface HostFacts extends HostCapacity {
   bootID: string;
 }
 
-/** The kubelet's default hard eviction threshold nodefs.available<10% (memory's is in node-allocatable.ts). */
-export const NODEFS_AVAILABLE_MIN_FRACTION = 0.1;
 /** The kubelet has no default PID threshold; a host with under 10% of pid_max free is under PID pressure here. */
 export const PID_AVAILABLE_MIN_FRACTION = 0.1;
 
@@ -42,18 +42,22 @@ export interface NodeOptions {
   heartbeatAt: number;
   liveness: AgentLiveness;
   containerRuntimeVersion: string;
+  /** The agent's --eviction-hard, --system-reserved and --kube-reserved. */
+  reservations: NodeReservations;
+  /** DiskPressure as the agent's monitor decided it; without it (no agent recorded one), read from the facts. */
+  diskPressure?: { pressure: boolean; since: number };
 }
 
 export function readHostFacts(dbPath: string): HostFacts {
   const meminfo = parseMeminfo(readText("/proc/meminfo"));
-  const disk = statfsSync(dirname(dbPath));
+  // The pods' files are under the runtime root (or will be: statfs reads the nearest existing parent).
+  const podsDir = runtimeRootOf(dbPath);
   const loadavg = readText("/proc/loadavg").split(/\s+/)[3] ?? "";
   return {
     // The same reading admission uses, so the node object's allocatable is what pods are admitted against.
-    ...readHostCapacity(),
+    ...readHostCapacity(podsDir),
     memoryAvailableKi: meminfo.MemAvailable ?? meminfo.MemFree ?? 0,
-    diskTotalBytes: disk.blocks * disk.bsize,
-    diskAvailableBytes: disk.bavail * disk.bsize,
+    diskAvailableBytes: availableBytes(podsDir),
     pidMax: Number(readText("/proc/sys/kernel/pid_max").trim()) || 32768,
     processes: Number(loadavg.split("/")[1]) || 0,
     hostname: hostname(),
@@ -73,8 +77,12 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
     const [reason, message] = pressure ? yes : no;
     return { type, status: pressure ? "True" : "False", lastHeartbeatTime: heartbeat, lastTransitionTime: since, reason, message };
   };
-  const memoryPressure = facts.memoryAvailableKi < MEMORY_AVAILABLE_MIN_KI;
-  const diskPressure = facts.diskTotalBytes > 0 && facts.diskAvailableBytes < facts.diskTotalBytes * NODEFS_AVAILABLE_MIN_FRACTION;
+  const { evictionHard } = options.reservations;
+  const memoryPressure = BigInt(facts.memoryAvailableKi) * 1024n < thresholdBytes(evictionHard["memory.available"], BigInt(facts.memoryTotalKi) * 1024n);
+  const diskPressure =
+    options.diskPressure?.pressure ??
+    (facts.ephemeralStorageBytes > 0n && facts.diskAvailableBytes < thresholdBytes(evictionHard["nodefs.available"], facts.ephemeralStorageBytes));
+  const diskSince = isoTime(options.diskPressure?.since ?? options.createdAt);
   const pidPressure = facts.pidMax - facts.processes < facts.pidMax * PID_AVAILABLE_MIN_FRACTION;
   const ready =
     options.liveness === "running"
@@ -82,15 +90,15 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
       : { type: "Ready", status: "Unknown", lastHeartbeatTime: heartbeat, lastTransitionTime: since, reason: "NodeStatusUnknown", message: "minikubelet serve reads the database only: whether an agent runs is not known." };
   const capacity = {
     cpu: String(facts.cpus),
-    "ephemeral-storage": `${Math.floor(facts.diskTotalBytes / 1024)}Ki`,
+    "ephemeral-storage": `${facts.ephemeralStorageBytes / 1024n}Ki`,
     memory: `${facts.memoryTotalKi}Ki`,
     pods: String(MAX_PODS),
   };
-  // Allocatable is capacity less the hard eviction thresholds, as the kubelet reports it.
-  const admitted = nodeAllocatable(facts);
+  // Capacity less the reservations and the hard eviction thresholds, as the kubelet reports it.
+  const admitted = nodeAllocatable(facts, options.reservations);
   const allocatable = {
-    cpu: `${admitted.cpuMillis / 1000n}`,
-    "ephemeral-storage": String(Math.floor(facts.diskTotalBytes * (1 - NODEFS_AVAILABLE_MIN_FRACTION))),
+    cpu: admitted.cpuMillis % 1000n === 0n ? `${admitted.cpuMillis / 1000n}` : `${admitted.cpuMillis}m`,
+    "ephemeral-storage": String(admitted.ephemeralStorageBytes),
     memory: `${admitted.memoryBytes / 1024n}Ki`,
     pods: String(admitted.pods),
   };
@@ -109,13 +117,17 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
         "kubernetes.io/os": facts.operatingSystem,
       },
     },
-    spec: {},
+    // The taint the node lifecycle controller puts on a node with DiskPressure (TaintNodesByCondition).
+    spec: diskPressure ? { taints: [{ key: "node.kubernetes.io/disk-pressure", effect: "NoSchedule", timeAdded: diskSince }] } : {},
     status: {
       capacity,
       allocatable,
       conditions: [
         condition("MemoryPressure", memoryPressure, ["KubeletHasInsufficientMemory", "kubelet has insufficient memory available"], ["KubeletHasSufficientMemory", "kubelet has sufficient memory available"]),
-        condition("DiskPressure", diskPressure, ["KubeletHasDiskPressure", "kubelet has disk pressure"], ["KubeletHasNoDiskPressure", "kubelet has no disk pressure"]),
+        {
+          ...condition("DiskPressure", diskPressure, ["KubeletHasDiskPressure", "kubelet has disk pressure"], ["KubeletHasNoDiskPressure", "kubelet has no disk pressure"]),
+          lastTransitionTime: diskSince,
+        },
         condition("PIDPressure", pidPressure, ["KubeletHasInsufficientPID", "kubelet has insufficient PID available"], ["KubeletHasSufficientPID", "kubelet has sufficient PID available"]),
         ready,
       ],
@@ -138,6 +150,14 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
       },
     },
   };
+}
+
+function availableBytes(path: string): bigint {
+  try {
+    return realStatfs(path).availableBytes;
+  } catch {
+    return 0n;
+  }
 }
 
 function readText(path: string): string {

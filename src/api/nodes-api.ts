@@ -8,7 +8,10 @@ import { isoTime } from "../status/time.ts";
 import { databaseIdentity } from "../store/identity.ts";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
-import { nodeObject, readHostFacts } from "./node-object.ts";
+import { nodeObject, readHostFacts, type NodeOptions } from "./node-object.ts";
+import { NOTHING_RESERVED, parseReserved, type NodeReservations } from "../node-allocatable.ts";
+import { parseEvictionHard } from "../eviction/thresholds.ts";
+import { readNodeStatus } from "../store/node-status.ts";
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
 import { stableUid } from "./uid.ts";
@@ -46,10 +49,35 @@ export function currentNode(api: ApiContext): Node {
     heartbeatAt,
     liveness: api.runtime ? "running" : "not-serving",
     containerRuntimeVersion: containerRuntimeVersion(api),
+    ...recordedNode(api),
   }) as Node;
   node.metadata.resourceVersion = String(api.store.revision());
   return node;
 }
+
+/**
+ * What the agent recorded about the node (its flags, its DiskPressure verdict); a database no
+ * agent of this version ran on gets the kubelet's defaults and pressure read from the host.
+ */
+function recordedNode(api: ApiContext): Pick<NodeOptions, "reservations" | "diskPressure"> {
+  const recorded = readNodeStatus(api.store.db);
+  if (!recorded) return { reservations: DEFAULT_RESERVATIONS };
+  try {
+    return {
+      reservations: {
+        evictionHard: parseEvictionHard(recorded.evictionHard),
+        systemReserved: parseReserved("system-reserved", recorded.systemReserved),
+        kubeReserved: parseReserved("kube-reserved", recorded.kubeReserved),
+      },
+      diskPressure: { pressure: recorded.diskPressure, since: recorded.diskPressureSince },
+    };
+  } catch {
+    // Written by the agent from flags it had parsed; a hand-edited row is not worth failing the node for.
+    return { reservations: DEFAULT_RESERVATIONS, diskPressure: { pressure: recorded.diskPressure, since: recorded.diskPressureSince } };
+  }
+}
+
+const DEFAULT_RESERVATIONS: NodeReservations = { evictionHard: parseEvictionHard(""), systemReserved: NOTHING_RESERVED, kubeReserved: NOTHING_RESERVED };
 
 /** A UUID stable for this database and node name. */
 export function nodeUid(api: ApiContext): string {

@@ -54,6 +54,12 @@ export function createCLI(): CAC {
     .option("--event-ttl <duration>", "keep events, and deleted pods for describe, this long (default: 24h)")
     .option("--max-events-per-pod <n>", "keep at most this many events per pod, the newest (default: 1000)")
     .option("--pod-max-pids <n>", "most processes a container may run (docker PidsLimit, pids cgroup on the process runtime); --pod-max-pids=-1 is no limit (the default)")
+    .option(
+      "--eviction-hard <thresholds>",
+      "kubelet syntax, taken off allocatable; below nodefs.available the node has DiskPressure and new pods wait (default: memory.available<100Mi,nodefs.available<10%)",
+    )
+    .option("--system-reserved <list>", "kept from pods, taken off allocatable: cpu=500m,memory=1Gi,ephemeral-storage=10Gi")
+    .option("--kube-reserved <list>", "the same, for the agent's own use (added to --system-reserved)")
     .action(async (options) => (await import("./run.ts")).runCommand(options));
 
   cli

@@ -5,6 +5,8 @@ import { checkNodeName } from "../manifest/validate.ts";
 import { parseGoDuration } from "../status/go-duration.ts";
 import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";
 import { UsageError } from "./cli.ts";
+import { parseReserved, ReservedError, type NodeReservations } from "../node-allocatable.ts";
+import { DEFAULT_EVICTION_HARD, parseEvictionHard, ThresholdError } from "../eviction/thresholds.ts";
 
 export function secondsOption(flag: string, value: unknown): number {
   const seconds = typeof value === "number" ? value : Number(value);
@@ -72,4 +74,19 @@ export function retentionOptions(options: { eventTtl?: unknown; maxEventsPerPod?
     throw new UsageError(`--max-events-per-pod must be a whole number above 0 (got ${JSON.stringify(options.maxEventsPerPod)})`);
   }
   return { eventTtlMs: ttl, maxEventsPerPod: max };
+}
+
+/** `--eviction-hard`, `--system-reserved` and `--kube-reserved`: how allocatable is carved out of capacity. */
+export function nodeReservationsOption(options: { evictionHard?: unknown; systemReserved?: unknown; kubeReserved?: unknown }): NodeReservations {
+  try {
+    return {
+      evictionHard: parseEvictionHard(String(options.evictionHard ?? DEFAULT_EVICTION_HARD)),
+      systemReserved: parseReserved("--system-reserved", String(options.systemReserved ?? "")),
+      kubeReserved: parseReserved("--kube-reserved", String(options.kubeReserved ?? "")),
+    };
+  } catch (error) {
+    if (error instanceof ThresholdError) throw new UsageError(`--eviction-hard: ${error.message}`);
+    if (error instanceof ReservedError) throw new UsageError(error.message);
+    throw error;
+  }
 }

@@ -5,6 +5,8 @@
  */
 import { nodeNameOf } from "../node-name.ts";
 import { nodeAllocatable, readHostCapacity } from "../node-allocatable.ts";
+import type { DiskPressureMonitor } from "../eviction/disk-pressure.ts";
+import { startNodeMonitor } from "./run-node.ts";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
@@ -19,7 +21,7 @@ import { podObject } from "../status/pod-object.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
-import { backoffOptions, logPolicyOption, nodeOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
+import { backoffOptions, logPolicyOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
 import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
@@ -53,6 +55,9 @@ export interface RunOptions {
   podMaxPids?: unknown;
   eventTtl?: unknown;
   maxEventsPerPod?: unknown;
+  evictionHard?: unknown;
+  systemReserved?: unknown;
+  kubeReserved?: unknown;
 }
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
@@ -70,6 +75,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const logPolicy = logPolicyOption(options);
   const podMaxPids = podMaxPidsOption(options.podMaxPids);
   const retention = retentionOptions(options);
+  const reservations = nodeReservationsOption(options);
   const dbPath = resolveDbPath(options.db);
   const clock = realClock;
   const started = clock.now();
@@ -89,30 +95,42 @@ export async function runCommand(options: RunOptions): Promise<number> {
     throw error;
   });
   const commits = new CommitBroadcast();
-  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, retention, log, onCommit: (revision) => commits.publish(revision) });
+  let disk: DiskPressureMonitor | undefined;
+  const onCommit = (revision: number) => {
+    commits.publish(revision);
+    // A commit is a write to the database's filesystem: a cheap moment to look at the free space,
+    // once the write that committed (a pod's checkpoint, mid-sync) has returned.
+    queueMicrotask(() => disk?.noteWrite());
+  };
+  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, retention, log, onCommit });
   const nodeName = nodeNameOf(node);
   const sources = new PodSources({ db: database.db, store, node, rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined }, runtimeName: runtime.name, log });
   const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
   if (limitsProblem) log(`cgroups: ${limitsProblem}; containers run without their resource limits`);
+  // The node's own events (no pod's): printed like the loop's and saved at once.
+  const nodeEvents = (events: KubeEvent[]) => {
+    for (const event of events) out(eventLine(event, started));
+    try {
+      store.saveEvents(events);
+    } catch (error) {
+      log(`recording ${events.map((event) => event.reason).join(", ")} failed: ${(error as Error).message}`);
+    }
+  };
   if (api && "failure" in api) {
     log(`api: ${api.failure}; the agent runs its pods without its API`);
-    const event = apiFailedEvent(nodeName, api.failure, clock.now());
-    out(eventLine(event, started));
-    try {
-      store.saveEvents([event]);
-    } catch (error) {
-      log(`recording the API's failure failed: ${(error as Error).message}`);
-    }
+    nodeEvents([apiFailedEvent(nodeName, api.failure, clock.now())]);
   }
   const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
   // Files the source refuses now: a pod whose file turned bad is stopped, and its PodRemoved says why.
   const refusedFiles = new Set<string>();
   const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
-  const allocatable = nodeAllocatable(readHostCapacity());
-  const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log, removalReason, allocatable });
+  const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), reservations);
+  const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
+  const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log, removalReason, allocatable, node: nodeConditions });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
+  disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
 
   const objects = () => [...kubelet.pods.values()].map((pod) => podObject(pod, { runtimeName: runtime.name }));
   if (options.statusFile) {
@@ -157,6 +175,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   sources.attach(kubelet, () => watcher.scan());
 
   await signalled;
+  disk.stop();
   if (api && "stop" in api) await api.stop();
   watcher.stop();
   await gate.stop();

@@ -8,20 +8,31 @@ import { isSidecar } from "../manifest/types.ts";
 import { parseQuantity } from "../manifest/quantity.ts";
 import type { NodeAllocatable } from "../node-allocatable.ts";
 
-/** cpu in millicores, memory in bytes: the units of the kubelet's message. */
+/** cpu in millicores, memory and ephemeral-storage in bytes: the units of the kubelet's message. */
 export interface PodRequests {
   cpuMillis: bigint;
   memoryBytes: bigint;
+  ephemeralStorageBytes: bigint;
 }
 
 export interface AdmissionRefusal {
-  /** `OutOfcpu`, `OutOfmemory`, `OutOfpods`: `OutOf` and the resource name, as the kubelet spells it. */
+  /** `OutOfcpu`, `OutOfmemory`, `OutOfephemeral-storage`, `OutOfpods`: `OutOf` and the resource name, as the kubelet spells it. */
   reason: string;
   /** The kubelet's InsufficientResourceError text; the pod's status message prefixes `Pod was rejected: `. */
   message: string;
 }
 
-const NONE: PodRequests = { cpuMillis: 0n, memoryBytes: 0n };
+/**
+ * How a pod waiting for DiskPressure to clear is shown: as a cluster's scheduler reports a pod it
+ * cannot place on a node tainted node.kubernetes.io/disk-pressure (the kubelet itself would reject a
+ * static pod; issue 14 asks that new pods wait instead).
+ */
+export const DISK_PRESSURE_WAIT = {
+  reason: "FailedScheduling",
+  message: "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+} as const;
+
+const NONE: PodRequests = { cpuMillis: 0n, memoryBytes: 0n, ephemeralStorageBytes: 0n };
 
 /**
  * The pod's effective request (the pod resource helper's PodRequests): app containers and sidecars
@@ -47,7 +58,7 @@ export function podRequests(spec: Pick<PodSpec, "containers" | "initContainers">
 
 /**
  * Refuses the pod with the first resource that does not fit, in the scheduler's order (pods, cpu,
- * memory); undefined when it fits. `admitted` are the requests of the pods already admitted and not
+ * memory, ephemeral-storage); undefined when it fits. `admitted` are the requests of the pods already admitted and not
  * finished.
  */
 export function admissionRefusal(pod: PodRequests, admitted: readonly PodRequests[], allocatable: NodeAllocatable): AdmissionRefusal | undefined {
@@ -56,6 +67,9 @@ export function admissionRefusal(pod: PodRequests, admitted: readonly PodRequest
   if (pod.cpuMillis > 0n && pod.cpuMillis > allocatable.cpuMillis - used.cpuMillis) return refusal("cpu", pod.cpuMillis, used.cpuMillis, allocatable.cpuMillis);
   if (pod.memoryBytes > 0n && pod.memoryBytes > allocatable.memoryBytes - used.memoryBytes) {
     return refusal("memory", pod.memoryBytes, used.memoryBytes, allocatable.memoryBytes);
+  }
+  if (pod.ephemeralStorageBytes > 0n && pod.ephemeralStorageBytes > allocatable.ephemeralStorageBytes - used.ephemeralStorageBytes) {
+    return refusal("ephemeral-storage", pod.ephemeralStorageBytes, used.ephemeralStorageBytes, allocatable.ephemeralStorageBytes);
   }
   return undefined;
 }
@@ -70,16 +84,22 @@ function refusal(resource: string, requested: bigint, used: bigint, capacity: bi
 /** Requests were validated and defaulted from limits before a spec reaches the loop. */
 function containerRequests(container: ContainerSpec): PodRequests {
   const requests = container.resources?.requests ?? {};
+  const storage = requests["ephemeral-storage"];
   return {
     cpuMillis: requests.cpu === undefined ? 0n : parseQuantity(requests.cpu).milliValue(),
     memoryBytes: requests.memory === undefined ? 0n : parseQuantity(requests.memory).value(),
+    ephemeralStorageBytes: storage === undefined ? 0n : parseQuantity(storage).value(),
   };
 }
 
 function add(a: PodRequests, b: PodRequests): PodRequests {
-  return { cpuMillis: a.cpuMillis + b.cpuMillis, memoryBytes: a.memoryBytes + b.memoryBytes };
+  return { cpuMillis: a.cpuMillis + b.cpuMillis, memoryBytes: a.memoryBytes + b.memoryBytes, ephemeralStorageBytes: a.ephemeralStorageBytes + b.ephemeralStorageBytes };
 }
 
 function max(a: PodRequests, b: PodRequests): PodRequests {
-  return { cpuMillis: a.cpuMillis > b.cpuMillis ? a.cpuMillis : b.cpuMillis, memoryBytes: a.memoryBytes > b.memoryBytes ? a.memoryBytes : b.memoryBytes };
+  return { cpuMillis: larger(a.cpuMillis, b.cpuMillis), memoryBytes: larger(a.memoryBytes, b.memoryBytes), ephemeralStorageBytes: larger(a.ephemeralStorageBytes, b.ephemeralStorageBytes) };
+}
+
+function larger(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
 }

@@ -27,10 +27,11 @@ import { WakeTimers } from "./wake-timers.ts";
 import { applyInPlaceUpdate, inPlaceChanges, restartChangedContainers } from "./container-changes.ts";
 import { SyncFailures } from "./sync-failures.ts";
 import { PodCheckpoints, type PodStateSink } from "./pod-checkpoints.ts";
-import { admissionRefusal, podRequests } from "./admission.ts";
+import { PodAdmission, type NodeConditions } from "./pod-admission.ts";
 import type { NodeAllocatable } from "../node-allocatable.ts";
 
 export type { PodStateSink } from "./pod-checkpoints.ts";
+export type { NodeConditions } from "./pod-admission.ts";
 
 /** The prober's side of the loop: starts due probes and applies their verdicts on later passes. */
 export interface ProbeDriver {
@@ -54,6 +55,8 @@ export interface KubeletOptions {
   removalReason?: (source: string) => string | undefined;
   /** What new pods are admitted against (node-allocatable.ts); without it every pod is admitted. */
   allocatable?: NodeAllocatable;
+  /** The node's conditions: under DiskPressure new pods wait (call nodeConditionsChanged when it clears). */
+  node?: NodeConditions;
 }
 
 export class Kubelet {
@@ -66,7 +69,7 @@ export class Kubelet {
   private readonly probes?: ProbeDriver;
   private readonly log: (message: string) => void;
   private readonly removalReason: (source: string) => string | undefined;
-  private readonly allocatable?: NodeAllocatable;
+  private readonly admission: PodAdmission;
   private readonly workers: PodWorkers;
   private readonly wakes: WakeTimers;
   private readonly checkpoints: PodCheckpoints;
@@ -95,7 +98,12 @@ export class Kubelet {
     this.probes = options.probes;
     this.log = options.log ?? (() => {});
     this.removalReason = options.removalReason ?? (() => undefined);
-    this.allocatable = options.allocatable;
+    this.admission = new PodAdmission({
+      allocatable: options.allocatable,
+      node: options.node,
+      pods: () => this.pods.values(),
+      event: (pod, type, reason, message) => this.event(pod, type, reason, undefined, message),
+    });
     this.recorder = options.recorder ?? new EventRecorder();
     const settings = options.backoff ?? { baseMs: 10_000, capMs: 300_000 };
     this.backoff = new BackoffStore(this.clock, settings);
@@ -273,25 +281,20 @@ export class Kubelet {
   }
 
   /**
-   * A pod the loop has not run before, admitted as the kubelet's HandlePodAdditions admits it: its
-   * requests against allocatable less the pods already admitted. A refused pod is kept, Failed with
-   * the reason, and never started; adopted pods never come through here, so a restart refuses nothing.
+   * The node's conditions changed: once DiskPressure has cleared, the pods waiting for it are
+   * admitted, oldest first (each against what the ones before it took), and synced.
    */
-  private admit(spec: PodSpec, now: number): PodRecord {
-    const pod = newPodRecord(spec, now);
-    const refusal = this.allocatable && admissionRefusal(podRequests(spec), this.admittedRequests(), this.allocatable);
-    if (refusal) {
-      pod.rejected = { reason: refusal.reason, message: `Pod was rejected: ${refusal.message}` };
-      pod.phase = podPhase(pod);
-      this.event(pod, "Warning", refusal.reason, undefined, refusal.message);
+  nodeConditionsChanged(): void {
+    if (this.stopped) return;
+    for (const pod of this.admission.waiting()) {
+      if (this.admission.release(pod)) this.dispatch(pod.spec.key);
     }
-    return pod;
   }
 
-  /** The kubelet's active pods: admitted and not finished (a pod still stopping counts until it is gone). */
-  private admittedRequests() {
-    const active = [...this.pods.values()].filter((pod) => !pod.rejected && (!isTerminalPhase(pod.phase) || allContainers(pod).some((c) => c.state === "running")));
-    return active.map((pod) => podRequests(pod.spec));
+  private admit(spec: PodSpec, now: number): PodRecord {
+    const pod = newPodRecord(spec, now);
+    this.admission.admitNew(pod);
+    return pod;
   }
 
   private requestDeletion(pod: PodRecord, cause: NonNullable<PodRecord["deletionCause"]>): void {
@@ -310,9 +313,11 @@ export class Kubelet {
     this.wakes.cancel(key);
     for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
     await killRevivedAttempts(this.ctx, pod, this.index.startedIds);
+    // A pod adopted while waiting, on an agent that saw no pressure at start, is admitted here.
+    if (pod.deletionRequestedAt === undefined) this.admission.release(pod);
     if (pod.deletionRequestedAt !== undefined) {
       if (await this.syncTerminating(pod)) return;
-    } else if (!pod.rejected) {
+    } else if (!pod.rejected && !pod.waitingForNode) {
       await this.syncRunning(pod);
     }
     pod.phase = podPhase(pod);

@@ -100,6 +100,11 @@ export interface PodRecord {
    * message, as the kubelet's rejectPod leaves it. Checkpointed, so a restarted agent keeps it refused.
    */
   rejected?: { reason: string; message: string };
+  /**
+   * Not admitted yet because the node is under pressure (DiskPressure): the pod is Pending and
+   * nothing of it runs until the pressure clears, when it is admitted as a new pod is.
+   */
+  waitingForNode?: { reason: string; message: string };
   /** Each condition's status and when it last changed (lastTransitionTime), by condition type. */
   conditions: Record<string, { status: "True" | "False"; since: number }>;
 }

@@ -9,7 +9,7 @@
  * Where cgroups cannot be used (not root, read-only, a controller missing) the mode is
  * `unavailable` with a reason, and containers run without limits rather than fail.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ResourceRequirements } from "../manifest/types.ts";
 import { parseQuantity } from "../manifest/quantity.ts";
@@ -210,21 +210,45 @@ export class Cgroups {
    * that left the container's process group) is killed first, as a container's cgroup dies whole.
    */
   remove(id: string): void {
-    for (const root of this.mode.kind === "v2" ? [this.mode.root] : this.v1Roots()) {
+    for (const root of this.roots()) {
       const dir = join(root, this.parent, id);
       if (!existsSync(dir)) continue;
       for (const pid of (readText(join(dir, "cgroup.procs")) ?? "").split(/\s+/).filter(Boolean)) killQuietly(Number(pid));
+      removeCgroupDir(dir);
+    }
+  }
+
+  /** The container ids that have a cgroup under this agent's parent, in any hierarchy. */
+  containerIds(): string[] {
+    const ids = new Set<string>();
+    for (const root of this.roots()) {
       try {
-        // A cgroup directory goes with rmdir: its files are the kernel's, not unlinkable.
-        rmdirSync(dir);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        // On a fake tree (tests) the files are real ones.
-        if (code === "ENOTEMPTY") rmSync(dir, { recursive: true, force: true });
-        // EBUSY: a killed process is not reaped yet; the empty cgroup is left behind, harmlessly.
-        else if (code !== "EBUSY" && code !== "ENOENT") throw error;
+        for (const entry of readdirSync(join(root, this.parent), { withFileTypes: true })) if (entry.isDirectory()) ids.add(entry.name);
+      } catch {
+        // This hierarchy has no parent of ours.
       }
     }
+    return [...ids];
+  }
+
+  /**
+   * The start-up sweep of this agent's own leftovers (a cgroup whose rmdir met EBUSY, a runtime
+   * root removed by hand): removes each empty container cgroup under its parent that `keep` does
+   * not claim. Only this identity's parent is read, and a cgroup with a process inside is left
+   * alone. `keep` must claim every container the runtime still has, exited ones included: an
+   * exited container's cgroup holds the OOM counter its exit is read with. Returns the ids removed.
+   */
+  sweep(keep: (id: string) => boolean): string[] {
+    if (this.mode.kind === "unavailable") return [];
+    const removed: string[] = [];
+    for (const id of this.containerIds()) {
+      if (keep(id)) continue;
+      const dirs = this.roots().map((root) => join(root, this.parent, id)).filter((dir) => existsSync(dir));
+      if (dirs.some((dir) => (readText(join(dir, "cgroup.procs")) ?? "").trim() !== "")) continue;
+      for (const dir of dirs) removeCgroupDir(dir);
+      removed.push(id);
+    }
+    return removed;
   }
 
   /**
@@ -232,7 +256,7 @@ export class Cgroups {
    * the agent, and an exited container's cgroup keeps its OOM counter until the container is removed).
    */
   release(): void {
-    for (const root of this.mode.kind === "v2" ? [this.mode.root] : this.v1Roots()) {
+    for (const root of this.roots()) {
       try {
         rmdirSync(join(root, this.parent));
       } catch {
@@ -241,10 +265,27 @@ export class Cgroups {
     }
   }
 
+  private roots(): string[] {
+    return this.mode.kind === "v2" ? [this.mode.root] : this.v1Roots();
+  }
+
   private v1Roots(): string[] {
     const mode = this.mode;
     if (mode.kind !== "v1") return [];
     return [mode.memory, mode.cpu, mode.pids].filter((root): root is string => root !== undefined);
+  }
+}
+
+function removeCgroupDir(dir: string): void {
+  try {
+    // A cgroup directory goes with rmdir: its files are the kernel's, not unlinkable.
+    rmdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // On a fake tree (tests) the files are real ones.
+    if (code === "ENOTEMPTY") rmSync(dir, { recursive: true, force: true });
+    // EBUSY: a killed process is not reaped yet; the empty cgroup is left behind, for the next start's sweep.
+    else if (code !== "EBUSY" && code !== "ENOENT") throw error;
   }
 }
 

@@ -98,6 +98,8 @@ export class ProcessRuntime implements Runtime {
   private readonly podPidsLimit: number | undefined;
   /** Why containers run without resource limits here, or undefined when cgroups can be written. */
   readonly cgroupProblem: string | undefined;
+  /** The leftover cgroups of this owner that the start-up sweep removed (their containers are gone). */
+  readonly sweptCgroups: string[] = [];
   /** id -> why its limits are not enforced, for the containers that have some and no cgroup. */
   private readonly unenforced = new Map<string, string>();
   /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
@@ -116,6 +118,11 @@ export class ProcessRuntime implements Runtime {
     this.cgroups = options.cgroups ?? hostCgroups(this.owner);
     this.podPidsLimit = options.podPidsLimit;
     this.cgroupProblem = this.cgroups.prepare();
+    // Without an owner the cgroup parent ("unowned") may be shared by several runtimes: nothing there is provably ours.
+    if (this.owner !== undefined) {
+      const known = new Set(this.layout.scanContainers().map((container) => container.id));
+      this.sweptCgroups = this.cgroups.sweep((id) => known.has(id));
+    }
     this.events = new ContainerEvents({
       eventsDir: this.layout.eventsDir,
       clock: this.clock,

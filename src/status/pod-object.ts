@@ -94,12 +94,19 @@ export function podObject(pod: PodRecord, options: PodObjectOptions): V1Pod {
     status.message = pod.rejected.message;
     delete status.containerStatuses;
   }
+  if (pod.waitingForNode) {
+    // As a cluster shows a pod no node will take yet: one PodScheduled condition, no container statuses.
+    status.conditions = [
+      { type: "PodScheduled", status: "False", lastProbeTime: null, lastTransitionTime: isoTime(pod.createdAt), reason: "Unschedulable", message: pod.waitingForNode.message },
+    ];
+    delete status.containerStatuses;
+  }
   if (pod.sandbox) {
     status.podIP = pod.sandbox.ip;
     status.podIPs = [{ ip: pod.sandbox.ip }];
   }
   if (pod.startTime !== undefined) status.startTime = isoTime(pod.startTime);
-  if (pod.init.length > 0 && !pod.rejected) status.initContainerStatuses = pod.init.map((c) => containerStatus(c, options.runtimeName));
+  if (pod.init.length > 0 && !pod.rejected && !pod.waitingForNode) status.initContainerStatuses = pod.init.map((c) => containerStatus(c, options.runtimeName));
   return {
     apiVersion: "v1",
     kind: "Pod",

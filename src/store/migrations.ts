@@ -9,6 +9,7 @@ import agentIdentity from "../../migrations/0003_agent_identity.sql" with { type
 import watchHistory from "../../migrations/0004_watch_history.sql" with { type: "text" };
 import apiPods from "../../migrations/0005_api_pods.sql" with { type: "text" };
 import agentSettings from "../../migrations/0006_agent_settings.sql" with { type: "text" };
+import node from "../../migrations/0007_node.sql" with { type: "text" };
 import dbBounds from "../../migrations/0008_dbbounds.sql" with { type: "text" };
 
 export interface Migration {
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: "0004_watch_history.sql", sql: watchHistory },
   { version: 5, name: "0005_api_pods.sql", sql: apiPods },
   { version: 6, name: "0006_agent_settings.sql", sql: agentSettings },
+  { version: 7, name: "0007_node.sql", sql: node },
   { version: 8, name: "0008_dbbounds.sql", sql: dbBounds },
 ];
 

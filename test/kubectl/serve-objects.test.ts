@@ -3,7 +3,9 @@
  * Unknown, and the pods, events and describe output are the recorded ones.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { cpus } from "node:os";
 import { container, desired, pod } from "../pod-builder.ts";
+import { recordDiskPressure, recordNodeStatus } from "../../src/store/node-status.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { describeWithKubectl, KUBECTL, KubectlSession, serveDatabase, type ServedApi } from "./harness.ts";
 
@@ -18,6 +20,9 @@ beforeAll(async () => {
   await h.kubelet.sync(desired(pod({ name: "crash", namespace: "default", containers: [container("crash")] }), pod({ name: "web", namespace: "default" })));
   await h.advance(60);
   h.kubelet.stop();
+  // What an agent with --system-reserved cpu=500m recorded, and the DiskPressure its monitor saw last.
+  recordNodeStatus(h.agent.db, { evictionHard: "memory.available<100Mi,nodefs.available<10%", systemReserved: "cpu=500m", kubeReserved: "", diskPressure: false, diskPressureSince: h.clock.now() }, h.clock.now());
+  recordDiskPressure(h.agent.db, true, h.clock.now());
   api = serveDatabase(h.dbPath, { nodeName: "lab" });
   session = new KubectlSession(h.dbPath);
 });
@@ -37,6 +42,15 @@ describeWithKubectl("kubectl against serve", KUBECTL.default, (kubectl) => {
     expect(described.status).toBe(0);
     expect(described.stdout).toMatch(/Ready +Unknown .* NodeStatusUnknown/);
     expect(described.stdout).toContain("Non-terminated Pods:          (2 in total)");
+  });
+
+  test("describe node shows the recorded DiskPressure, its taint, and allocatable less --system-reserved", async () => {
+    const described = await session.run(kubectl, ["describe", "node", "lab"]);
+    expect(described.status).toBe(0);
+    expect(described.stdout).toMatch(/^Taints: +node\.kubernetes\.io\/disk-pressure:NoSchedule$/m);
+    expect(described.stdout).toMatch(/^ +DiskPressure +True .* KubeletHasDiskPressure +kubelet has disk pressure$/m);
+    const allocatable = described.stdout.slice(described.stdout.indexOf("Allocatable:"));
+    expect(allocatable).toMatch(new RegExp(`^ +cpu: +${cpus().length - 1}500m$`, "m"));
   });
 
   test("pods and events as recorded", async () => {

@@ -4,7 +4,7 @@
  * reported so, one under it runs inside its cgroup, and the cgroup goes with the container.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -15,6 +15,7 @@ import { statusColumns } from "../../src/status/printer.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
+import { removeIdentityCgroups } from "../host-cgroups.ts";
 
 const mode = detectHostCgroupMode();
 /** Whether this host lets us write cgroups: the probe's parent is made, then removed again. */
@@ -37,15 +38,9 @@ function tempRoot(): string {
   roots.push(dir);
   return dir;
 }
-afterAll(() => {
+afterAll(async () => {
   for (const dir of roots) rmSync(dir, { recursive: true, force: true });
-  for (const root of mode.kind === "v1" ? [mode.memory, mode.cpu, mode.pids] : mode.kind === "v2" ? [mode.root] : []) {
-    try {
-      if (root) rmdirSync(join(root, "minikubelet", owner));
-    } catch {
-      // Not made in this hierarchy.
-    }
-  }
+  await removeIdentityCgroups(owner);
 });
 
 /** Asks for 200 MiB at once, so a 16Mi limit is passed on the first allocation. */
@@ -132,6 +127,35 @@ describe.skipIf(!usable)("cgroups on this host", () => {
       await h.close();
     }
   }, 30_000);
+});
+
+describe.skipIf(!usable)("the start-up sweep on this host", () => {
+  test("a leftover empty cgroup of this identity is removed in every hierarchy; a running container's is kept", async () => {
+    const rootDir = tempRoot();
+    const runtime = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
+    const sleeper = contractContainer("sleeper", ["sleep", "30"]);
+    sleeper.resources = { limits: { memory: "64Mi", cpu: "1" }, requests: { memory: "64Mi", cpu: "1" } };
+    const spec = contractPod("kept", [sleeper]);
+    const sandbox = await runtime.runPodSandbox(spec);
+    const id = await runtime.startContainer({ pod: spec, container: sleeper, kind: "app", attempt: 0, sandbox });
+    try {
+      await waitForStatus(runtime, id, (s) => s.state === "running");
+      // What a removal that met EBUSY leaves: the container gone, its empty cgroup still there.
+      new Cgroups(mode, owner).create("leftover", { memoryBytes: 1n << 24n, cpuLimitMillis: 100n, pidsMax: 8 });
+      const hierarchies = mode.kind === "v1" ? [mode.memory, mode.cpu, mode.pids].filter((root): root is string => root !== undefined) : memoryRoot ? [memoryRoot] : [];
+      expect(hierarchies.some((root) => existsSync(join(root, "minikubelet", owner, "leftover")))).toBe(true);
+      const next = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
+      expect(next.sweptCgroups).toEqual(["leftover"]);
+      for (const root of hierarchies) expect(existsSync(join(root, "minikubelet", owner, "leftover"))).toBe(false);
+      expect(existsSync(cgroupOf(id))).toBe(true);
+      expect((await next.containerStatus(id)).state).toBe("running");
+      await next.close();
+    } finally {
+      await runtime.removeContainer(id);
+      await runtime.removePodSandbox(sandbox.id);
+      await runtime.close();
+    }
+  }, 20_000);
 });
 
 test("without writable cgroups the pod still runs, and each container with limits gets a Warning event", async () => {

@@ -1,10 +1,15 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+
+/** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
+const cgroups = testCgroupIdentities();
+afterAll(() => cgroups.cleanup());
 
 let root: string;
 let runtime: ProcessRuntime;
@@ -12,7 +17,7 @@ let h: ReturnType<typeof realHarness>;
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "mk-loop-"));
-  runtime = new ProcessRuntime({ rootDir: root });
+  runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root) });
   h = realHarness(runtime);
 });
 

@@ -16,6 +16,11 @@ import { realClock } from "../../src/clock.ts";
 import type { AttemptRow, StoreReader } from "../../src/store/queries.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { logBytesOnDisk, logFiles } from "../log-files.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+
+/** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
+const cgroups = testCgroupIdentities();
+afterAll(() => cgroups.cleanup());
 
 const roots: string[] = [];
 function tempRoot(): string {
@@ -36,7 +41,7 @@ afterEach(async () => {
 });
 
 async function start(root: string, logPolicy: ContainerLogPolicy, command: string[], date?: string) {
-  const runtime = new ProcessRuntime({ rootDir: root, resyncMs: 60_000, logPolicy, monitorTools: date ? { date } : undefined });
+  const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root), resyncMs: 60_000, logPolicy, monitorTools: date ? { date } : undefined });
   const container = contractContainer("main", command);
   const pod = contractPod("flood", [container]);
   const sandbox = await runtime.runPodSandbox(pod);

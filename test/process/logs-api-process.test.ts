@@ -3,7 +3,7 @@
  * recorded by the SQLite store, read through the route handler on a read-only connection (as under
  * `serve`, with no runtime in the context): follow ends when the container does.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,11 @@ import { SqliteStore } from "../../src/store/pod-store.ts";
 import { getLog, logsApi } from "../logs-api-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+
+/** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
+const cgroups = testCgroupIdentities();
+afterAll(() => cgroups.cleanup());
 
 let dir: string;
 let agent: AgentDatabase;
@@ -27,7 +32,7 @@ beforeEach(() => {
   const layout = new ProcessLayout(root);
   agent = openAgentDatabase(join(dir, "state.db"));
   const store = new SqliteStore({ db: agent.db, clock: realClock, runtimeName: "process", logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") });
-  h = realHarness(new ProcessRuntime({ rootDir: root }), { store });
+  h = realHarness(new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root) }), { store });
 });
 
 afterEach(async () => {

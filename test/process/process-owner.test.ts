@@ -3,13 +3,18 @@
  * wrote, even on one root (a copied database, a runtime root reached twice): it cannot prove it
  * created it. Also: two databases in one directory get two runtime roots.
  */
-import { afterEach, expect, test } from "bun:test";
+import { afterAll, afterEach, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { runtimeRootOf } from "../../src/store/db-path.ts";
 import { container, pod } from "../pod-builder.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+
+/** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
+const cgroups = testCgroupIdentities();
+afterAll(() => cgroups.cleanup());
 
 const roots: string[] = [];
 afterEach(() => {
@@ -19,8 +24,8 @@ afterEach(() => {
 test("another database's containers and sandboxes are invisible and cannot be removed", async () => {
   const root = mkdtempSync(join(tmpdir(), "mk-owner-"));
   roots.push(root);
-  const first = new ProcessRuntime({ rootDir: root, owner: "a".repeat(32) });
-  const second = new ProcessRuntime({ rootDir: root, owner: "b".repeat(32) });
+  const first = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(`${root}#first`) });
+  const second = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(`${root}#second`) });
   const spec = { ...pod({ name: "web", containers: [container("web", { command: ["sleep", "30"] })] }), volumes: [{ name: "data", type: "emptyDir" as const }] };
   const sandbox = await first.runPodSandbox(spec);
   const id = await first.startContainer({ pod: spec, container: spec.containers[0]!, kind: "app", attempt: 0, sandbox });

@@ -17,6 +17,11 @@ import {
   writeAtomic,
 } from "../../src/runtime/process-files.ts";
 import { contractContainer, contractPod, runtimeContract, waitForLog, waitForStatus, within } from "../runtime-contract.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+
+/** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
+const cgroups = testCgroupIdentities();
+afterAll(() => cgroups.cleanup());
 
 const roots: string[] = [];
 function tempRoot(): string {
@@ -29,13 +34,20 @@ afterAll(() => {
 });
 
 // A one-minute backstop: the contract's "exit within 1s" case can only pass through the watch.
-runtimeContract("process", () => new ProcessRuntime({ rootDir: tempRoot(), resyncMs: 60_000 }), { image: "none" });
+runtimeContract(
+  "process",
+  () => {
+    const rootDir = tempRoot();
+    return new ProcessRuntime({ rootDir, owner: cgroups.ownerFor(rootDir), resyncMs: 60_000 });
+  },
+  { image: "none" },
+);
 
 describe("process runtime", () => {
   const open: ProcessRuntime[] = [];
   const started: { runtime: ProcessRuntime; id: string }[] = [];
   function make(rootDir: string): ProcessRuntime {
-    const runtime = new ProcessRuntime({ rootDir, resyncMs: 60_000 });
+    const runtime = new ProcessRuntime({ rootDir, owner: cgroups.ownerFor(rootDir), resyncMs: 60_000 });
     open.push(runtime);
     return runtime;
   }

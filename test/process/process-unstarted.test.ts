@@ -11,6 +11,11 @@ import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { monitorsOf, resolveMonitorTools } from "../../src/runtime/process-monitor.ts";
 import { contractContainer, contractPod } from "../runtime-contract.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+
+/** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
+const cgroups = testCgroupIdentities();
+afterAll(() => cgroups.cleanup());
 
 const roots: string[] = [];
 const open: ProcessRuntime[] = [];
@@ -26,7 +31,7 @@ function slowStartingRuntime(root: string): ProcessRuntime {
   const setsid = join(root, "slow-setsid");
   writeFileSync(setsid, `#!/bin/sh\nsleep 0.6\nexec ${resolveMonitorTools().setsid} "$@"\n`);
   chmodSync(setsid, 0o755);
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), resyncMs: 60_000, monitorTools: { setsid } });
+  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000, monitorTools: { setsid } });
   open.push(runtime);
   return runtime;
 }
@@ -54,7 +59,7 @@ test("a container whose pid was not yet recorded is listed as running once its m
   const root = tempRoot();
   const marker = join(root, "runs");
   await startThenDie(root, marker);
-  const next = new ProcessRuntime({ rootDir: join(root, "process"), resyncMs: 60_000 });
+  const next = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000 });
   open.push(next);
   const [listed] = await next.listContainers();
   expect(listed?.state).toBe("running");
@@ -67,7 +72,7 @@ test("removing such a container kills what its monitor starts: nothing runs on u
   const root = tempRoot();
   const marker = join(root, "runs");
   await startThenDie(root, marker);
-  const next = new ProcessRuntime({ rootDir: join(root, "process"), resyncMs: 60_000, startTimeoutMs: 0 });
+  const next = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000, startTimeoutMs: 0 });
   open.push(next);
   const [listed] = await next.listContainers();
   expect(listed?.state).toBe("created");

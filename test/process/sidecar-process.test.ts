@@ -3,7 +3,7 @@
  * serves HTTP on loopback, the app container fetches from it and exits 0, and under restartPolicy
  * Never the pod then Succeeds and the sidecar is stopped.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -11,6 +11,11 @@ import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+
+/** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
+const cgroups = testCgroupIdentities();
+afterAll(() => cgroups.cleanup());
 
 let root: string;
 let runtime: ProcessRuntime;
@@ -18,7 +23,7 @@ let h: ReturnType<typeof realHarness>;
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "mk-sidecar-"));
-  runtime = new ProcessRuntime({ rootDir: join(root, "runtime") });
+  runtime = new ProcessRuntime({ rootDir: join(root, "runtime"), owner: cgroups.ownerFor(root) });
   h = realHarness(runtime);
 });
 

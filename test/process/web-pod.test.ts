@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,6 +11,11 @@ import { Prober } from "../../src/prober/prober.ts";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { desired } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+
+/** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
+const cgroups = testCgroupIdentities();
+afterAll(() => cgroups.cleanup());
 
 let root: string;
 let runtime: ProcessRuntime;
@@ -18,7 +23,7 @@ let h: ReturnType<typeof realHarness>;
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "mk-web-"));
-  runtime = new ProcessRuntime({ rootDir: join(root, "runtime") });
+  runtime = new ProcessRuntime({ rootDir: join(root, "runtime"), owner: cgroups.ownerFor(root) });
   const prober = new Prober({ clock: realClock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) });
   h = realHarness(runtime, { probes: new ProbeManager(prober, realClock) });
 });

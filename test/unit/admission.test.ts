@@ -1,12 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { admissionRefusal, podRequests, type PodRequests } from "../../src/kubelet/admission.ts";
-import { nodeAllocatable } from "../../src/node-allocatable.ts";
+import { nodeAllocatable, NOTHING_RESERVED, parseReserved, ReservedError } from "../../src/node-allocatable.ts";
+import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { container } from "../pod-builder.ts";
 
 const Mi = 1024n * 1024n;
 
-function needs(cpu: string, memory?: string) {
-  return { resources: { limits: {}, requests: { cpu, ...(memory && { memory }) } } };
+function needs(cpu: string, memory?: string, storage?: string) {
+  return { resources: { limits: {}, requests: { cpu, ...(memory && { memory }), ...(storage && { "ephemeral-storage": storage }) } } };
 }
 
 function sidecar(name: string, cpu: string) {
@@ -15,8 +16,8 @@ function sidecar(name: string, cpu: string) {
 
 describe("podRequests", () => {
   test("sums app containers, in millicores and bytes", () => {
-    const requests = podRequests({ containers: [container("a", needs("500m", "64Mi")), container("b", needs("1.5", "1Gi"))], initContainers: [] });
-    expect(requests).toEqual({ cpuMillis: 2000n, memoryBytes: 64n * Mi + 1024n * Mi });
+    const requests = podRequests({ containers: [container("a", needs("500m", "64Mi", "1Gi")), container("b", needs("1.5", "1Gi", "500M"))], initContainers: [] });
+    expect(requests).toEqual({ cpuMillis: 2000n, memoryBytes: 64n * Mi + 1024n * Mi, ephemeralStorageBytes: 1024n * Mi + 500_000_000n });
   });
 
   test("an init container larger than the app containers sets the pod's request", () => {
@@ -34,13 +35,13 @@ describe("podRequests", () => {
   });
 
   test("a container with no requests asks for nothing", () => {
-    expect(podRequests({ containers: [container("a")], initContainers: [] })).toEqual({ cpuMillis: 0n, memoryBytes: 0n });
+    expect(podRequests({ containers: [container("a")], initContainers: [] })).toEqual({ cpuMillis: 0n, memoryBytes: 0n, ephemeralStorageBytes: 0n });
   });
 });
 
 describe("admissionRefusal", () => {
-  const allocatable = { cpuMillis: 2000n, memoryBytes: 1024n * Mi, pods: 3 };
-  const pod = (cpuMillis: bigint, memoryBytes = 0n): PodRequests => ({ cpuMillis, memoryBytes });
+  const allocatable = { cpuMillis: 2000n, memoryBytes: 1024n * Mi, ephemeralStorageBytes: 10n * 1024n * Mi, pods: 3 };
+  const pod = (cpuMillis: bigint, memoryBytes = 0n, ephemeralStorageBytes = 0n): PodRequests => ({ cpuMillis, memoryBytes, ephemeralStorageBytes });
 
   test("a pod that fits beside the admitted ones is admitted", () => {
     expect(admissionRefusal(pod(1500n), [pod(500n)], allocatable)).toBeUndefined();
@@ -66,6 +67,18 @@ describe("admissionRefusal", () => {
     });
   });
 
+  test("ephemeral-storage is checked in bytes, with the kubelet's OutOfephemeral-storage", () => {
+    expect(admissionRefusal(pod(0n, 0n, 6n * 1024n * Mi), [pod(0n, 0n, 5n * 1024n * Mi)], allocatable)).toEqual({
+      reason: "OutOfephemeral-storage",
+      message: `Node didn't have enough resource: ephemeral-storage, requested: ${6n * 1024n * Mi}, used: ${5n * 1024n * Mi}, capacity: ${10n * 1024n * Mi}`,
+    });
+    expect(admissionRefusal(pod(0n, 0n, 5n * 1024n * Mi), [pod(0n, 0n, 5n * 1024n * Mi)], allocatable)).toBeUndefined();
+  });
+
+  test("memory is named before ephemeral-storage when both are short", () => {
+    expect(admissionRefusal(pod(0n, 2048n * Mi, 20n * 1024n * Mi), [], allocatable)?.reason).toBe("OutOfmemory");
+  });
+
   test("cpu is named before memory when both are short, as the scheduler orders them", () => {
     expect(admissionRefusal(pod(5000n, 2048n * Mi), [], allocatable)?.reason).toBe("OutOfcpu");
   });
@@ -82,6 +95,54 @@ describe("admissionRefusal", () => {
   });
 });
 
-test("allocatable is the host's CPUs and its memory less the 100Mi hard eviction threshold", () => {
-  expect(nodeAllocatable({ cpus: 2, memoryTotalKi: 4 * 1024 * 1024 })).toEqual({ cpuMillis: 2000n, memoryBytes: (4n * 1024n - 100n) * Mi, pods: 110 });
+const Gi = 1024n * Mi;
+const host = { cpus: 2, memoryTotalKi: 4 * 1024 * 1024, ephemeralStorageBytes: 100n * Gi };
+const defaults = { evictionHard: parseEvictionHard(""), systemReserved: NOTHING_RESERVED, kubeReserved: NOTHING_RESERVED };
+
+describe("nodeAllocatable", () => {
+  test("by default: the host's CPUs, its memory less memory.available<100Mi, its pods filesystem less nodefs.available<10%", () => {
+    expect(nodeAllocatable(host, defaults)).toEqual({ cpuMillis: 2000n, memoryBytes: 4n * Gi - 100n * Mi, ephemeralStorageBytes: 90n * Gi, pods: 110 });
+  });
+
+  test("system-reserved and kube-reserved are taken off, as the kubelet's GetNodeAllocatableReservation does", () => {
+    const reservations = {
+      evictionHard: parseEvictionHard("nodefs.available<2Gi"),
+      systemReserved: parseReserved("--system-reserved", "cpu=500m,memory=1Gi,ephemeral-storage=10Gi"),
+      kubeReserved: parseReserved("--kube-reserved", "cpu=250m,memory=512Mi"),
+    };
+    expect(nodeAllocatable(host, reservations)).toEqual({
+      cpuMillis: 1250n,
+      memoryBytes: 4n * Gi - 1n * Gi - 512n * Mi - 100n * Mi,
+      ephemeralStorageBytes: 100n * Gi - 10n * Gi - 2n * Gi,
+      pods: 110,
+    });
+  });
+
+  test("never below zero", () => {
+    const reservations = { ...defaults, systemReserved: parseReserved("--system-reserved", "cpu=8,memory=64Gi") };
+    expect(nodeAllocatable(host, reservations)).toMatchObject({ cpuMillis: 0n, memoryBytes: 0n });
+  });
+});
+
+describe("parseReserved", () => {
+  test("reads the kubelet's NAME=QUANTITY list", () => {
+    expect(parseReserved("--system-reserved", "cpu=0.5, memory=1G,ephemeral-storage=1Ki")).toEqual({ cpuMillis: 500n, memoryBytes: 1_000_000_000n, ephemeralStorageBytes: 1024n });
+    expect(parseReserved("--system-reserved", "")).toEqual(NOTHING_RESERVED);
+  });
+
+  test("refuses what the kubelet refuses, naming the flag", () => {
+    const refused = (text: string) => {
+      try {
+        parseReserved("--system-reserved", text);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ReservedError);
+        return (error as Error).message;
+      }
+      throw new Error(`${text} was accepted`);
+    };
+    expect(refused("cpu")).toBe('--system-reserved: "cpu" is not NAME=QUANTITY (e.g. cpu=500m,memory=1Gi)');
+    expect(refused("gpu=1")).toBe("--system-reserved: gpu cannot be reserved (only cpu, memory, ephemeral-storage)");
+    expect(refused("memory=-1Gi")).toBe("--system-reserved: memory=-1Gi: must be greater than or equal to 0");
+    expect(refused("memory=lots")).toMatch(/^--system-reserved: memory=lots: quantities must match the regular expression/);
+  });
 });

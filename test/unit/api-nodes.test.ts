@@ -2,6 +2,8 @@ import { expect, test } from "bun:test";
 import { cpus } from "node:os";
 import { microTime, nodeRoutes } from "../../src/api/nodes-api.ts";
 import { nodeObject, osImage, parseMeminfo, type HostFacts, type NodeOptions } from "../../src/api/node-object.ts";
+import { NOTHING_RESERVED, parseReserved } from "../../src/node-allocatable.ts";
+import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { apiContext, call, TABLE_ACCEPT } from "../api-objects-fixtures.ts";
@@ -11,8 +13,8 @@ const healthy: HostFacts = {
   cpus: 4,
   memoryTotalKi: 8 * GiKi,
   memoryAvailableKi: 4 * GiKi,
-  diskTotalBytes: 100e9,
-  diskAvailableBytes: 50e9,
+  ephemeralStorageBytes: 100_000_000_000n,
+  diskAvailableBytes: 50_000_000_000n,
   pidMax: 4_194_304,
   processes: 300,
   hostname: "host",
@@ -23,10 +25,11 @@ const healthy: HostFacts = {
   machineID: "m",
   bootID: "b",
 };
-const options: NodeOptions = { name: "lab", uid: "u", createdAt: 0, heartbeatAt: 1000, liveness: "running", containerRuntimeVersion: "process://minikubelet" };
+const reservations = { evictionHard: parseEvictionHard(""), systemReserved: NOTHING_RESERVED, kubeReserved: NOTHING_RESERVED };
+const options: NodeOptions = { name: "lab", uid: "u", createdAt: 0, heartbeatAt: 1000, liveness: "running", containerRuntimeVersion: "process://minikubelet", reservations };
 
-function conditions(facts: HostFacts, liveness: NodeOptions["liveness"] = "running") {
-  const node = nodeObject(facts, { ...options, liveness }) as any;
+function conditions(facts: HostFacts, liveness: NodeOptions["liveness"] = "running", more: Partial<NodeOptions> = {}) {
+  const node = nodeObject(facts, { ...options, liveness, ...more }) as any;
   return Object.fromEntries(node.status.conditions.map((c: any) => [c.type, `${c.status} ${c.reason}`]));
 }
 
@@ -39,16 +42,49 @@ test("pressure conditions follow the kubelet's hard eviction thresholds", () => 
   });
   expect(conditions({ ...healthy, memoryAvailableKi: 99 * 1024 }).MemoryPressure).toBe("True KubeletHasInsufficientMemory");
   expect(conditions({ ...healthy, memoryAvailableKi: 100 * 1024 }).MemoryPressure).toBe("False KubeletHasSufficientMemory");
-  expect(conditions({ ...healthy, diskAvailableBytes: 9.9e9 }).DiskPressure).toBe("True KubeletHasDiskPressure");
-  expect(conditions({ ...healthy, diskAvailableBytes: 10e9 }).DiskPressure).toBe("False KubeletHasNoDiskPressure");
+  expect(conditions({ ...healthy, diskAvailableBytes: 9_900_000_000n }).DiskPressure).toBe("True KubeletHasDiskPressure");
+  expect(conditions({ ...healthy, diskAvailableBytes: 10_000_000_000n }).DiskPressure).toBe("False KubeletHasNoDiskPressure");
   expect(conditions({ ...healthy, pidMax: 1000, processes: 950 }).PIDPressure).toBe("True KubeletHasInsufficientPID");
   expect(conditions(healthy, "not-serving").Ready).toBe("Unknown NodeStatusUnknown");
 });
 
+test("the thresholds are the agent's flags: memory.available and nodefs.available as given", () => {
+  const flags = { reservations: { ...reservations, evictionHard: parseEvictionHard("memory.available<1Gi,nodefs.available<60%") } };
+  expect(conditions({ ...healthy, memoryAvailableKi: 1023 * 1024 }, "running", flags).MemoryPressure).toBe("True KubeletHasInsufficientMemory");
+  expect(conditions(healthy, "running", flags).DiskPressure).toBe("True KubeletHasDiskPressure");
+});
+
+test("DiskPressure is the agent's recorded verdict, with its transition time and the disk-pressure taint", () => {
+  const since = Date.UTC(2026, 10, 30, 12, 0, 0);
+  const node = nodeObject(healthy, { ...options, diskPressure: { pressure: true, since } }) as any;
+  expect(node.status.conditions.find((c: any) => c.type === "DiskPressure")).toMatchObject({
+    status: "True",
+    reason: "KubeletHasDiskPressure",
+    message: "kubelet has disk pressure",
+    lastTransitionTime: "2026-11-30T12:00:00Z",
+  });
+  expect(node.spec).toEqual({ taints: [{ key: "node.kubernetes.io/disk-pressure", effect: "NoSchedule", timeAdded: "2026-11-30T12:00:00Z" }] });
+  const cleared = nodeObject({ ...healthy, diskAvailableBytes: 0n }, { ...options, diskPressure: { pressure: false, since } }) as any;
+  expect(cleared.status.conditions.find((c: any) => c.type === "DiskPressure").status).toBe("False");
+  expect(cleared.spec).toEqual({});
+});
+
 test("capacity and allocatable: allocatable less the eviction thresholds", () => {
   const node = nodeObject(healthy, options) as any;
-  expect(node.status.capacity).toEqual({ cpu: "4", "ephemeral-storage": `${Math.floor(100e9 / 1024)}Ki`, memory: `${8 * GiKi}Ki`, pods: "110" });
+  expect(node.status.capacity).toEqual({ cpu: "4", "ephemeral-storage": `${100_000_000_000n / 1024n}Ki`, memory: `${8 * GiKi}Ki`, pods: "110" });
   expect(node.status.allocatable).toEqual({ cpu: "4", "ephemeral-storage": String(90e9), memory: `${8 * GiKi - 100 * 1024}Ki`, pods: "110" });
+});
+
+test("allocatable less --system-reserved and --kube-reserved", () => {
+  const reserved = {
+    ...reservations,
+    systemReserved: parseReserved("--system-reserved", "cpu=500m,memory=1Gi,ephemeral-storage=10G"),
+    kubeReserved: parseReserved("--kube-reserved", "cpu=500m"),
+  };
+  const node = nodeObject(healthy, { ...options, reservations: reserved }) as any;
+  expect(node.status.allocatable).toEqual({ cpu: "3", "ephemeral-storage": String(80e9), memory: `${7 * GiKi - 100 * 1024}Ki`, pods: "110" });
+  const half = nodeObject(healthy, { ...options, reservations: { ...reserved, kubeReserved: NOTHING_RESERVED } }) as any;
+  expect(half.status.allocatable.cpu).toBe("3500m");
 });
 
 test("host facts parsers", () => {

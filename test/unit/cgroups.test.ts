@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cgroups, detectCgroupMode, limitsFromResources, milliCpuToShares, sharesToWeight } from "../../src/runtime/cgroups.ts";
+import { fakeV1, fakeV2 } from "../cgroup-fixtures.ts";
 
 const temps: string[] = [];
 afterEach(() => {
@@ -18,28 +19,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "mk-cgroups-"));
   temps.push(dir);
   return dir;
-}
-
-function mountLine(id: number, mountPoint: string, fsType: string, superOptions: string): string {
-  return `${id} 31 0:${id} / ${mountPoint} rw,relatime - ${fsType} ${fsType} ${superOptions}`;
-}
-
-/** A v1 host like this one: a hierarchy per controller, plus the empty hybrid cgroup2. */
-function fakeV1(root: string, { memsw = true } = {}): string {
-  for (const controller of ["memory", "cpu", "pids"]) mkdirSync(join(root, controller));
-  if (memsw) writeFileSync(join(root, "memory", "memory.memsw.limit_in_bytes"), "9223372036854771712\n");
-  mkdirSync(join(root, "unified"));
-  return [
-    mountLine(32, join(root, "cpu"), "cgroup", "rw,cpu"),
-    mountLine(35, join(root, "memory"), "cgroup", "rw,memory"),
-    mountLine(39, join(root, "pids"), "cgroup", "rw,pids"),
-    mountLine(41, join(root, "unified"), "cgroup2", "rw"),
-  ].join("\n");
-}
-
-function fakeV2(root: string, controllers = "cpuset cpu io memory pids"): string {
-  writeFileSync(join(root, "cgroup.controllers"), `${controllers}\n`);
-  return mountLine(29, root, "cgroup2", "rw,nsdelegate");
 }
 
 const read = (file: string): string => readFileSync(file, "utf8").trim();

@@ -66,6 +66,18 @@ describe("flags checked before the agent starts", () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  test.each([
+    ["--eviction-hard", "imagefs.available<15%", "error: --eviction-hard: unsupported eviction signal imagefs.available (this agent watches memory.available and nodefs.available)\n"],
+    ["--eviction-hard", "nodefs.available<110%", "error: --eviction-hard: eviction percentage threshold nodefs.available must be <= 100%: 110%\n"],
+    ["--system-reserved", "gpu=1", "error: --system-reserved: gpu cannot be reserved (only cpu, memory, ephemeral-storage)\n"],
+    ["--kube-reserved", "memory=-1", "error: --kube-reserved: memory=-1: must be greater than or equal to 0\n"],
+  ])("run %s %p is a usage error before anything starts", async (flag, value, message) => {
+    const db = join(dir, "state.db");
+    expect(await runCLI(["run", "--manifests", join(dir, "manifests"), flag, value, "--db", db])).toBe(2);
+    expect(out.join("")).toBe(message);
+    expect(existsSync(db)).toBe(false);
+  });
+
   test("--backoff-max alone below the default base lowers the first wait instead of being refused", async () => {
     expect(await runCLI(["backoff", "--backoff-max", "4"])).toBe(0);
     const waits = out.join("").split("\n").slice(1, 4).map((line) => line.trim().split(/\s+/)[1]);

@@ -10,7 +10,7 @@ const MESSAGE = "Node didn't have enough resource: cpu, requested: 3000, used: 5
 
 test("a pod refused with OutOfcpu is listed, described and in the events with the kubelet's reason and message", async () => {
   using dir = tempDir();
-  const h = storeHarness(dir.path, { allocatable: { cpuMillis: 2000n, memoryBytes: 1n << 30n, pods: 110 } });
+  const h = storeHarness(dir.path, { allocatable: { cpuMillis: 2000n, memoryBytes: 1n << 30n, ephemeralStorageBytes: 1n << 40n, pods: 110 } });
   const needs = (cpu: string) => ({ resources: { limits: {}, requests: { cpu } } });
   await h.kubelet.sync(desired(pod({ name: "small", containers: [container("small", needs("500m"))] }), pod({ name: "big", containers: [container("big", needs("3"))] })));
   await h.advance(2);

@@ -4,7 +4,7 @@ import { harness } from "../kubelet-harness.ts";
 import { podObject } from "../../src/status/pod-object.ts";
 import { statusColumns } from "../../src/status/printer.ts";
 
-const allocatable = { cpuMillis: 2000n, memoryBytes: 1024n * 1024n * 1024n, pods: 110 };
+const allocatable = { cpuMillis: 2000n, memoryBytes: 1024n * 1024n * 1024n, ephemeralStorageBytes: 1n << 40n, pods: 110 };
 
 function requesting(name: string, cpu: string, extra: Parameters<typeof pod>[0] = {}) {
   return pod({ name, containers: [container(name, { resources: { limits: {}, requests: { cpu } } })], ...extra });
@@ -69,6 +69,21 @@ describe("admission of new pods", () => {
     await h.kubelet.sync(desired(requesting("big", "1", { revision: 2 })));
     await h.advance(1);
     expect(h.pod(requesting("big", "1").key)?.phase).toBe("Running");
+  });
+
+  test("ephemeral-storage requests are counted: a pod beyond what is left is Failed with OutOfephemeral-storage", async () => {
+    const h = harness({ allocatable: { ...allocatable, ephemeralStorageBytes: 10n << 30n } });
+    const storing = (name: string, size: string) => pod({ name, containers: [container(name, { resources: { limits: {}, requests: { "ephemeral-storage": size } } })] });
+    const first = storing("first", "6Gi");
+    const second = storing("second", "6Gi");
+    await h.kubelet.sync(desired(first));
+    await h.kubelet.sync(desired(first, second));
+    await h.advance(1);
+    expect(h.pod(first.key)?.phase).toBe("Running");
+    expect(h.pod(second.key)?.rejected).toEqual({
+      reason: "OutOfephemeral-storage",
+      message: `Pod was rejected: Node didn't have enough resource: ephemeral-storage, requested: ${6n << 30n}, used: ${6n << 30n}, capacity: ${10n << 30n}`,
+    });
   });
 
   test("without allocatable every pod is admitted", async () => {

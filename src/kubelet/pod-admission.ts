@@ -1,0 +1,78 @@
+/**
+ * The loop's admission of new pods (the kubelet's HandlePodAdditions and its admit handlers): under
+ * DiskPressure a new pod waits, Pending, for the pressure to clear; otherwise its requests must fit
+ * in allocatable beside the pods already admitted, or it is refused as the kubelet's rejectPod
+ * leaves it (Failed, never started). Adopted pods never come through here: a restart refuses nothing.
+ */
+import type { NodeAllocatable } from "../node-allocatable.ts";
+import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests } from "./admission.ts";
+import type { EventType } from "./events.ts";
+import { isTerminalPhase, podPhase } from "./phase.ts";
+import { allContainers, type PodRecord } from "./pod-state.ts";
+
+/** What the node says about itself; the loop asks at each admission. */
+export interface NodeConditions {
+  diskPressure(): boolean;
+}
+
+export interface PodAdmissionOptions {
+  /** Without it every pod fits. */
+  allocatable?: NodeAllocatable;
+  /** Without it the node is never under pressure. */
+  node?: NodeConditions;
+  /** The pods the loop holds, the candidate among them or not. */
+  pods: () => Iterable<PodRecord>;
+  event: (pod: PodRecord, type: EventType, reason: string, message: string) => void;
+}
+
+export class PodAdmission {
+  private readonly options: PodAdmissionOptions;
+
+  constructor(options: PodAdmissionOptions) {
+    this.options = options;
+  }
+
+  get underPressure(): boolean {
+    return this.options.node?.diskPressure() ?? false;
+  }
+
+  /** A pod the loop has not run before: it waits (waitingForNode), is refused (rejected), or is admitted. */
+  admitNew(pod: PodRecord): void {
+    if (this.underPressure) {
+      pod.waitingForNode = { ...DISK_PRESSURE_WAIT };
+      this.options.event(pod, "Warning", DISK_PRESSURE_WAIT.reason, DISK_PRESSURE_WAIT.message);
+      return;
+    }
+    this.fit(pod);
+  }
+
+  /** Admits a waiting pod once nothing holds it back; true when it no longer waits. */
+  release(pod: PodRecord): boolean {
+    if (!pod.waitingForNode || this.underPressure) return false;
+    pod.waitingForNode = undefined;
+    this.fit(pod);
+    return true;
+  }
+
+  /** The waiting pods, oldest first: the order they are admitted in once the pressure clears. */
+  waiting(): PodRecord[] {
+    return [...this.options.pods()].filter((pod) => pod.waitingForNode && pod.deletionRequestedAt === undefined).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  private fit(pod: PodRecord): void {
+    const { allocatable } = this.options;
+    const refusal = allocatable && admissionRefusal(podRequests(pod.spec), this.admittedRequests(pod), allocatable);
+    if (!refusal) return;
+    pod.rejected = { reason: refusal.reason, message: `Pod was rejected: ${refusal.message}` };
+    pod.phase = podPhase(pod);
+    this.options.event(pod, "Warning", refusal.reason, refusal.message);
+  }
+
+  /** The kubelet's active pods other than `candidate`: admitted and not finished (a pod still stopping counts until it is gone). */
+  private admittedRequests(candidate: PodRecord) {
+    const active = [...this.options.pods()].filter(
+      (pod) => pod !== candidate && !pod.rejected && !pod.waitingForNode && (!isTerminalPhase(pod.phase) || allContainers(pod).some((c) => c.state === "running")),
+    );
+    return active.map((pod) => podRequests(pod.spec));
+  }
+}
