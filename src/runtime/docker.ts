@@ -16,7 +16,6 @@ import {
   containerCreateOptions,
   podVolumeDir,
   resolveMounts,
-  sandboxCreateOptions,
   type ResolvedMount,
 } from "./docker-container-config.ts";
 import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
@@ -26,6 +25,7 @@ import { execWithTimeout } from "./docker-exec.ts";
 import { startDockerExec } from "./docker-exec-stream.ts";
 import { demuxToText, FrameTextDecoder } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
+import { runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
 import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
@@ -85,6 +85,7 @@ export class DockerRuntime implements Runtime {
   private readonly clock: Clock;
   private readonly images: DockerImages;
   private readonly events: DockerEventWatcher;
+  private readonly sandboxEngine: SandboxEngine;
 
   constructor(options: DockerRuntimeOptions = {}) {
     this.clock = options.clock ?? realClock;
@@ -96,31 +97,19 @@ export class DockerRuntime implements Runtime {
     this.nodeResources = options.nodeResources ?? {};
     this.images = new DockerImages(this.docker, this.clock);
     this.events = new DockerEventWatcher(this.docker, this.clock, this.ownLabels());
+    this.sandboxEngine = {
+      docker: this.docker,
+      images: this.images,
+      pauseImage: this.pauseImage,
+      owner: this.owner,
+      owns: (labels) => this.owns(labels),
+      remove: (id) => this.removeQuietly(id),
+      endpoint: () => this.endpoint,
+    };
   }
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
-    const existing = await this.docker
-      .listContainers({
-        all: true,
-        filters: { label: this.ownLabels(`${LABEL.podUid}=${pod.uid}`, `${LABEL.sandbox}=true`) },
-      })
-      .catch((error) => rethrowUnreachable(error, this.endpoint));
-    for (const found of existing) {
-      if (found.State === "running") return this.sandboxFromInspect(found.Id, pod.uid);
-      // A dead sandbox cannot be restarted into the same namespaces: replace it, like the kubelet.
-      await this.removeQuietly(found.Id);
-    }
-    await this.images.ensureImage({ image: this.pauseImage, imagePullPolicy: "IfNotPresent" });
-    const container = await this.docker.createContainer(sandboxCreateOptions(pod, this.pauseImage, this.owner));
-    try {
-      await container.start();
-    } catch (error) {
-      await this.removeQuietly(container.id);
-      throw new Error(`pod ${pod.key}: starting sandbox (${this.pauseImage}) failed: ${dockerMessage(error)}`, {
-        cause: error,
-      });
-    }
-    return this.sandboxFromInspect(container.id, pod.uid);
+    return runSandbox(this.sandboxEngine, pod);
   }
 
   /** Removes the pod's containers, its pause container and its emptyDir volumes. */
@@ -417,16 +406,6 @@ export class DockerRuntime implements Runtime {
     const modem = (this.docker as unknown as { modem?: { socketPath?: unknown; host?: string; port?: number } }).modem;
     if (typeof modem?.socketPath === "string") return modem.socketPath;
     return modem?.host ? `${modem.host}${modem.port ? `:${modem.port}` : ""}` : (process.env.DOCKER_HOST ?? "/var/run/docker.sock");
-  }
-
-  private async sandboxFromInspect(id: string, podUid: string): Promise<Sandbox> {
-    const info = await this.docker.getContainer(id).inspect();
-    const hostNetwork = info.HostConfig.NetworkMode === "host";
-    const networks = Object.values(info.NetworkSettings.Networks ?? {});
-    const ip = hostNetwork
-      ? "127.0.0.1"
-      : info.NetworkSettings.IPAddress || (networks.find((n) => n.IPAddress)?.IPAddress ?? "");
-    return { id: info.Id, ip, podUid };
   }
 
   private async removeQuietly(id: string): Promise<void> {
