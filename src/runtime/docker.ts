@@ -20,6 +20,7 @@ import {
 } from "./docker-container-config.ts";
 import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
 import { DockerEventWatcher } from "./docker-events.ts";
+import { DockerExitRecords } from "./docker-exits.ts";
 import { useFetchTransport } from "./docker-transport.ts";
 import { execWithTimeout } from "./docker-exec.ts";
 import { startDockerExec } from "./docker-exec-stream.ts";
@@ -86,6 +87,8 @@ export class DockerRuntime implements Runtime {
   private readonly images: DockerImages;
   private readonly events: DockerEventWatcher;
   private readonly sandboxEngine: SandboxEngine;
+  /** Exits the event stream reported, answered without an inspect (docker-exits.ts says why). */
+  private readonly exits = new DockerExitRecords();
 
   constructor(options: DockerRuntimeOptions = {}) {
     this.clock = options.clock ?? realClock;
@@ -96,7 +99,7 @@ export class DockerRuntime implements Runtime {
     this.logPolicy = options.logPolicy ?? DEFAULT_LOG_POLICY;
     this.nodeResources = options.nodeResources ?? {};
     this.images = new DockerImages(this.docker, this.clock);
-    this.events = new DockerEventWatcher(this.docker, this.clock, this.ownLabels());
+    this.events = new DockerEventWatcher(this.docker, this.clock, this.ownLabels(), this.exits);
     this.sandboxEngine = {
       docker: this.docker,
       images: this.images,
@@ -199,8 +202,10 @@ export class DockerRuntime implements Runtime {
   }
 
   async containerStatus(id: string): Promise<ContainerStatus> {
+    const exited = this.exits.status(id);
+    if (exited) return exited;
     try {
-      return statusFromInspect(await this.docker.getContainer(id).inspect());
+      return this.remembered(statusFromInspect(await this.docker.getContainer(id).inspect()));
     } catch (error) {
       if (isNotFound(error)) return { id, state: "unknown" };
       rethrowUnreachable(error, this.endpoint);
@@ -295,7 +300,7 @@ export class DockerRuntime implements Runtime {
       const network = info.HostConfig.NetworkMode ?? "";
       return [
         {
-          ...statusFromInspect(info),
+          ...this.remembered(statusFromInspect(info)),
           labels: info.Config.Labels ?? {},
           sandboxId: network.startsWith("container:") ? network.slice("container:".length) : undefined,
         },
@@ -408,7 +413,14 @@ export class DockerRuntime implements Runtime {
     return modem?.host ? `${modem.host}${modem.port ? `:${modem.port}` : ""}` : (process.env.DOCKER_HOST ?? "/var/run/docker.sock");
   }
 
+  /** A running container's start time, kept for the status of its exit (docker-exits.ts). */
+  private remembered(status: ContainerStatus): ContainerStatus {
+    if (status.state === "running" && status.startedAt !== undefined) this.exits.running(status.id, status.startedAt);
+    return status;
+  }
+
   private async removeQuietly(id: string): Promise<void> {
+    this.exits.forget(id);
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
     } catch (error) {
