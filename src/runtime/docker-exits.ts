@@ -8,7 +8,8 @@
  * What a record holds is what an inspect would say, from the same sources: the exit code is the
  * `die` event's; OOMKilled is an `oom` event for the container before its `die` (the engine's
  * containerd client sets one flag for both the event and State.OOMKilled, and sends them in that
- * order); the start time is the one an inspect read while the container ran. One thing differs: the
+ * order); the start time is the one an inspect read while the container ran (the runtime reads it
+ * after each start it makes). One thing differs: the
  * finish time is the `die` event's, which trails the engine's FinishedAt by the time the engine took
  * to reap the task (tens of ms). Without a start time read earlier there is no record, and the
  * runtime inspects as it always did.

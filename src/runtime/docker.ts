@@ -198,7 +198,22 @@ export class DockerRuntime implements Runtime {
         cause: error,
       });
     }
+    this.learnStartTime(container.id);
     return container.id;
+  }
+
+  /**
+   * Reads when a container just started began, for the status of its exit (docker-exits.ts), without
+   * holding up the start: the caller goes on while the engine answers.
+   */
+  private learnStartTime(id: string): void {
+    this.docker
+      .getContainer(id)
+      .inspect()
+      .then(
+        (info) => void this.remembered(statusFromInspect(info)),
+        () => undefined, // the status of its exit is then inspected, as it always was
+      );
   }
 
   async containerStatus(id: string): Promise<ContainerStatus> {

@@ -63,16 +63,19 @@ test("a start after the exit (a run no inspect has seen), a removal, or a broken
   watcher.close();
 });
 
-/** An engine client that records each request it sends as "METHOD /path" (ids shortened to :id). */
+/** An engine client that records each request it has had answered as "METHOD /path" (ids shortened to :id). */
 function recordingClient(): { docker: Dockerode; calls: string[] } {
   const client = useFetchTransport(new Dockerode());
-  const modem = (client as unknown as { modem: { buildRequest: (...args: unknown[]) => void } }).modem;
+  type Send = (request: unknown, context: unknown, data: unknown, callback: (...answer: unknown[]) => void) => void;
+  const modem = (client as unknown as { modem: { buildRequest: Send } }).modem;
   const send = modem.buildRequest.bind(modem);
   const calls: string[] = [];
-  modem.buildRequest = (request: unknown, ...rest: unknown[]) => {
+  modem.buildRequest = (request, context, data, callback) => {
     const { method, path } = request as { method: string; path: string };
-    calls.push(`${method} ${path.split("?")[0]!.replace(/[0-9a-f]{64}/, ":id")}`);
-    send(request, ...rest);
+    send(request, context, data, (...answer: unknown[]) => {
+      calls.push(`${method} ${path.split("?")[0]!.replace(/[0-9a-f]{64}/, ":id")}`);
+      callback(...answer);
+    });
   };
   return { docker: client, calls };
 }
@@ -83,8 +86,8 @@ describeDocker("DockerRuntime exits from the event stream (real dockerd)", () =>
     for (const env of envs.splice(0)) await env.cleanup();
   });
 
-  /** Starts `script` in a pod of a watched runtime, reads its status once while it runs, then waits for its exit event. */
-  async function runUntilExit(script: string, extra: Parameters<typeof bbContainer>[2] = {}) {
+  /** Starts `script` in a pod of a watched runtime and reads its status once while it runs; `exit()` waits for its exit event. */
+  async function runUntilExit(script: string, extra: Parameters<typeof bbContainer>[2] = {}, readWhileRunning = true) {
     const recorded = recordingClient();
     const env = new DockerTestEnv({ docker: recorded.docker });
     envs.push(env);
@@ -98,8 +101,8 @@ describeDocker("DockerRuntime exits from the event stream (real dockerd)", () =>
     const main = bbContainer("main", script, extra);
     const pod = testPod("exits", [main]);
     const id = await env.start(pod, await env.sandbox(pod), main);
-    const running = await env.runtime.containerStatus(id);
-    expect(running.state).toBe("running");
+    const running = readWhileRunning ? await env.runtime.containerStatus(id) : undefined;
+    if (running) expect(running.state).toBe("running");
     return {
       id,
       running,
@@ -117,8 +120,22 @@ describeDocker("DockerRuntime exits from the event stream (real dockerd)", () =>
     const status = await run.env.runtime.containerStatus(run.id);
     expect(run.calls.slice(before)).toEqual([]);
     const engine = (await docker.getContainer(run.id).inspect()).State;
-    expect(status).toMatchObject({ state: "exited", exitCode: engine.ExitCode, startedAt: run.running.startedAt });
+    expect(status).toMatchObject({ state: "exited", exitCode: engine.ExitCode, startedAt: run.running!.startedAt });
     expect(status.finishedAt).toBeGreaterThanOrEqual(Date.parse(engine.FinishedAt));
+  });
+
+  test("the start time is read after the start, off its path: an exit is answered even if nobody asked while it ran", async () => {
+    const run = await runUntilExit("exec sleep 300", {}, false);
+    const readBack = () => run.calls.filter((call) => call === "GET /containers/:id/json").length;
+    const sandboxReads = 1; // the pod IP, before the container was created
+    while (readBack() === sandboxReads) await Bun.sleep(10);
+    await docker.getContainer(run.id).kill();
+    await run.exit();
+    const before = run.calls.length;
+    const status = await run.env.runtime.containerStatus(run.id);
+    expect(run.calls.slice(before)).toEqual([]);
+    const engine = (await docker.getContainer(run.id).inspect()).State;
+    expect(status).toMatchObject({ state: "exited", exitCode: 137, startedAt: Date.parse(engine.StartedAt) });
   });
 
   test("a container over its memory limit is OOMKilled by the events as by the inspect", async () => {
