@@ -26,7 +26,7 @@ import { LABEL, sandboxName } from "../src/runtime/labels.ts";
 import { container, pod } from "../test/pod-builder.ts";
 import { BINARY, ensureBinary } from "../test/e2e/helpers.ts";
 
-const ROUNDS = Number(process.argv[2] ?? 10);
+const ROUNDS = Number(process.argv[2] ?? 20);
 const IMAGE = "127.0.0.1:5000/minikubelet-test/busybox:1";
 const SUFFIX = randomBytes(3).toString("hex");
 const NS = `bench-${SUFFIX}`;
@@ -159,7 +159,10 @@ async function agentRound(i: number): Promise<Round> {
   const killReturned = performance.now();
   const died = await eventAt(`die ${appName}`);
   const exitLine = await recorded;
+  // The next round starts once the agent has removed this pod, so its removal never loads the engine then.
+  const removed = agentLine((line) => line.includes(`PodRemoved ${NS}/${fullName}`), `${fullName} PodRemoved line`);
   rmSync(join(manifests, `${name}.json`));
+  await removed;
   return {
     start: started - before,
     toCreate: pauseCreated - before,
