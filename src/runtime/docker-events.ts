@@ -1,11 +1,14 @@
 /**
  * The engine's event stream turned into RuntimeEvents: container `start` and `die` for containers
- * minikubelet labelled. When the stream breaks (dockerd restarting) listeners hear
- * `health: false`, the watcher reconnects with a capped back-off, asking for the events it missed
- * (`since` the last one seen), and reports `health: true` once connected again.
+ * minikubelet labelled. What these (and `oom`, `destroy`) say about exits goes to the exit records
+ * (docker-exits.ts) before any listener hears of it, so a listener that asks for the status of a
+ * container it hears exited is answered from them. When the stream breaks (dockerd restarting),
+ * listeners hear `health: false`, the watcher reconnects with a capped back-off, asking for the
+ * events it missed (`since` the last one seen), and reports `health: true` once connected again.
  */
 import type Dockerode from "dockerode";
 import type { Clock } from "../clock.ts";
+import { DockerExitRecords } from "./docker-exits.ts";
 import { LABEL } from "./labels.ts";
 import type { RuntimeEvent } from "./runtime.ts";
 
@@ -23,7 +26,7 @@ interface EngineEvent {
   Action?: string;
   status?: string;
   id?: string;
-  Actor?: { ID?: string };
+  Actor?: { ID?: string; Attributes?: Record<string, string> };
   time?: number;
   timeNano?: number;
 }
@@ -46,6 +49,7 @@ export class DockerEventWatcher {
     private readonly clock: Clock,
     /** The label filter (default: everything minikubelet labelled); the runtime narrows it to its database. */
     private readonly labels: string[] = [`${LABEL.managedBy}=true`],
+    private readonly exits: DockerExitRecords = new DockerExitRecords(),
   ) {}
 
   /** Adds a listener; the first one opens the stream. Returns the unsubscribe function. */
@@ -67,6 +71,7 @@ export class DockerEventWatcher {
   }
 
   private disconnect(): void {
+    this.exits.clear();
     this.cancelReconnect?.();
     this.cancelReconnect = undefined;
     const stream = this.stream;
@@ -76,7 +81,7 @@ export class DockerEventWatcher {
 
   private async connect(): Promise<void> {
     this.connecting = true;
-    const filters = { type: ["container" as const], event: ["start", "die"], label: this.labels };
+    const filters = { type: ["container" as const], event: ["start", "die", "oom", "destroy"], label: this.labels };
     let stream: NodeJS.ReadableStream;
     try {
       const since = this.lastEventSeconds;
@@ -128,11 +133,25 @@ export class DockerEventWatcher {
     const action = event.Action ?? event.status;
     const containerId = event.Actor?.ID ?? event.id;
     if (!containerId) return;
-    if (action === "die") this.emit({ type: "exited", containerId });
-    else if (action === "start") this.emit({ type: "started", containerId });
+    if (action === "die") {
+      const exitCode = Number(event.Actor?.Attributes?.exitCode);
+      // timeNano is past 2^53: a float that rounds to the millisecond, not below it.
+      const at = event.timeNano !== undefined ? Math.round(event.timeNano / 1e6) : event.time !== undefined ? event.time * 1000 : undefined;
+      if (Number.isInteger(exitCode) && at !== undefined) this.exits.died(containerId, exitCode, at);
+      else this.exits.forget(containerId);
+      this.emit({ type: "exited", containerId });
+    } else if (action === "start") {
+      this.exits.started(containerId);
+      this.emit({ type: "started", containerId });
+    } else if (action === "oom") {
+      this.exits.oom(containerId);
+    } else if (action === "destroy") {
+      this.exits.forget(containerId);
+    }
   }
 
   private broken(message: string): void {
+    this.exits.clear();
     if (this.closed || this.listeners.size === 0) return;
     if (this.healthy) {
       this.healthy = false;

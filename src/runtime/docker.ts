@@ -16,16 +16,17 @@ import {
   containerCreateOptions,
   podVolumeDir,
   resolveMounts,
-  sandboxCreateOptions,
   type ResolvedMount,
 } from "./docker-container-config.ts";
 import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
 import { DockerEventWatcher } from "./docker-events.ts";
+import { DockerExitRecords } from "./docker-exits.ts";
 import { useFetchTransport } from "./docker-transport.ts";
 import { execWithTimeout } from "./docker-exec.ts";
 import { startDockerExec } from "./docker-exec-stream.ts";
 import { demuxToText, FrameTextDecoder } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
+import { runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
 import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
@@ -85,6 +86,9 @@ export class DockerRuntime implements Runtime {
   private readonly clock: Clock;
   private readonly images: DockerImages;
   private readonly events: DockerEventWatcher;
+  private readonly sandboxEngine: SandboxEngine;
+  /** Exits the event stream reported, answered without an inspect (docker-exits.ts says why). */
+  private readonly exits = new DockerExitRecords();
 
   constructor(options: DockerRuntimeOptions = {}) {
     this.clock = options.clock ?? realClock;
@@ -95,32 +99,20 @@ export class DockerRuntime implements Runtime {
     this.logPolicy = options.logPolicy ?? DEFAULT_LOG_POLICY;
     this.nodeResources = options.nodeResources ?? {};
     this.images = new DockerImages(this.docker, this.clock);
-    this.events = new DockerEventWatcher(this.docker, this.clock, this.ownLabels());
+    this.events = new DockerEventWatcher(this.docker, this.clock, this.ownLabels(), this.exits);
+    this.sandboxEngine = {
+      docker: this.docker,
+      images: this.images,
+      pauseImage: this.pauseImage,
+      owner: this.owner,
+      owns: (labels) => this.owns(labels),
+      remove: (id) => this.removeQuietly(id),
+      endpoint: () => this.endpoint,
+    };
   }
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
-    const existing = await this.docker
-      .listContainers({
-        all: true,
-        filters: { label: this.ownLabels(`${LABEL.podUid}=${pod.uid}`, `${LABEL.sandbox}=true`) },
-      })
-      .catch((error) => rethrowUnreachable(error, this.endpoint));
-    for (const found of existing) {
-      if (found.State === "running") return this.sandboxFromInspect(found.Id, pod.uid);
-      // A dead sandbox cannot be restarted into the same namespaces: replace it, like the kubelet.
-      await this.removeQuietly(found.Id);
-    }
-    await this.images.ensureImage({ image: this.pauseImage, imagePullPolicy: "IfNotPresent" });
-    const container = await this.docker.createContainer(sandboxCreateOptions(pod, this.pauseImage, this.owner));
-    try {
-      await container.start();
-    } catch (error) {
-      await this.removeQuietly(container.id);
-      throw new Error(`pod ${pod.key}: starting sandbox (${this.pauseImage}) failed: ${dockerMessage(error)}`, {
-        cause: error,
-      });
-    }
-    return this.sandboxFromInspect(container.id, pod.uid);
+    return runSandbox(this.sandboxEngine, pod);
   }
 
   /** Removes the pod's containers, its pause container and its emptyDir volumes. */
@@ -206,12 +198,29 @@ export class DockerRuntime implements Runtime {
         cause: error,
       });
     }
+    this.learnStartTime(container.id);
     return container.id;
   }
 
+  /**
+   * Reads when a container just started began, for the status of its exit (docker-exits.ts), without
+   * holding up the start: the caller goes on while the engine answers.
+   */
+  private learnStartTime(id: string): void {
+    this.docker
+      .getContainer(id)
+      .inspect()
+      .then(
+        (info) => void this.remembered(statusFromInspect(info)),
+        () => undefined, // the status of its exit is then inspected, as it always was
+      );
+  }
+
   async containerStatus(id: string): Promise<ContainerStatus> {
+    const exited = this.exits.status(id);
+    if (exited) return exited;
     try {
-      return statusFromInspect(await this.docker.getContainer(id).inspect());
+      return this.remembered(statusFromInspect(await this.docker.getContainer(id).inspect()));
     } catch (error) {
       if (isNotFound(error)) return { id, state: "unknown" };
       rethrowUnreachable(error, this.endpoint);
@@ -306,7 +315,7 @@ export class DockerRuntime implements Runtime {
       const network = info.HostConfig.NetworkMode ?? "";
       return [
         {
-          ...statusFromInspect(info),
+          ...this.remembered(statusFromInspect(info)),
           labels: info.Config.Labels ?? {},
           sandboxId: network.startsWith("container:") ? network.slice("container:".length) : undefined,
         },
@@ -419,17 +428,14 @@ export class DockerRuntime implements Runtime {
     return modem?.host ? `${modem.host}${modem.port ? `:${modem.port}` : ""}` : (process.env.DOCKER_HOST ?? "/var/run/docker.sock");
   }
 
-  private async sandboxFromInspect(id: string, podUid: string): Promise<Sandbox> {
-    const info = await this.docker.getContainer(id).inspect();
-    const hostNetwork = info.HostConfig.NetworkMode === "host";
-    const networks = Object.values(info.NetworkSettings.Networks ?? {});
-    const ip = hostNetwork
-      ? "127.0.0.1"
-      : info.NetworkSettings.IPAddress || (networks.find((n) => n.IPAddress)?.IPAddress ?? "");
-    return { id: info.Id, ip, podUid };
+  /** A running container's start time, kept for the status of its exit (docker-exits.ts). */
+  private remembered(status: ContainerStatus): ContainerStatus {
+    if (status.state === "running" && status.startedAt !== undefined) this.exits.running(status.id, status.startedAt);
+    return status;
   }
 
   private async removeQuietly(id: string): Promise<void> {
+    this.exits.forget(id);
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
     } catch (error) {

@@ -39,7 +39,7 @@ test("engine lines become started/exited events, split lines included, other act
   await settle();
   expect(engine.calls[0]?.filters).toEqual({
     type: ["container"],
-    event: ["start", "die"],
+    event: ["start", "die", "oom", "destroy"],
     label: ["io.minikubelet.managed=true"],
   });
   const start = JSON.stringify({ Type: "container", Action: "start", Actor: { ID: "c1" }, time: 100 });
