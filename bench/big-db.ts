@@ -6,6 +6,7 @@
  * the rows (the reading no streaming can beat). Figures only, no assertions.
  *
  *   node_modules/.bin/bun bench/big-db.ts [EVENTS] [ROUNDS]   (default: 1000000 3)
+ *   BIG_DB=PATH node_modules/.bin/bun bench/big-db.ts          (a database filled before, kept)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,13 +22,13 @@ try {
   const binary = ensureBinary();
   const floor = buildFloor(dir);
   const filling = performance.now();
-  const db = await fillBigDb(dir, { busyPodEvents: events / 2, otherEvents: events / 2, otherPods: 99 });
+  const db = process.env.BIG_DB ?? (await fillBigDb(dir, { busyPodEvents: events / 2, otherEvents: events / 2, otherPods: 99 }));
   console.log(`${events} events (${events / 2} of crash-lab), filled in ${((performance.now() - filling) / 1000).toFixed(1)} s; medians of ${rounds} runs; a shared, loaded machine`);
   const hello = await medianRun([floor, "hello"], rounds);
   const rows = await medianRun([floor, "rows", db], rounds);
   printRow("events", await medianRun([binary, "events", "--db", db], rounds), "rows", rows);
   printRow("events --for pod/web-1-lab", await medianRun([binary, "events", "--for", "pod/web-1-lab", "--db", db], rounds), "hello", hello);
-  printRow("events -o json", await medianRun([binary, "events", "-o", "json", "--db", db], 1), "rows", rows);
+  printRow("events --for pod/web-1-lab -o json", await medianRun([binary, "events", "--for", "pod/web-1-lab", "-o", "json", "--db", db], rounds), "hello", hello);
   printRow("describe pod crash-lab", await medianRun([binary, "describe", "pod", "crash-lab", "--db", db], rounds), "hello", hello);
   printRow("--version (the CLI's own start-up)", await medianRun([binary, "--version"], rounds), "hello", hello);
 } finally {
