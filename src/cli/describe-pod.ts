@@ -16,7 +16,10 @@ export interface DescribeInput {
   pod: V1Pod;
   /** The validated spec the agent ran (defaults filled): containers, probes, volumes. */
   spec: PodSpec;
+  /** The pod's newest events (all of them, or as many as describe shows), oldest first. */
   events: EventRow[];
+  /** How many events the pod has in all, when more than `events`: the rest are named, not shown. */
+  eventTotal?: number;
   attempts: AttemptRow[];
   now: number;
   /**
@@ -85,7 +88,7 @@ export function describePodText(input: DescribeInput): string {
   w.flush();
   writeAttempts(w, input.attempts, now);
   w.flush();
-  writeEvents(w, input.events, now);
+  writeEvents(w, input.events, input.eventTotal ?? input.events.length, pod, now);
   return w.toString();
 }
 
@@ -229,10 +232,19 @@ function writeAttempts(w: TabWriter, attempts: AttemptRow[], now: number): void 
   }
 }
 
-/** kubectl's DescribeEvents: oldest last-seen first, `Age` as `5s (x4 over 2m)` for repeats. */
-function writeEvents(w: TabWriter, events: EventRow[], now: number): void {
+/**
+ * kubectl's DescribeEvents: oldest last-seen first, `Age` as `5s (x4 over 2m)` for repeats. kubectl
+ * shows every event the API server still keeps (an hour's worth); the database keeps more, so when
+ * only the newest are shown a line says how many are hidden and how to list them.
+ */
+function writeEvents(w: TabWriter, events: EventRow[], total: number, pod: V1Pod, now: number): void {
   if (events.length === 0) return void w.write("Events:\t<none>\n");
-  w.write("Events:\n  Type\tReason\tAge\tFrom\tMessage\n");
+  w.write("Events:\n");
+  if (total > events.length) {
+    const namespace = pod.metadata.namespace ?? "default";
+    w.write(`  (showing the newest ${events.length} of ${total} events; \`minikubelet events --for pod/${pod.metadata.name} -n ${namespace}\` lists all)\n`);
+  }
+  w.write("  Type\tReason\tAge\tFrom\tMessage\n");
   w.write("  ----\t------\t----\t----\t-------\n");
   for (const e of events) w.write(`  ${e.type}\t${e.reason}\t${eventAge(e, now)}\tkubelet\t${e.message.trim()}\n`);
 }

@@ -4,6 +4,7 @@
  */
 import { realClock, type Clock } from "../clock.ts";
 import { AmbiguousPodError } from "../store/queries.ts";
+import { newestPodEvents } from "../store/event-reads.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { agentNotRunningNote } from "../store/agent-status.ts";
 import { UsageError, UserError } from "./cli.ts";
@@ -25,6 +26,12 @@ export interface DescribeDeps {
 }
 
 const POD_RESOURCES = new Set(["pod", "pods", "po"]);
+
+/**
+ * The newest events describe shows: a crash-looping pod's dozen or so kinds of event, repeats
+ * counted, fit many times over; a pod with half a million distinct events is read in bounded time.
+ */
+export const DESCRIBED_EVENTS = 50;
 
 /** `describe pod NAME`, `describe pods NAME`, `describe pod/NAME` and `describe NAME` (a pod), like kubectl. */
 export async function describeCommand(resource: string, nameArgument: string | undefined, options: DescribeOptions, deps: DescribeDeps = {}): Promise<number> {
@@ -53,11 +60,13 @@ export async function describeCommand(resource: string, nameArgument: string | u
   if (!record) throw new UserError(`pods "${name}" has no record in ${reader.path}`);
   const note = agentNotRunningNote(reader.path, reader.store, clock.now());
   if (note) stderr(`${note}\n`);
+  const { events, total } = newestPodEvents(reader.store.db, row.uid, DESCRIBED_EVENTS);
   stdout(
     describePodText({
       pod: row.object,
       spec: record.spec,
-      events: reader.store.eventsForPod(row.uid),
+      events,
+      eventTotal: total,
       attempts: reader.store.attempts(row.uid),
       now: clock.now(),
       deleted: row.deletedAt === null ? undefined : { at: row.deletedAt, cause: record.deletionCause },

@@ -31,11 +31,11 @@ export function dockerLogFollower(create: () => Promise<DockerRuntime> = default
 /** A LogReader over the engine at DOCKER_HOST (or the default socket), connected on first use. */
 export function dockerLogReader(create: () => Promise<DockerRuntime> = defaultRuntime): LogReader {
   let runtime: Promise<DockerRuntime> | undefined;
-  return async (attempt: AttemptRow) => {
+  return async (attempt: AttemptRow, tail?: number) => {
     if (!attempt.runtimeId) throw new UserError(`logs of container "${attempt.container}" attempt ${attempt.attempt}: no runtime id is recorded (the container never started)`);
     runtime ??= create();
     let text = "";
-    await readEngine(attempt, {}, await runtime, new AbortController().signal, (chunk) => (text += chunk));
+    await readEngine(attempt, { tailLines: tail }, await runtime, new AbortController().signal, (chunk) => (text += chunk));
     return text;
   };
 }

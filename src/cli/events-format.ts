@@ -9,11 +9,18 @@ import type { EventRow } from "../store/queries.ts";
 import { eventAge } from "./describe-pod.ts";
 import { TabWriter } from "./tabwriter.ts";
 
+export const EVENT_HEADER: readonly string[] = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"];
+
+/** One event's cells in the table. */
+export function eventCells(e: EventRow, now: number): string[] {
+  return [eventAge(e, now), e.type, e.reason, `pod/${e.pod}`, oneLine(e.message.trim())];
+}
+
 /** The header and rows; `header: false` for the rows `-w` appends later. */
 export function formatEventRows(events: EventRow[], now: number, header = true): string {
   const w = new TabWriter({ minWidth: 6, padding: 3 });
-  if (header) w.write("LAST SEEN\tTYPE\tREASON\tOBJECT\tMESSAGE\n");
-  for (const e of events) w.write(`${eventAge(e, now)}\t${e.type}\t${e.reason}\tpod/${e.pod}\t${oneLine(e.message.trim())}\n`);
+  if (header) w.write(`${EVENT_HEADER.join("\t")}\n`);
+  for (const e of events) w.write(`${eventCells(e, now).join("\t")}\n`);
   return w.toString();
 }
 
@@ -43,6 +50,11 @@ export function eventObject(e: EventRow): Record<string, unknown> {
   };
 }
 
+/** The List around the events, without its items. */
+export function eventListEnvelope(): Record<string, unknown> {
+  return { apiVersion: "v1", kind: "List", metadata: { resourceVersion: "" } };
+}
+
 export function formatEventList(events: EventRow[], format: "json" | "yaml"): string {
-  return serializeObject({ apiVersion: "v1", items: events.map(eventObject), kind: "List", metadata: { resourceVersion: "" } }, format);
+  return serializeObject({ ...eventListEnvelope(), items: events.map(eventObject) }, format);
 }

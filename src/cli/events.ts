@@ -5,9 +5,12 @@
  */
 import { realClock, sleep, type Clock } from "../clock.ts";
 import type { EventFilter } from "../store/queries.ts";
+import { eventCellBounds, streamEvents } from "../store/event-reads.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { UsageError } from "./cli.ts";
-import { formatEventList, formatEventRows } from "./events-format.ts";
+import { formatEventRows } from "./events-format.ts";
+import { writeEventList, writeEventTable, type TextSink } from "./events-stream.ts";
+import { stdoutSink } from "./stdout-sink.ts";
 
 export interface EventsOptions {
   db?: string;
@@ -21,7 +24,8 @@ export interface EventsOptions {
 
 export interface EventsDeps {
   clock?: Clock;
-  stdout?: (text: string) => void;
+  /** Takes output; a promise holds the listing back until it is taken (default: stdout, with its back-pressure). */
+  stdout?: TextSink;
   stderr?: (text: string) => void;
   /** Ends `-w` (default: SIGINT/SIGTERM). */
   signal?: AbortSignal;
@@ -32,25 +36,24 @@ export interface EventsDeps {
 const EVENT_TYPES = ["Normal", "Warning"];
 
 export async function eventsCommand(options: EventsOptions, deps: EventsDeps = {}): Promise<number> {
-  const { clock = realClock, stdout = (t) => process.stdout.write(t), stderr = (t) => process.stderr.write(t) } = deps;
+  const { clock = realClock, stdout = stdoutSink(), stderr = (t) => process.stderr.write(t) } = deps;
   const filter = parseFilter(options);
   const output = parseOutput(options.output);
   using reader = openStoreReader(options.db);
-  const events = reader.store.events(filter);
+  // The revision before the listing: what is written while it streams, -w prints again rather than misses.
+  let revision = options.watch ? reader.store.revision() : 0;
   if (output) {
-    stdout(formatEventList(events, output));
+    await writeEventList(streamEvents(reader.store.db, filter), output, stdout);
     return 0;
   }
   let header = true;
-  if (events.length > 0) {
-    stdout(formatEventRows(events, clock.now()));
+  if ((await writeEventTable(streamEvents(reader.store.db, filter), clock.now(), () => eventCellBounds(reader.store.db), stdout)) > 0) {
     header = false;
   } else if (!options.watch) {
     stderr("No events found.\n");
   }
   if (!options.watch) return 0;
   const signal = deps.signal ?? interruptSignal();
-  let revision = reader.store.revision();
   while (!signal.aborted) {
     try {
       await sleep(clock, deps.intervalMs ?? 500, signal);
@@ -60,7 +63,7 @@ export async function eventsCommand(options: EventsOptions, deps: EventsDeps = {
     const fresh = reader.store.events({ ...filter, afterRevision: revision });
     if (fresh.length === 0) continue;
     revision = Math.max(...fresh.map((e) => e.revision));
-    stdout(formatEventRows(fresh, clock.now(), header));
+    await stdout(formatEventRows(fresh, clock.now(), header));
     header = false;
   }
   return 0;

@@ -27,8 +27,12 @@ export interface LogsOptions {
   tail?: unknown;
 }
 
-/** Reads an attempt's whole output when no log file is recorded for it (docker: readLogs by runtime id). */
-export type LogReader = (attempt: AttemptRow) => Promise<string>;
+/**
+ * Reads an attempt's output when no log file is recorded for it (docker: from the engine by runtime
+ * id): its last `tail` lines, or all of it. The tail is the engine's to take (its json-file reader
+ * seeks from the end), so a multi-GB log costs what the answer costs.
+ */
+export type LogReader = (attempt: AttemptRow, tail?: number) => Promise<string>;
 
 export interface LogsDeps {
   clock?: Clock;
@@ -84,7 +88,7 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
     if (!deps.readLogs) throw new UserError(`no log file is recorded for container "${container}" attempt ${attempt.attempt} (runtime id ${attempt.runtimeId || "none"})`);
     let text: string;
     try {
-      text = await deps.readLogs(attempt);
+      text = await deps.readLogs(attempt, tail);
     } catch (error) {
       if (pod.deletedAt !== null) throw deletedPodLogs(`logs of container "${container}" attempt ${attempt.attempt}`, pod.name, pod.deletedAt);
       throw error;

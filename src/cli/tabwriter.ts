@@ -79,8 +79,14 @@ export class TabWriter {
   }
 }
 
-function runeLength(text: string): number {
-  return [...text].length;
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Characters as Go counts runes: code points, not UTF-16 units. */
+export function runeLength(text: string): number {
+  if (!SURROGATE.test(text)) return text.length;
+  let length = 0;
+  for (const _ of text) length++;
+  return length;
 }
 
 /** Formats `text` (tab-separated cells, newline-ended lines) in one go. */

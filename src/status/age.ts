@@ -52,3 +52,16 @@ export function timestampSince(timestamp: string | null | undefined, now: number
   const ms = parseTimestamp(timestamp);
   return ms === undefined ? "<unknown>" : humanDuration(now - ms);
 }
+
+/**
+ * The most characters humanDuration gives for any span up to `maxMs`: the widest form of each of
+ * its ranges the span reaches (`119s`, `9m59s`, `179m`, `7h59m`, `47h`, `7d23h`, `729d`, `7y364d`,
+ * then `NNy`). An upper bound for a column of such spans, found without computing each.
+ */
+export function humanDurationWidth(maxMs: number): number {
+  const seconds = Math.trunc(maxMs / 1000);
+  if (seconds < 60 * 2) return Math.max(2, String(Math.max(0, seconds)).length + 1);
+  if (seconds < 60 * 60 * 24 * 365 * 2) return 5;
+  if (seconds < 60 * 60 * 24 * 365 * 8) return 6;
+  return Math.max(6, String(Math.floor(seconds / (60 * 60 * 24 * 365))).length + 1);
+}

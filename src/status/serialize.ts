@@ -14,6 +14,34 @@ export function serializeObject(value: unknown, format: SerializedFormat): strin
   return YAML.stringify(sorted, { indentSeq: false, lineWidth: 0 });
 }
 
+/** A list's text in pieces, as serializeObject renders it whole: what precedes the items, each item, what follows. */
+export interface ListPieces {
+  head: string;
+  /** The item's text, `first` being the list's first item. */
+  item(value: unknown, first: boolean): string;
+  tail: string;
+}
+
+const ITEM_MARK = "minikubelet-list-item";
+
+/**
+ * `envelope` with its items written one at a time (a list too long to hold): serializeObject of the
+ * envelope with one marker item, cut around the marker. Without items, serializeObject the whole.
+ */
+export function listPieces(envelope: Record<string, unknown>, format: SerializedFormat): ListPieces {
+  const text = serializeObject({ ...envelope, items: [ITEM_MARK] }, format);
+  const lineStart = text.lastIndexOf("\n", text.indexOf(ITEM_MARK)) + 1;
+  const lineEnd = text.indexOf("\n", text.indexOf(ITEM_MARK));
+  const head = text.slice(0, lineStart);
+  const tail = text.slice(lineEnd);
+  if (format === "json") {
+    const indent = " ".repeat(text.indexOf('"', lineStart) - lineStart);
+    return { head, tail, item: (value, first) => (first ? "" : ",\n") + JSON.stringify(sortKeys(value), null, 4).replaceAll(/^/gm, indent) };
+  }
+  // YAML's items sit at their key's indentation (indentSeq: false), so a one-item sequence is the item as the list prints it.
+  return { head, tail: tail.slice(1), item: (value) => YAML.stringify([sortKeys(value)], { indentSeq: false, lineWidth: 0 }) };
+}
+
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== "object") return value;

@@ -81,7 +81,7 @@ export class AmbiguousPodError extends Error {
 }
 
 const POD_COLUMNS = "uid, namespace, name, deleted_at, revision, created_revision, object_json";
-const EVENT_COLUMNS = "id, pod_uid, namespace, pod, container, type, reason, message, count, first_at, last_at, revision, created_revision";
+export const EVENT_COLUMNS = "id, pod_uid, namespace, pod, container, type, reason, message, count, first_at, last_at, revision, created_revision";
 
 export class StoreReader {
   private readonly statements = new Map<string, Statement>();
@@ -300,7 +300,7 @@ function refusedRow(value: unknown): RefusedPodRow {
   };
 }
 
-function eventRow(value: unknown): EventRow {
+export function eventRow(value: unknown): EventRow {
   const row = value as Row;
   return {
     id: row.id as number,

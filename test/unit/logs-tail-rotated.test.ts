@@ -8,6 +8,7 @@ import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeAttemptLogs } from "../../src/logs/attempt-logs.ts";
+import { LOG_CHUNK_BYTES } from "../../src/logs/log-file.ts";
 import type { AttemptRow, StoreReader } from "../../src/store/queries.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { tempDir } from "../store-fixtures.ts";
@@ -47,4 +48,18 @@ test("just after a rotation the log is empty, and the tail is all from the rotat
 
 test("without a tail the log is read alone, as the kubelet reads the current file", async () => {
   expect(await tail({ ...rotated, log: "5\n6\n7\n" }, undefined)).toBe("5\n6\n7\n");
+});
+
+test("a tail is found across the reader's blocks: newlines on a block's edge, lines longer than a block, in the log and the rotated file", async () => {
+  const long = "x".repeat(3 * LOG_CHUNK_BYTES + 17);
+  // The text's last byte is read first, so its block ends at the file's end: put newlines just inside and outside the edge.
+  const edge = `${"e".repeat(LOG_CHUNK_BYTES - 2)}\n`;
+  for (const lines of [1, 2, 3]) {
+    const log = `first\n${"p".repeat(10)}\n${edge}${edge}`;
+    expect(await tail({ log }, lines)).toBe([`${"p".repeat(10)}\n`, edge, edge].slice(3 - lines).join(""));
+  }
+  expect(await tail({ log: `first\n${long}\nlast\n` }, 2)).toBe(`${long}\nlast\n`);
+  expect(await tail({ log: `first\n${long}` }, 1)).toBe(long);
+  expect(await tail({ log: `first\n${long}` }, 2)).toBe(`first\n${long}`);
+  expect(await tail({ "log.20260101-000002.000000000": `old\n${long}\nhalf`, log: "-line\nnew\n" }, 3)).toBe(`${long}\nhalf-line\nnew\n`);
 });
