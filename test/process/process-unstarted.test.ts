@@ -21,12 +21,13 @@ afterAll(() => {
   for (const dir of roots) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A runtime whose monitors take 600 ms before they start the process and record its pid. */
+/** A runtime whose monitors take 1.5 s before they start the process and record its pid (listing scans /proc, slow on a busy host). */
 function slowStartingRuntime(root: string): ProcessRuntime {
-  const setsid = join(root, "slow-setsid");
-  writeFileSync(setsid, `#!/bin/sh\nsleep 0.6\nexec ${resolveMonitorTools().setsid} "$@"\n`);
-  chmodSync(setsid, 0o755);
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), resyncMs: 60_000, monitorTools: { setsid } });
+  // The monitor records the pid with builtins only, so the wait goes before the monitor's shell itself.
+  const shell = join(root, "slow-shell");
+  writeFileSync(shell, `#!/bin/sh\nsleep 1.5\nexec ${resolveMonitorTools().shell} "$@"\n`);
+  chmodSync(shell, 0o755);
+  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), resyncMs: 60_000, monitorTools: { shell } });
   open.push(runtime);
   return runtime;
 }
