@@ -43,3 +43,19 @@ test("an exit reported before startContainer returns syncs the pod once the id i
   ]);
   expect(h.runtime.startsOf("app")).toBe(2);
 });
+
+test("a pod new in the desired set is synced before the pods that did not change: its start waits for none of their passes", async () => {
+  const h = eagerHarness(false);
+  const pods = ["a", "b", "c"].map((name) => pod({ name, containers: [container("app")] }));
+  await h.kubelet.sync(desired(...pods.slice(0, 2)));
+  const status = h.runtime.containerStatus.bind(h.runtime);
+  h.runtime.containerStatus = (id) => {
+    h.runtime.calls.push(`status ${id}`);
+    return status(id);
+  };
+  h.runtime.calls.length = 0;
+  await h.kubelet.sync(desired(...pods));
+  expect(h.runtime.calls.slice(0, 2)).toEqual(["sandbox c-lab", "start app attempt=0"]);
+  // ...and the others are still synced by the same call.
+  expect(h.runtime.calls.filter((call) => call.startsWith("status "))).toHaveLength(2);
+});
