@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dir, "..");
-export const BINARY = join(ROOT, "minikubelet");
+/** The agent under test: ./minikubelet, or another build to compare with (MINIKUBELET_BINARY=/path). */
+export const BINARY = process.env.MINIKUBELET_BINARY ?? join(ROOT, "minikubelet");
 
 /**
  * The container: stamps `s`, then, on its first run, waits for the bench's trigger (EOF on a fifo),
