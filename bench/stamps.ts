@@ -112,7 +112,8 @@ export class BenchAgent {
 
   constructor(dir: BenchDir, extra: string[] = []) {
     if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run ./scripts/build first`);
-    const args = ["run", "--manifests", dir.manifests, "--db", join(dir.path, "state.db"), "--api-listen", "off", ...extra];
+    // --stop-pods-on-exit: a bench leaves no container behind (by default pods outlive the agent).
+    const args = ["run", "--manifests", dir.manifests, "--db", join(dir.path, "state.db"), "--api-listen", "off", "--stop-pods-on-exit", ...extra];
     this.child = spawn(BINARY, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
     this.child.stdout!.on("data", (chunk) => (this.output += String(chunk)));
     this.child.stderr!.on("data", (chunk) => (this.errors += String(chunk)));
