@@ -159,8 +159,11 @@ export class Kubelet {
   sync(desired: Map<PodKey, PodSpec>, options: { sourcesReady?: boolean } = {}): Promise<void> {
     if (this.stopped) return this.workers.idle();
     const now = this.clock.now();
+    // Pods this set changes are synced first: a new pod's start must not wait behind every other pod's pass.
+    const changed = new Set<PodKey>();
     for (const [key, spec] of desired) {
       const pod = this.pods.get(key);
+      if (!pod || pod.spec.configHash !== spec.configHash || pod.replacement || spec.api?.deletion) changed.add(key);
       if (spec.api?.deletion) {
         // Deleted through the API: stop it with the grace asked for; never start one being deleted.
         if (pod && pod.spec.uid === spec.uid) this.deleteApiPod(pod, spec.api.deletion.gracePeriodSeconds);
@@ -193,10 +196,16 @@ export class Kubelet {
         if (desired.has(key) || pod.deletionCause === "shutdown") continue;
         pod.replacement = undefined;
         this.requestDeletion(pod, "removed");
+        changed.add(key);
       }
     }
-    for (const key of this.pods.keys()) this.dispatch(key);
-    return this.workers.idle();
+    for (const key of changed) if (this.pods.has(key)) this.dispatch(key);
+    // The others on the next turn: each pass reads the runtime before its first await, and a
+    // thousand of those would come before the changed pods' next step (their spawn).
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      for (const key of this.pods.keys()) if (!changed.has(key)) this.dispatch(key);
+      return this.workers.idle();
+    });
   }
 
   /**

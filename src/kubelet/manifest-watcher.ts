@@ -1,11 +1,13 @@
 /**
  * The file source's driver: reads the manifest directory at start, again whenever it changes
- * (fs.watch), and periodically as a backstop, because watch events can be missed (the kubelet's
+ * (fs.watch: at once for a file renamed in or removed, after a quiet period for one written in
+ * place), and periodically as a backstop, because watch events can be missed (the kubelet's
  * fileCheckFrequency). Each read hands the full desired set to the callback; a bad file is reported
  * once per distinct message, not on every rescan, and the set of refused files is handed over
  * whenever it changes. Fields a pod runs without are reported once per pod.
  */
 import { watch, type FSWatcher } from "node:fs";
+import { basename } from "node:path";
 import type { Clock } from "../clock.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
 import type { Issue } from "../manifest/errors.ts";
@@ -38,13 +40,20 @@ export interface ManifestWatcherOptions {
   onReadFailure: (message: string) => void;
 }
 
-/** Coalesces a burst of file events (an editor's write, rename, chmod) into one rescan. */
+/**
+ * Coalesces a burst of in-place writes (an editor's truncate and write, a chmod) into one rescan.
+ * A rename needs none: the file appears whole (the way to drop a manifest in without a window).
+ */
 const DEBOUNCE_MS = 100;
 
 export class ManifestWatcher {
   private watcher?: FSWatcher;
   private cancelResync?: () => void;
   private cancelDebounce?: () => void;
+  /** Files renamed in, created or removed since the last read (fs.watch's "rename" events). */
+  private renamed = new Set<string>();
+  /** A file was written in place since the last read: the read waits for the quiet period. */
+  private written = false;
   private reported = new Set<string>();
   private refusedOnce = false;
   /** The pod each file ran as in the last read: a file turning bad stops that pod. */
@@ -60,7 +69,7 @@ export class ManifestWatcher {
     if (this.watcher) return;
     this.scan();
     try {
-      this.watcher = watch(this.options.dir, () => this.scheduleScan());
+      this.watcher = watch(this.options.dir, (type, filename) => this.onChange(type, filename?.toString()));
       this.watcher.on("error", (error) => this.options.onReadFailure(`watching ${this.options.dir}: ${error.message}`));
     } catch (error) {
       this.options.onReadFailure(`watching ${this.options.dir}: ${(error as Error).message}; relying on the periodic rescan`);
@@ -77,6 +86,30 @@ export class ManifestWatcher {
 
   /** One full read of the directory; exported for tests and for the first pass. */
   scan(): void {
+    this.renamed.clear();
+    this.written = false;
+    this.read();
+  }
+
+  /**
+   * A read at once after renames. A "rename" is also a file being created, and its content may be
+   * on its way: a file of the burst that does not load is given the quiet period before it is refused.
+   */
+  private scanRenamed(): void {
+    const renamed = this.renamed;
+    this.renamed = new Set();
+    this.written = false;
+    this.read((failed) => {
+      if (!failed.some((file) => renamed.has(basename(file)))) return true;
+      for (const name of renamed) this.renamed.add(name);
+      this.written = true;
+      this.scheduleScan(DEBOUNCE_MS);
+      return false;
+    });
+  }
+
+  /** Reads the directory and hands the result over, unless `accept` (given the refused files) declines it. */
+  private read(accept: (failed: string[]) => boolean = () => true): void {
     let result;
     try {
       result = loadManifests(this.options.dir, this.options.node, this.options.rules, this.options.taken?.());
@@ -85,6 +118,7 @@ export class ManifestWatcher {
       this.options.onReadFailure((error as Error).message);
       return;
     }
+    if (!accept(result.errors.map((error) => error.file))) return;
     const current = new Set<string>();
     const refused: RefusedManifest[] = [];
     const fresh: RefusedManifest[] = [];
@@ -117,9 +151,21 @@ export class ManifestWatcher {
     this.warned = uids;
   }
 
-  private scheduleScan(): void {
+  private onChange(type: string, filename: string | undefined): void {
+    if (type === "rename" && filename) {
+      this.renamed.add(filename);
+      // An in-place write in the same burst keeps its quiet period; the renames are read with it.
+      if (!this.written) this.scheduleScan(0);
+      return;
+    }
+    this.written = true;
+    this.scheduleScan(DEBOUNCE_MS);
+  }
+
+  /** At 0 ms the read still waits for this turn's other events (a rename's two halves come together). */
+  private scheduleScan(delayMs: number): void {
     this.cancelDebounce?.();
-    this.cancelDebounce = this.options.clock.setTimeout(() => this.scan(), DEBOUNCE_MS);
+    this.cancelDebounce = this.options.clock.setTimeout(() => (this.written ? this.scan() : this.scanRenamed()), delayMs);
   }
 
   private armResync(): void {

@@ -11,8 +11,10 @@ const MAX_EARLY_EVENTS = 256;
 export class RuntimeIndex {
   private readonly owners = new Map<string, PodKey>();
   /**
-   * Ids the runtime reported on before the loop knew them: a container that exits at once can be
-   * reported while startContainer is still returning its id. Bounded: ids never tracked age out.
+   * Ids the runtime reported exited before the loop knew them: a container that exits at once can be
+   * reported while startContainer is still returning its id. An early start is not kept: the start
+   * call reports it itself, and syncing the pod again for it costs every start a pass. Bounded: ids
+   * never tracked age out.
    */
   private readonly early = new Set<string>();
   /** Tracked ids the runtime reported started; a pod's are consumed by its next sync (runtime-restarts.ts). */
@@ -20,7 +22,7 @@ export class RuntimeIndex {
   /** Pods whose sandbox may have died (an event about it, the runtime back from an outage). */
   readonly sandboxSuspects = new Set<PodKey>();
 
-  /** Records the owner of `id`; true when an event about it came in before (the pod should sync). */
+  /** Records the owner of `id`; true when its exit came in before (the pod should sync). */
   track(id: string, key: PodKey): boolean {
     this.owners.set(id, key);
     return this.early.delete(id);
@@ -35,6 +37,7 @@ export class RuntimeIndex {
   route(event: Exclude<RuntimeEvent, { type: "health" }>, sandboxOf: (key: PodKey) => string | undefined): PodKey | undefined {
     const key = this.owners.get(event.containerId);
     if (!key) {
+      if (event.type !== "exited") return undefined;
       this.early.add(event.containerId);
       if (this.early.size > MAX_EARLY_EVENTS) this.early.delete(this.early.values().next().value!);
       return undefined;

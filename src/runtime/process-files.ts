@@ -11,10 +11,13 @@
  * pods/<podUid>/volumes/<name>/       emptyDir volumes
  * pods/<podUid>/containers/<id>/      one directory per container attempt:
  *     config.json  labels.json  log   written by the agent before the monitor starts
- *     pid                             "<pid> <starttime> <startedNs> <monitorPid> <monitorStarttime>"
- *     exit                            "<code> <finishedNs>" (+ " lost" when the agent had to write it)
+ *     pid                             "<pid> <starttime> <startedNs|-> <monitorPid> <monitorStarttime>"
+ *     .ended                          "<code> -", written by the monitor the moment the process ended
+ *     exit                            "<code> <finishedNs|->" (+ " lost" when the agent had to write it)
  * ```
- * `pid` and `exit` are written to a temp file and renamed, so a reader sees all of a file or none.
+ * `-` for a time is the mtime of `pid` (start) or `.ended` (finish): the kernel's clock when the
+ * monitor wrote them, so the monitor runs no `date` (a process, milliseconds of a restart). Each
+ * file is new and written by one short write, so a reader sees all of it or too little to parse.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -142,11 +145,12 @@ function readText(file: string): string | undefined {
 }
 
 /**
- * Reads a time the monitor wrote with `date +%s%N`. GNU date gives 19 digits of nanoseconds;
- * busybox date prints `%N` literally, so then the file's own mtime (set by the kernel as it was
- * written, a moment after) stands in. Returns epoch milliseconds.
+ * Reads a time the monitor wrote: `-` is `file`'s mtime (see above); monitors of earlier versions
+ * ran `date +%s%N`, where GNU date gives 19 digits of nanoseconds and busybox date prints `%N`
+ * literally, so then too the file's own mtime stands in. Returns epoch milliseconds.
  */
 export function parseMonitorTime(text: string | undefined, file: string): number {
+  if (text === "-") return existsSync(file) ? statSync(file).mtimeMs : Number.NaN;
   if (text && /^\d{19}$/.test(text)) return Math.floor(Number(BigInt(text) / 1000n)) / 1000;
   if (text && /^\d{10}/.test(text) && existsSync(file)) return statSync(file).mtimeMs;
   if (text && /^\d{10}/.test(text)) return Number(text.slice(0, 10)) * 1000;
@@ -171,9 +175,10 @@ export function readExit(dir: string): ExitRecord | undefined {
   const file = join(dir, "exit");
   const fields = readText(file)?.trim().split(/\s+/);
   if (!fields || fields.length < 2) return undefined;
+  const ended = join(dir, ".ended");
   return {
     exitCode: Number(fields[0]),
-    finishedAt: Math.round(parseMonitorTime(fields[1], file)),
+    finishedAt: Math.round(parseMonitorTime(fields[1], fields[1] === "-" && existsSync(ended) ? ended : file)),
     lost: fields[2] === "lost",
   };
 }

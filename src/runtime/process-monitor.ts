@@ -13,19 +13,26 @@ import type { ProcessLayout } from "./process-files.ts";
 import { writeAtomic } from "./process-files.ts";
 
 /**
- * One script, two roles, both with the container's working directory and environment:
- * - `monitor.sh monitor DIR EVENTS ID SETSID DATE MV LOGSPEC CGROUPS -- COMMAND [ARGS...]` is the monitor:
- *   it runs the `start` role under setsid in the foreground, so `$?` is the exit status (128+n for a
- *   signal, as runtimes report) and the container does not inherit the SIGINT/SIGQUIT ignoring a
- *   shell gives background jobs. When the main process ends, the rest of its process group is
- *   killed, as a container's pid namespace dies with its init. Once the log writer has drained the
- *   output, it writes `exit` and the marker, so a reader that sees the exit has every line.
- * - `monitor.sh start DIR EVENTS ID "MONPID MONTICKS" DATE MV LOGSPEC CGROUPS -- COMMAND [ARGS...]` runs
- *   already in the new session, as the container's own pid: it joins the container's cgroups,
- *   records `pid` and then execs the command. So the pid file never names a process whose group
- *   does not exist yet (a kill then would miss), and nothing the command allocates escapes its limits.
- *   CGROUPS is the `cgroup.procs` files to write its pid to, joined by `:` (`-` for none); the
- *   monitor itself and the log writer stay outside, so the container's memory is its own.
+ * `monitor.sh monitor DIR EVENTS ID SETSID DATE MV LOGSPEC CGROUPS -- COMMAND [ARGS...]`, with the
+ * container's working directory and environment, is the monitor. It forks the container's process
+ * and waits for it in the foreground, so `$?` is the exit status (128+n for a signal, as runtimes
+ * report) and the container does not inherit the SIGINT/SIGQUIT ignoring a shell gives background
+ * jobs. The forked subshell, as the container's own pid (read from /proc/self/stat: `$$` is the
+ * monitor's), joins the container's cgroups, records `pid`, drops the `started` marker and execs
+ * SETSID COMMAND: its own session, same pid. Nothing the command allocates escapes its limits, and
+ * no process is spent between the monitor and the command (each costs milliseconds of the restart,
+ * bench/restart-latency.ts). Until setsid has run, the recorded pid has no group of its own: a kill
+ * then goes to the process itself (ProcessRuntime.killContainer). When the main process ends, the
+ * rest of its process group is killed, as a container's pid namespace dies with its init. Once the
+ * log writer has drained the output, it writes `exit` and the marker, so a reader that sees the
+ * exit has every line. CGROUPS is the `cgroup.procs` files to write the pid to, joined by `:` (`-`
+ * for none); the monitor itself and the log writer stay outside, so the container's memory is its own.
+ * `pid` and `exit` are new files written by one short write each: a reader sees all of one or too
+ * little to parse, never a wrong value, and needs no rename (another process, milliseconds again).
+ * For the same reason no `date` is run: the start and finish times are the kernel's mtimes of `pid`
+ * and `.ended`, written the moment the process started and ended (the `-` in their time fields).
+ * The `start` role (`monitor.sh start DIR EVENTS ID "MONPID MONTICKS" ...`) is what monitors of
+ * earlier versions run their container with, through this file: it stays for them.
  *
  * The log writer (the kubelet's runtime shim, in a few lines): the container's stdout and stderr go
  * to a pipe, and `head -c MAX` copies exactly MAX bytes of it into `log` (GNU head never reads past
@@ -41,8 +48,9 @@ import { writeAtomic } from "./process-files.ts";
  * ends, as no pid namespace kills it here: the writer then never sees the end of its input. So a
  * watchdog gives the writer DRAIN_SECONDS to drain after the main process ended, then ends it
  * (USR1 to the monitor's own group, which the monitor alone catches), and the exit is recorded.
- * The watchdog is a new `sh -c` naming no directory, so it is not taken for a monitor or the
- * container's; the monitor stops it (and its sleep) as soon as the writer is done.
+ * The watchdog is a forked subshell, not a new shell (one process fewer on every exit); the
+ * monitor stops it (and its sleep) as soon as the writer is done, and a removal that finds no pid
+ * kills it with the monitor (it names the same directory).
  * LOGSPEC is "MAXBYTES MAXFILES STDBUF HEAD WC LN RM GZIP SLEEP" (GZIP `-` when there is none).
  * Variable names carry a `__mk_` prefix because every variable the container's env defines is
  * exported here too: plain names like `dir` would leak into, or be overwritten from, its env.
@@ -62,6 +70,7 @@ __mk_write() {
 __mk_ticks() {
   __mk_t=0
   IFS= read -r __mk_stat 2>/dev/null <"/proc/$1/stat" || return 1
+  __mk_p=\${__mk_stat%% *}
   __mk_stat=\${__mk_stat##*) }
   set -- $__mk_stat
   shift 19
@@ -92,8 +101,13 @@ __mk_logwriter() {
   "$__mk_head" -c 9000000000000000000 >/dev/null
 }
 __mk_watchdog() {
-  __mk_wd_dir=$__mk_dir /bin/sh -c 'trap "kill \\$s 2>/dev/null; exit 0" TERM; "$1" ${DRAIN_SECONDS} & s=$!; wait $s
-[ -e "$__mk_wd_dir/exit" ] || kill -s USR1 -- "-$2" 2>/dev/null' watchdog "$9" "$$" >/dev/null 2>&1 </dev/null &
+  (
+    trap 'kill "$__mk_s" 2>/dev/null; exit 0' TERM
+    "$9" ${DRAIN_SECONDS} &
+    __mk_s=$!
+    wait "$__mk_s"
+    [ -e "$__mk_dir/exit" ] || kill -s USR1 -- "-$$" 2>/dev/null
+  ) >/dev/null 2>&1 </dev/null &
   printf '%s\\n' "$!" >"$__mk_dir/.watchdog"
 }
 if [ "$__mk_role" = start ]; then
@@ -109,18 +123,28 @@ if [ "$__mk_role" = start ]; then
 fi
 exec 2>>"$__mk_dir/monitor.err"
 __mk_ticks $$
+__mk_monitor="$$ $__mk_t"
 trap : USR1
 {
-  "$__mk_x" /bin/sh "$0" start "$__mk_dir" "$__mk_events" "$__mk_id" "$$ $__mk_t" "$__mk_date" "$__mk_mv" "$__mk_logspec" "$__mk_cgroups" -- "$@" 2>&1 </dev/null
+  (
+    __mk_ticks self
+    if [ "$__mk_cgroups" != - ]; then
+      __mk_ifs=$IFS IFS=:
+      for __mk_f in $__mk_cgroups; do printf '%s\\n' "$__mk_p" 2>>"$__mk_dir/monitor.err" >"$__mk_f"; done
+      IFS=$__mk_ifs
+    fi
+    printf '%s\\n' "$__mk_p $__mk_t - $__mk_monitor" 2>>"$__mk_dir/monitor.err" >"$__mk_dir/pid"
+    printf "" 2>>"$__mk_dir/monitor.err" >"$__mk_events/$__mk_id.started"
+    exec "$__mk_x" "$@"
+  ) 2>&1 </dev/null
   __mk_code=$?
-  __mk_finished=$("$__mk_date" +%s%N)
   if IFS=" " read -r __mk_pid __mk_rest 2>/dev/null <"$__mk_dir/pid"; then kill -s KILL -- "-$__mk_pid" 2>/dev/null; fi
-  printf '%s\\n' "$__mk_code $__mk_finished" >"$__mk_dir/.ended"
+  printf '%s\\n' "$__mk_code -" >"$__mk_dir/.ended"
   __mk_watchdog $__mk_logspec
 } | __mk_logwriter $__mk_logspec
 IFS= read -r __mk_ended <"$__mk_dir/.ended"
 IFS= read -r __mk_wd 2>/dev/null <"$__mk_dir/.watchdog" && kill "$__mk_wd" 2>/dev/null
-__mk_write exit "$__mk_ended"
+printf '%s\\n' "$__mk_ended" >"$__mk_dir/exit"
 printf "" >"$__mk_events/$__mk_id.exited"
 `;
 

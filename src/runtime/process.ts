@@ -251,8 +251,9 @@ export class ProcessRuntime implements Runtime {
     const dir = this.findDir(id);
     if (!dir || readExit(dir)) return;
     const pid = readPid(dir);
-    // The recorded start time guards against signalling a stranger that inherited the pid.
-    if (pid && isSameProcessAlive(pid.pid, pid.startTicks)) killGroup(pid.pid, signal);
+    // The recorded start time guards against signalling a stranger that inherited the pid. Until
+    // the process has run setsid it has no group of its own: then it is signalled alone.
+    if (pid && isSameProcessAlive(pid.pid, pid.startTicks) && !killGroup(pid.pid, signal)) killQuietly(pid.pid, signal);
   }
 
   async execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult> {
@@ -442,9 +443,9 @@ function readText(file: string): string {
   }
 }
 
-function killQuietly(pid: number): void {
+function killQuietly(pid: number, signal: NodeJS.Signals = "SIGKILL"): void {
   try {
-    process.kill(pid, "SIGKILL");
+    process.kill(pid, signal);
   } catch {
     // Gone already.
   }

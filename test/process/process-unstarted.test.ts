@@ -26,12 +26,16 @@ afterAll(() => {
   for (const dir of roots) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A runtime whose monitors take 600 ms before they start the process and record its pid. */
+/**
+ * A runtime whose monitors wait for `gate` to exist before they start the process and record its
+ * pid (a gate, not a delay: on a busy host a listing that scans /proc can take seconds).
+ */
 function slowStartingRuntime(root: string): ProcessRuntime {
-  const setsid = join(root, "slow-setsid");
-  writeFileSync(setsid, `#!/bin/sh\nsleep 0.6\nexec ${resolveMonitorTools().setsid} "$@"\n`);
-  chmodSync(setsid, 0o755);
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000, monitorTools: { setsid } });
+  // The monitor records the pid with builtins only, so the wait goes before the monitor's shell itself.
+  const shell = join(root, "slow-shell");
+  writeFileSync(shell, `#!/bin/sh\nwhile [ ! -e ${gateOf(root)} ]; do sleep 0.05; done\nexec ${resolveMonitorTools().shell} "$@"\n`);
+  chmodSync(shell, 0o755);
+  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000, monitorTools: { shell } });
   open.push(runtime);
   return runtime;
 }
@@ -49,6 +53,10 @@ async function startThenDie(root: string, marker: string) {
   return { pod };
 }
 
+function gateOf(root: string): string {
+  return join(root, "gate");
+}
+
 function tempRoot(): string {
   const root = mkdtempSync(join(tmpdir(), "minikubelet-unstarted-"));
   roots.push(root);
@@ -61,6 +69,8 @@ test("a container whose pid was not yet recorded is listed as running once its m
   await startThenDie(root, marker);
   const next = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000 });
   open.push(next);
+  // The monitor goes on while the new runtime lists (which waits for it to report).
+  setTimeout(() => writeFileSync(gateOf(root), ""), 300);
   const [listed] = await next.listContainers();
   expect(listed?.state).toBe("running");
   for (let i = 0; i < 500 && !existsSync(marker); i++) await Bun.sleep(10);

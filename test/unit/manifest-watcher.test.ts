@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManifestWatcher } from "../../src/kubelet/manifest-watcher.ts";
@@ -9,6 +9,8 @@ import { FakeClock } from "../fake-clock.ts";
 const manifest = (name: string) => JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { containers: [{ name: "c", image: "x", command: ["true"] }] } });
 
 let dir: string;
+/** Where files are written before being renamed in, on the same file system. */
+let outside: string;
 let clock: FakeClock;
 let reads: Array<string[]>;
 let errors: string[];
@@ -16,6 +18,7 @@ let failures: string[];
 let watcher: ManifestWatcher;
 
 beforeEach(() => {
+  outside = mkdtempSync(join(tmpdir(), "mk-watch-staging-"));
   dir = mkdtempSync(join(tmpdir(), "mk-watch-"));
   clock = new FakeClock();
   reads = [];
@@ -35,27 +38,66 @@ beforeEach(() => {
 afterEach(() => {
   watcher.stop();
   rmSync(dir, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
 });
 
-/** Waits for the real fs.watch callback to arm the debounce timer on the fake clock. */
+/** Waits for the real fs.watch callbacks to arm a scan on the fake clock, and for the rest of the burst to arrive. */
 async function watchFired(): Promise<void> {
   for (let i = 0; i < 200 && clock.pendingTimers() < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 20));
 }
 
 describe("ManifestWatcher", () => {
-  test("reads at start, then on a file change (debounced), then periodically", async () => {
+  test("reads at start, then on an in-place edit (debounced: the write may come in pieces), then periodically", async () => {
     writeFileSync(join(dir, "a.json"), manifest("a"));
     watcher.start();
     expect(reads).toEqual([["default/a-lab"]]);
-    writeFileSync(join(dir, "b.json"), manifest("b"));
+    writeFileSync(join(dir, "a.json"), manifest("b"));
     await watchFired();
     clock.step(99);
     expect(reads).toHaveLength(1);
     clock.step(1);
-    expect(reads.at(-1)).toEqual(["default/a-lab", "default/b-lab"]);
+    expect(reads.at(-1)).toEqual(["default/b-lab"]);
     const before = reads.length;
     clock.step(20_000);
     expect(reads.length).toBe(before + 1);
+  });
+
+  test("a file renamed into the directory is read at once, without the debounce", async () => {
+    watcher.start();
+    const staged = join(outside, "b.json");
+    writeFileSync(staged, manifest("b"));
+    renameSync(staged, join(dir, "b.json"));
+    await watchFired();
+    clock.step(0);
+    expect(reads.at(-1)).toEqual(["default/b-lab"]);
+    expect(errors).toEqual([]);
+  });
+
+  test("a file created empty and written afterwards is not refused on the way: its read waits for the writes to settle", async () => {
+    watcher.start();
+    writeFileSync(join(dir, "b.json"), "");
+    await watchFired();
+    clock.step(0);
+    expect(errors).toEqual([]);
+    writeFileSync(join(dir, "b.json"), manifest("b"));
+    await watchFired();
+    clock.step(100);
+    expect(errors).toEqual([]);
+    expect(reads.at(-1)).toEqual(["default/b-lab"]);
+  });
+
+  test("a bad file renamed in is still refused, once the quiet period has passed", async () => {
+    watcher.start();
+    const staged = join(outside, "bad.yaml");
+    writeFileSync(staged, "apiVersion: v1\nkind: Pod\n");
+    renameSync(staged, join(dir, "bad.yaml"));
+    await watchFired();
+    clock.step(0);
+    expect(errors).toEqual([]);
+    clock.step(100);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toStartWith("bad.yaml: ");
   });
 
   test("a bad file is reported once, not on every rescan, and again only after it changes", () => {
