@@ -26,10 +26,10 @@ export function readHostCapacity(): HostCapacity {
 }
 
 /** Capacity less the hard eviction threshold, as the kubelet computes allocatable with nothing reserved. */
-export function nodeAllocatable(capacity: HostCapacity): NodeAllocatable {
+export function nodeAllocatable(capacity: HostCapacity, maxPods = MAX_PODS): NodeAllocatable {
   return {
     cpuMillis: BigInt(capacity.cpus) * 1000n,
     memoryBytes: BigInt(Math.max(0, capacity.memoryTotalKi - MEMORY_AVAILABLE_MIN_KI)) * 1024n,
-    pods: MAX_PODS,
+    pods: maxPods,
   };
 }

@@ -51,6 +51,7 @@ export function createCLI(): CAC {
     .option("--container-log-max-size <size>", "rotate a container's log when it reaches this size (default: 10Mi)")
     .option("--container-log-max-files <n>", "log files kept per container, the current one included, at least 2 (default: 5)")
     .option("--pod-max-pids <n>", "most processes a container may run (docker PidsLimit, pids cgroup on the process runtime); --pod-max-pids=-1 is no limit (the default)")
+    .option("--max-pods <n>", "most pods admitted at once (default: 110, the kubelet's)")
     .action(async (options) => (await import("./run.ts")).runCommand(options));
 
   cli

@@ -2,6 +2,7 @@
 import { backoffSettings, type BackoffSettings } from "../kubelet/backoff.ts";
 import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { checkNodeName } from "../manifest/validate.ts";
+import { MAX_PODS } from "../node-allocatable.ts";
 import { UsageError } from "./cli.ts";
 
 export function secondsOption(flag: string, value: unknown): number {
@@ -54,4 +55,12 @@ export function podMaxPidsOption(value: unknown): number | undefined {
     throw new UsageError(`--pod-max-pids must be a whole number above 0, or -1 for no limit (got ${JSON.stringify(value)})`);
   }
   return pids;
+}
+
+/** `--max-pods`: how many pods admission lets run at once, a whole number above 0 (the kubelet's flag). */
+export function maxPodsOption(value: unknown): number {
+  if (value === undefined) return MAX_PODS;
+  const pods = typeof value === "number" ? value : Number(value);
+  if (!Number.isSafeInteger(pods) || pods < 1) throw new UsageError(`--max-pods must be a whole number above 0 (got ${JSON.stringify(value)})`);
+  return pods;
 }

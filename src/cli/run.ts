@@ -19,7 +19,7 @@ import { podObject } from "../status/pod-object.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
-import { backoffOptions, logPolicyOption, nodeOption, podMaxPidsOption, secondsOption } from "./options.ts";
+import { backoffOptions, logPolicyOption, maxPodsOption, nodeOption, podMaxPidsOption, secondsOption } from "./options.ts";
 import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
@@ -51,6 +51,7 @@ export interface RunOptions {
   containerLogMaxSize?: unknown;
   containerLogMaxFiles?: unknown;
   podMaxPids?: unknown;
+  maxPods?: unknown;
 }
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
@@ -67,6 +68,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const apiListen = apiListenOption(options.apiListen);
   const logPolicy = logPolicyOption(options);
   const podMaxPids = podMaxPidsOption(options.podMaxPids);
+  const maxPods = maxPodsOption(options.maxPods);
   const dbPath = resolveDbPath(options.db);
   const clock = realClock;
   const started = clock.now();
@@ -107,7 +109,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // Files the source refuses now: a pod whose file turned bad is stopped, and its PodRemoved says why.
   const refusedFiles = new Set<string>();
   const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
-  const allocatable = nodeAllocatable(readHostCapacity());
+  const allocatable = nodeAllocatable(readHostCapacity(), maxPods);
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log, removalReason, allocatable });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
 
