@@ -30,6 +30,7 @@ import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
 import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
+import { DesiredChanges } from "../kubelet/desired-changes.ts";
 import { CommitBroadcast } from "../api/commit-feed.ts";
 import { apiFailedEvent, apiListenOption, startAgentApi } from "./api-listen.ts";
 import { PodSources } from "./run-sources.ts";
@@ -129,12 +130,14 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
   }
 
+  // A rescan that found nothing new is no full pass: pods wake on their events and timers.
+  const changes = new DesiredChanges(clock);
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
   const gate = new AdoptionGate({
     adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
     sync: (desired) => {
-      void kubelet.sync(desired);
+      if (changes.worthSyncing(desired)) void kubelet.sync(desired);
       sources.removeFinished();
     },
     clock,
