@@ -30,7 +30,7 @@ import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
 import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
-import { DesiredChanges } from "../kubelet/desired-changes.ts";
+import { DesiredChanges, FULL_SYNC_MS } from "../kubelet/desired-changes.ts";
 import { CommitBroadcast } from "../api/commit-feed.ts";
 import { apiFailedEvent, apiListenOption, startAgentApi } from "./api-listen.ts";
 import { PodSources } from "./run-sources.ts";
@@ -130,8 +130,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
   }
 
-  // A rescan that found nothing new is no full pass: pods wake on their events and timers.
-  const changes = new DesiredChanges(clock);
+  // A rescan that found nothing new is no full pass: pods wake on their events and timers. The
+  // process runtime backs its own exit reports up (markers listed, monitors' exit callbacks), so a
+  // thousand quiet pods cost no periodic pass; docker's event stream can drop a line.
+  const changes = new DesiredChanges(clock, runtime.name === "process" ? Number.POSITIVE_INFINITY : FULL_SYNC_MS);
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
   const gate = new AdoptionGate({

@@ -3,8 +3,8 @@
  * (every --resync, a backstop for missed directory events), and a full pass syncs every pod: with a
  * thousand pods that is most of an idle agent's CPU, though a set equal to the last one synced tells
  * the loop nothing it does not hear through runtime events and its own timers. So an unchanged set
- * is dropped, except once per FULL_SYNC_MS: the kubelet's syncFrequency, the backstop for a runtime
- * event that was lost.
+ * is dropped, except once per `fullSyncMs` (default FULL_SYNC_MS, the kubelet's syncFrequency): the
+ * backstop for a runtime event that was lost, for a runtime that has no backstop of its own.
  */
 import type { Clock } from "../clock.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";

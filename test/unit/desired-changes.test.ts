@@ -37,3 +37,12 @@ test("an unchanged set still gets a full pass once per FULL_SYNC_MS (the kubelet
   expect(changes.worthSyncing(desired(web))).toBe(true);
   expect(changes.worthSyncing(desired(web))).toBe(false);
 });
+
+test("with no periodic full pass (a runtime that backs up its own events), an unchanged set is never worth a pass", () => {
+  const clock = new FakeClock();
+  const changes = new DesiredChanges(clock, Number.POSITIVE_INFINITY);
+  expect(changes.worthSyncing(desired(web))).toBe(true);
+  clock.step(24 * 3600_000);
+  expect(changes.worthSyncing(desired(web))).toBe(false);
+  expect(changes.worthSyncing(desired(web, db))).toBe(true);
+});
