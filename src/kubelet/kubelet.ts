@@ -27,7 +27,7 @@ import { WakeTimers } from "./wake-timers.ts";
 import { applyInPlaceUpdate, inPlaceChanges, restartChangedContainers } from "./container-changes.ts";
 import { SyncFailures } from "./sync-failures.ts";
 import { PodCheckpoints, type PodStateSink } from "./pod-checkpoints.ts";
-import { admissionRefusal, podRequests } from "./admission.ts";
+import { admissionRefusal, podRequests, type PodRequests } from "./admission.ts";
 import type { NodeAllocatable } from "../node-allocatable.ts";
 
 export type { PodStateSink } from "./pod-checkpoints.ts";
@@ -151,6 +151,8 @@ export class Kubelet {
   sync(desired: Map<PodKey, PodSpec>, options: { sourcesReady?: boolean } = {}): Promise<void> {
     if (this.stopped) return this.workers.idle();
     const now = this.clock.now();
+    // Read once per pass and grown as pods are admitted: a thousand new pods are not a thousand walks of every pod.
+    let admitted: PodRequests[] | undefined;
     for (const [key, spec] of desired) {
       const pod = this.pods.get(key);
       if (spec.api?.deletion) {
@@ -159,7 +161,7 @@ export class Kubelet {
         continue;
       }
       if (!pod) {
-        this.pods.set(key, this.admit(spec, now));
+        this.pods.set(key, this.admit(spec, now, (admitted ??= this.admittedRequests())));
       } else if (pod.deletionRequestedAt === undefined) {
         const changed = pod.spec.configHash === spec.configHash ? undefined : inPlaceChanges(pod.spec, spec);
         if (changed) {
@@ -276,14 +278,19 @@ export class Kubelet {
    * A pod the loop has not run before, admitted as the kubelet's HandlePodAdditions admits it: its
    * requests against allocatable less the pods already admitted. A refused pod is kept, Failed with
    * the reason, and never started; adopted pods never come through here, so a restart refuses nothing.
+   * An admitted pod's requests are added to `admitted`.
    */
-  private admit(spec: PodSpec, now: number): PodRecord {
+  private admit(spec: PodSpec, now: number, admitted: PodRequests[] = this.admittedRequests()): PodRecord {
     const pod = newPodRecord(spec, now);
-    const refusal = this.allocatable && admissionRefusal(podRequests(spec), this.admittedRequests(), this.allocatable);
+    if (!this.allocatable) return pod;
+    const requests = podRequests(spec);
+    const refusal = admissionRefusal(requests, admitted, this.allocatable);
     if (refusal) {
       pod.rejected = { reason: refusal.reason, message: `Pod was rejected: ${refusal.message}` };
       pod.phase = podPhase(pod);
       this.event(pod, "Warning", refusal.reason, undefined, refusal.message);
+    } else {
+      admitted.push(requests);
     }
     return pod;
   }
