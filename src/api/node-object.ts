@@ -42,6 +42,8 @@ export interface NodeOptions {
   heartbeatAt: number;
   liveness: AgentLiveness;
   containerRuntimeVersion: string;
+  /** `run --max-pods`; default MAX_PODS. */
+  maxPods?: number;
 }
 
 export function readHostFacts(dbPath: string): HostFacts {
@@ -84,10 +86,10 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
     cpu: String(facts.cpus),
     "ephemeral-storage": `${Math.floor(facts.diskTotalBytes / 1024)}Ki`,
     memory: `${facts.memoryTotalKi}Ki`,
-    pods: String(MAX_PODS),
+    pods: String(options.maxPods ?? MAX_PODS),
   };
   // Allocatable is capacity less the hard eviction thresholds, as the kubelet reports it.
-  const admitted = nodeAllocatable(facts);
+  const admitted = nodeAllocatable(facts, options.maxPods);
   const allocatable = {
     cpu: `${admitted.cpuMillis / 1000n}`,
     "ephemeral-storage": String(Math.floor(facts.diskTotalBytes * (1 - NODEFS_AVAILABLE_MIN_FRACTION))),

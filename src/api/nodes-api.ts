@@ -46,6 +46,7 @@ export function currentNode(api: ApiContext): Node {
     heartbeatAt,
     liveness: api.runtime ? "running" : "not-serving",
     containerRuntimeVersion: containerRuntimeVersion(api),
+    maxPods: api.maxPods,
   }) as Node;
   node.metadata.resourceVersion = String(api.store.revision());
   return node;

@@ -92,7 +92,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, onCommit: (revision) => commits.publish(revision) });
   const nodeName = nodeNameOf(node);
   const sources = new PodSources({ db: database.db, store, node, rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined }, runtimeName: runtime.name, log });
-  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log });
+  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log, maxPods });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
   if (limitsProblem) log(`cgroups: ${limitsProblem}; containers run without their resource limits`);
