@@ -57,7 +57,7 @@ export function readHostCapacity(podsDir: string): HostCapacity {
  * system-reserved, less the hard eviction threshold of memory.available (memory) and
  * nodefs.available (ephemeral-storage); never below zero.
  */
-export function nodeAllocatable(capacity: HostCapacity, reservations: NodeReservations): NodeAllocatable {
+export function nodeAllocatable(capacity: HostCapacity, reservations: NodeReservations, maxPods = MAX_PODS): NodeAllocatable {
   const { evictionHard, systemReserved, kubeReserved } = reservations;
   const memoryBytes = BigInt(capacity.memoryTotalKi) * 1024n;
   const cpuMillis = BigInt(capacity.cpus) * 1000n;
@@ -70,7 +70,7 @@ export function nodeAllocatable(capacity: HostCapacity, reservations: NodeReserv
         kubeReserved.ephemeralStorageBytes -
         thresholdBytes(evictionHard["nodefs.available"], capacity.ephemeralStorageBytes),
     ),
-    pods: MAX_PODS,
+    pods: maxPods,
   };
 }
 

@@ -22,6 +22,8 @@ export interface ApiContext {
   /** Under `run`: the agent's side of pod writes. Absent under `serve`, where writes are refused. */
   podWrites?: PodWrites;
   limits: ApiLimits;
+  /** The pods the node admits (`run --max-pods`); undefined is the kubelet's default. */
+  maxPods?: number;
 }
 
 export interface CommitFeed {

@@ -46,6 +46,8 @@ export interface NodeOptions {
   reservations: NodeReservations;
   /** DiskPressure as the agent's monitor decided it; without it (no agent recorded one), read from the facts. */
   diskPressure?: { pressure: boolean; since: number };
+  /** `run --max-pods`; default MAX_PODS. */
+  maxPods?: number;
 }
 
 export function readHostFacts(dbPath: string): HostFacts {
@@ -92,10 +94,10 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
     cpu: String(facts.cpus),
     "ephemeral-storage": `${facts.ephemeralStorageBytes / 1024n}Ki`,
     memory: `${facts.memoryTotalKi}Ki`,
-    pods: String(MAX_PODS),
+    pods: String(options.maxPods ?? MAX_PODS),
   };
   // Capacity less the reservations and the hard eviction thresholds, as the kubelet reports it.
-  const admitted = nodeAllocatable(facts, options.reservations);
+  const admitted = nodeAllocatable(facts, options.reservations, options.maxPods);
   const allocatable = {
     cpu: admitted.cpuMillis % 1000n === 0n ? `${admitted.cpuMillis / 1000n}` : `${admitted.cpuMillis}m`,
     "ephemeral-storage": String(admitted.ephemeralStorageBytes),

@@ -50,6 +50,7 @@ export function currentNode(api: ApiContext): Node {
     liveness: api.runtime ? "running" : "not-serving",
     containerRuntimeVersion: containerRuntimeVersion(api),
     ...recordedNode(api),
+    maxPods: api.maxPods,
   }) as Node;
   node.metadata.resourceVersion = String(api.store.revision());
   return node;

@@ -37,6 +37,8 @@ export interface StartApiOptions {
   clock?: Clock;
   limits?: ApiLimits;
   log?: (message: string) => void;
+  /** `run --max-pods`: the pods the node admits, which its Node object reports. Default: the kubelet's 110. */
+  maxPods?: number;
 }
 
 export interface RunningApi {
@@ -69,6 +71,7 @@ export function startApi(options: StartApiOptions): RunningApi {
     commits: options.commits,
     ...(options.podWrites && { podWrites: options.podWrites }),
     limits: options.limits ?? DEFAULT_LIMITS,
+    ...(options.maxPods !== undefined && { maxPods: options.maxPods }),
   };
   try {
     const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: options.log });

@@ -60,6 +60,7 @@ export function createCLI(): CAC {
     )
     .option("--system-reserved <list>", "kept from pods, taken off allocatable: cpu=500m,memory=1Gi,ephemeral-storage=10Gi")
     .option("--kube-reserved <list>", "the same, for the agent's own use (added to --system-reserved)")
+    .option("--max-pods <n>", "most pods admitted at once (default: 110, the kubelet's)")
     .action(async (options) => (await import("./run.ts")).runCommand(options));
 
   cli

@@ -4,6 +4,7 @@ import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../
 import { checkNodeName } from "../manifest/validate.ts";
 import { parseGoDuration } from "../status/go-duration.ts";
 import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";
+import { MAX_PODS } from "../node-allocatable.ts";
 import { UsageError } from "./cli.ts";
 import { parseReserved, ReservedError, type NodeReservations } from "../node-allocatable.ts";
 import { DEFAULT_EVICTION_HARD, parseEvictionHard, ThresholdError } from "../eviction/thresholds.ts";
@@ -89,4 +90,12 @@ export function nodeReservationsOption(options: { evictionHard?: unknown; system
     if (error instanceof ReservedError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** `--max-pods`: how many pods admission lets run at once, a whole number above 0 (the kubelet's flag). */
+export function maxPodsOption(value: unknown): number {
+  if (value === undefined) return MAX_PODS;
+  const pods = typeof value === "number" ? value : Number(value);
+  if (!Number.isSafeInteger(pods) || pods < 1) throw new UsageError(`--max-pods must be a whole number above 0 (got ${JSON.stringify(value)})`);
+  return pods;
 }

@@ -21,7 +21,7 @@ import { podObject } from "../status/pod-object.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./cli.ts";
-import { backoffOptions, logPolicyOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
+import { backoffOptions, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
 import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
@@ -32,6 +32,7 @@ import { SqliteStore } from "../store/pod-store.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
 import { Prober } from "../prober/prober.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
+import { DesiredChanges, FULL_SYNC_MS } from "../kubelet/desired-changes.ts";
 import { CommitBroadcast } from "../api/commit-feed.ts";
 import { apiFailedEvent, apiListenOption, startAgentApi } from "./api-listen.ts";
 import { PodSources } from "./run-sources.ts";
@@ -58,6 +59,7 @@ export interface RunOptions {
   evictionHard?: unknown;
   systemReserved?: unknown;
   kubeReserved?: unknown;
+  maxPods?: unknown;
 }
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
@@ -76,6 +78,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const podMaxPids = podMaxPidsOption(options.podMaxPids);
   const retention = retentionOptions(options);
   const reservations = nodeReservationsOption(options);
+  const maxPods = maxPodsOption(options.maxPods);
   const dbPath = resolveDbPath(options.db);
   const clock = realClock;
   const started = clock.now();
@@ -105,7 +108,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, retention, log, onCommit });
   const nodeName = nodeNameOf(node);
   const sources = new PodSources({ db: database.db, store, node, rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined }, runtimeName: runtime.name, log });
-  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log });
+  const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log, maxPods });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
   if (limitsProblem) log(`cgroups: ${limitsProblem}; containers run without their resource limits`);
@@ -126,7 +129,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // Files the source refuses now: a pod whose file turned bad is stopped, and its PodRemoved says why.
   const refusedFiles = new Set<string>();
   const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
-  const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), reservations);
+  const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), reservations, maxPods);
   const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
   const kubelet = new Kubelet({ runtime, clock, backoff, store, probes, log, removalReason, allocatable, node: nodeConditions });
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
@@ -148,12 +151,16 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
   }
 
+  // A rescan that found nothing new is no full pass: pods wake on their events and timers. The
+  // process runtime backs its own exit reports up (markers listed, monitors' exit callbacks), so a
+  // thousand quiet pods cost no periodic pass; docker's event stream can drop a line.
+  const changes = new DesiredChanges(clock, runtime.name === "process" ? Number.POSITIVE_INFINITY : FULL_SYNC_MS);
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
   const gate = new AdoptionGate({
     adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
     sync: (desired) => {
-      void kubelet.sync(desired);
+      if (changes.worthSyncing(desired)) void kubelet.sync(desired);
       sources.removeFinished();
     },
     clock,

@@ -28,6 +28,7 @@ import { applyInPlaceUpdate, inPlaceChanges, restartChangedContainers } from "./
 import { SyncFailures } from "./sync-failures.ts";
 import { PodCheckpoints, type PodStateSink } from "./pod-checkpoints.ts";
 import { PodAdmission, type NodeConditions } from "./pod-admission.ts";
+import type { PodRequests } from "./admission.ts";
 import type { NodeAllocatable } from "../node-allocatable.ts";
 
 export type { PodStateSink } from "./pod-checkpoints.ts";
@@ -161,6 +162,8 @@ export class Kubelet {
     const now = this.clock.now();
     // Pods this set changes are synced first: a new pod's start must not wait behind every other pod's pass.
     const changed = new Set<PodKey>();
+    // Read once per pass and grown as pods are admitted: a thousand new pods are not a thousand walks of every pod.
+    let admitted: PodRequests[] | undefined;
     for (const [key, spec] of desired) {
       const pod = this.pods.get(key);
       if (!pod || pod.spec.configHash !== spec.configHash || pod.replacement || spec.api?.deletion) changed.add(key);
@@ -170,7 +173,7 @@ export class Kubelet {
         continue;
       }
       if (!pod) {
-        this.pods.set(key, this.admit(spec, now));
+        this.pods.set(key, this.admit(spec, now, (admitted ??= this.admission.admittedNow())));
       } else if (pod.deletionRequestedAt === undefined) {
         const changed = pod.spec.configHash === spec.configHash ? undefined : inPlaceChanges(pod.spec, spec);
         if (changed) {
@@ -300,9 +303,9 @@ export class Kubelet {
     }
   }
 
-  private admit(spec: PodSpec, now: number): PodRecord {
+  private admit(spec: PodSpec, now: number, admitted?: PodRequests[]): PodRecord {
     const pod = newPodRecord(spec, now);
-    this.admission.admitNew(pod);
+    this.admission.admitNew(pod, admitted);
     return pod;
   }
 

@@ -11,7 +11,7 @@ import { basename } from "node:path";
 import type { Clock } from "../clock.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
 import type { Issue } from "../manifest/errors.ts";
-import { loadManifests, type SourceError, type TakenPods } from "../manifest/source.ts";
+import { loadManifests, ManifestCache, type SourceError, type TakenPods } from "../manifest/source.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { refusedManifestUid, type RefusedManifest } from "./refused-manifests.ts";
 
@@ -59,9 +59,12 @@ export class ManifestWatcher {
   /** The pod each file ran as in the last read: a file turning bad stops that pod. */
   private podsByFile = new Map<string, PodKey>();
   private warned = new Set<string>();
+  /** A periodic rescan parses only the files that changed. */
+  private readonly cache: ManifestCache;
 
   constructor(private readonly options: ManifestWatcherOptions) {
     this.podsByFile = new Map(options.checkpointed);
+    this.cache = new ManifestCache(() => options.clock.now());
   }
 
   /** Reads the directory once, then keeps watching. Idempotent. */
@@ -112,7 +115,7 @@ export class ManifestWatcher {
   private read(accept: (failed: string[]) => boolean = () => true): void {
     let result;
     try {
-      result = loadManifests(this.options.dir, this.options.node, this.options.rules, this.options.taken?.());
+      result = loadManifests(this.options.dir, this.options.node, this.options.rules, this.options.taken?.(), this.cache);
     } catch (error) {
       // Return an error only if nothing at all could be read: the pods we have stay as they are.
       this.options.onReadFailure((error as Error).message);

@@ -60,10 +60,56 @@ function admitManifest(path: string, node: string, displayName: string | undefin
  * @throws ManifestSourceError when the directory itself cannot be listed (nothing could be read).
  * @throws RangeError when `node` is not a valid node name.
  */
-export function loadManifests(dir: string, node = "", rules: ManifestRules = {}, taken: TakenPods = new Map()): LoadResult {
+export function loadManifests(dir: string, node = "", rules: ManifestRules = {}, taken: TakenPods = new Map(), cache?: ManifestCache): LoadResult {
   checkNode(node);
   const root = resolve(dir);
-  return loadFiles(root, listManifestFiles(root), node, rules, taken);
+  return loadFiles(root, listManifestFiles(root), node, rules, taken, cache);
+}
+
+/** One file's outcome before the checks across files (duplicates, taken keys). */
+type FileOutcome = { admitted: AdmittedPod } | { error: ManifestError; raw: unknown };
+
+/**
+ * File times are coarse (a kernel tick): a file rewritten in place with the same size just after a
+ * read may keep its mtime. An outcome is trusted only once it was read this long after the file's
+ * mtime, as git treats "racily clean" entries.
+ */
+const RACY_MS = 2000;
+
+interface CachedOutcome {
+  stamp: string;
+  mtimeMs: number;
+  readAt: number;
+  outcome: FileOutcome;
+}
+
+/**
+ * What each file gave on the last read, by its stat (inode, size, mtime, ctime): a periodic rescan
+ * of a thousand unchanged files then parses none of them. Valid for one node and one set of rules,
+ * the watcher's.
+ */
+export class ManifestCache {
+  private entries = new Map<string, CachedOutcome>();
+  private seen = new Map<string, CachedOutcome>();
+
+  /** @param now the wall clock, compared with file times. */
+  constructor(private readonly now: () => number) {}
+
+  /** The outcome for `file` in `path`, read again unless its stat is the one an earlier, safe read saw. */
+  outcome(path: string, file: ManifestFile | undefined, read: () => FileOutcome): FileOutcome {
+    if (!file) return read();
+    const cached = this.entries.get(path);
+    const fresh = cached && cached.stamp === file.stamp && cached.mtimeMs < cached.readAt - RACY_MS ? cached : undefined;
+    const entry = fresh ?? { stamp: file.stamp, mtimeMs: file.mtimeMs, readAt: this.now(), outcome: read() };
+    this.seen.set(path, entry);
+    return entry.outcome;
+  }
+
+  /** Ends a read: files not seen in it are dropped. */
+  settle(): void {
+    this.entries = this.seen;
+    this.seen = new Map();
+  }
 }
 
 /**
@@ -84,37 +130,49 @@ function checkNode(node: string): void {
   if (nodeProblem) throw new RangeError(`node name: ${nodeProblem}`);
 }
 
-function loadFiles(root: string, names: string[], node: string, rules: ManifestRules, taken: TakenPods = new Map()): LoadResult {
+function readOutcome(path: string, name: string, node: string, rules: ManifestRules): FileOutcome {
+  let raw: unknown;
+  try {
+    raw = readManifestFile(path, name);
+    return { admitted: admitPod(raw, { file: name, source: path, node }, rules) };
+  } catch (error) {
+    if (!(error instanceof ManifestError)) throw error;
+    return { error, raw };
+  }
+}
+
+function loadFiles(root: string, files: Array<string | ManifestFile>, node: string, rules: ManifestRules, taken: TakenPods = new Map(), cache?: ManifestCache): LoadResult {
   const pods = new Map<PodKey, PodSpec>();
   const errors: SourceError[] = [];
   const warnings = new Map<PodKey, Issue[]>();
-  for (const name of names) {
+  for (const file of files) {
+    const name = typeof file === "string" ? file : file.name;
     const path = join(root, name);
-    let raw: unknown;
-    try {
-      raw = readManifestFile(path, name);
-      const { pod, warnings: podWarnings } = admitPod(raw, { file: name, source: path, node }, rules);
-      const owner = taken.get(pod.key);
-      if (owner !== undefined) {
-        const issues = [{ path: [], message: `pod ${pod.key} already exists, created through ${owner}; ignoring this file` }];
-        errors.push(sourceError(path, new ManifestError(name, issues), "Invalid", { namespace: pod.namespace, name }));
-        continue;
-      }
-      const existing = pods.get(pod.key);
-      if (existing) {
-        const first = basename(existing.source);
-        const issues = [{ path: [], message: `pod ${pod.key} is already defined in ${first}; ignoring this file` }];
-        errors.push(sourceError(path, new ManifestError(name, issues), "Invalid", { namespace: pod.namespace, name }));
-        continue;
-      }
-      pods.set(pod.key, pod);
-      if (podWarnings.length > 0) warnings.set(pod.key, podWarnings);
-    } catch (error) {
-      if (!(error instanceof ManifestError)) throw error;
-      const reason = raw === undefined ? "FailedToParse" : "Invalid";
-      errors.push(sourceError(path, error, reason, identify(raw, node, name)));
+    const read = () => readOutcome(path, name, node, rules);
+    const outcome = cache ? cache.outcome(path, typeof file === "string" ? undefined : file, read) : read();
+    if ("error" in outcome) {
+      const reason = outcome.raw === undefined ? "FailedToParse" : "Invalid";
+      errors.push(sourceError(path, outcome.error, reason, identify(outcome.raw, node, name)));
+      continue;
     }
+    const { pod, warnings: podWarnings } = outcome.admitted;
+    const owner = taken.get(pod.key);
+    if (owner !== undefined) {
+      const issues = [{ path: [], message: `pod ${pod.key} already exists, created through ${owner}; ignoring this file` }];
+      errors.push(sourceError(path, new ManifestError(name, issues), "Invalid", { namespace: pod.namespace, name }));
+      continue;
+    }
+    const existing = pods.get(pod.key);
+    if (existing) {
+      const first = basename(existing.source);
+      const issues = [{ path: [], message: `pod ${pod.key} is already defined in ${first}; ignoring this file` }];
+      errors.push(sourceError(path, new ManifestError(name, issues), "Invalid", { namespace: pod.namespace, name }));
+      continue;
+    }
+    pods.set(pod.key, pod);
+    if (podWarnings.length > 0) warnings.set(pod.key, podWarnings);
   }
+  cache?.settle();
   // A refused file whose pod name another file's pod already has is shown under its own name.
   for (const error of errors) if (pods.has(`${error.namespace}/${error.name}`) || taken.has(`${error.namespace}/${error.name}`)) error.name = basename(error.file);
   return { pods, errors, warnings };
@@ -132,8 +190,15 @@ function identify(raw: unknown, node: string, fileName: string): { namespace: st
   return { namespace, name: podName !== undefined && !checkDns1123Subdomain(podName) ? podName : fileName };
 }
 
-/** Names of the regular manifest files directly in `root`, sorted; symlinks to files count. */
-function listManifestFiles(root: string): string[] {
+/** A manifest file in the directory, with its stat as a cache stamp. */
+interface ManifestFile {
+  name: string;
+  stamp: string;
+  mtimeMs: number;
+}
+
+/** The regular manifest files directly in `root`, sorted by name; symlinks to files count. */
+function listManifestFiles(root: string): ManifestFile[] {
   let names: string[];
   try {
     names = readdirSync(root);
@@ -142,15 +207,15 @@ function listManifestFiles(root: string): string[] {
     const reason = code === "ENOENT" ? "does not exist" : code === "ENOTDIR" ? "is not a directory" : (error as Error).message;
     throw new ManifestSourceError(root, reason, { cause: error });
   }
-  return names
-    .filter((name) => !name.startsWith(".") && manifestFormat(name) !== undefined)
-    .filter((name) => {
-      try {
-        return statSync(join(root, name)).isFile();
-      } catch {
-        // Removed since the listing, or a dangling symlink: not a pod in this pass.
-        return false;
-      }
-    })
-    .sort();
+  const files: ManifestFile[] = [];
+  for (const name of names.filter((name) => !name.startsWith(".") && manifestFormat(name) !== undefined).sort()) {
+    try {
+      // Not { bigint: true }: ten times slower here, and the racy-read rule makes milliseconds enough.
+      const stat = statSync(join(root, name));
+      if (stat.isFile()) files.push({ name, stamp: `${stat.ino} ${stat.size} ${stat.mtimeMs} ${stat.ctimeMs}`, mtimeMs: stat.mtimeMs });
+    } catch {
+      // Removed since the listing, or a dangling symlink: not a pod in this pass.
+    }
+  }
+  return files;
 }

@@ -2,10 +2,16 @@
  * How the process runtime notices that a container started or exited, at once and across agent
  * restarts: one directory watch on `events/`, where every monitor drops `<id>.started` and
  * `<id>.exited` (one inotify watch for any number of containers, and it works whether or not the
- * monitor is our child). The monitor's exit callback, while it is our child, and a slow periodic
- * re-check of the containers seen running are backstops. Each exit is reported once per agent.
+ * monitor is our child). Each exit is reported once per agent.
+ *
+ * Backstops, none of which reads a container's files while its monitor is known to be alive (so a
+ * thousand sleeping containers cost nothing per pass): every `resyncMs`, one listing of `events/`
+ * for `.exited` markers the watch did not deliver; the monitor's exit callback while it is our
+ * child; and once a minute, a status read of the containers whose monitor is not our child (adopted
+ * from a previous agent, or its monitor died first), as only that tells a monitor killed with the
+ * container still running (the exit is then recorded as lost).
  */
-import { watch, type FSWatcher } from "node:fs";
+import { readdirSync, watch, type FSWatcher } from "node:fs";
 import type { Clock } from "../clock.ts";
 import type { RuntimeEvent } from "./runtime.ts";
 
@@ -18,12 +24,18 @@ export interface ContainerEventsOptions {
   hasExited: (id: string) => boolean;
 }
 
+/** How often containers without a child monitor are looked at: a monitor killed under its container is rare. */
+const UNWATCHED_CHECK_MS = 60_000;
+
 export class ContainerEvents {
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly reported = new Set<string>();
   /** Ids seen running, which the backstop re-checks; an id leaves once its exit is reported. */
   private readonly running = new Set<string>();
+  /** Ids whose monitor is our live child: its exit callback reports whatever the markers miss. */
+  private readonly children = new Set<string>();
+  private lastUnwatchedCheck: number;
   private readonly watcher: FSWatcher | undefined;
   private cancelResync: (() => void) | undefined;
   private closed = false;
@@ -37,6 +49,7 @@ export class ContainerEvents {
     this.watcher.on("error", () => {
       // The directory went away (root removed under us): the backstop still runs.
     });
+    this.lastUnwatchedCheck = options.clock.now();
     this.armResync();
   }
 
@@ -50,10 +63,22 @@ export class ContainerEvents {
     if (!this.reported.has(id)) this.running.add(id);
   }
 
+  /** `id`'s monitor is our child, whose exit callback calls `monitorExited`. */
+  ownChild(id: string): void {
+    this.children.add(id);
+  }
+
+  /** `id`'s monitor (our child) is gone: report the exit if there is one, and look at it once a minute after. */
+  monitorExited(id: string): void {
+    this.children.delete(id);
+    this.notify(id);
+  }
+
   /** Forgets `id` (removed container). */
   forget(id: string): void {
     this.running.delete(id);
     this.reported.delete(id);
+    this.children.delete(id);
   }
 
   /** Something about `id` may have changed: wake its waiters, report a first exit. */
@@ -94,9 +119,31 @@ export class ContainerEvents {
     return true;
   }
 
-  /** The backstop: one pass over the containers seen running. Exposed for tests. */
+  /** The whole backstop at once: missed markers, then every container whose monitor is not our child. Exposed for tests. */
   recheck(): void {
-    for (const id of [...this.running]) this.notify(id);
+    this.scanMarkers();
+    this.checkUnwatched();
+  }
+
+  /** One listing of the events directory: an `.exited` marker of a container seen running is an exit the watch missed. */
+  private scanMarkers(): void {
+    if (this.running.size === 0) return;
+    let names: string[];
+    try {
+      names = readdirSync(this.options.eventsDir);
+    } catch {
+      return; // The directory went away (root removed under us): nothing to report from it.
+    }
+    for (const name of names) {
+      if (!name.endsWith(".exited")) continue;
+      const id = name.slice(0, -".exited".length);
+      if (this.running.has(id)) this.notify(id);
+    }
+  }
+
+  private checkUnwatched(): void {
+    this.lastUnwatchedCheck = this.options.clock.now();
+    for (const id of [...this.running]) if (!this.children.has(id)) this.notify(id);
   }
 
   close(): void {
@@ -121,7 +168,8 @@ export class ContainerEvents {
   private armResync(): void {
     this.cancelResync = this.options.clock.setTimeout(() => {
       if (this.closed) return;
-      this.recheck();
+      this.scanMarkers();
+      if (this.options.clock.now() - this.lastUnwatchedCheck >= UNWATCHED_CHECK_MS) this.checkUnwatched();
       this.armResync();
     }, this.options.resyncMs);
   }

@@ -66,7 +66,7 @@ export interface ProcessRuntimeOptions {
   rootDir: string;
   /** Default: the real clock. Drives the backstop re-check and the start/exec timeouts. */
   clock?: Clock;
-  /** Period of the backstop re-check for exits missed by the directory watch. Default 5000 ms. */
+  /** Period of the backstop listing of exit markers the directory watch missed. Default 5000 ms. */
   resyncMs?: number;
   /** How long startContainer waits for the monitor to report the process. Default 10000 ms. */
   startTimeoutMs?: number;
@@ -213,6 +213,7 @@ export class ProcessRuntime implements Runtime {
     if ("problem" in cgroup && Object.keys(limits).length > 0) this.unenforced.set(id, cgroup.problem);
 
     let monitorGone = false;
+    this.events.ownChild(id);
     try {
       launchMonitor({
         layout: this.layout,
@@ -226,7 +227,7 @@ export class ProcessRuntime implements Runtime {
         cgroupProcs: "procs" in cgroup ? cgroup.procs : [],
         onExit: () => {
           monitorGone = true;
-          this.events.notify(id);
+          this.events.monitorExited(id);
         },
       });
     } catch (cause) {

@@ -4,6 +4,7 @@
  * containers, its current and last attempt, its back-off entries, the pass's events), so a pass
  * costs the same on day one and day ninety. A pod's events are capped as they are inserted, and
  * expired rows go after any write at most once per interval (retention.ts).
+ * A savePod that would change nothing writes nothing.
  */
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
@@ -59,6 +60,11 @@ export class SqliteStore implements PodStateSink {
   private readonly sql: WriteStatements;
   /** The last v1 object written per live pod: a pass that changes nothing does not wake `get -w`. */
   private readonly lastObject = new Map<string, string>();
+  /**
+   * A hash of the last record and back-off written per live pod: a pass that changes nothing is not
+   * written at all, so a thousand quiet pods cost no transaction (and no WAL growth) per resync.
+   */
+  private readonly lastState = new Map<string, bigint | number>();
   /** Shared with the API's pod writes (ApiPodStore): one counter for every resourceVersion. */
   readonly revisions: RevisionCounter;
 
@@ -76,17 +82,24 @@ export class SqliteStore implements PodStateSink {
 
   /** Persists the pod, its containers, attempts, back-off and the pass's events in one transaction. */
   savePod(pod: PodRecord, events: KubeEvent[], backoff: BackoffEntry[]): void {
-    this.checkpoint(pod, events, () => {
+    const uid = pod.spec.uid;
+    const object = JSON.stringify(podObject(pod, { runtimeName: this.runtimeName }));
+    const state = Bun.hash(`${JSON.stringify(pod)}\n${JSON.stringify(backoff)}`);
+    if (events.length === 0 && this.lastObject.get(uid) === object && this.lastState.get(uid) === state) return;
+    this.checkpoint(pod, object, events, () => {
       this.sql.clearBackoff.run(pod.spec.uid);
       for (const entry of backoff) this.sql.insertBackoff.run(entry.key, backoffPodUid(entry.key), entry.delayMs, entry.updatedAt);
     }, undefined);
+    this.lastState.set(uid, state);
     this.expireIfDue();
   }
 
   /** Marks the pod deleted (kept for `describe` and `events` until retention) with its last events. */
   deletePod(pod: PodRecord, events: KubeEvent[]): void {
-    this.checkpoint(pod, events, () => this.sql.clearBackoff.run(pod.spec.uid), this.clock.now());
+    const object = JSON.stringify(podObject(pod, { runtimeName: this.runtimeName }));
+    this.checkpoint(pod, object, events, () => this.sql.clearBackoff.run(pod.spec.uid), this.clock.now());
     this.lastObject.delete(pod.spec.uid);
+    this.lastState.delete(pod.spec.uid);
     this.expireIfDue();
   }
 
@@ -168,11 +181,11 @@ export class SqliteStore implements PodStateSink {
     }
   }
 
-  private checkpoint(pod: PodRecord, events: KubeEvent[], extra: () => void, deletedAt: number | undefined): void {
+  private checkpoint(pod: PodRecord, object: string, events: KubeEvent[], extra: () => void, deletedAt: number | undefined): void {
     const uid = pod.spec.uid;
     try {
       this.revisions.transact(this.db, () => {
-        this.writePod(pod, deletedAt);
+        this.writePod(pod, object, deletedAt);
         for (const [position, container] of allContainers(pod).entries()) this.writeContainer(pod, container, position);
         extra();
         for (const event of events) this.writeEvent(event);
@@ -180,14 +193,16 @@ export class SqliteStore implements PodStateSink {
     } catch (error) {
       // Nothing of the pass was written (the transaction rolled back): the caller keeps the events
       // and hands them again with the pod's next save, and reports the error.
-      if (deletedAt === undefined) this.lastObject.delete(uid);
+      if (deletedAt === undefined) {
+        this.lastObject.delete(uid);
+        this.lastState.delete(uid);
+      }
       throw error;
     }
   }
 
-  private writePod(pod: PodRecord, deletedAt: number | undefined): void {
+  private writePod(pod: PodRecord, object: string, deletedAt: number | undefined): void {
     const { spec } = pod;
-    const object = JSON.stringify(podObject(pod, { runtimeName: this.runtimeName }));
     const changed = deletedAt !== undefined || this.lastObject.get(spec.uid) !== object;
     const revision = changed ? this.revisions.next() : this.revisions.current;
     if (deletedAt === undefined) this.lastObject.set(spec.uid, object);

@@ -87,6 +87,11 @@ test("allocatable less --system-reserved and --kube-reserved", () => {
   expect(half.status.allocatable.cpu).toBe("3500m");
 });
 
+test("run --max-pods: the node reports the pods it admits, in capacity and allocatable", () => {
+  const node = nodeObject(healthy, { ...options, maxPods: 1000 }) as any;
+  expect([node.status.capacity.pods, node.status.allocatable.pods]).toEqual(["1000", "1000"]);
+});
+
 test("host facts parsers", () => {
   expect(parseMeminfo("MemTotal:       16314208 kB\nMemFree:  1 kB\nMemAvailable:   9000000 kB\n")).toMatchObject({ MemTotal: 16314208, MemAvailable: 9000000 });
   expect(osImage('NAME="Debian"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n')).toBe("Debian GNU/Linux 12 (bookworm)");

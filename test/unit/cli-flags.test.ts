@@ -78,6 +78,13 @@ describe("flags checked before the agent starts", () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  test.each([["0"], ["1.5"], ["lots"], ["-1"]])("run --max-pods=%p is a usage error before anything starts", async (value) => {
+    const db = join(dir, "state.db");
+    expect(await runCLI(["run", "--manifests", join(dir, "manifests"), `--max-pods=${value}`, "--db", db])).toBe(2);
+    expect(out.join("")).toStartWith("error: --max-pods must be a whole number above 0");
+    expect(existsSync(db)).toBe(false);
+  });
+
   test("--backoff-max alone below the default base lowers the first wait instead of being refused", async () => {
     expect(await runCLI(["backoff", "--backoff-max", "4"])).toBe(0);
     const waits = out.join("").split("\n").slice(1, 4).map((line) => line.trim().split(/\s+/)[1]);

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatIssue, ManifestSourceError } from "../../src/manifest/errors.ts";
-import { loadManifest, loadManifestFile, loadManifests } from "../../src/manifest/source.ts";
+import { loadManifest, loadManifestFile, loadManifests, ManifestCache } from "../../src/manifest/source.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -33,6 +33,29 @@ describe("loadManifests", () => {
     expect(errors).toEqual([]);
     expect([...pods.keys()]).toEqual(["demo/a", "demo/b", "other/c"]);
     expect(pods.get("demo/a")!.source).toBe(join(dir, "a.yaml"));
+  });
+
+  test("with a cache, a rescan parses only the files whose stat changed; a refused file stays refused", () => {
+    write("a.yaml", pod("a"));
+    write("b.yaml", pod("b"));
+    write("bad.yaml", "kind: Pod\nmetadata: {name: bad}\n");
+    // Read as if well after the files were written, when their stat can be trusted.
+    const cache = new ManifestCache(() => Date.now() + 60_000);
+    const first = loadManifests(dir, "", {}, new Map(), cache);
+    write("b.yaml", pod("b", "moved"));
+    const second = loadManifests(dir, "", {}, new Map(), cache);
+    expect(second.pods.get("demo/a")).toBe(first.pods.get("demo/a")!);
+    expect([...second.pods.keys()]).toEqual(["demo/a", "moved/b"]);
+    expect(second.errors).toEqual(first.errors);
+    rmSync(join(dir, "a.yaml"));
+    expect([...loadManifests(dir, "", {}, new Map(), cache).pods.keys()]).toEqual(["moved/b"]);
+  });
+
+  test("with a cache, a file read within a clock tick of its last write is read again: a same-size rewrite may keep its mtime", () => {
+    write("a.yaml", pod("a"));
+    const cache = new ManifestCache(() => Date.now());
+    const first = loadManifests(dir, "", {}, new Map(), cache);
+    expect(loadManifests(dir, "", {}, new Map(), cache).pods.get("demo/a")).not.toBe(first.pods.get("demo/a")!);
   });
 
   test("with a node, pods are named NAME-NODE", () => {

@@ -92,6 +92,26 @@ describe("checkpoints", () => {
     h.agent.close();
   });
 
+  test("a pass that changes nothing writes nothing (no transaction, the rows keep their updated_at); a change is written", async () => {
+    using dir = tempDir();
+    const h = storeHarness(dir.path);
+    const web = pod({ name: "web", containers: [container("app")] });
+    await h.kubelet.sync(desired(web));
+    const changes = () => (h.agent.db.query("SELECT total_changes() AS n").get() as { n: number }).n;
+    const rows = () => h.agent.db.query("SELECT updated_at, revision, record_json FROM pods").all();
+    const before = { changes: changes(), rows: rows() };
+    h.clock.step(30_000);
+    await h.kubelet.sync(desired(web));
+    await h.kubelet.sync(desired(web));
+    expect({ changes: changes(), rows: rows() }).toEqual(before);
+    const id = h.pod(web.key)!.app[0]!.containerId!;
+    h.runtime.finish(id, 1);
+    await h.kubelet.idle();
+    expect(changes()).toBeGreaterThan(before.changes);
+    expect(h.agent.db.query("SELECT count(*) AS n FROM attempts WHERE exit_code = 1").get()).toEqual({ n: 1 });
+    h.agent.close();
+  });
+
   test("loadState gives back live pods and back-off entries; deleted pods stay for describe but leave get", async () => {
     using dir = tempDir();
     const h = storeHarness(dir.path);
