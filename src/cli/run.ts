@@ -25,6 +25,7 @@ import { backoffOptions, logPolicyOption, maxPodsOption, nodeOption, nodeReserva
 import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
+import { DEFAULT_RETENTION } from "../store/retention.ts";
 import { databaseIdentity } from "../store/identity.ts";
 import { recordBackoffSettings } from "../store/agent-settings.ts";
 import { openAgentDatabase } from "../store/open.ts";
@@ -61,6 +62,9 @@ export interface RunOptions {
   kubeReserved?: unknown;
   maxPods?: unknown;
 }
+
+/** How often an agent whose passes write nothing looks for expired history (retention's own interval). */
+const EXPIRY_CHECK_MS = DEFAULT_RETENTION.intervalMs;
 
 /** Status-file writes are coalesced: a burst of pod syncs costs one write. */
 const STATUS_WRITE_DELAY_MS = 200;
@@ -180,8 +184,11 @@ export async function runCommand(options: RunOptions): Promise<number> {
   kubelet.start();
   watcher.start();
   sources.attach(kubelet, () => watcher.scan());
+  // Expiry follows the writes; a quiet agent (no pass writes anything) still ages its history out.
+  const expiry = setInterval(() => store.expireIfDue(), EXPIRY_CHECK_MS);
 
   await signalled;
+  clearInterval(expiry);
   disk.stop();
   if (api && "stop" in api) await api.stop();
   watcher.stop();

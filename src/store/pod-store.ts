@@ -85,7 +85,11 @@ export class SqliteStore implements PodStateSink {
     const uid = pod.spec.uid;
     const object = JSON.stringify(podObject(pod, { runtimeName: this.runtimeName }));
     const state = Bun.hash(`${JSON.stringify(pod)}\n${JSON.stringify(backoff)}`);
-    if (events.length === 0 && this.lastObject.get(uid) === object && this.lastState.get(uid) === state) return;
+    if (events.length === 0 && this.lastObject.get(uid) === object && this.lastState.get(uid) === state) {
+      // Nothing to write, but expiry still follows the loop's passes.
+      this.expireIfDue();
+      return;
+    }
     this.checkpoint(pod, object, events, () => {
       this.sql.clearBackoff.run(pod.spec.uid);
       for (const entry of backoff) this.sql.insertBackoff.run(entry.key, backoffPodUid(entry.key), entry.delayMs, entry.updatedAt);
@@ -165,10 +169,10 @@ export class SqliteStore implements PodStateSink {
   }
 
   /**
-   * After a write: expiry, when due. Its failure is not the write's (that one committed): it is
+   * After a write or a pass, and on the agent's timer: expiry, when due. Its failure is not the write's (that one committed): it is
    * reported, and tried again after the next write.
    */
-  private expireIfDue(): void {
+  expireIfDue(): void {
     if (!this.retention.due) return;
     try {
       this.prune();

@@ -61,7 +61,7 @@ describe("expiry on the timer", () => {
     h.store.prune();
     expect(count(h.agent.db, "attempts WHERE pod_uid = ?", crashUid)).toBeGreaterThan(1);
     await h.advance(130);
-    await h.kubelet.sync(desired(pod({ name: "web" }))); // the periodic resync's pass saves the pod
+    await h.kubelet.sync(desired(pod({ name: "web" }))); // a pass, though it writes nothing for the quiet pod
     expect(count(h.agent.db, "pods WHERE uid = ?", crashUid)).toBe(0);
     expect(count(h.agent.db, "attempts WHERE pod_uid = ?", crashUid)).toBe(0);
     expect(count(h.agent.db, "backoff WHERE pod_uid = ?", crashUid)).toBe(0);
