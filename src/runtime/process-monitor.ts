@@ -48,9 +48,8 @@ import { writeAtomic } from "./process-files.ts";
  * ends, as no pid namespace kills it here: the writer then never sees the end of its input. So a
  * watchdog gives the writer DRAIN_SECONDS to drain after the main process ended, then ends it
  * (USR1 to the monitor's own group, which the monitor alone catches), and the exit is recorded.
- * The watchdog is a forked subshell, not a new shell (one process fewer on every exit); the
- * monitor stops it (and its sleep) as soon as the writer is done, and a removal that finds no pid
- * kills it with the monitor (it names the same directory).
+ * The watchdog is a new `sh -c` naming no directory, so it is not taken for a monitor or the
+ * container's; the monitor stops it (and its sleep) as soon as the writer is done.
  * LOGSPEC is "MAXBYTES MAXFILES STDBUF HEAD WC LN RM GZIP SLEEP" (GZIP `-` when there is none).
  * Variable names carry a `__mk_` prefix because every variable the container's env defines is
  * exported here too: plain names like `dir` would leak into, or be overwritten from, its env.
@@ -101,13 +100,8 @@ __mk_logwriter() {
   "$__mk_head" -c 9000000000000000000 >/dev/null
 }
 __mk_watchdog() {
-  (
-    trap 'kill "$__mk_s" 2>/dev/null; exit 0' TERM
-    "$9" ${DRAIN_SECONDS} &
-    __mk_s=$!
-    wait "$__mk_s"
-    [ -e "$__mk_dir/exit" ] || kill -s USR1 -- "-$$" 2>/dev/null
-  ) >/dev/null 2>&1 </dev/null &
+  __mk_wd_dir=$__mk_dir /bin/sh -c 'trap "kill \\$s 2>/dev/null; exit 0" TERM; "$1" ${DRAIN_SECONDS} & s=$!; wait $s
+[ -e "$__mk_wd_dir/exit" ] || kill -s USR1 -- "-$2" 2>/dev/null' watchdog "$9" "$$" >/dev/null 2>&1 </dev/null &
   printf '%s\\n' "$!" >"$__mk_dir/.watchdog"
 }
 if [ "$__mk_role" = start ]; then
