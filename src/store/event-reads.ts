@@ -4,21 +4,7 @@
  * pod's newest events with their total.
  */
 import type { Database } from "bun:sqlite";
-import { EVENT_COLUMNS, eventRow, type EventFilter, type EventRow } from "./queries.ts";
-
-/** The WHERE clause (empty, or starting with WHERE) and its parameters for `filter`. */
-export function eventFilterSql(filter: EventFilter): { clause: string; params: (string | number)[] } {
-  const where: string[] = [];
-  const params: (string | number)[] = [];
-  if (filter.pod !== undefined) (where.push("pod = ?"), params.push(filter.pod));
-  if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
-  if (filter.types && filter.types.length > 0) {
-    where.push(`type IN (${filter.types.map(() => "?").join(", ")})`);
-    params.push(...filter.types);
-  }
-  if (filter.afterRevision !== undefined) (where.push("revision > ?"), params.push(filter.afterRevision));
-  return { clause: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", params };
-}
+import { EVENT_COLUMNS, eventFilterSql, eventRow, type EventFilter, type EventRow } from "./queries.ts";
 
 /**
  * The events `filter` selects, oldest last occurrence first (kubectl's order), read from SQLite as

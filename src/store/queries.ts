@@ -201,16 +201,7 @@ export class StoreReader {
   }
 
   events(filter: EventFilter = {}): EventRow[] {
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (filter.pod !== undefined) (where.push("pod = ?"), params.push(filter.pod));
-    if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
-    if (filter.types && filter.types.length > 0) {
-      where.push(`type IN (${filter.types.map(() => "?").join(", ")})`);
-      params.push(...filter.types);
-    }
-    if (filter.afterRevision !== undefined) (where.push("revision > ?"), params.push(filter.afterRevision));
-    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const { clause, params } = eventFilterSql(filter);
     const order = filter.afterRevision !== undefined ? "revision" : "last_at, id";
     return this.query(`SELECT ${EVENT_COLUMNS} FROM events ${clause} ORDER BY ${order}`).all(...params).map(eventRow);
   }
@@ -335,4 +326,18 @@ function attemptRow(value: unknown): AttemptRow {
     killCause: (row.kill_cause as string | null | undefined) ?? null,
     graceExpired: row.grace_expired === 1,
   };
+}
+
+/** The WHERE clause (empty, or starting with WHERE) and its parameters for `filter`. */
+export function eventFilterSql(filter: EventFilter): { clause: string; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (filter.pod !== undefined) (where.push("pod = ?"), params.push(filter.pod));
+  if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
+  if (filter.types && filter.types.length > 0) {
+    where.push(`type IN (${filter.types.map(() => "?").join(", ")})`);
+    params.push(...filter.types);
+  }
+  if (filter.afterRevision !== undefined) (where.push("revision > ?"), params.push(filter.afterRevision));
+  return { clause: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", params };
 }
