@@ -2,30 +2,26 @@
  * `minikubelet sql`: one reading statement, nothing that opens or creates a file, SQLite's own
  * words for its errors, and `--schema`.
  */
-import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { runCLI } from "../../src/cli/cli.ts";
 import { sqlCommand } from "../../src/cli/sql.ts";
 import { desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
+import { captureOutput } from "../capture-output.ts";
 
 let stdout: string;
 let stderr: string;
-let spies: ReturnType<typeof spyOn>[];
+let output: { restore(): void };
 
 beforeEach(() => {
   stdout = "";
   stderr = "";
-  spies = [
-    spyOn(process.stdout, "write").mockImplementation(((chunk: unknown) => ((stdout += String(chunk)), true)) as never),
-    spyOn(process.stderr, "write").mockImplementation(((chunk: unknown) => ((stderr += String(chunk)), true)) as never),
-  ];
+  output = captureOutput((text) => (stdout += text), (text) => (stderr += text));
 });
 
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
+afterEach(() => output.restore());
 
 async function database(dir: string): Promise<string> {
   const h = storeHarness(dir);

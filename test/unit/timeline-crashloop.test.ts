@@ -3,13 +3,14 @@
  * container, a crashing container and one killed once by its liveness probe, into a real database;
  * the command reads it back as text (compared whole) and as SVG (parsed, one bar per attempt).
  */
-import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { runCLI } from "../../src/cli/cli.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { timelineCommand, type TimelineDeps } from "../../src/cli/timeline.ts";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { ScriptedProber } from "../scripted-prober.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
+import { captureOutput } from "../capture-output.ts";
 import { descendants, parseXml } from "../small-xml.ts";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -156,18 +157,13 @@ test("with no agent holding the database, the bars still reach now and stderr sa
 describe("timeline from the command line", () => {
   let stdout = "";
   let stderr = "";
-  let spies: ReturnType<typeof spyOn>[] = [];
+  let output: { restore(): void } | undefined;
   beforeEach(() => {
     stdout = "";
     stderr = "";
-    spies = [
-      spyOn(process.stdout, "write").mockImplementation(((chunk: unknown) => ((stdout += String(chunk)), true)) as never),
-      spyOn(process.stderr, "write").mockImplementation(((chunk: unknown) => ((stderr += String(chunk)), true)) as never),
-    ];
+    output = captureOutput((text) => (stdout += text), (text) => (stderr += text));
   });
-  afterEach(() => {
-    for (const spy of spies) spy.mockRestore();
-  });
+  afterEach(() => output?.restore());
 
   test("a pod that is not there: kubectl's NotFound line and where to look, exit 1", async () => {
     using dir = tempDir();

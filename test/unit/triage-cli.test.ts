@@ -1,27 +1,26 @@
-import { afterEach, beforeEach, expect, spyOn, test } from "bun:test";
+import { afterEach, beforeEach, expect, test } from "bun:test";
 import { runCLI } from "../../src/cli/cli.ts";
 import { triageCommand } from "../../src/cli/triage.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { triageHarness } from "../triage-fixtures.ts";
+import { captureOutput } from "../capture-output.ts";
 
 let stdout: string;
 let stderr: string;
-let spies: ReturnType<typeof spyOn>[];
+let output: { restore(): void };
 
 beforeEach(() => {
   stdout = "";
   stderr = "";
-  spies = [
-    spyOn(process.stdout, "write").mockImplementation(((chunk: unknown) => ((stdout += String(chunk)), true)) as never),
-    spyOn(process.stderr, "write").mockImplementation(((chunk: unknown) => (String(chunk).startsWith("agent not running") || (stderr += String(chunk)), true)) as never),
-  ];
+  output = captureOutput(
+    (text) => (stdout += text),
+    (text) => text.startsWith("agent not running") || (stderr += text),
+  );
 });
 
-afterEach(() => {
-  for (const spy of spies) spy.mockRestore();
-});
+afterEach(() => output.restore());
 
 async function crashLoop(dir: string) {
   const h = triageHarness(dir);
