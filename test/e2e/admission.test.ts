@@ -6,23 +6,14 @@
  */
 import { expect, test } from "bun:test";
 import { cpus } from "node:os";
-import { processE2E, Agent, podTable, waitFor, Workspace } from "./helpers.ts";
+import { processE2E, Agent, e2ePodManifest, podTable, SLEEP_COMMAND, waitFor, Workspace } from "./helpers.ts";
 
 const e2e = processE2E();
 
 function requesting(name: string, cpu: string): string {
-  return `apiVersion: v1
-kind: Pod
-metadata: {name: ${name}, namespace: e2e}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-    - name: main
-      image: busybox
-      command: ["sleep", "600"]
+  return e2ePodManifest(name, `${SLEEP_COMMAND}
       resources:
-        requests: {cpu: "${cpu}"}
-`;
+        requests: {cpu: "${cpu}"}`);
 }
 
 test("a pod requesting more CPU than the machine has is refused with OutOfcpu; one that fits runs", async () => {

@@ -6,26 +6,13 @@
  */
 import { expect, test } from "bun:test";
 import { statfsSync } from "node:fs";
-import { processE2E, Agent, podTable, waitFor, Workspace } from "./helpers.ts";
+import { processE2E, Agent, e2ePodManifest, podTable, waitFor, Workspace } from "./helpers.ts";
 
 const e2e = processE2E();
 
-function sleeper(name: string): string {
-  return `apiVersion: v1
-kind: Pod
-metadata: {name: ${name}, namespace: e2e}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-    - name: main
-      image: busybox
-      command: ["sleep", "600"]
-`;
-}
-
 test("a threshold above the real free space: DiskPressure, new pods wait, running ones stay; below it: they start", async () => {
   const ws = (e2e.ws = new Workspace());
-  ws.write("early.yaml", sleeper("early"));
+  ws.write("early.yaml", e2ePodManifest("early"));
   const first = new Agent(ws);
   e2e.agents.push(first);
   await waitFor("early running", () => podTable(ws, "e2e")["early-n1"]?.[1] === "Running", 15_000, () => first.stdout + first.stderr);
@@ -40,7 +27,7 @@ test("a threshold above the real free space: DiskPressure, new pods wait, runnin
   expect(pressured.stdout).toContain("Normal NodeHasDiskPressure default/n1: Node n1 status is now: NodeHasDiskPressure");
   expect(pressured.stderr).toContain("minikubelet: disk pressure: ");
   await pressured.waitForOutput("Adopted running container main");
-  ws.write("late.yaml", sleeper("late"));
+  ws.write("late.yaml", e2ePodManifest("late"));
   await pressured.waitForOutput("Warning FailedScheduling e2e/late-n1: 0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }.");
   // A moment later it still waits, and the running pod was never touched.
   await new Promise((done) => setTimeout(done, 1500));

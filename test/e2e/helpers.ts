@@ -433,6 +433,26 @@ async function removeCgroupsOf(ws: Workspace): Promise<void> {
   }
 }
 
+/** The container lines of a pod that sleeps: what a process-runtime e2e pod usually runs. */
+export const SLEEP_COMMAND = '      command: ["sleep", "600"]';
+
+/**
+ * A one-container pod in namespace e2e with a 1 s grace period; `lines` are the container's fields
+ * after its image (SLEEP_COMMAND, resources ...), indented as a container's.
+ */
+export function e2ePodManifest(name: string, lines: string = SLEEP_COMMAND): string {
+  return `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: e2e}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+    - name: main
+      image: busybox
+${lines}
+`;
+}
+
 /**
  * A busybox httpd pod for the docker runtime, ready through an HTTP probe on 8080. `script` starts
  * the server; it is the only part the docker e2e files vary (how it meets SIGTERM).

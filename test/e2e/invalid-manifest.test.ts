@@ -5,31 +5,17 @@
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { processE2E, Agent, podTable, waitFor, Workspace } from "./helpers.ts";
+import { processE2E, Agent, e2ePodManifest, podTable, SLEEP_COMMAND, waitFor, Workspace } from "./helpers.ts";
 
 const e2e = processE2E();
 
-function sleeper(name: string, container: string): string {
-  return `apiVersion: v1
-kind: Pod
-metadata: {name: ${name}, namespace: e2e}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-    - name: main
-      image: busybox
-${container}
-`;
-}
-
-const RUNS = '      command: ["sleep", "600"]';
 // No command: the process runtime cannot start it, so the file is refused rather than retried as a StartError.
 const NO_COMMAND = '      comand: ["sleep", "600"]';
 
 test("an invalid file shows in get pods as Invalid, stops the pod it ran, and disappears when fixed", async () => {
   const ws = (e2e.ws = new Workspace());
-  ws.write("bad.yaml", sleeper("bad", NO_COMMAND));
-  ws.write("web.yaml", sleeper("web", RUNS));
+  ws.write("bad.yaml", e2ePodManifest("bad", NO_COMMAND));
+  ws.write("web.yaml", e2ePodManifest("web", SLEEP_COMMAND));
   const agent = new Agent(ws);
   e2e.agents.push(agent);
 
@@ -46,7 +32,7 @@ test("an invalid file shows in get pods as Invalid, stops the pod it ran, and di
   expect(ws.cli("events", "--for", "pod/bad-n1")).toContain("Invalid");
 
   // The running pod's file turns bad: the pod is removed, as the kubelet does, and the event says why.
-  ws.write("web.yaml", sleeper("web", NO_COMMAND));
+  ws.write("web.yaml", e2ePodManifest("web", NO_COMMAND));
   await waitFor("web stopped and listed as Invalid", () => {
     const table = podTable(ws, "e2e");
     return table["web-n1"]?.[1] === "Invalid" && table;
@@ -54,7 +40,7 @@ test("an invalid file shows in get pods as Invalid, stops the pod it ran, and di
   await agent.waitForOutput(`PodRemoved e2e/web-n1: Stopped pod web-n1: its manifest ${join(ws.manifests, "web.yaml")} turned invalid`);
   await agent.waitForOutput("pod e2e/web-n1, which ran from it, is stopped as when its file is removed");
 
-  ws.write("bad.yaml", sleeper("bad", RUNS));
+  ws.write("bad.yaml", e2ePodManifest("bad", SLEEP_COMMAND));
   await waitFor("bad fixed and running", () => {
     const table = podTable(ws, "e2e");
     return table["bad-n1"]?.[1] === "Running" && table;
