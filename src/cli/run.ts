@@ -155,10 +155,9 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
   }
 
-  // A rescan that found nothing new is no full pass: pods wake on their events and timers. The
-  // process runtime backs its own exit reports up (markers listed, monitors' exit callbacks), so a
-  // thousand quiet pods cost no periodic pass; docker's event stream can drop a line.
-  const changes = new DesiredChanges(clock, runtime.name === "process" ? Number.POSITIVE_INFINITY : FULL_SYNC_MS);
+  // A rescan that found nothing new is no full pass: pods wake on their events and timers. A runtime
+  // that backs its own exit reports up needs no periodic pass, so a thousand quiet pods cost none.
+  const changes = new DesiredChanges(clock, runtime.reportsEveryExit ? Number.POSITIVE_INFINITY : FULL_SYNC_MS);
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
   const gate = new AdoptionGate({

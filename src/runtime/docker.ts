@@ -77,6 +77,8 @@ const ZERO_TIME = "0001-01-01T00:00:00Z";
 
 export class DockerRuntime implements Runtime {
   readonly name = "docker" as const;
+  /** The engine's event stream can drop a line. */
+  readonly reportsEveryExit = false;
   readonly pauseImage: string;
   readonly volumeRoot: string;
   private readonly owner: string | undefined;

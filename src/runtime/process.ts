@@ -87,6 +87,8 @@ export interface ProcessRuntimeOptions {
 
 export class ProcessRuntime implements Runtime {
   readonly name = "process" as const;
+  /** Exit markers are watched, listed every few seconds, and backed by the monitors' exit callbacks. */
+  readonly reportsEveryExit = true;
   private readonly layout: ProcessLayout;
   private readonly clock: Clock;
   private readonly tools: MonitorTools;

@@ -164,6 +164,11 @@ export interface ImageManager {
 
 export interface Runtime extends SandboxManager, ContainerManager, ImageManager {
   readonly name: "process" | "docker" | "fake";
+  /**
+   * Whether the runtime backs its own events up, so that no exit goes unreported and the loop needs
+   * no periodic full pass (the kubelet's syncFrequency) as a backstop.
+   */
+  readonly reportsEveryExit: boolean;
   /** Subscribes to container events so the loop wakes at once; returns the unsubscribe function. */
   watch(listener: (event: RuntimeEvent) => void): () => void;
   /** Releases connections and watchers; containers keep running. Idempotent. */
