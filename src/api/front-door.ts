@@ -126,12 +126,17 @@ function pipeToInner(socket: TLSSocket, buffered: Buffer, inner: string, open: S
 }
 
 /** A refusal (a small Status) written as HTTP/1.1 by hand, and the connection closed after it. */
-async function writeResponse(socket: Duplex, response: Response): Promise<void> {
+async function writeResponse(socket: TLSSocket, response: Response): Promise<void> {
   const body = Buffer.from(await response.arrayBuffer());
   const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? "Status"}`];
   response.headers.forEach((value, name) => {
     if (name !== "content-length" && name !== "connection") head.push(`${name}: ${value}`);
   });
   head.push(`Content-Length: ${body.length}`, "Connection: close", "", "");
+  // The socket was paused to read the head: left so, it never reads the client's close and stays
+  // half-open (CLOSE_WAIT), which Bun 1.3 spins a core on. Flowing, what the client sends after the
+  // refusal is dropped and its end closes the socket; one that never leaves is cut.
+  socket.resume();
+  socket.setTimeout(HEAD_TIMEOUT_MS, () => discard(socket));
   socket.end(Buffer.concat([Buffer.from(head.join("\r\n"), "latin1"), body]));
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { Duplex } from "node:stream";
+import { readFileSync } from "node:fs";
 import { connect, type TLSSocket } from "node:tls";
 // @ts-expect-error spdy-transport ships no types
 import transport from "spdy-transport";
@@ -110,6 +111,21 @@ test("refusals of a SPDY upgrade are the usual Status, written on the connection
   const unknown = await upgrade("/api/v1/nothing");
   expect(unknown.head).toStartWith("HTTP/1.1 404 Not Found\r\n");
   expect(JSON.parse(await bodyAfter(unknown.socket))).toMatchObject({ code: 404, reason: "NotFound", message: "the server could not find the requested resource" });
+});
+
+/** Connections to `port` the kernel holds in CLOSE_WAIT: the peer has gone, our side never closed. */
+function halfClosedOn(port: number): number {
+  const localPort = `:${port.toString(16).toUpperCase().padStart(4, "0")} `;
+  return readFileSync("/proc/net/tcp", "utf8").split("\n").filter((line) => line.split(/\s+/)[2]?.endsWith(localPort.trim()) && line.split(/\s+/)[4] === "08").length;
+}
+
+test("a refused upgrade's connection is closed on the server's side too once the client has gone (none left in CLOSE_WAIT)", async () => {
+  const port = Number(new URL(server.url).port);
+  const refused = await upgrade("/api/v1/nothing");
+  expect(refused.head).toStartWith("HTTP/1.1 404 Not Found\r\n");
+  await bodyAfter(refused.socket);
+  for (let i = 0; i < 100 && halfClosedOn(port) > 0; i++) await Bun.sleep(20);
+  expect(halfClosedOn(port)).toBe(0);
 });
 
 test("other requests on the same listener are served by Bun.serve as before", async () => {
