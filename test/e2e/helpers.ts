@@ -351,6 +351,15 @@ export function podTable(ws: Workspace, namespace: string): Record<string, [stri
  * SIGKILLs every container process (its process group) and monitor recorded in a `pid` file under
  * `dir` (any runtime root there), each only while it is the very process recorded (same start time).
  */
+/** SIGKILL, for teardown: a process that ended between its listing and the kill is what was wanted. */
+function killIfAlive(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
 export function killRecordedContainers(dir: string): void {
   const visit = (path: string) => {
     let entries;
@@ -369,7 +378,7 @@ export function killRecordedContainers(dir: string): void {
           try {
             process.kill(-target, "SIGKILL");
           } catch {
-            process.kill(target, "SIGKILL");
+            killIfAlive(target);
           }
         }
       }
@@ -400,7 +409,7 @@ export function processE2E(): { ws: Workspace | undefined; agents: Agent[] } {
     for (const agent of state.agents.splice(0)) await agent.terminate();
     // Pods outlive a SIGTERM'd agent; their processes need not mention the workspace (exec sleep).
     if (state.ws) killRecordedContainers(state.ws.path);
-    for (const left of processesMentioning(state.ws?.path ?? "\0")) process.kill(left.pid, "SIGKILL");
+    for (const left of processesMentioning(state.ws?.path ?? "\0")) killIfAlive(left.pid);
     if (state.ws) await removeCgroupsOf(state.ws);
     state.ws?.cleanup();
     state.ws = undefined;
