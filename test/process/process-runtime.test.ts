@@ -229,6 +229,10 @@ describe("process runtime", () => {
     const dir = join(root, "pods", pod.uid, "containers", id);
     const pid = readPid(dir);
     if (!pid) throw new Error("no pid file");
+    // The container's pid is recorded before it execs setsid: its own group exists a moment later.
+    const leadsItsGroup = () => readFileSync(`/proc/${pid.pid}/stat`, "utf8").split(") ")[1]?.split(" ")[2] === String(pid.pid);
+    for (let i = 0; i < 200 && !leadsItsGroup(); i++) await Bun.sleep(5);
+    expect(leadsItsGroup()).toBe(true);
     // Pretend the recorded process is an older one that had the same pid: its start time differs.
     writeAtomic(join(dir, "pid"), `${pid.pid} 1 ${pid.startedAt * 1_000_000} ${pid.monitorPid} ${pid.monitorStartTicks}\n`);
     await runtime.killContainer(id, "SIGKILL");
