@@ -31,9 +31,11 @@ afterAll(() => {
  * pid (a gate, not a delay: on a busy host a listing that scans /proc can take seconds).
  */
 function slowStartingRuntime(root: string): ProcessRuntime {
-  // The monitor records the pid with builtins only, so the wait goes before the monitor's shell itself.
+  // The monitor records the pid with builtins only, so the wait goes before the monitor's shell
+  // itself. Run as a child, not exec'd: while a process execs, its /proc cmdline reads empty for a
+  // moment, and a listing that looked then saw no monitor and took the container for never started.
   const shell = join(root, "slow-shell");
-  writeFileSync(shell, `#!/bin/sh\nwhile [ ! -e ${gateOf(root)} ]; do sleep 0.05; done\nexec ${resolveMonitorTools().shell} "$@"\n`);
+  writeFileSync(shell, `#!/bin/sh\nwhile [ ! -e ${gateOf(root)} ]; do sleep 0.05; done\n${resolveMonitorTools().shell} "$@"\n`);
   chmodSync(shell, 0o755);
   const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000, monitorTools: { shell } });
   open.push(runtime);
