@@ -1,22 +1,31 @@
 /**
  * `logs` for attempts the docker runtime ran: the engine keeps their output (no log file is
  * recorded), so it is read through src/logs/ (as the API's pods/log reads it) from a DockerRuntime
- * by the attempt's runtime id. The runtime (and dockerode) is loaded only when such an attempt is
- * asked for, so `logs` on a process-runtime database never touches the docker socket.
+ * by the attempt's runtime id, with fetch alone (src/runtime/docker-logs.ts) where the engine speaks
+ * plain HTTP, so `logs` never loads dockerode for it; an engine over TLS or ssh is read through a
+ * DockerRuntime. Nothing is opened until such an attempt is asked for, so `logs` on a
+ * process-runtime database never touches the docker socket.
  */
 import { StringDecoder } from "node:string_decoder";
-import { EngineLogError, writeEngineLogs } from "../logs/attempt-logs.ts";
+import { EngineLogError, writeEngineLogs, type EngineLogs } from "../logs/attempt-logs.ts";
+import { engineAddressFromEnv, streamEngineLogs } from "../runtime/docker-logs.ts";
 import type { AttemptRow } from "../store/queries.ts";
-import type { DockerRuntime } from "../runtime/docker.ts";
 import { UserError } from "./cli.ts";
 import type { LogReader } from "./logs.ts";
 
 /** Streams an attempt's output from the engine until it stops or the signal aborts (`logs -f`). */
 export type LogFollower = (attempt: AttemptRow, tail: number | undefined, onText: (text: string) => void, signal: AbortSignal) => Promise<void>;
 
-const defaultRuntime = async () => new (await import("../runtime/docker.ts")).DockerRuntime();
+/** The engine's logs, and what to close when done with them. */
+type EngineLogSource = EngineLogs & { close(): Promise<void> };
 
-export function dockerLogFollower(create: () => Promise<DockerRuntime> = defaultRuntime): LogFollower {
+async function engineAtDockerHost(): Promise<EngineLogSource> {
+  const address = engineAddressFromEnv();
+  if (address) return { streamLogs: (...args) => streamEngineLogs(address, ...args), close: async () => {} };
+  return new (await import("../runtime/docker.ts")).DockerRuntime();
+}
+
+export function dockerLogFollower(create: () => Promise<EngineLogSource> = engineAtDockerHost): LogFollower {
   return async (attempt, tail, onText, signal) => {
     if (!attempt.runtimeId) throw new UserError(`logs of container "${attempt.container}" attempt ${attempt.attempt}: no runtime id is recorded (the container never started)`);
     const runtime = await create();
@@ -29,8 +38,8 @@ export function dockerLogFollower(create: () => Promise<DockerRuntime> = default
 }
 
 /** A LogReader over the engine at DOCKER_HOST (or the default socket), connected on first use. */
-export function dockerLogReader(create: () => Promise<DockerRuntime> = defaultRuntime): LogReader {
-  let runtime: Promise<DockerRuntime> | undefined;
+export function dockerLogReader(create: () => Promise<EngineLogSource> = engineAtDockerHost): LogReader {
+  let runtime: Promise<EngineLogSource> | undefined;
   return async (attempt: AttemptRow, tail?: number) => {
     if (!attempt.runtimeId) throw new UserError(`logs of container "${attempt.container}" attempt ${attempt.attempt}: no runtime id is recorded (the container never started)`);
     runtime ??= create();
@@ -40,7 +49,7 @@ export function dockerLogReader(create: () => Promise<DockerRuntime> = defaultRu
   };
 }
 
-async function readEngine(attempt: AttemptRow, query: { tailLines?: number; follow?: boolean }, runtime: DockerRuntime, signal: AbortSignal, onText: (text: string) => void): Promise<void> {
+async function readEngine(attempt: AttemptRow, query: { tailLines?: number; follow?: boolean }, runtime: EngineLogs, signal: AbortSignal, onText: (text: string) => void): Promise<void> {
   const utf8 = new StringDecoder("utf8");
   try {
     await writeEngineLogs(attempt, query, { signal, engine: async () => runtime }, (bytes) => {

@@ -51,3 +51,13 @@ export function rethrowUnreachable(error: unknown, endpoint: string): never {
   if (error instanceof Error && dockerStatusCode(error) === undefined) throw new EngineUnreachableError(endpoint, error);
   throw error;
 }
+
+/**
+ * Bun's fetch says "Was there a typo in the url or port?" for a socket nobody listens on; its
+ * `code` (FailedToOpenSocket, ConnectionRefused, ...) says more to someone looking for dockerd.
+ */
+export function fetchConnectionError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (!(error instanceof Error) || typeof code !== "string" || "statusCode" in error) return error;
+  return Object.assign(new Error(`connection failed (${code})`, { cause: error }), { code });
+}

@@ -86,13 +86,6 @@ export class FrameCollector {
   }
 }
 
-/** Demultiplexes a complete buffer (a finished logs call) into combined text. */
-export function demuxToText(buffer: Buffer): string {
-  const collector = new FrameCollector();
-  collector.push(buffer);
-  return collector.text();
-}
-
 /** A live multiplexed stream (`logs -f`) to text as it arrives, a split UTF-8 character held back. */
 export class FrameTextDecoder {
   private readonly splitter = new FrameSplitter();

@@ -14,6 +14,7 @@
  */
 import { Readable } from "node:stream";
 import type Dockerode from "dockerode";
+import { fetchConnectionError } from "./docker-errors.ts";
 
 /** The kubelet's default --runtime-request-timeout. */
 export const ENGINE_REQUEST_TIMEOUT_MS = 2 * 60_000;
@@ -100,20 +101,10 @@ async function send(request: RequestOptions, context: RequestContext, body: stri
   } catch (error) {
     // fetch rejects with the abort's reason when there is one: keep the deadline's own error.
     if (abort.signal.aborted && abort.signal.reason instanceof Error) throw abort.signal.reason;
-    throw connectionError(error);
+    throw fetchConnectionError(error);
   } finally {
     if (!streaming) settle();
   }
-}
-
-/**
- * Bun's fetch says "Was there a typo in the url or port?" for a socket nobody listens on; its
- * `code` (FailedToOpenSocket, ConnectionRefused, ...) says more to someone looking for dockerd.
- */
-function connectionError(error: unknown): unknown {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (!(error instanceof Error) || typeof code !== "string" || "statusCode" in error) return error;
-  return Object.assign(new Error(`connection failed (${code})`, { cause: error }), { code });
 }
 
 function urlOf(request: RequestOptions): string {

@@ -22,9 +22,9 @@ import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified,
 import { DockerEventWatcher } from "./docker-events.ts";
 import { DockerExitRecords } from "./docker-exits.ts";
 import { useFetchTransport } from "./docker-transport.ts";
+import { streamEngineLogs, type EngineAddress } from "./docker-logs.ts";
 import { execWithTimeout } from "./docker-exec.ts";
 import { startDockerExec } from "./docker-exec-stream.ts";
-import { demuxToText, FrameTextDecoder } from "./docker-frames.ts";
 import { DockerImages } from "./docker-images.ts";
 import { runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
@@ -326,21 +326,9 @@ export class DockerRuntime implements Runtime {
   }
 
   async readLogs(id: string, options: LogOptions = {}): Promise<string> {
-    try {
-      const buffer = (await this.docker.getContainer(id).logs({
-        stdout: true,
-        stderr: true,
-        follow: false,
-        // The engine takes "all" for no limit; the typings only know numbers.
-        tail: (options.tail ?? "all") as number,
-      })) as unknown as Buffer;
-      return demuxToText(Buffer.isBuffer(buffer) ? buffer : Buffer.from(buffer));
-    } catch (error) {
-      if (isNotFound(error)) {
-        throw new Error(`logs of container ${id.slice(0, 12)}: no such container (removed)`, { cause: error });
-      }
-      throw error;
-    }
+    let text = "";
+    await this.streamLogs(id, { ...options, follow: false }, (chunk) => void (text += chunk), new AbortController().signal);
+    return text;
   }
 
   /**
@@ -364,51 +352,7 @@ export class DockerRuntime implements Runtime {
     signal: AbortSignal,
     opened?: () => void,
   ): Promise<void> {
-    if (signal.aborted) return;
-    let stream: NodeJS.ReadableStream & { destroy(): void };
-    try {
-      stream = (await this.docker.getContainer(id).logs({
-        stdout: true,
-        stderr: true,
-        // dockerode streams only a truthy `follow`, and buffers any other body whole: the string
-        // "false" is truthy to it and false to the engine, so a multi-GB log is read chunk by chunk
-        // (a follow ended at `until` would not do: the engine checks it only when the container writes).
-        follow: (options.follow ? true : "false") as unknown as true,
-        timestamps: options.timestamps ?? false,
-        ...(options.sinceMs === undefined ? {} : { since: unixSeconds(options.sinceMs) }),
-        // The engine takes "all" for no limit; the typings only know numbers.
-        tail: (options.tail ?? "all") as number,
-      })) as unknown as NodeJS.ReadableStream & { destroy(): void };
-    } catch (error) {
-      if (isNotFound(error)) throw new Error(`logs of container ${id.slice(0, 12)}: no such container (removed)`, { cause: error });
-      rethrowUnreachable(error, this.endpoint);
-    }
-    opened?.();
-    const decoder = new FrameTextDecoder();
-    await new Promise<void>((resolve, reject) => {
-      const interrupted = () => {
-        stream.destroy();
-        resolve();
-      };
-      signal.addEventListener("abort", interrupted, { once: true });
-      const settle = (error?: Error) => {
-        signal.removeEventListener("abort", interrupted);
-        if (error && !signal.aborted) reject(error);
-        else resolve();
-      };
-      stream.on("data", (chunk: Buffer) => {
-        const text = decoder.write(chunk);
-        const taken: unknown = text ? onText(text) : undefined;
-        // A reader that returns a promise is slow to take text: the engine's stream waits for it.
-        if (taken instanceof Promise) {
-          stream.pause();
-          void taken.finally(() => stream.resume());
-        }
-      });
-      stream.on("end", () => settle());
-      stream.on("close", () => settle());
-      stream.on("error", settle);
-    });
+    return streamEngineLogs(await this.engineAddress("logs"), id, options, onText, signal, opened);
   }
 
   ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult> {
@@ -421,6 +365,14 @@ export class DockerRuntime implements Runtime {
 
   async close(): Promise<void> {
     this.events.close();
+  }
+
+  /** The engine's address for the calls made with fetch alone (logs); TLS and ssh engines have none. */
+  private async engineAddress(call: string): Promise<EngineAddress> {
+    const modem = (this.docker as unknown as { modem: { socketPath?: string | (() => string | Promise<string>); host?: string; port?: number | string; protocol?: string } }).modem;
+    if (modem.socketPath) return { socketPath: typeof modem.socketPath === "function" ? await modem.socketPath() : modem.socketPath };
+    if ((modem.protocol ?? "http") !== "http" || !modem.host) throw new Error(`${call}: an engine reached over ${modem.protocol} is not supported`);
+    return { host: modem.host, port: Number(modem.port ?? 2375) };
   }
 
   /** Where the engine is expected, for error messages: the socket path or the DOCKER_HOST address. */
@@ -511,9 +463,4 @@ function defaultVolumeRoot(): string {
 /** A transport failure carries no HTTP status from the engine. */
 function dockerStatusCodeMissing(error: unknown): boolean {
   return error instanceof Error && dockerStatusCode(error) === undefined;
-}
-
-/** A time as the engine's `since`/`until` take it: "seconds.nanoseconds" (the typings only know numbers). */
-function unixSeconds(ms: number): number {
-  return (ms / 1000).toFixed(9) as unknown as number;
 }

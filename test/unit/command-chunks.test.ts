@@ -80,3 +80,10 @@ describe("what a command loads before it starts", () => {
     expect(builtinsImportedWith(`src/cli/${command}.ts`)).not.toContain("fs");
   });
 });
+
+test("logs of a docker attempt: the engine is read with fetch, dockerode stays unloaded (it is imported only for an engine over TLS or ssh)", () => {
+  const modules = loadedWith("src/cli/docker-log-reader.ts");
+  expect(modules).toContain("src/runtime/docker-logs.ts");
+  expect(packages(modules)).not.toContain("dockerode");
+  expect(modules).not.toContain("src/runtime/docker.ts");
+});

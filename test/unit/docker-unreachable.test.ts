@@ -13,7 +13,7 @@ import { ContainerStartError } from "../../src/runtime/runtime.ts";
 import { container, pod } from "../pod-builder.ts";
 
 describe("docker runtime without an engine", () => {
-  test("status, list, sandbox, kill and start reject with EngineUnreachableError naming the socket", async () => {
+  test("status, list, sandbox, kill, start and logs reject with EngineUnreachableError naming the socket", async () => {
     const dir = mkdtempSync(join(tmpdir(), "minikubelet-no-engine-"));
     const socketPath = join(dir, "docker.sock");
     const runtime = new DockerRuntime({ docker: new Dockerode({ socketPath }), volumeRoot: dir });
@@ -26,6 +26,7 @@ describe("docker runtime without an engine", () => {
         ["runPodSandbox", runtime.runPodSandbox(web)],
         ["killContainer", runtime.killContainer("abc", "SIGTERM")],
         ["startContainer", runtime.startContainer({ pod: web, container: container("web"), kind: "app", attempt: 0, sandbox })],
+        ["readLogs", runtime.readLogs("abc", { tail: 2 })],
       ];
       for (const [name, call] of calls) {
         const error = await call.then(() => undefined, (e: unknown) => e);
