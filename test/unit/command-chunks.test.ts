@@ -81,7 +81,7 @@ describe("what a command loads before it starts", () => {
   });
 });
 
-test("logs of a docker attempt: the engine is read with fetch, dockerode stays unloaded (it is imported only for an engine over TLS or ssh)", () => {
+test("logs of a docker attempt: the engine is read with fetch, dockerode is never loaded", () => {
   const modules = loadedWith("src/cli/docker-log-reader.ts");
   expect(modules).toContain("src/runtime/docker-logs.ts");
   expect(packages(modules)).not.toContain("dockerode");
