@@ -112,3 +112,17 @@ describe("streamEngineLogs against an engine on a unix socket", () => {
     expect((error as Error).message).toBe(`docker engine at ${missing} is unreachable: connection failed (FailedToOpenSocket)`);
   });
 });
+
+test("`logs` of a docker attempt with DOCKER_HOST on TLS: one line saying so, no dockerode", async () => {
+  const { dockerLogReader } = await import("../../src/cli/docker-log-reader.ts");
+  const saved = process.env.DOCKER_HOST;
+  process.env.DOCKER_HOST = "tcp://10.0.0.1:2376";
+  try {
+    const attempt = { container: "web", attempt: 0, runtimeId: "abc" } as Parameters<ReturnType<typeof dockerLogReader>>[0];
+    const message = await dockerLogReader()(attempt).catch((e: Error) => e.message);
+    expect(message).toBe("logs: the engine at DOCKER_HOST=tcp://10.0.0.1:2376 is reached over TLS or ssh, which logs does not read from");
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+  }
+});
