@@ -12,14 +12,7 @@ import { statusFromInspect } from "../../src/runtime/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import type Dockerode from "dockerode";
 import { bbContainer, testPod } from "./helpers.ts";
-
-function frame(stream: 1 | 2, text: string): Buffer {
-  const payload = Buffer.from(text);
-  const header = Buffer.alloc(8);
-  header[0] = stream;
-  header.writeUInt32BE(payload.length, 4);
-  return Buffer.concat([header, payload]);
-}
+import { engineFrame as frame } from "../engine-frames.ts";
 
 describe("create options", () => {
   test("the sandbox uses the pause image, a shareable IPC namespace, and bridge or host network", () => {

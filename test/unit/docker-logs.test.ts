@@ -9,18 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EngineUnreachableError } from "../../src/runtime/docker-errors.ts";
 import { engineAddressFromEnv, streamEngineLogs } from "../../src/runtime/docker-logs.ts";
+import { engineFrame as frame } from "../engine-frames.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "minikubelet-engine-logs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** One multiplexed frame: stream 1 stdout, 2 stderr, then the payload's length, big-endian. */
-function frame(stream: 1 | 2, text: string): Buffer {
-  const payload = Buffer.from(text);
-  const header = Buffer.alloc(8);
-  header[0] = stream;
-  header.writeUInt32BE(payload.length, 4);
-  return Buffer.concat([header, payload]);
-}
 
 describe("engineAddressFromEnv", () => {
   test("DOCKER_HOST as docker-modem reads it: a unix socket, a tcp host and port", () => {
