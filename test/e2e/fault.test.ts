@@ -192,9 +192,13 @@ test(`${ROUNDS} kill -9s during churn, some right after Started, Killing or Exit
   for (const c of up) perContainer.set(`${c.podUid}/${c.name}`, (perContainer.get(`${c.podUid}/${c.name}`) ?? 0) + 1);
   expect([...perContainer].filter(([, count]) => count > 1)).toEqual([]);
   expect(up.filter((c) => !liveUids.has(c.podUid))).toEqual([]);
-  // No process of ours outside those containers (monitors name their container's directory).
-  const dirs = up.map((c) => `/containers/${c.id} `);
-  const strays = processesMentioning(workspace.path).filter((p) => p.pid !== last.pid && !dirs.some((dir) => p.cmdline.includes(dir)));
+  // No process of ours outside those containers (monitors name their container's directory). A
+  // crash-looping container may be starting again as we look: its monitor runs and no pid is
+  // recorded yet. Listed after the processes, so each process seen had its directory by then.
+  const ours = processesMentioning(workspace.path).filter((p) => p.pid !== last.pid);
+  const starting = processContainers(workspace).filter((c) => liveUids.has(c.podUid) && !c.exited && c.pid === undefined);
+  const dirs = [...up, ...starting].map((c) => `/containers/${c.id} `);
+  const strays = ours.filter((p) => !dirs.some((dir) => p.cmdline.includes(dir)));
   expect(strays).toEqual([]);
 
   // Restart counts are the attempts table's, with no attempt missing, and the runtime agrees.
