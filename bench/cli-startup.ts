@@ -3,36 +3,23 @@
  * and `describe pod` on a small database (5 pods), each next to the floor measured in the same run,
  * a compiled Bun hello-world (console.log), run in turn with them. Figures only.
  *   bun bench/cli-startup.ts [RUNS]
- * Uses ./minikubelet when it is newer than src/ (else runs scripts/build first).
+ * Uses ./minikubelet when it is newer than what it embeds (else runs scripts/build first).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { storeHarness } from "../test/store-fixtures.ts";
 import { container, desired, pod } from "../test/pod-builder.ts";
+import { BINARY, ensureBinary } from "../test/e2e/helpers.ts";
+import { buildFloor } from "./cli-timing.ts";
 
 const runs = Number(process.argv[2] ?? 30);
-const ROOT = resolve(import.meta.dir, "..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
-const BINARY = join(ROOT, "minikubelet");
 const dir = mkdtempSync(join(tmpdir(), "mk-bench-cli-"));
 
-function newestMtime(path: string): number {
-  const stat = statSync(path);
-  return stat.isDirectory() ? Math.max(0, ...readdirSync(path).map((entry) => newestMtime(join(path, entry)))) : stat.mtimeMs;
-}
 
-function mustRun(command: string[], cwd: string): void {
-  const result = Bun.spawnSync(command, { cwd, stdout: "ignore", stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`${command.join(" ")} failed: ${result.stderr.toString()}`);
-}
-
-if (!existsSync(BINARY) || statSync(BINARY).mtimeMs < Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "scripts/build")))) {
-  mustRun([join(ROOT, "scripts/build")], ROOT);
-}
-// The floor: the smallest program `bun build --compile` makes, printing one line.
-writeFileSync(join(dir, "hello.ts"), 'console.log("hello");\n');
-mustRun([BUN, "build", "--compile", "--outfile", join(dir, "hello"), join(dir, "hello.ts")], dir);
+ensureBinary();
+// The floor: a compiled Bun program printing one line, built as minikubelet is.
+const floorBinary = buildFloor(dir);
 
 const h = storeHarness(dir);
 await h.kubelet.sync(desired(...Array.from({ length: 5 }, (_, i) => pod({ name: `p${i}`, containers: [container("app")] }))));
@@ -50,7 +37,7 @@ function once(command: string[]): number {
 }
 
 const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
-const floor = [join(dir, "hello")];
+const floor = [floorBinary, "hello"];
 const figures: [string, string[]][] = [
   ["--version", [BINARY, "--version"]],
   ["get pods -A", [BINARY, "get", "pods", "-A", "--db", h.dbPath]],

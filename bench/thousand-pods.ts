@@ -12,11 +12,12 @@
  */
 import { Database } from "bun:sqlite";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { MONITOR_SCRIPT, resolveMonitorTools } from "../src/runtime/process-monitor.ts";
 import { DEFAULT_LOG_POLICY } from "../src/logs/rotation-policy.ts";
+import { BINARY, ensureBinary } from "../test/e2e/helpers.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -26,25 +27,7 @@ const option = (name: string, fallback: number) => {
 const count = Number(args.find((arg, i) => /^\d+$/.test(arg) && !args[i - 1]?.startsWith("--")) ?? 1000);
 const idleSeconds = option("--idle", 30);
 const runs = option("--runs", 1);
-const ROOT = resolve(import.meta.dir, "..");
-const BINARY = join(ROOT, "minikubelet");
 const TICKS_PER_SECOND = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function ensureBinary(): void {
-  const sources = Math.max(...["src", "migrations", "packaging"].map((dir) => newestMtime(join(ROOT, dir))));
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= sources) return;
-  const built = spawnSync(join(ROOT, "scripts/build"), { cwd: ROOT, encoding: "utf8" });
-  if (built.status !== 0) throw new Error(`./scripts/build failed: ${built.stderr}`);
-}
 
 /** utime + stime of one process, in seconds. */
 function cpuSeconds(pid: number): number {

@@ -161,12 +161,12 @@ export class Kubelet {
     if (this.stopped) return this.workers.idle();
     const now = this.clock.now();
     // Pods this set changes are synced first: a new pod's start must not wait behind every other pod's pass.
-    const changed = new Set<PodKey>();
+    const touched = new Set<PodKey>();
     // Read once per pass and grown as pods are admitted: a thousand new pods are not a thousand walks of every pod.
     let admitted: PodRequests[] | undefined;
     for (const [key, spec] of desired) {
       const pod = this.pods.get(key);
-      if (!pod || pod.spec.configHash !== spec.configHash || pod.replacement || spec.api?.deletion) changed.add(key);
+      if (!pod || pod.spec.configHash !== spec.configHash || pod.replacement || spec.api?.deletion) touched.add(key);
       if (spec.api?.deletion) {
         // Deleted through the API: stop it with the grace asked for; never start one being deleted.
         if (pod && pod.spec.uid === spec.uid) this.deleteApiPod(pod, spec.api.deletion.gracePeriodSeconds);
@@ -199,14 +199,14 @@ export class Kubelet {
         if (desired.has(key) || pod.deletionCause === "shutdown") continue;
         pod.replacement = undefined;
         this.requestDeletion(pod, "removed");
-        changed.add(key);
+        touched.add(key);
       }
     }
-    for (const key of changed) if (this.pods.has(key)) this.dispatch(key);
+    for (const key of touched) if (this.pods.has(key)) this.dispatch(key);
     // The others on the next turn: each pass reads the runtime before its first await, and a
     // thousand of those would come before the changed pods' next step (their spawn).
     return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      for (const key of this.pods.keys()) if (!changed.has(key)) this.dispatch(key);
+      for (const key of this.pods.keys()) if (!touched.has(key)) this.dispatch(key);
       return this.workers.idle();
     });
   }

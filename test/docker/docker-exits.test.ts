@@ -103,23 +103,28 @@ describeDocker("DockerRuntime exits from the event stream (real dockerd)", () =>
     const id = await env.start(pod, await env.sandbox(pod), main);
     const running = readWhileRunning ? await env.runtime.containerStatus(id) : undefined;
     if (running) expect(running.state).toBe("running");
+    const exit = () => new Promise<void>((resolve) => (exited.has(id) ? resolve() : (heard = () => exited.has(id) && resolve())));
     return {
       id,
       running,
       env,
       calls: recorded.calls,
-      exit: () => new Promise<void>((resolve) => (exited.has(id) ? resolve() : (heard = () => exited.has(id) && resolve()))),
+      exit,
+      /** `docker kill`, then the runtime's status once the exit was heard (no engine call for it), beside the engine's own state. */
+      async killedStatus() {
+        await docker.getContainer(id).kill();
+        await exit();
+        const before = recorded.calls.length;
+        const status = await env.runtime.containerStatus(id);
+        expect(recorded.calls.slice(before)).toEqual([]);
+        return { status, engine: (await docker.getContainer(id).inspect()).State };
+      },
     };
   }
 
   test("a killed container's status comes from its die event, with no inspect after the exit", async () => {
     const run = await runUntilExit("exec sleep 300");
-    await docker.getContainer(run.id).kill();
-    await run.exit();
-    const before = run.calls.length;
-    const status = await run.env.runtime.containerStatus(run.id);
-    expect(run.calls.slice(before)).toEqual([]);
-    const engine = (await docker.getContainer(run.id).inspect()).State;
+    const { status, engine } = await run.killedStatus();
     expect(status).toMatchObject({ state: "exited", exitCode: engine.ExitCode, startedAt: run.running!.startedAt });
     expect(status.finishedAt).toBeGreaterThanOrEqual(Date.parse(engine.FinishedAt));
   });
@@ -129,12 +134,7 @@ describeDocker("DockerRuntime exits from the event stream (real dockerd)", () =>
     const readBack = () => run.calls.filter((call) => call === "GET /containers/:id/json").length;
     const sandboxReads = 1; // the pod IP, before the container was created
     while (readBack() === sandboxReads) await Bun.sleep(10);
-    await docker.getContainer(run.id).kill();
-    await run.exit();
-    const before = run.calls.length;
-    const status = await run.env.runtime.containerStatus(run.id);
-    expect(run.calls.slice(before)).toEqual([]);
-    const engine = (await docker.getContainer(run.id).inspect()).State;
+    const { status, engine } = await run.killedStatus();
     expect(status).toMatchObject({ state: "exited", exitCode: 137, startedAt: Date.parse(engine.StartedAt) });
   });
 

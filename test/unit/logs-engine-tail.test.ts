@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { dockerLogReader } from "../../src/cli/docker-log-reader.ts";
 import { logsCommand } from "../../src/cli/logs.ts";
-import type { DockerRuntime } from "../../src/runtime/docker.ts";
+import type { EngineLogs } from "../../src/logs/attempt-logs.ts";
 import type { LogOptions } from "../../src/runtime/runtime.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
@@ -13,7 +13,7 @@ import { storeHarness, tempDir } from "../store-fixtures.ts";
 /** An engine holding `lines` lines of output for every container, that counts what it sends. */
 function engine(lines: number) {
   const sent = { bytes: 0 };
-  const runtime = {
+  const runtime: EngineLogs = {
     async streamLogs(_id: string, options: LogOptions & { follow: boolean }, onText: (text: string) => unknown) {
       const from = options.tail === undefined ? 0 : Math.max(0, lines - options.tail);
       for (let i = from; i < lines; i++) {
@@ -22,8 +22,7 @@ function engine(lines: number) {
         await onText(text);
       }
     },
-    async close() {},
-  } as unknown as DockerRuntime;
+  };
   return { runtime, sent };
 }
 
