@@ -5,7 +5,7 @@
 import { DEFAULT_API_LISTEN, parseListenAddress, startApi, type RunningApi, type StartApiOptions } from "../api/start.ts";
 import type { ListenAddress } from "../api/server.ts";
 import type { KubeEvent } from "../kubelet/events.ts";
-import { UsageError } from "./cli.ts";
+import { UsageError } from "./errors.ts";
 
 /** The listen address, or undefined for `off`; UsageError for a malformed value. */
 export function apiListenOption(value: unknown): ListenAddress | undefined {

@@ -6,29 +6,10 @@
 import { cac, type CAC } from "cac";
 import { versionLine } from "../version.ts";
 import { describeCommands } from "./help.ts";
+import { NotFoundError, UsageError } from "./errors.ts";
 import { writeStdout } from "./stdio.ts";
 
 export type CommandResult = number | void;
-
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
-
-/** An error the user can act on: printed as one line, exit code 1. */
-export class UserError extends Error {
-  override readonly name: string = "UserError";
-}
-
-/**
- * kubectl's answer for a missing object (`Error from server (NotFound): pods "web" not found`),
- * printed as is, with a second line saying where to look instead.
- */
-export class NotFoundError extends UserError {
-  override readonly name = "NotFoundError";
-  constructor(resource: string, objectName: string, readonly hint: string) {
-    super(`Error from server (NotFound): ${resource} "${objectName}" not found\n${hint}`);
-  }
-}
 
 const dbOption = ["--db <path>", "state database (default: $MINIKUBELET_DB, else the per-user state directory)"] as const;
 

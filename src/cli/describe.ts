@@ -7,7 +7,7 @@ import { AmbiguousPodError } from "../store/queries.ts";
 import { newestPodEvents } from "../store/event-reads.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { agentNotRunningNote } from "../store/agent-status.ts";
-import { UsageError, UserError } from "./cli.ts";
+import { UsageError, UserError } from "./errors.ts";
 import { describePodText } from "./describe-pod.ts";
 import { podNotFound } from "./pod-not-found.ts";
 import { describeRefusedText } from "./describe-refused.ts";

@@ -9,11 +9,10 @@ import { StringDecoder } from "node:string_decoder";
 import { EngineLogError, writeEngineLogs, type EngineLogs } from "../logs/attempt-logs.ts";
 import { engineAddressFromEnv, streamEngineLogs } from "../runtime/docker-logs.ts";
 import type { AttemptRow } from "../store/queries.ts";
-import { UserError } from "./cli.ts";
-import type { LogReader } from "./logs.ts";
+import { UserError } from "./errors.ts";
+import type { LogFollower, LogReader } from "./logs.ts";
 
 /** Streams an attempt's output from the engine until it stops or the signal aborts (`logs -f`). */
-export type LogFollower = (attempt: AttemptRow, tail: number | undefined, onText: (text: string) => void, signal: AbortSignal) => Promise<void>;
 
 async function engineAtDockerHost(): Promise<EngineLogs> {
   const address = engineAddressFromEnv();

@@ -7,7 +7,7 @@ import { realClock, sleep, type Clock } from "../clock.ts";
 import type { EventFilter } from "../store/queries.ts";
 import { eventCellBounds, streamEvents } from "../store/event-reads.ts";
 import { openStoreReader } from "../store/reader.ts";
-import { UsageError } from "./cli.ts";
+import { UsageError } from "./errors.ts";
 import { formatEventRows } from "./events-format.ts";
 import { writeEventList, writeEventTable, type TextSink } from "./events-stream.ts";
 import { stdoutSink } from "./stdout-sink.ts";

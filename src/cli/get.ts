@@ -10,7 +10,7 @@ import { realClock, type Clock } from "../clock.ts";
 import { formatPods, POD_OUTPUTS, type PodOutput } from "../status/pod-table.ts";
 import { refusedManifestNotes } from "../status/refused-pod.ts";
 import { podList, withTypeMeta, type V1Pod } from "../status/v1.ts";
-import { UsageError, UserError } from "./cli.ts";
+import { UsageError, UserError } from "./errors.ts";
 import { writeStderr, writeStdout } from "./stdio.ts";
 import { otherNamespacesNote, podNotFoundInDatabase } from "./pod-not-found.ts";
 import { agentNotRunningNoteFor } from "../store/agent-status.ts";

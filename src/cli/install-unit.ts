@@ -7,7 +7,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import unitTemplate from "../../packaging/minikubelet.service" with { type: "text" };
-import { UserError } from "./cli.ts";
+import { UserError } from "./errors.ts";
 
 export const UNIT_PATH = "/etc/systemd/system/minikubelet.service";
 export const DROP_IN_DIR = "/etc/systemd/system/minikubelet.service.d";

@@ -7,7 +7,7 @@
 import { stringify } from "yaml";
 import { apiDirOf, loadCredentials, readServerAddress } from "../api/tls.ts";
 import { resolveDbPath } from "../store/db-path.ts";
-import { UserError } from "./cli.ts";
+import { UserError } from "./errors.ts";
 
 export interface KubeconfigOptions {
   db?: string;

@@ -13,9 +13,8 @@ import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { humanDuration } from "../status/age.ts";
 import { deletionCauseText } from "./describe-pod.ts";
-import { UsageError, UserError } from "./cli.ts";
+import { UsageError, UserError } from "./errors.ts";
 import { interruptSignal } from "./events.ts";
-import type { LogFollower } from "./docker-log-reader.ts";
 import { podNotFound } from "./pod-not-found.ts";
 
 export interface LogsOptions {
@@ -33,6 +32,8 @@ export interface LogsOptions {
  * seeks from the end), so a multi-GB log costs what the answer costs.
  */
 export type LogReader = (attempt: AttemptRow, tail?: number) => Promise<string>;
+/** Prints an attempt's output as it comes until `signal` aborts (an engine's follow; files are followed here). */
+export type LogFollower = (attempt: AttemptRow, tail: number | undefined, onText: (text: string) => void, signal: AbortSignal) => Promise<void>;
 
 export interface LogsDeps {
   clock?: Clock;

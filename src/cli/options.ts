@@ -5,7 +5,7 @@ import { checkNodeName } from "../manifest/validate.ts";
 import { parseGoDuration } from "../status/go-duration.ts";
 import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";
 import { MAX_PODS } from "../node-allocatable.ts";
-import { UsageError } from "./cli.ts";
+import { UsageError } from "./errors.ts";
 import { parseReserved, ReservedError, type NodeReservations } from "../node-allocatable.ts";
 import { DEFAULT_EVICTION_HARD, parseEvictionHard, ThresholdError } from "../eviction/thresholds.ts";
 

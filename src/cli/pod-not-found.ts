@@ -5,7 +5,7 @@
  */
 import type { StoreReader } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
-import { NotFoundError } from "./cli.ts";
+import { NotFoundError } from "./errors.ts";
 
 /** The NotFound error for pod `name`, its hint read from the database at `path`. */
 export function podNotFound(store: StoreReader, path: string, name: string, options: { includeDeleted: boolean }): NotFoundError {

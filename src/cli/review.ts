@@ -15,8 +15,8 @@ import { renderJson, renderText, renderYaml, type FileReview } from "../review/r
 import { reviewTarget } from "../review/reviewer.ts";
 import { storeHistory } from "../review/store-history.ts";
 import { openStoreReader } from "../store/reader.ts";
-import { UsageError, UserError } from "./cli.ts";
-import type { CommandOutput } from "./validate.ts";
+import { UsageError, UserError } from "./errors.ts";
+import { processOutput, type CommandOutput } from "./stdio.ts";
 
 export interface ReviewCommandOptions {
   output?: unknown;
@@ -28,11 +28,6 @@ export interface ReviewCommandOptions {
 
 const FORMATS = ["text", "json", "yaml"] as const;
 export type Format = (typeof FORMATS)[number];
-
-const processOutput: CommandOutput = {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
-};
 
 export function reviewCommand(path: string, options: ReviewCommandOptions, output: CommandOutput = processOutput): number {
   const format = (options.output ?? "text") as Format;

@@ -20,7 +20,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { podObject } from "../status/pod-object.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
-import { UsageError, UserError } from "./cli.ts";
+import { UsageError, UserError } from "./errors.ts";
 import { backoffOptions, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
 import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { startBanner } from "./run-banner.ts";

@@ -8,7 +8,7 @@ import { CommitBroadcast, watchDatabase } from "../api/commit-feed.ts";
 import { DEFAULT_API_LISTEN, startApi } from "../api/start.ts";
 import { resolveDbPath } from "../store/db-path.ts";
 import { apiListenOption, formatListen } from "./api-listen.ts";
-import { UsageError } from "./cli.ts";
+import { UsageError } from "./errors.ts";
 import { nodeOption } from "./options.ts";
 
 export interface ServeOptions {

@@ -3,7 +3,7 @@
  * as an aligned table or JSON; `sql --schema` prints the tables' CREATE statements. What is refused
  * and why is the store's (src/store/user-query.ts); SQLite's own errors are printed as SQLite words them.
  */
-import { UsageError, UserError } from "./cli.ts";
+import { UsageError, UserError } from "./errors.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { runUserQuery, schemaStatements, UserQueryError, type QueryResult } from "../store/user-query.ts";
 import { formatTable } from "../status/table.ts";

@@ -14,3 +14,14 @@ export function writeStderr(text: string): void {
   if (text.endsWith("\n")) console.error(text.slice(0, -1));
   else process.stderr.write(text);
 }
+
+/** Where a command that prints both streams writes; tests pass their own. */
+export interface CommandOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processOutput: CommandOutput = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+};

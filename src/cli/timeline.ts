@@ -14,7 +14,7 @@ import { MIN_WIDTH } from "../timeline/frame.ts";
 import { timelineText } from "../timeline/render-text.ts";
 import { agentNotRunningNote } from "../store/agent-status.ts";
 import { timelineSvg } from "../timeline/render-svg.ts";
-import { UsageError, UserError } from "./cli.ts";
+import { UsageError, UserError } from "./errors.ts";
 import { podNotFound } from "./pod-not-found.ts";
 
 export interface TimelineOptions {

@@ -12,7 +12,7 @@ import { containerFacts, gatherFacts, type EngineLogReader } from "../triage/gat
 import { shellWord } from "../triage/next-steps.ts";
 import { pickContainer } from "../triage/pick-container.ts";
 import { renderReport, type TriageFormat } from "../triage/render.ts";
-import { UsageError, UserError } from "./cli.ts";
+import { UsageError, UserError } from "./errors.ts";
 import { backoffOptions } from "./options.ts";
 import type { BackoffSource } from "../triage/backoff-outlook.ts";
 import { podNotFound } from "./pod-not-found.ts";

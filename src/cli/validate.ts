@@ -14,8 +14,9 @@ import { ManifestSourceError } from "../manifest/errors.ts";
 import { formatIssue } from "../manifest/errors.ts";
 import { isRuntimeName, RUNTIME_NAMES } from "../manifest/runtime-rules.ts";
 import { loadManifestFile, loadManifests, type LoadResult } from "../manifest/source.ts";
-import { UsageError } from "./cli.ts";
+import { UsageError } from "./errors.ts";
 import { reviewFiles } from "./review.ts";
+import { processOutput, type CommandOutput } from "./stdio.ts";
 import { nodeOption } from "./options.ts";
 
 export interface ValidateCommandOptions {
@@ -29,16 +30,6 @@ export interface ValidateCommandOptions {
   review?: boolean;
 }
 
-/** Where the command writes; tests pass their own. */
-export interface CommandOutput {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const processOutput: CommandOutput = {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
-};
 
 /** kubectl describe's order and labels for the three probes. */
 const PROBE_LINES: readonly [label: string, pick: (container: ContainerSpec) => Probe | undefined][] = [

@@ -5,17 +5,18 @@
  * attempts table's kill_cause and grace_expired, the Exited event, describe's Attempts table)
  * and leaves the Kubernetes-visible reason exactly as the kubelet sets it.
  */
-import type { Stopping } from "./pod-state.ts";
+/** Why the agent stops a container: for the Killing event and for what follows (a liveness kill restarts, a pod removal does not). */
+export type StopCause = "removed" | "replaced" | "shutdown" | "liveness" | "startup" | "completed" | "changed";
 
 /** oom: the kernel at the memory limit; otherwise why the agent stopped the container. */
-export type KillCause = "oom" | Stopping["cause"];
+export type KillCause = "oom" | StopCause;
 
 /**
  * How an attempt that ended with `reason` was killed, given the stop the agent had under way:
  * the kernel's OOM kill wins over a stop in progress (it is what ended the process); a stop that
  * reached SIGKILL means the grace period ran out.
  */
-export function killCauseOf(stopping: Stopping | undefined, reason: string): { killCause?: KillCause; graceExpired?: true } {
+export function killCauseOf(stopping: { cause: StopCause; stage: string } | undefined, reason: string): { killCause?: KillCause; graceExpired?: true } {
   // The runtimes read it from docker's State.OOMKilled or the cgroup's oom_kill counter.
   if (reason === "OOMKilled") return { killCause: "oom" };
   if (!stopping) return {};

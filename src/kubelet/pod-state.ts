@@ -6,7 +6,7 @@ import type { ContainerSpec, PodKey, PodSpec, ProbeKind } from "../manifest/type
 import type { ProbeTrackerSnapshot } from "../prober/tracker.ts";
 import { isSidecar } from "../manifest/types.ts";
 import type { ContainerKind, Sandbox } from "../runtime/runtime.ts";
-import type { KillCause } from "./kill-cause.ts";
+import type { KillCause, StopCause } from "./kill-cause.ts";
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
 export type ContainerPhase = "waiting" | "running" | "terminated";
@@ -34,8 +34,7 @@ export interface Waiting {
 
 /** A stop in progress: preStop first, then SIGTERM, then SIGKILL at `deadline`. */
 export interface Stopping {
-  /** Why, for the event and for what follows (a liveness kill restarts, a pod removal does not). */
-  cause: "removed" | "replaced" | "shutdown" | "liveness" | "startup" | "completed" | "changed";
+  cause: StopCause;
   startedAt: number;
   graceMs: number;
   stage: "preStop" | "sigterm" | "sigkill";

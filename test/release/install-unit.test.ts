@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_BIN, DEFAULT_MANIFESTS, DROP_IN_DIR, installUnitCommand, renderUnit, UNIT_PATH } from "../../src/cli/install-unit.ts";
-import { UserError } from "../../src/cli/cli.ts";
+import { UserError } from "../../src/cli/errors.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 /** A stand-in for the compiled binary that install-unit copies into place. */

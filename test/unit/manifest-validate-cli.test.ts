@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { UsageError } from "../../src/cli/cli.ts";
-import { validateCommand, type CommandOutput, type ValidateCommandOptions } from "../../src/cli/validate.ts";
+import { UsageError } from "../../src/cli/errors.ts";
+import { validateCommand, type ValidateCommandOptions } from "../../src/cli/validate.ts";
+import type { CommandOutput } from "../../src/cli/stdio.ts";
 
 const fixtures = join(import.meta.dir, "..", "fixtures", "manifests");
 const examples = join(import.meta.dir, "..", "..", "examples");
