@@ -4,6 +4,7 @@
  * (0 ok, 1 bad input or failed check, 2 usage) with one line on stderr.
  */
 import { cac, type CAC } from "cac";
+import { DEFAULT_BACKOFF_SECONDS } from "../kubelet/backoff.ts";
 import { versionLine } from "../version.ts";
 import { describeCommands } from "./help.ts";
 import { NotFoundError, UsageError } from "./errors.ts";
@@ -24,8 +25,8 @@ export function createCLI(): CAC {
     .option("--runtime <name>", "process or docker", { default: "process" })
     .option("--strict", "refuse manifests with unknown fields (default: warn)")
     .option("--status-file <file>", "write the pods as a v1 List after each pass (atomically)")
-    .option("--backoff-base <seconds>", "first restart back-off (default: 10, or --backoff-max when lower)")
-    .option("--backoff-max <seconds>", "back-off cap (default: 300)")
+    .option("--backoff-base <seconds>", `first restart back-off (default: ${DEFAULT_BACKOFF_SECONDS.base}, or --backoff-max when lower)`)
+    .option("--backoff-max <seconds>", `back-off cap (default: ${DEFAULT_BACKOFF_SECONDS.cap})`)
     .option("--stop-pods-on-exit", "stop the pods (SIGTERM, grace, SIGKILL) when the agent exits; by default they keep running for the next agent")
     .option("--pause-image <image>", "docker runtime: sandbox image", { default: "registry.k8s.io/pause:3.10" })
     .option("--resync <seconds>", "periodic full rescan of the manifest directory", { default: 20 })
@@ -75,8 +76,8 @@ export function createCLI(): CAC {
 
   cli
     .command("backoff", "print the restart back-off schedule")
-    .option("--backoff-base <seconds>", "first restart back-off (default: 10, or --backoff-max when lower)")
-    .option("--backoff-max <seconds>", "back-off cap (default: 300)")
+    .option("--backoff-base <seconds>", `first restart back-off (default: ${DEFAULT_BACKOFF_SECONDS.base}, or --backoff-max when lower)`)
+    .option("--backoff-max <seconds>", `back-off cap (default: ${DEFAULT_BACKOFF_SECONDS.cap})`)
     .action(async (options) => (await import("./backoff.ts")).backoffCommand(options));
 
   cli
@@ -126,8 +127,8 @@ export function createCLI(): CAC {
     .option("-n, --namespace <ns>", "namespace (default: the pod's, when the name is unique)")
     .option("-c, --container <name>", "container name (default: the one in trouble)")
     .option("-o, --output <format>", "text, json or markdown", { default: "text" })
-    .option("--backoff-base <seconds>", "override the back-off the agent recorded at its start (default: the record, else 10)")
-    .option("--backoff-max <seconds>", "override the recorded cap (default: the record, else 300); the back-off resets after twice it")
+    .option("--backoff-base <seconds>", `override the back-off the agent recorded at its start (default: the record, else ${DEFAULT_BACKOFF_SECONDS.base})`)
+    .option("--backoff-max <seconds>", `override the recorded cap (default: the record, else ${DEFAULT_BACKOFF_SECONDS.cap}); the back-off resets after twice it`)
     .action(async (pod, options) => {
       const [{ triageCommand }, { dockerLogReader }] = await Promise.all([import("./triage.ts"), import("./docker-log-reader.ts")]);
       return triageCommand(pod, options, { readEngineLogs: dockerLogReader() });

@@ -1,5 +1,5 @@
 /** Shared parsing of flags, so every command names the flag and the value it refused. */
-import { backoffSettings, type BackoffSettings } from "../kubelet/backoff.ts";
+import { backoffSettings, DEFAULT_BACKOFF_SECONDS, type BackoffSettings } from "../kubelet/backoff.ts";
 import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
 import { checkNodeName } from "../manifest/validate.ts";
 import { parseGoDuration } from "../status/go-duration.ts";
@@ -24,7 +24,7 @@ export function secondsOption(flag: string, value: unknown): number {
  */
 export function backoffOptions(options: { backoffBase?: unknown; backoffMax?: unknown }): BackoffSettings {
   const baseSeconds = options.backoffBase === undefined ? undefined : secondsOption("--backoff-base", options.backoffBase);
-  const capSeconds = secondsOption("--backoff-max", options.backoffMax ?? 300);
+  const capSeconds = secondsOption("--backoff-max", options.backoffMax ?? DEFAULT_BACKOFF_SECONDS.cap);
   if (baseSeconds !== undefined && baseSeconds > capSeconds) {
     throw new UsageError(`--backoff-base (${baseSeconds}s) must not be above --backoff-max (${capSeconds}s)`);
   }

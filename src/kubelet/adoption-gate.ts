@@ -5,6 +5,7 @@
  * level-triggered), and a failed adoption (the runtime briefly unreachable, a store read that
  * failed) is retried with a back-off until it succeeds, never skipped.
  */
+import { cappedDoubling } from "../capped-doubling.ts";
 import type { Clock } from "../clock.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -71,7 +72,7 @@ export class AdoptionGate {
       if (this.stage === "stopped") return;
       this.failures++;
       const { baseMs, capMs } = this.options.retry ?? DEFAULT_RETRY;
-      const delayMs = Math.min(baseMs * 2 ** (this.failures - 1), capMs);
+      const delayMs = cappedDoubling(baseMs, capMs, this.failures - 1);
       this.options.log(
         `adoption failed (attempt ${this.failures}): ${error instanceof Error ? error.message : String(error)}; no pod is synced until it succeeds, retrying in ${delayMs / 1000}s`,
       );

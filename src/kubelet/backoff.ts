@@ -2,6 +2,7 @@
  * The kubelet's container restart back-off: a pure delay curve plus a keyed store of entries.
  * The first restart is immediate, then `base`, doubling to `cap`, measured from the container's finish.
  */
+import { cappedDoubling } from "../capped-doubling.ts";
 import type { Clock } from "../clock.ts";
 
 export interface BackoffOptions {
@@ -20,10 +21,14 @@ export interface BackoffSettings {
   capMs: number;
 }
 
+/** The kubelet's own curve: 10 s, doubling to 5 minutes (its backOffPeriod and MaxContainerBackOff). */
+export const DEFAULT_BACKOFF_SECONDS = { base: 10, cap: 300 } as const;
+export const DEFAULT_BACKOFF: BackoffSettings = { baseMs: DEFAULT_BACKOFF_SECONDS.base * 1000, capMs: DEFAULT_BACKOFF_SECONDS.cap * 1000 };
+
 /** Validates the options up front, so a bad flag fails at start, naming the option and the value. */
 export function backoffSettings(options: BackoffOptions = {}): BackoffSettings {
-  const base = options.baseSeconds ?? 10;
-  const cap = options.capSeconds ?? 300;
+  const base = options.baseSeconds ?? DEFAULT_BACKOFF_SECONDS.base;
+  const cap = options.capSeconds ?? DEFAULT_BACKOFF_SECONDS.cap;
   if (!Number.isFinite(base) || base <= 0) {
     throw new BackoffOptionError(`--backoff-base must be a number of seconds above 0 (got ${base})`);
   }
@@ -37,7 +42,7 @@ export function backoffSettings(options: BackoffOptions = {}): BackoffSettings {
 /** The wait before restart number `restart` (1-based) of a container that keeps crashing at once. */
 export function restartDelayMs(restart: number, settings: BackoffSettings): number {
   if (restart <= 1) return 0;
-  return Math.min(settings.baseMs * 2 ** (restart - 2), settings.capMs);
+  return cappedDoubling(settings.baseMs, settings.capMs, restart - 2);
 }
 
 export interface BackoffRow {
@@ -112,7 +117,7 @@ export class BackoffStore {
    */
   next(key: BackoffKey, finishedAt: number, restartedAt = this.clock.now()): BackoffEntry {
     const entry = this.live(key, finishedAt);
-    const delayMs = entry ? Math.min(entry.delayMs * 2, this.settings.capMs) : this.settings.baseMs;
+    const delayMs = entry ? cappedDoubling(entry.delayMs, this.settings.capMs, 1) : this.settings.baseMs;
     const updated = { key, delayMs, updatedAt: restartedAt };
     this.set(updated);
     return updated;

@@ -8,7 +8,7 @@
 import type { Clock } from "../clock.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import type { Runtime, RuntimeEvent } from "../runtime/runtime.ts";
-import { BackoffStore, type BackoffEntry, type BackoffSettings } from "./backoff.ts";
+import { BackoffStore, DEFAULT_BACKOFF, type BackoffEntry, type BackoffSettings } from "./backoff.ts";
 import { refreshContainer, startOrBackOff } from "./container-lifecycle.ts";
 import { EventRecorder, type EventType, type KubeEvent } from "./events.ts";
 import { isTerminalPhase, podPhase } from "./phase.ts";
@@ -106,7 +106,7 @@ export class Kubelet {
       event: (pod, type, reason, message) => this.event(pod, type, reason, undefined, message),
     });
     this.recorder = options.recorder ?? new EventRecorder();
-    const settings = options.backoff ?? { baseMs: 10_000, capMs: 300_000 };
+    const settings = options.backoff ?? DEFAULT_BACKOFF;
     this.backoff = new BackoffStore(this.clock, settings);
     this.pullBackoff = new BackoffStore(this.clock, settings);
     this.wakes = new WakeTimers(this.clock, (key) => this.requestSync(key));

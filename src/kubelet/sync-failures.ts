@@ -3,6 +3,7 @@
  * backing off a failing pod) and whether an error is news. A store that cannot write (disk full,
  * read-only file system) fails every pass the same way: that is one Warning, not one per retry.
  */
+import { cappedDoubling } from "../capped-doubling.ts";
 import type { PodKey } from "../manifest/types.ts";
 
 const RETRY_BASE_MS = 2000;
@@ -22,7 +23,7 @@ export class SyncFailures {
     const previous = this.failures.get(key);
     const count = (previous?.count ?? 0) + 1;
     this.failures.set(key, { count, message });
-    return { retryInMs: Math.min(RETRY_BASE_MS * 2 ** (count - 1), RETRY_CAP_MS), isNew: previous?.message !== message };
+    return { retryInMs: cappedDoubling(RETRY_BASE_MS, RETRY_CAP_MS, count - 1), isNew: previous?.message !== message };
   }
 
   /** A pass got through, saved included, or the pod is gone: the next failure is news and retried from the start. */

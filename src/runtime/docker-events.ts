@@ -7,6 +7,7 @@
  * events it missed (`since` the last one seen), and reports `health: true` once connected again.
  */
 import type Dockerode from "dockerode";
+import { cappedDoubling } from "../capped-doubling.ts";
 import type { Clock } from "../clock.ts";
 import { DockerExitRecords } from "./docker-exits.ts";
 import { LABEL } from "./labels.ts";
@@ -177,5 +178,5 @@ export class DockerEventWatcher {
 
 /** 250ms, 500ms, 1s ... capped at 5s: a restarting dockerd is usually back within seconds. */
 export function reconnectDelay(failures: number): number {
-  return Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** Math.min(failures, 20));
+  return cappedDoubling(RECONNECT_BASE_MS, RECONNECT_MAX_MS, failures);
 }

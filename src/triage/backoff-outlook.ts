@@ -3,6 +3,7 @@
  * the same rule as kubelet/backoff.ts (the wait is measured from the finish; an entry whose last
  * restart is more than 2 x cap before the finish is forgotten), read from the checkpointed entry.
  */
+import { cappedDoubling } from "../capped-doubling.ts";
 import { backoffForgotten, type BackoffSettings } from "../kubelet/backoff.ts";
 import { goDuration } from "../status/go-duration.ts";
 
@@ -28,7 +29,7 @@ export function backoffOutlook(entry: { delayMs: number; updatedAt: number } | u
   return {
     waitMs: entry.delayMs,
     nextStartAt: finishedAt + entry.delayMs,
-    nextWaitMs: Math.min(entry.delayMs * 2, settings.capMs),
+    nextWaitMs: cappedDoubling(entry.delayMs, settings.capMs, 1),
     resetAfterMs,
     resetAt: entry.updatedAt + resetAfterMs,
   };
