@@ -1,5 +1,6 @@
 import { Kubelet, type KubeletOptions } from "../src/kubelet/kubelet.ts";
 import type { KubeEvent } from "../src/kubelet/events.ts";
+import { restartCountOf, type ContainerRecord } from "../src/kubelet/pod-state.ts";
 import { backoffSettings } from "../src/kubelet/backoff.ts";
 import { FakeClock, advance } from "./fake-clock.ts";
 import { FakeRuntime } from "./fake-runtime.ts";
@@ -52,4 +53,9 @@ export function harness(
         .map((e) => `${((e.at - start) / 1000).toFixed(1)}s ${e.reason} ${e.container}${e.reason === "Exited" ? ` ${e.message.replace(`Container ${e.container} `, "")}` : ""}`.trimEnd()),
     pod: (key: string) => kubelet.pods.get(key),
   };
+}
+
+/** A container record with the restart count it derives, for assertions that read it beside the record's own fields. */
+export function counted<T extends Pick<ContainerRecord, "attempts">>(container: T): T & { restartCount: number } {
+  return { ...container, restartCount: restartCountOf(container) };
 }

@@ -136,7 +136,6 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
 /** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */
 export function beginAttempt(container: ContainerRecord, attempt: number, id: string, startedAt: number): void {
   container.attempts = attempt + 1;
-  container.restartCount = attempt;
   container.containerId = id;
   container.state = "running";
   container.startedAt = startedAt;
@@ -152,7 +151,6 @@ export function beginAttempt(container: ContainerRecord, attempt: number, id: st
 function recordStartError(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, error: ContainerStartError): void {
   const now = ctx.clock.now();
   container.attempts += 1;
-  container.restartCount = container.attempts - 1;
   container.lastTermination = container.state === "terminated" ? container.terminated : container.lastTermination;
   container.state = "terminated";
   container.terminated = { containerId: "", exitCode: 128, reason: error.reason, message: error.message, startedAt: now, finishedAt: now };

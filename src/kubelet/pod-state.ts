@@ -52,9 +52,8 @@ export interface ContainerRecord {
   containerId?: string;
   /** The dead container kept for `logs --previous`, like the kubelet's garbage collector keeps one. */
   previousContainerId?: string;
-  /** Starts so far; the next start is attempt number `attempts`. */
+  /** Starts so far; the next start is attempt number `attempts`. The restart count derives from it (restartCountOf). */
   attempts: number;
-  restartCount: number;
   startedAt?: number;
   /** Set while state is terminated. */
   terminated?: Termination;
@@ -116,7 +115,6 @@ export function newContainerRecord(spec: ContainerSpec, kind: ContainerKind): Co
     state: "waiting",
     waiting: { reason: kind === "app" ? "ContainerCreating" : "PodInitializing" },
     attempts: 0,
-    restartCount: 0,
     ready: false,
     started: false,
   };
@@ -133,6 +131,11 @@ export function newPodRecord(spec: PodSpec, now: number): PodRecord {
     phase: "Pending",
     conditions: {},
   };
+}
+
+/** status.restartCount: every start after the first (a start that failed counts, as the kubelet counts it). */
+export function restartCountOf(container: Pick<ContainerRecord, "attempts">): number {
+  return Math.max(container.attempts - 1, 0);
 }
 
 export function allContainers(pod: PodRecord): ContainerRecord[] {

@@ -6,7 +6,7 @@ import type { ContainerSpec } from "../manifest/types.ts";
 import { containerWithDefaults } from "./api-defaults.ts";
 import { nodeNameOf } from "../node-name.ts";
 import { podQosClass } from "../manifest/qos.ts";
-import type { ContainerRecord, PodRecord, Termination } from "../kubelet/pod-state.ts";
+import { restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
 import { podConditions } from "./conditions.ts";
 import { isoTime } from "./time.ts";
 import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodSpec } from "./v1.ts";
@@ -50,7 +50,7 @@ export function containerStatus(container: ContainerRecord, runtimeName: string)
     image: container.spec.image,
     imageID: "",
     ready: container.ready,
-    restartCount: container.restartCount,
+    restartCount: restartCountOf(container),
     started: container.state === "running" && container.started,
     state: currentState(container, runtimeName),
     lastState: container.lastTermination ? terminatedState(container.lastTermination, runtimeName) : {},

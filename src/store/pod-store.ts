@@ -11,7 +11,7 @@ import type { Clock } from "../clock.ts";
 import type { BackoffEntry } from "../kubelet/backoff.ts";
 import type { KubeEvent } from "../kubelet/events.ts";
 import type { PodStateSink } from "../kubelet/kubelet.ts";
-import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
+import { allContainers, restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
 import { podObject } from "../status/pod-object.ts";
 import { refusedPodObject, type RefusedFile } from "../status/refused-pod.ts";
 import { DEFAULT_RETENTION, Retention, type Pruned, type RetentionSettings } from "./retention.ts";
@@ -243,7 +243,7 @@ export class SqliteStore implements PodStateSink {
       state: container.state,
       reason: container.state === "terminated" ? (container.terminated?.reason ?? null) : (container.waiting?.reason ?? null),
       container_id: container.containerId ?? container.terminated?.containerId ?? null,
-      restart_count: container.restartCount,
+      restart_count: restartCountOf(container),
       ready: container.ready ? 1 : 0,
       started: container.started ? 1 : 0,
       started_at: container.startedAt ?? null,

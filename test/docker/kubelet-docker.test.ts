@@ -21,6 +21,7 @@ import { LABEL } from "../../src/runtime/labels.ts";
 import { desired, pod, type PodOptions } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { bbContainer as bb, BUSYBOX, describeDocker, docker, PAUSE, REGISTRY, REGISTRY_BUSYBOX } from "./helpers.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 const RUN = randomBytes(3).toString("hex");
 
@@ -121,7 +122,7 @@ spec:
     expect(h.events.find(of("BackOff"))?.message).toBe(`Back-off restarting failed container crash in pod ${crash.fullName}`);
     expect(h.events.filter(of("Exited")).every((e) => e.message === "Container crash exited with code 1 (Error)")).toBe(true);
     const record = h.kubelet.pods.get(crash.key)!;
-    expect(record.app[0]!.restartCount).toBeGreaterThanOrEqual(2);
+    expect(restartCountOf(record.app[0]!)).toBeGreaterThanOrEqual(2);
     expect(record.app[0]!.lastTermination?.exitCode).toBe(1);
     expect(record.phase).toBe("Running");
   });
@@ -214,7 +215,7 @@ spec:
     const record = h.kubelet.pods.get(job.key)!;
     expect(record.phase).toBe("Succeeded");
     expect(record.init[0]!.state).toBe("terminated");
-    expect(record.init[0]!.restartCount).toBe(0);
+    expect(restartCountOf(record.init[0]!)).toBe(0);
     expect(h.events.filter(of("Started")).map((e) => e.container)).toEqual(["server", "app"]);
   });
 });

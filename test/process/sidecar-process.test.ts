@@ -12,6 +12,7 @@ import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 /** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
 const cgroups = testCgroupIdentities();
@@ -73,7 +74,7 @@ test("a sidecar serves the app on 127.0.0.1; the Job-like pod succeeds and the s
   await h.kubelet.idle();
   expect(record().phase).toBe("Succeeded");
   expect(record().init[0]!.state).toBe("terminated");
-  expect(record().init[0]!.restartCount).toBe(0);
+  expect(restartCountOf(record().init[0]!)).toBe(0);
   expect(h.events.filter((e) => e.reason === "Started").map((e) => e.container)).toEqual(["server", "app"]);
   // Nothing listens on the port any more.
   await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();

@@ -12,6 +12,7 @@ import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { desired } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 /** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
 const cgroups = testCgroupIdentities();
@@ -86,10 +87,10 @@ test("the seed's web pod: ready after two good probes, 0/1 after three failures 
   expect(failures[0]!.message).toBe("Readiness probe failed: HTTP probe failed with statuscode: 404");
   const record = h.kubelet.pods.get(web.key)!;
   expect(record.app[0]!.ready).toBe(false);
-  expect(record.app[0]!.restartCount).toBe(0);
+  expect(restartCountOf(record.app[0]!)).toBe(0);
   expect(h.events.filter((e) => e.reason === "Killing")).toEqual([]);
 
   writeFileSync(join(docroot, "index.html"), "back\n");
   await h.event((e) => e.reason === "Ready" && e.at > notReady.at, 10_000, "Ready again");
-  expect(h.kubelet.pods.get(web.key)!.app[0]!.restartCount).toBe(0);
+  expect(restartCountOf(h.kubelet.pods.get(web.key)!.app[0]!)).toBe(0);
 }, 30_000);

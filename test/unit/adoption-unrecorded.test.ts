@@ -7,6 +7,8 @@
 import { describe, expect, test } from "bun:test";
 import { agent, killOnStarted, restart, world } from "../adoption-harness.ts";
 import { container, desired, pod } from "../pod-builder.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
+import { counted } from "../kubelet-harness.ts";
 
 describe("an attempt started but not checkpointed when the agent died", () => {
   test("restartPolicy Never, pod never checkpointed, exited while down: recorded, not run again", async () => {
@@ -25,7 +27,7 @@ describe("an attempt started but not checkpointed when the agent died", () => {
     expect(runtime.startsOf("job")).toBe(1);
     const record = second.kubelet.pods.get(job.key)!;
     expect(record.phase).toBe("Failed");
-    expect(record.app[0]!).toMatchObject({ state: "terminated", containerId: id, restartCount: 0, attempts: 1 });
+    expect(counted(record.app[0]!)).toMatchObject({ state: "terminated", containerId: id, restartCount: 0, attempts: 1 });
     expect(record.app[0]!.terminated).toMatchObject({ exitCode: 3, reason: "Error", finishedAt: clock.now() - 63_000 });
     expect(second.events.find((e) => e.reason === "Exited")?.message).toBe("Container job exited with code 3 (Error)");
     // Its output stays readable: the attempt is the pod's, not an orphan to remove.
@@ -55,7 +57,7 @@ describe("an attempt started but not checkpointed when the agent died", () => {
     const second = await restart(clock, runtime, store, first.kubelet, desired(web));
     await second.advance(5);
     expect(runtime.startsOf("web")).toBe(1);
-    expect(second.kubelet.pods.get(web.key)!.app[0]!).toMatchObject({ state: "running", containerId: runtime.running("web")!.id, restartCount: 0 });
+    expect(counted(second.kubelet.pods.get(web.key)!.app[0]!)).toMatchObject({ state: "running", containerId: runtime.running("web")!.id, restartCount: 0 });
   });
 
   test("a crash loop keeps every run: the unrecorded attempt's exit, the count, and the back-off curve", async () => {
@@ -71,7 +73,7 @@ describe("an attempt started but not checkpointed when the agent died", () => {
     expect(third.state).toBe("exited");
     const second = await restart(clock, runtime, store, first.kubelet, desired(crash));
     const record = () => second.kubelet.pods.get(crash.key)!.app[0]!;
-    expect(record()).toMatchObject({ restartCount: 2, attempts: 3 });
+    expect(counted(record())).toMatchObject({ restartCount: 2, attempts: 3 });
     expect(record().lastTermination ?? record().terminated).toMatchObject({ containerId: third.id, exitCode: 1, finishedAt: start + 10_300 });
     // The wait after the third crash is 20s from its finish (10.3s): no start before 30.3s.
     await second.advance(18);
@@ -86,7 +88,7 @@ describe("an attempt started but not checkpointed when the agent died", () => {
       "start crash attempt=2",
       "start crash attempt=3",
     ]);
-    expect(record().restartCount).toBe(3);
+    expect(restartCountOf(record())).toBe(3);
   });
 
   test("the checkpoint has the previous attempt running: its exit and the new attempt are both recorded", async () => {
@@ -102,7 +104,7 @@ describe("an attempt started but not checkpointed when the agent died", () => {
     await second.advance(30);
     const record = second.kubelet.pods.get(crash.key)!.app[0]!;
     expect(runtime.startsOf("crash")).toBe(2);
-    expect(record).toMatchObject({ state: "running", containerId: runtime.running("crash")!.id, restartCount: 1, attempts: 2 });
+    expect(counted(record)).toMatchObject({ state: "running", containerId: runtime.running("crash")!.id, restartCount: 1, attempts: 2 });
     expect(record.lastTermination).toMatchObject({ exitCode: 4 });
   });
 
@@ -142,7 +144,7 @@ describe("an attempt started but not checkpointed when the agent died", () => {
     const second = await restart(clock, runtime, store, first.kubelet, desired(crash));
     expect(runtime.containers.has(stale)).toBe(false);
     expect(kept.every((id) => runtime.containers.has(id!))).toBe(true);
-    expect(second.kubelet.pods.get(crash.key)!.app[0]!.restartCount).toBe(2);
+    expect(restartCountOf(second.kubelet.pods.get(crash.key)!.app[0]!)).toBe(2);
   });
 
   test("a pod never checkpointed whose manifest is gone: nothing explains its container, which is removed", async () => {

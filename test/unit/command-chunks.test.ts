@@ -72,7 +72,8 @@ describe("what a command loads before it starts", () => {
   test.each(["get", "describe"])("%s: the database and the printers, no other library (dockerode, yaml), no agent, no API server", (command) => {
     const modules = loadedWith(`src/cli/${command}.ts`);
     expect(modules).toContain("src/store/reader.ts");
-    expect(packages(modules)).toEqual(["cac"]);
+    // cac is the entry's (cli.ts) and loaded before any command; a command chunk may share it or not.
+    expect(packages(modules).filter((name) => name !== "cac")).toEqual([]);
     expect(modules.filter((module) => /^src\/(api|kubelet\/kubelet|runtime)\b/.test(module))).toEqual([]);
   });
 

@@ -3,6 +3,7 @@ import type { PodRecord } from "../../src/kubelet/pod-state.ts";
 import { agent, restart, world } from "../adoption-harness.ts";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { ScriptedProber } from "../scripted-prober.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 describe("adoption after an agent restart", () => {
   test("running containers keep their ids, counts and readiness; nothing is started again", async () => {
@@ -32,7 +33,7 @@ describe("adoption after an agent restart", () => {
     expect(runtime.startsOf("crash")).toBe(3);
     await second.advance(0.5);
     expect(runtime.startsOf("crash")).toBe(4);
-    expect(second.kubelet.pods.get(crash.key)!.app[0]!.restartCount).toBe(3);
+    expect(restartCountOf(second.kubelet.pods.get(crash.key)!.app[0]!)).toBe(3);
   });
 
   test("a container that exited while the agent was down counts as a crash, timed from its real finish", async () => {
@@ -49,7 +50,7 @@ describe("adoption after an agent restart", () => {
     expect(second.events.find((e) => e.reason === "Exited")?.message).toBe("Container web exited with code 2 (Error)");
     expect(record.lastTermination?.exitCode).toBe(2);
     expect(record.lastTermination?.finishedAt).toBe(clock.now() - 5000);
-    expect(record.restartCount).toBe(1); // first restart is immediate
+    expect(restartCountOf(record)).toBe(1); // first restart is immediate
   });
 
   test("a manifest removed while the agent was down stops its pod", async () => {

@@ -7,6 +7,7 @@ import { expect, test } from "bun:test";
 import type { ContainerConfig } from "../../src/runtime/runtime.ts";
 import { harness } from "../kubelet-harness.ts";
 import { container, desired, pod } from "../pod-builder.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 test("an exit reported before startContainer returns still wakes the pod", async () => {
   const h = harness({ baseSeconds: 1, capSeconds: 8 });
@@ -30,5 +31,5 @@ test("an exit reported before startContainer returns still wakes the pod", async
     "0.0s BackOff crash",
   ]);
   expect(record.state).toBe("waiting");
-  expect(record.restartCount).toBe(1);
+  expect(restartCountOf(record)).toBe(1);
 });

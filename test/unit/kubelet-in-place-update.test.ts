@@ -8,6 +8,7 @@ import type { PodSpec } from "../../src/manifest/types.ts";
 import { agent, restart, world } from "../adoption-harness.ts";
 import { harness } from "../kubelet-harness.ts";
 import { container, desired, pod } from "../pod-builder.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 /** The same pod object with a new spec, as the API source hands it over after an update. */
 function updated(base: PodSpec, change: (spec: PodSpec) => PodSpec): PodSpec {
@@ -42,7 +43,7 @@ describe("a pod updated in place", () => {
     ]);
     const record = h.pod(base.key)!;
     expect(record.spec.uid).toBe(base.uid);
-    expect(record.app.map((c) => [c.name, c.state, c.restartCount, c.spec.image])).toEqual([
+    expect(record.app.map((c) => [c.name, c.state, restartCountOf(c), c.spec.image])).toEqual([
       ["web", "running", 1, "busybox:2"],
       ["side", "running", 0, "busybox:1.36"],
     ]);
@@ -59,9 +60,9 @@ describe("a pod updated in place", () => {
     await h.kubelet.sync(desired(updated(base, (spec) => withImage(spec, "web", "busybox:2"))));
     await h.advance(4);
     expect(h.pod(base.key)!.app[0]!.state).toBe("running");
-    expect(h.pod(base.key)!.app[0]!.restartCount).toBe(0);
+    expect(restartCountOf(h.pod(base.key)!.app[0]!)).toBe(0);
     await h.advance(2);
-    expect(h.pod(base.key)!.app[0]!.restartCount).toBe(1);
+    expect(restartCountOf(h.pod(base.key)!.app[0]!)).toBe(1);
     expect(h.pod(base.key)!.app[0]!.lastTermination?.exitCode).toBe(137);
   });
 
@@ -73,7 +74,7 @@ describe("a pod updated in place", () => {
     await h.kubelet.sync(desired(updated(base, (spec) => withImage(spec, "side", "busybox:3"))));
     await h.advance(1);
     const side = h.pod(base.key)!.app[1]!;
-    expect([side.state, side.restartCount, side.spec.image]).toEqual(["running", 1, "busybox:3"]);
+    expect([side.state, restartCountOf(side), side.spec.image]).toEqual(["running", 1, "busybox:3"]);
   });
 
   test("a sidecar's new image restarts the sidecar; a finished init container's new image runs nothing again", async () => {
@@ -88,11 +89,11 @@ describe("a pod updated in place", () => {
     await h.advance(2);
     expect(h.events.slice(mark).map((e) => `${e.reason} ${e.container}`)).toEqual(["Killing proxy", "Exited proxy", "Created proxy", "Started proxy"]);
     const record = h.pod(base.key)!;
-    expect(record.init.map((c) => [c.name, c.state, c.restartCount, c.spec.image])).toEqual([
+    expect(record.init.map((c) => [c.name, c.state, restartCountOf(c), c.spec.image])).toEqual([
       ["setup", "terminated", 0, "busybox:2"],
       ["proxy", "running", 1, "busybox:2"],
     ]);
-    expect(record.app[0]!.restartCount).toBe(0);
+    expect(restartCountOf(record.app[0]!)).toBe(0);
   });
 
   test("a change of labels or annotations restarts nothing", async () => {
@@ -105,7 +106,7 @@ describe("a pod updated in place", () => {
     await h.advance(5);
     expect(h.events.slice(mark)).toEqual([]);
     expect(h.pod(base.key)!.spec.labels).toEqual({ tier: "front" });
-    expect(h.pod(base.key)!.app.map((c) => c.restartCount)).toEqual([0, 0]);
+    expect(h.pod(base.key)!.app.map((c) => restartCountOf(c))).toEqual([0, 0]);
   });
 
   test("an edited file (a new uid) is still a new pod: every container stops and the new pod starts", async () => {
@@ -118,7 +119,7 @@ describe("a pod updated in place", () => {
     await h.advance(2);
     const record = h.pod(base.key)!;
     expect(record.spec.uid).toBe("uid-web-2");
-    expect(record.app.map((c) => c.restartCount)).toEqual([0, 0]);
+    expect(record.app.map((c) => restartCountOf(c))).toEqual([0, 0]);
     expect(h.events.filter((e) => e.reason === "Killing").map((e) => e.message)).toEqual(["Stopping container web", "Stopping container side"]);
   });
 });
@@ -134,7 +135,7 @@ describe("a pod updated in place across an agent restart", () => {
     const second = await restart(clock, runtime, store, first.kubelet, desired(next));
     await second.advance(1);
     const record = second.kubelet.pods.get(base.key)!;
-    expect(record.app.map((c) => [c.name, c.restartCount, c.spec.image])).toEqual([
+    expect(record.app.map((c) => [c.name, restartCountOf(c), c.spec.image])).toEqual([
       ["web", 1, "busybox:2"],
       ["side", 0, "busybox:1.36"],
     ]);
@@ -155,7 +156,7 @@ describe("a pod updated in place across an agent restart", () => {
     const second = await restart(clock, runtime, store, first.kubelet, desired(next));
     await second.advance(10);
     const web = second.kubelet.pods.get(base.key)!.app[0]!;
-    expect([web.state, web.restartCount, web.spec.image, web.definitionChanged]).toEqual(["running", 1, "busybox:2", undefined]);
+    expect([web.state, restartCountOf(web), web.spec.image, web.definitionChanged]).toEqual(["running", 1, "busybox:2", undefined]);
     expect(runtime.startsOf("web")).toBe(2);
   });
 });

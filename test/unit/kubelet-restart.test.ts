@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 describe("restart policy and CrashLoopBackOff", () => {
   test("first restart is immediate, then base, 2 x base ... up to the cap, measured from the finish", async () => {
@@ -31,7 +32,7 @@ describe("restart policy and CrashLoopBackOff", () => {
     expect(c.waiting?.reason).toBe("CrashLoopBackOff");
     expect(c.lastTermination?.exitCode).toBe(1);
     expect(c.lastTermination?.reason).toBe("Error");
-    expect(c.restartCount).toBe(1);
+    expect(restartCountOf(c)).toBe(1);
     expect(record.phase).toBe("Running");
   });
 
@@ -51,7 +52,7 @@ describe("restart policy and CrashLoopBackOff", () => {
     await h.advance(121.2); // the long run ends; the entry is older than 2 x cap
     const record = h.pod(app.key)!;
     expect(record.app[0]!.state).toBe("running");
-    expect(record.app[0]!.restartCount).toBe(4);
+    expect(restartCountOf(record.app[0]!)).toBe(4);
     // Restarted at once, with no BackOff: the curve started over.
     const last = h.events.filter((e) => e.reason === "Started").at(-1)!;
     const lastExit = h.events.filter((e) => e.reason === "Exited").at(-1)!;
@@ -171,7 +172,7 @@ describe("init containers", () => {
     await h.advance(40);
     const record = h.pod(web.key)!;
     expect(record.init[0]!.waiting?.reason).toBe("CrashLoopBackOff");
-    expect(record.init[0]!.restartCount).toBeGreaterThanOrEqual(3);
+    expect(restartCountOf(record.init[0]!)).toBeGreaterThanOrEqual(3);
     expect(h.runtime.startsOf("web")).toBe(0);
     expect(record.phase).toBe("Pending");
   });

@@ -7,6 +7,8 @@ import { describe, expect, test } from "bun:test";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
 import { ScriptedProber } from "../scripted-prober.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
+import { counted } from "../kubelet-harness.ts";
 
 const ready = { readinessProbe: probe({ type: "exec" as const, command: ["check"] }, { initialDelaySeconds: 1, periodSeconds: 1 }) };
 
@@ -27,7 +29,7 @@ describe("a container restarted by the runtime (docker restart)", () => {
     t.h.runtime.restartInPlace(id, { quietly: true });
     t.h.runtime.emit({ type: "started", containerId: id });
     await t.h.kubelet.idle();
-    expect(t.record()).toMatchObject({ containerId: id, state: "running", restartCount: 0, ready: false, startedAt: t.h.clock.now() });
+    expect(counted(t.record())).toMatchObject({ containerId: id, state: "running", restartCount: 0, ready: false, startedAt: t.h.clock.now() });
     expect(t.h.lines((e) => e.reason === "Restarted")).toEqual(["10.0s Restarted web"]);
     expect(t.h.events.find((e) => e.reason === "Restarted")!.message).toContain("restarted by the fake runtime, not by the kubelet");
 
@@ -37,7 +39,7 @@ describe("a container restarted by the runtime (docker restart)", () => {
     // A real crash later is handled as always: counted, restarted by the loop.
     t.h.runtime.finish(id, 1);
     await t.h.advance(0.1);
-    expect(t.record()).toMatchObject({ state: "running", restartCount: 1 });
+    expect(counted(t.record())).toMatchObject({ state: "running", restartCount: 1 });
     expect(t.running().map((c) => c.id)).toEqual([t.record().containerId!]);
   });
 
@@ -50,13 +52,13 @@ describe("a container restarted by the runtime (docker restart)", () => {
     await t.h.kubelet.idle();
     const current = t.record().containerId!;
     expect(current).not.toBe(old);
-    expect(t.record().restartCount).toBe(1);
+    expect(restartCountOf(t.record())).toBe(1);
 
     t.h.runtime.restartInPlace(old); // docker brings the old id back after the loop acted
     await t.h.kubelet.idle();
     expect(t.running().map((c) => c.id)).toEqual([current]);
     expect(t.h.runtime.calls).toContain("kill web SIGKILL");
-    expect(t.record()).toMatchObject({ containerId: current, state: "running", restartCount: 1, previousContainerId: old });
+    expect(counted(t.record())).toMatchObject({ containerId: current, state: "running", restartCount: 1, previousContainerId: old });
     expect(t.h.lines((e) => ["Exited", "Started", "Killing"].includes(e.reason))).toEqual([
       "0.0s Started web",
       "10.0s Exited web exited with code 137 (Error)",
@@ -64,7 +66,7 @@ describe("a container restarted by the runtime (docker restart)", () => {
       "10.0s Killing web",
     ]);
     await t.h.advance(2);
-    expect(t.record()).toMatchObject({ containerId: current, state: "running", ready: true, restartCount: 1 });
+    expect(counted(t.record())).toMatchObject({ containerId: current, state: "running", ready: true, restartCount: 1 });
   });
 
   test("revived while waiting in back-off: killed, and the loop's own restart comes at the end of the wait", async () => {
@@ -80,10 +82,10 @@ describe("a container restarted by the runtime (docker restart)", () => {
     t.h.runtime.restartInPlace(second);
     await t.h.kubelet.idle();
     expect(t.running()).toEqual([]);
-    expect(t.record()).toMatchObject({ state: "waiting", restartCount: 1 });
+    expect(counted(t.record())).toMatchObject({ state: "waiting", restartCount: 1 });
     await t.h.advance(10);
     expect(t.running().map((c) => c.id)).toEqual([t.record().containerId!]);
-    expect(t.record().restartCount).toBe(2);
+    expect(restartCountOf(t.record())).toBe(2);
   });
 });
 
@@ -115,8 +117,8 @@ describe("the runtime going away and coming back", () => {
     ]);
     const after = h.pod(web.key)!;
     expect(after.phase).toBe("Running");
-    expect(after.init[0]!.restartCount).toBe(1);
-    expect(after.app[0]!.restartCount).toBe(1);
+    expect(restartCountOf(after.init[0]!)).toBe(1);
+    expect(restartCountOf(after.app[0]!)).toBe(1);
     expect(h.runtime.running("web")!.config.sandbox.id).toBe(after.sandbox!.id);
   });
 
@@ -152,7 +154,7 @@ describe("the runtime going away and coming back", () => {
     expect([...t.h.runtime.sandboxes.keys()]).toEqual([sandbox.id]);
     const running = t.running();
     expect(running.map((c) => c.config.sandbox.id)).toEqual([sandbox.id]);
-    expect(t.record()).toMatchObject({ state: "running", restartCount: 1, containerId: running[0]!.id });
+    expect(counted(t.record())).toMatchObject({ state: "running", restartCount: 1, containerId: running[0]!.id });
     expect(t.h.lines((e) => ["SandboxChanged", "Exited", "Started"].includes(e.reason)).slice(1)).toEqual([
       "5.0s Exited web exited with code 143 (Error)",
       "5.0s SandboxChanged",
@@ -197,7 +199,7 @@ describe("the runtime going away and coming back", () => {
     t.h.runtime.emit({ type: "health", healthy: true, message: "docker events stream reconnected" });
     await t.h.advance(2);
     expect(t.h.events.filter((e) => e.reason === "FailedSync").length).toBe(1);
-    expect(t.record()).toMatchObject({ state: "running", restartCount: 0, ready: true });
+    expect(counted(t.record())).toMatchObject({ state: "running", restartCount: 0, ready: true });
   });
 
   test("a container that cannot start makes the loop look at its sandbox, which is re-created when dead", async () => {

@@ -4,6 +4,7 @@ import { harness } from "../kubelet-harness.ts";
 import { ScriptedProber } from "../scripted-prober.ts";
 import { isPodReady } from "../../src/status/conditions.ts";
 import { probe } from "../pod-builder.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 const check = { type: "exec" as const, command: ["check"] };
 
@@ -37,8 +38,8 @@ describe("native sidecars (init containers with restartPolicy Always)", () => {
     await h.advance(30);
     const record = h.pod(web.key)!;
     expect(record.app[0]!.state).toBe("running");
-    expect(record.app[0]!.restartCount).toBe(0);
-    expect(record.init[0]!.restartCount).toBeGreaterThanOrEqual(2);
+    expect(restartCountOf(record.app[0]!)).toBe(0);
+    expect(restartCountOf(record.init[0]!)).toBeGreaterThanOrEqual(2);
     expect(h.events.some((e) => e.reason === "BackOff" && e.container === "proxy")).toBe(true);
     expect(record.phase).toBe("Running");
   });

@@ -6,6 +6,7 @@ import type { PodRecord } from "../../src/kubelet/pod-state.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 /** A store whose writes throw while `failing` is set, as on a full disk or a read-only file system. */
 class FlakyStore implements PodStateSink {
@@ -178,7 +179,7 @@ describe("the SQLite store refusing writes (a read-only database)", () => {
       { reason: "FailedSync", n: 1 },
     ]);
     const row = h.agent.db.query("SELECT restart_count FROM containers WHERE pod_uid = ?").get(crash.uid) as { restart_count: number };
-    expect(row.restart_count).toBe(h.pod(crash.key)!.app[0]!.restartCount);
+    expect(row.restart_count).toBe(restartCountOf(h.pod(crash.key)!.app[0]!));
     h.agent.close();
   });
 });

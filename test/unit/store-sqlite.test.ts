@@ -12,6 +12,7 @@ import { migrate, openAgentDatabase, openReadonlyDatabase } from "../../src/stor
 import { listPodsFromStore, watchPods } from "../../src/store/pods-view.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
+import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 
 describe("migrations", () => {
   test("an empty database gets every migration, recorded with its sha256, and WAL + synchronous=NORMAL", () => {
@@ -122,7 +123,7 @@ describe("checkpoints", () => {
     await h.advance(30);
     const state = h.store.loadState();
     expect(state.pods.map((p) => p.spec.key).sort()).toEqual(["demo/crash-lab", "demo/web-lab"]);
-    expect(state.pods.find((p) => p.spec.name === "crash")!.app[0]!.restartCount).toBe(h.pod(crash.key)!.app[0]!.restartCount);
+    expect(restartCountOf(state.pods.find((p) => p.spec.name === "crash")!.app[0]!)).toBe(restartCountOf(h.pod(crash.key)!.app[0]!));
     expect(state.backoff).toEqual(h.kubelet.backoff.all().map((e) => ({ ...e })));
     await h.kubelet.sync(desired(crash));
     await h.advance(35);
