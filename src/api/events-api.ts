@@ -4,14 +4,13 @@
  * `kubectl events --for pod/X` and `get events --field-selector` send (in any order).
  */
 import { timestampSince } from "../status/age.ts";
-import { isoTime } from "../status/time.ts";
+import { apiEvent, type V1Event } from "../status/event-object.ts";
 import type { EventRow } from "../store/queries.ts";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { listRevision, page, pageRequest } from "./paging.ts";
 import { exactField, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
-import { stableUid } from "./uid.ts";
 import { column, includeObject, jsonResponse, rowObject, tableResponse, tableVersion, type TableColumn } from "./table.ts";
 
 /** The field labels the API server accepts for events (pkg/registry/core/event, ToSelectableFields). */
@@ -43,56 +42,6 @@ export const EVENT_COLUMNS: TableColumn[] = [
   column("Count", "The number of times this event has occurred.", { type: "integer", wide: true }),
   column("Name", "Name must be unique within a namespace.", { format: "name", wide: true }),
 ];
-
-export interface V1Event {
-  kind: "Event";
-  apiVersion: "v1";
-  metadata: { name: string; namespace: string; uid: string; resourceVersion: string; creationTimestamp: string };
-  involvedObject: { kind: "Pod" | "Node"; namespace: string; name: string; uid: string; apiVersion: "v1"; fieldPath?: string };
-  reason: string;
-  message: string;
-  source: { component: "kubelet"; host: string };
-  firstTimestamp: string;
-  lastTimestamp: string;
-  count: number;
-  type: string;
-  /** A MicroTime when set; the kubelet's core/v1 events leave it null. */
-  eventTime: null;
-  reportingComponent: "kubelet";
-  reportingInstance: string;
-}
-
-/**
- * The Event the kubelet would have posted for `row`. The name is the pod's name and the row id in
- * hex, stable for the row (its repeats raise count, not the name), like the kubelet's `pod.<hex>`.
- */
-export function apiEvent(row: EventRow, nodeName: string): V1Event {
-  const id = row.id.toString(16).padStart(16, "0");
-  // The node's own events (APIListenFailed) are recorded with the node's name as the uid, as the
-  // kubelet posts them: the object is the Node, cluster-scoped, and `describe node` asks for it so.
-  const involvedObject: V1Event["involvedObject"] = isNodeEvent(row)
-    ? { kind: "Node", namespace: "", name: row.pod, uid: row.podUid, apiVersion: "v1" }
-    : { kind: "Pod", namespace: row.namespace, name: row.pod, uid: row.podUid, apiVersion: "v1" };
-  if (row.container) involvedObject.fieldPath = `spec.containers{${row.container}}`;
-  return {
-    kind: "Event",
-    apiVersion: "v1",
-    metadata: { name: `${row.pod}.${id}`, namespace: row.namespace, uid: stableUid(`${row.podUid}/event/${row.id}`), resourceVersion: String(row.revision), creationTimestamp: isoTime(row.firstAt) },
-    involvedObject,
-    reason: row.reason,
-    message: row.message,
-    source: { component: "kubelet", host: nodeName },
-    firstTimestamp: isoTime(row.firstAt),
-    lastTimestamp: isoTime(row.lastAt),
-    count: row.count,
-    type: row.type,
-    eventTime: null,
-    reportingComponent: "kubelet",
-    reportingInstance: nodeName,
-  };
-}
-
-
 export function eventField(event: V1Event, field: string): string {
   const involved = event.involvedObject as Record<string, string | undefined>;
   if (field.startsWith("involvedObject.")) return involved[field.slice("involvedObject.".length)] ?? "";
@@ -114,10 +63,6 @@ export function eventField(event: V1Event, field: string): string {
   }
 }
 
-/** A pod's uid is a hash, never its name; a node event's uid is the node's name. */
-function isNodeEvent(row: EventRow): boolean {
-  return row.podUid === row.pod && row.container === "";
-}
 
 /** printEvent's cells: ages, `pod/NAME`, the container's fieldPath, `kubelet, NODE`. */
 export function eventCells(event: V1Event, now: number): (string | number)[] {

@@ -13,7 +13,7 @@ import { listRevision } from "./paging.ts";
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
 import { column, includeObject, jsonResponse, rowObject, tableResponse, tableVersion, type TableColumn } from "./table.ts";
-import { stableUid } from "./uid.ts";
+import { stableUid } from "../stable-uid.ts";
 
 const ALWAYS = ["default", "kube-node-lease"];
 export const NAMESPACE_FIELDS = ["metadata.name", "status.phase"] as const;

@@ -14,7 +14,7 @@ import { parseEvictionHard } from "../eviction/thresholds.ts";
 import { readNodeStatus } from "../store/node-status.ts";
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
-import { stableUid } from "./uid.ts";
+import { stableUid } from "../stable-uid.ts";
 import { column, includeObject, jsonResponse, rowObject, tableResponse, tableVersion, type TableColumn } from "./table.ts";
 
 export const NODE_FIELDS = ["metadata.name", "spec.unschedulable"] as const;

@@ -3,8 +3,9 @@
  * revision, and each as the list serves it (pods-api.ts, events-api.ts: the same objects, field
  * selectors and Table rows), so a watch line and a list item for one object are the same.
  */
-import type { StoreReader } from "../store/queries.ts";
-import { apiEvent, EVENT_COLUMNS, eventCells, eventSelector, type V1Event } from "./events-api.ts";
+import type { EventRow, StoreReader } from "../store/queries.ts";
+import { apiEvent, type V1Event } from "../status/event-object.ts";
+import { EVENT_COLUMNS, eventCells, eventSelector } from "./events-api.ts";
 import { apiPod, POD_COLUMNS, podSelector, podTableRows } from "./pods-api.ts";
 import type { ApiRequest } from "./http.ts";
 import { includeObject, rowObject, type TableColumn, type TableRow, type TableVersion } from "./table.ts";
@@ -76,6 +77,6 @@ export const eventKind: WatchKind = {
   },
 };
 
-function eventChange(row: Parameters<typeof apiEvent>[0], nodeName: string): WatchChange {
+function eventChange(row: EventRow, nodeName: string): WatchChange {
   return { key: String(row.id), revision: row.revision, createdRevision: row.createdRevision, deleted: false, namespace: row.namespace, object: apiEvent(row, nodeName) as unknown as WatchObject };
 }

@@ -3,7 +3,8 @@
  * TYPE, REASON, OBJECT, MESSAGE through kubectl's get tabwriter (minwidth 6, padding 3), with
  * `5s (x4 over 2m)` for repeats; `-o json|yaml` prints v1 Events in a List.
  */
-import { isoTime } from "../status/time.ts";
+import { nodeNameOf } from "../node-name.ts";
+import { apiEvent, type V1Event } from "../status/event-object.ts";
 import { serializeObject } from "../status/serialize.ts";
 import type { EventRow } from "../store/queries.ts";
 import { eventAge } from "./describe-pod.ts";
@@ -30,24 +31,12 @@ function oneLine(text: string): string {
   return index >= 0 ? `${text.slice(0, index)}...` : text;
 }
 
-/** A v1 Event as the API server would serve the kubelet's event. */
-export function eventObject(e: EventRow): Record<string, unknown> {
-  const involvedObject: Record<string, unknown> = { apiVersion: "v1", kind: "Pod", name: e.pod, namespace: e.namespace, uid: e.podUid };
-  if (e.container) involvedObject.fieldPath = `spec.containers{${e.container}}`;
-  return {
-    apiVersion: "v1",
-    kind: "Event",
-    metadata: { name: `${e.pod}.${e.id.toString(16).padStart(16, "0")}`, namespace: e.namespace },
-    involvedObject,
-    type: e.type,
-    reason: e.reason,
-    message: e.message,
-    count: e.count,
-    firstTimestamp: isoTime(e.firstAt),
-    lastTimestamp: isoTime(e.lastAt),
-    source: { component: "kubelet" },
-    reportingComponent: "kubelet",
-  };
+/**
+ * A v1 Event as the API serves it. The database does not record the node's name: the source host
+ * is this host's, as the agent names its node without --node.
+ */
+export function eventObject(e: EventRow): V1Event {
+  return apiEvent(e, nodeNameOf(""));
 }
 
 /** The List around the events, without its items. */
