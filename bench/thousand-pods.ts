@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MONITOR_SCRIPT, resolveMonitorTools } from "../src/runtime/process-monitor.ts";
-import { DEFAULT_LOG_POLICY } from "../src/logs/rotation-policy.ts";
+import { DEFAULT_LOG_POLICY } from "../src/runtime/log-rotation-policy.ts";
 import { BINARY, ensureBinary } from "../test/e2e/helpers.ts";
 
 const args = process.argv.slice(2);

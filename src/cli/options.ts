@@ -1,6 +1,6 @@
 /** Shared parsing of flags, so every command names the flag and the value it refused. */
 import { backoffSettings, DEFAULT_BACKOFF_SECONDS, type BackoffSettings } from "../kubelet/backoff.ts";
-import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
+import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
 import { checkNodeName } from "../manifest/validate.ts";
 import { parseGoDuration } from "../status/go-duration.ts";
 import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";

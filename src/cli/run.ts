@@ -22,7 +22,7 @@ import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { backoffOptions, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
-import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
+import type { ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
 import { startBanner } from "./run-banner.ts";
 import { resolveDbPath, runtimeRootOf } from "../store/db-path.ts";
 import { DEFAULT_RETENTION } from "../store/retention.ts";
@@ -97,7 +97,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const database = openAgentDatabase(dbPath);
   const identity = databaseIdentity(database.db);
   recordBackoffSettings(database.db, backoff, clock.now());
-  const { runtime, logPathOf, unlock, root, limitsProblem } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath, logPolicy, podMaxPids }).catch((error) => {
+  const { runtime, logPathOf, unlock, root, limitsProblem } = await createRuntime(options, { root: runtimeRootOf(dbPath), owner: identity, node, dbPath, logPolicy, podMaxPids }, log).catch((error) => {
     database.close();
     throw error;
   });
@@ -286,7 +286,8 @@ interface AgentOwnership {
   podMaxPids: number | undefined;
 }
 
-async function createRuntime(options: RunOptions, agent: AgentOwnership): Promise<RuntimeChoice> {
+/** `log` hears what the runtime leaves alone and why (the process runtime's unreadable records). */
+async function createRuntime(options: RunOptions, agent: AgentOwnership, log: (message: string) => void): Promise<RuntimeChoice> {
   const { root, owner, logPolicy } = agent;
   const name = options.runtime ?? "process";
   switch (name) {
@@ -296,7 +297,7 @@ async function createRuntime(options: RunOptions, agent: AgentOwnership): Promis
       const rootDir = join(root, "process");
       mkdirSync(rootDir, { recursive: true });
       const layout = new ProcessLayout(rootDir);
-      const runtime = new ProcessRuntime({ rootDir, owner, logPolicy, podPidsLimit: agent.podMaxPids });
+      const runtime = new ProcessRuntime({ rootDir, owner, logPolicy, podPidsLimit: agent.podMaxPids, log });
       return { runtime, root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log"), limitsProblem: runtime.cgroupProblem };
     }
     case "docker": {

@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, wr
 import { join } from "node:path";
 import type { ResourceRequirements } from "../manifest/types.ts";
 import { parseQuantity } from "../manifest/quantity.ts";
+import { CFS_PERIOD_US, MIN_CFS_QUOTA_US, milliCpuToQuota, milliCpuToShares } from "./milli-cpu.ts";
 
 export type CgroupMode =
   | { kind: "v1"; memory: string; cpu: string | undefined; pids: string | undefined }
@@ -24,17 +25,10 @@ export interface CgroupLimits {
   memoryBytes?: bigint;
   /** CPU limit in thousandths of a core. */
   cpuLimitMillis?: bigint;
-  /** v1 cpu.shares, from the CPU request by the kubelet's MilliCPUToShares. */
+  /** v1 cpu.shares, from the CPU request by the kubelet's MilliCPUToShares (milli-cpu.ts). */
   cpuShares?: bigint;
   pidsMax?: number;
 }
-
-/** The kubelet's CFS period (100 ms) and share bounds (pkg/kubelet/cm/helpers_linux.go). */
-const CFS_PERIOD_US = 100_000n;
-const MIN_QUOTA_US = 1000n;
-const MIN_SHARES = 2n;
-const MAX_SHARES = 262_144n;
-const SHARES_PER_CPU = 1024n;
 
 export function limitsFromResources(resources: ResourceRequirements | undefined, pidsMax?: number): CgroupLimits {
   const limits: CgroupLimits = {};
@@ -43,22 +37,18 @@ export function limitsFromResources(resources: ResourceRequirements | undefined,
   const cpu = resources?.limits.cpu;
   if (cpu !== undefined) limits.cpuLimitMillis = parseQuantity(cpu).milliValue();
   const request = resources?.requests.cpu;
-  if (request !== undefined) limits.cpuShares = milliCpuToShares(parseQuantity(request).milliValue());
+  if (request !== undefined) limits.cpuShares = BigInt(milliCpuToShares(parseQuantity(request).milliValue()));
   if (pidsMax !== undefined) limits.pidsMax = pidsMax;
   return limits;
 }
 
-/** MilliCPUToShares: the request's share of 1024 per core, at least 2. */
-export function milliCpuToShares(milliCpu: bigint): bigint {
-  if (milliCpu === 0n) return MIN_SHARES;
-  const shares = (milliCpu * SHARES_PER_CPU) / 1000n;
-  return shares < MIN_SHARES ? MIN_SHARES : shares > MAX_SHARES ? MAX_SHARES : shares;
-}
-
-/** MilliCPUToQuota: at least 1 ms per period, as the kubelet does. */
-export function milliCpuToQuota(milliCpu: bigint): bigint {
-  const quota = (milliCpu * CFS_PERIOD_US) / 1000n;
-  return quota < MIN_QUOTA_US ? MIN_QUOTA_US : quota;
+/**
+ * The CFS quota written for a cpu limit: MilliCPUToQuota over the 100 ms period. For a limit of 0
+ * that is 0, the kubelet's "no quota"; this runtime has always written the kernel's 1 ms minimum
+ * then (docker's CpuQuota 0 is no limit, so the runtimes differ for `cpu: 0`), and still does.
+ */
+function cfsQuotaUs(milliCpu: bigint): number {
+  return Math.max(milliCpuToQuota(milliCpu), MIN_CFS_QUOTA_US);
 }
 
 /** cpu.weight on v2 from v1 shares: the formula runc and the kubelet use (1..10000). */
@@ -153,7 +143,7 @@ export class Cgroups {
           // Asked of the parent: swap accounting may be off, and then no cgroup has the file.
           if (existsSync(join(mode.root, this.parent, "memory.swap.max"))) writeValue(dir, "memory.swap.max", 0n);
         }
-        if (limits.cpuLimitMillis !== undefined) writeValue(dir, "cpu.max", `${milliCpuToQuota(limits.cpuLimitMillis)} ${CFS_PERIOD_US}`);
+        if (limits.cpuLimitMillis !== undefined) writeValue(dir, "cpu.max", `${cfsQuotaUs(limits.cpuLimitMillis)} ${CFS_PERIOD_US}`);
         if (limits.cpuShares !== undefined) writeValue(dir, "cpu.weight", sharesToWeight(limits.cpuShares));
         if (limits.pidsMax !== undefined) writeValue(dir, "pids.max", limits.pidsMax);
         return { procs: [join(dir, "cgroup.procs")] };
@@ -171,7 +161,7 @@ export class Cgroups {
         mkdirSync(cpu, { recursive: true });
         if (limits.cpuLimitMillis !== undefined) {
           writeValue(cpu, "cpu.cfs_period_us", CFS_PERIOD_US);
-          writeValue(cpu, "cpu.cfs_quota_us", milliCpuToQuota(limits.cpuLimitMillis));
+          writeValue(cpu, "cpu.cfs_quota_us", cfsQuotaUs(limits.cpuLimitMillis));
         }
         if (limits.cpuShares !== undefined) writeValue(cpu, "cpu.shares", limits.cpuShares);
         procs.push(join(cpu, "cgroup.procs"));

@@ -2,9 +2,10 @@
  * Pure translation of a pod and a container into the engine's create options: the sandbox (pause)
  * container and the containers that join it. No I/O here, so the mapping is unit tested alone.
  */
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
-import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
+import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import type { ContainerSpec, PodSpec, Volume } from "../manifest/types.ts";
 import { resourceHostConfig, type NodeResourcePolicy } from "./docker-resources.ts";
 import { containerLabels, containerName, sandboxLabels, sandboxName } from "./labels.ts";
@@ -39,6 +40,16 @@ export interface ResolvedMount {
 /** Where a pod's emptyDir lives on the host: one directory per pod uid, one per volume inside it. */
 export function emptyDirPath(volumeRoot: string, podUid: string, volumeName: string): string {
   return join(podVolumeDir(volumeRoot, podUid), volumeName);
+}
+
+/**
+ * The default root of the emptyDir volumes: /var/lib/minikubelet/pods as root, else
+ * $XDG_STATE_HOME (or ~/.local/state)/minikubelet/pods.
+ */
+export function defaultVolumeRoot(): string {
+  if (process.getuid?.() === 0) return "/var/lib/minikubelet/pods";
+  const state = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(state, "minikubelet", "pods");
 }
 
 export function podVolumeDir(volumeRoot: string, podUid: string): string {

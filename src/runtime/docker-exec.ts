@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import type Dockerode from "dockerode";
 import type { Clock } from "../clock.ts";
+import { dockerMessage, isConflict, isNotFound } from "./docker-errors.ts";
 import { FrameCollector } from "./docker-frames.ts";
 import type { ExecResult } from "./runtime.ts";
 
@@ -15,6 +16,17 @@ export const EXEC_OUTPUT_LIMIT = 10 * 1024;
 
 /** The exit code reported for a command killed at its deadline (128 + SIGKILL). */
 export const TIMED_OUT_EXIT_CODE = 137;
+
+/**
+ * Rethrows an exec's failure: 409 (the container is not running) and 404 (it is gone) as an error
+ * naming the command and the container, anything else as it is.
+ */
+export function rethrowExecError(error: unknown, command: string[], containerId: string): never {
+  if (isConflict(error) || isNotFound(error)) {
+    throw new Error(`exec ${JSON.stringify(command)} in container ${containerId.slice(0, 12)}: ${dockerMessage(error)}`, { cause: error });
+  }
+  throw error;
+}
 
 export async function execWithTimeout(
   container: Dockerode.Container,

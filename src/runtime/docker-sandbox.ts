@@ -9,14 +9,17 @@
  * replaced dead) or by something this agent did not create (an error); 404, the engine lacks the
  * pause image (pulled, then created again). A list of every labelled container before each create
  * used to cost a round trip whose price grew with the engine's container count.
+ *
+ * Listing and removing sandboxes go by the labels: only what carries this agent's is touched.
  */
+import { rmSync } from "node:fs";
 import type Dockerode from "dockerode";
 import type { PodSpec } from "../manifest/types.ts";
-import { sandboxCreateOptions } from "./docker-container-config.ts";
+import { podVolumeDir, sandboxCreateOptions } from "./docker-container-config.ts";
 import { dockerMessage, isConflict, isNotFound, rethrowUnreachable } from "./docker-errors.ts";
 import type { DockerImages } from "./docker-images.ts";
 import { LABEL } from "./labels.ts";
-import type { Sandbox } from "./runtime.ts";
+import type { Sandbox, SandboxInfo } from "./runtime.ts";
 
 export interface SandboxEngine {
   docker: Dockerode;
@@ -26,6 +29,10 @@ export interface SandboxEngine {
   owner: string | undefined;
   /** Whether labels prove this agent's database created the container. */
   owns(labels: Record<string, string>): boolean;
+  /** The label filter for what this agent may list and touch, with `extra` labels. */
+  ownLabels(...extra: string[]): string[];
+  /** Where the pods' emptyDir volumes are, removed with their sandbox. */
+  volumeRoot: string;
   /** Removes a container; already gone is fine. */
   remove(id: string): Promise<void>;
   /** Where the engine is expected, for the error when it does not answer. */
@@ -82,10 +89,61 @@ async function createPause(engine: SandboxEngine, options: Dockerode.ContainerCr
   }
 }
 
-/** The sandbox an inspected pause container is: its id and the pod IP (the host's on the host network). */
+/** Removes the pod's containers, its pause container and its emptyDir volumes; a sandbox already gone is a no-op. */
+export async function removeSandbox(engine: SandboxEngine, id: string): Promise<void> {
+  let podUid: string | undefined;
+  try {
+    const info = await engine.docker.getContainer(id).inspect();
+    if (!engine.owns(info.Config.Labels ?? {})) throw new Error(`sandbox ${id.slice(0, 12)} was not created by this agent's database: not removed`);
+    podUid = info.Config.Labels?.[LABEL.podUid];
+  } catch (error) {
+    if (isNotFound(error)) return;
+    throw error;
+  }
+  if (podUid) {
+    const members = await engine.docker.listContainers({
+      all: true,
+      filters: { label: engine.ownLabels(`${LABEL.podUid}=${podUid}`, `${LABEL.sandbox}=false`) },
+    });
+    await Promise.all(members.map((c) => engine.remove(c.Id)));
+  }
+  await engine.remove(id);
+  if (podUid) rmSync(podVolumeDir(engine.volumeRoot, podUid), { recursive: true, force: true });
+}
+
+/** This agent's pause containers, running (ready) or not. */
+export async function listSandboxes(engine: SandboxEngine): Promise<SandboxInfo[]> {
+  const found = await engine.docker.listContainers({
+    all: true,
+    filters: { label: engine.ownLabels(`${LABEL.sandbox}=true`) },
+  });
+  return found.map((c) => ({
+    id: c.Id,
+    podUid: c.Labels[LABEL.podUid] ?? "",
+    ip: sandboxIp(c.HostConfig?.NetworkMode, c.NetworkSettings),
+    labels: c.Labels,
+    ready: c.State === "running",
+  }));
+}
+
+/** The sandbox an inspected pause container is: its id and the pod IP. */
 export function sandboxOf(info: Dockerode.ContainerInspectInfo, podUid: string): Sandbox {
-  const hostNetwork = info.HostConfig.NetworkMode === "host";
-  const networks = Object.values(info.NetworkSettings.Networks ?? {});
-  const ip = hostNetwork ? "127.0.0.1" : info.NetworkSettings.IPAddress || (networks.find((n) => n.IPAddress)?.IPAddress ?? "");
-  return { id: info.Id, ip, podUid };
+  return { id: info.Id, ip: sandboxIp(info.HostConfig.NetworkMode, info.NetworkSettings), podUid };
+}
+
+/** What the engine says of a container's networks, in an inspect or a list entry (which has no top-level IPAddress). */
+export interface EngineNetworkSettings {
+  IPAddress?: string;
+  Networks?: Record<string, { IPAddress: string }>;
+}
+
+/**
+ * The pod IP of a pause container: the host's loopback on the host network, else its address on
+ * the engine's network (the top-level one of an inspect, else the first network that has one), or
+ * "" before it has any.
+ */
+export function sandboxIp(networkMode: string | undefined, settings: EngineNetworkSettings | undefined): string {
+  if (networkMode === "host") return "127.0.0.1";
+  const networks = Object.values(settings?.Networks ?? {});
+  return settings?.IPAddress || (networks.find((n) => n.IPAddress)?.IPAddress ?? "");
 }

@@ -9,12 +9,14 @@
  * and errors carrying `statusCode`, `reason` and `json` exactly as docker-modem builds them.
  *
  * TLS and ssh engines, hijacked (attach) calls and streamed uploads keep docker-modem's own path.
+ * Also here: where the client's modem says the engine is (engineAddressOf, engineEndpoint).
  * Every non-streaming call has a deadline, like the kubelet's --runtime-request-timeout: a request
  * the engine never answers becomes an error the loop reports and retries, not a stalled pod.
  */
 import { Readable } from "node:stream";
 import type Dockerode from "dockerode";
 import { fetchConnectionError } from "./docker-errors.ts";
+import type { EngineAddress } from "./docker-logs.ts";
 
 /** The kubelet's default --runtime-request-timeout. */
 export const ENGINE_REQUEST_TIMEOUT_MS = 2 * 60_000;
@@ -50,6 +52,21 @@ const FETCH_TRANSPORT = Symbol("minikubelet.fetchTransport");
 export interface TransportOptions {
   /** Deadline for a call that does not stream; default ENGINE_REQUEST_TIMEOUT_MS. */
   requestTimeoutMs?: number;
+}
+
+/** The engine's address for the calls made with fetch alone (logs); TLS and ssh engines have none. */
+export async function engineAddressOf(docker: Dockerode, call: string): Promise<EngineAddress> {
+  const modem = (docker as unknown as { modem: { socketPath?: string | (() => string | Promise<string>); host?: string; port?: number | string; protocol?: string } }).modem;
+  if (modem.socketPath) return { socketPath: typeof modem.socketPath === "function" ? await modem.socketPath() : modem.socketPath };
+  if ((modem.protocol ?? "http") !== "http" || !modem.host) throw new Error(`${call}: an engine reached over ${modem.protocol} is not supported`);
+  return { host: modem.host, port: Number(modem.port ?? 2375) };
+}
+
+/** Where the engine is expected, for error messages: the socket path or the DOCKER_HOST address. */
+export function engineEndpoint(docker: Dockerode): string {
+  const modem = (docker as unknown as { modem?: { socketPath?: unknown; host?: string; port?: number } }).modem;
+  if (typeof modem?.socketPath === "string") return modem.socketPath;
+  return modem?.host ? `${modem.host}${modem.port ? `:${modem.port}` : ""}` : (process.env.DOCKER_HOST ?? "/var/run/docker.sock");
 }
 
 /** Routes `docker`'s requests through fetch where it can (see above); returns `docker`. Idempotent. */

@@ -5,46 +5,38 @@
  * Everything it creates carries the labels of labels.ts, which is all a restarted agent needs to
  * adopt what is running.
  */
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
 import Dockerode from "dockerode";
 import { realClock, type Clock } from "../clock.ts";
-import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
+import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
-import {
-  containerCreateOptions,
-  podVolumeDir,
-  resolveMounts,
-  type ResolvedMount,
-} from "./docker-container-config.ts";
-import { dockerMessage, dockerStatusCode, isConflict, isNotFound, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
+import { defaultVolumeRoot } from "./docker-container-config.ts";
+import { createAndStart, type ContainerEngine } from "./docker-container-start.ts";
+import { isConflict, isNotFound, rethrowUnreachable } from "./docker-errors.ts";
 import { DockerEventWatcher } from "./docker-events.ts";
 import { DockerExitRecords } from "./docker-exits.ts";
-import { useFetchTransport } from "./docker-transport.ts";
-import { streamEngineLogs, type EngineAddress } from "./docker-logs.ts";
-import { execWithTimeout } from "./docker-exec.ts";
+import { engineAddressOf, engineEndpoint, useFetchTransport } from "./docker-transport.ts";
+import { streamEngineLogs } from "./docker-logs.ts";
+import { execWithTimeout, rethrowExecError } from "./docker-exec.ts";
 import { startDockerExec } from "./docker-exec-stream.ts";
 import { DockerImages } from "./docker-images.ts";
-import { runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
+import { listSandboxes, removeSandbox, runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
+import { joinedSandbox, statusFromInspect } from "./docker-status.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
 import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
-import {
-  ContainerStartError,
-  type ContainerConfig,
-  type ContainerInfo,
-  type ContainerStatus,
-  type ExecResult,
-  type ExecSession,
-  type ExecStreamRequest,
-  type LogOptions,
-  type PullResult,
-  type Runtime,
-  type RuntimeContainerState,
-  type RuntimeEvent,
-  type Sandbox,
-  type SandboxInfo,
+import type {
+  ContainerConfig,
+  ContainerInfo,
+  ContainerStatus,
+  ExecResult,
+  ExecSession,
+  ExecStreamRequest,
+  LogOptions,
+  PullResult,
+  Runtime,
+  RuntimeEvent,
+  Sandbox,
+  SandboxInfo,
 } from "./runtime.ts";
 
 export const DEFAULT_PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
@@ -72,9 +64,6 @@ export interface DockerRuntimeOptions {
   nodeResources?: NodeResourcePolicy;
 }
 
-/** The engine's zero time, which it reports for "never started" / "never finished". */
-const ZERO_TIME = "0001-01-01T00:00:00Z";
-
 export class DockerRuntime implements Runtime {
   readonly name = "docker" as const;
   /** The engine's event stream can drop a line. */
@@ -88,7 +77,8 @@ export class DockerRuntime implements Runtime {
   private readonly clock: Clock;
   private readonly images: DockerImages;
   private readonly events: DockerEventWatcher;
-  private readonly sandboxEngine: SandboxEngine;
+  /** What the sandbox and container-start modules use of this runtime. */
+  private readonly engine: SandboxEngine & ContainerEngine;
   /** Exits the event stream reported, answered without an inspect (docker-exits.ts says why). */
   private readonly exits = new DockerExitRecords();
 
@@ -102,106 +92,37 @@ export class DockerRuntime implements Runtime {
     this.nodeResources = options.nodeResources ?? {};
     this.images = new DockerImages(this.docker, this.clock);
     this.events = new DockerEventWatcher(this.docker, this.clock, this.ownLabels(), this.exits);
-    this.sandboxEngine = {
+    this.engine = {
       docker: this.docker,
       images: this.images,
       pauseImage: this.pauseImage,
+      volumeRoot: this.volumeRoot,
       owner: this.owner,
+      logPolicy: this.logPolicy,
+      nodeResources: this.nodeResources,
       owns: (labels) => this.owns(labels),
+      ownLabels: (...extra) => this.ownLabels(...extra),
       remove: (id) => this.removeQuietly(id),
       endpoint: () => this.endpoint,
+      started: (id) => this.learnStartTime(id),
     };
   }
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
-    return runSandbox(this.sandboxEngine, pod);
+    return runSandbox(this.engine, pod);
   }
 
   /** Removes the pod's containers, its pause container and its emptyDir volumes. */
   async removePodSandbox(id: string): Promise<void> {
-    let podUid: string | undefined;
-    try {
-      const info = await this.docker.getContainer(id).inspect();
-      if (!this.owns(info.Config.Labels ?? {})) throw new Error(`sandbox ${id.slice(0, 12)} was not created by this agent's database: not removed`);
-      podUid = info.Config.Labels?.[LABEL.podUid];
-    } catch (error) {
-      if (isNotFound(error)) return;
-      throw error;
-    }
-    if (podUid) {
-      const members = await this.docker.listContainers({
-        all: true,
-        filters: { label: this.ownLabels(`${LABEL.podUid}=${podUid}`, `${LABEL.sandbox}=false`) },
-      });
-      await Promise.all(members.map((c) => this.removeQuietly(c.Id)));
-    }
-    await this.removeQuietly(id);
-    if (podUid) rmSync(podVolumeDir(this.volumeRoot, podUid), { recursive: true, force: true });
+    return removeSandbox(this.engine, id);
   }
 
   async listPodSandboxes(): Promise<SandboxInfo[]> {
-    const found = await this.docker.listContainers({
-      all: true,
-      filters: { label: this.ownLabels(`${LABEL.sandbox}=true`) },
-    });
-    return found.map((c) => {
-      const hostNetwork = c.HostConfig?.NetworkMode === "host";
-      const networks = Object.values(c.NetworkSettings?.Networks ?? {});
-      return {
-        id: c.Id,
-        podUid: c.Labels[LABEL.podUid] ?? "",
-        ip: hostNetwork ? "127.0.0.1" : (networks.find((n) => n.IPAddress)?.IPAddress ?? ""),
-        labels: c.Labels,
-        ready: c.State === "running",
-      };
-    });
+    return listSandboxes(this.engine);
   }
 
   async startContainer(config: ContainerConfig): Promise<string> {
-    return this.createAndStart(config, true);
-  }
-
-  private async createAndStart(config: ContainerConfig, retryOnNameConflict: boolean): Promise<string> {
-    const name = config.container.name;
-    let options: Dockerode.ContainerCreateOptions;
-    try {
-      const mounts = resolveMounts(config.pod, config.container, this.volumeRoot);
-      prepareMounts(mounts);
-      options = containerCreateOptions(config, mounts, this.owner, this.logPolicy, this.nodeResources);
-    } catch (error) {
-      throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });
-    }
-    let container: Dockerode.Container;
-    try {
-      container = await this.docker.createContainer(options);
-    } catch (error) {
-      // No answer from the engine is not a failed start (no attempt is counted): the pass fails and is retried.
-      if (dockerStatusCodeMissing(error)) rethrowUnreachable(error, this.endpoint);
-      if (!isConflict(error) || !retryOnNameConflict) {
-        throw new ContainerStartError(name, `creating container ${name}: ${dockerMessage(error)}`, "CreateContainerError", {
-          cause: error,
-        });
-      }
-      // This attempt's name exists: a call repeated after a crash of ours. Reuse a running one.
-      const previous = await this.docker.getContainer(options.name as string).inspect();
-      if (!this.owns(previous.Config.Labels ?? {})) {
-        throw new ContainerStartError(name, `creating container ${name}: the name ${options.name} is taken by a container another agent's database created`, "CreateContainerError", { cause: error });
-      }
-      if (previous.State.Running) return previous.Id;
-      await this.removeQuietly(previous.Id);
-      return this.createAndStart(config, false);
-    }
-    try {
-      await container.start();
-    } catch (error) {
-      if (isNotModified(error)) return container.id;
-      await this.removeQuietly(container.id);
-      throw new ContainerStartError(name, `starting container ${name}: ${dockerMessage(error)}`, "StartError", {
-        cause: error,
-      });
-    }
-    this.learnStartTime(container.id);
-    return container.id;
+    return createAndStart(this.engine, config);
   }
 
   /**
@@ -243,12 +164,7 @@ export class DockerRuntime implements Runtime {
     try {
       return await execWithTimeout(this.docker.getContainer(id), command, timeoutMs, this.clock);
     } catch (error) {
-      if (isConflict(error) || isNotFound(error)) {
-        throw new Error(`exec ${JSON.stringify(command)} in container ${id.slice(0, 12)}: ${dockerMessage(error)}`, {
-          cause: error,
-        });
-      }
-      throw error;
+      rethrowExecError(error, command, id);
     }
   }
 
@@ -256,10 +172,7 @@ export class DockerRuntime implements Runtime {
     try {
       return await startDockerExec(this.docker, id, request, this.clock);
     } catch (error) {
-      if (isConflict(error) || isNotFound(error)) {
-        throw new Error(`exec ${JSON.stringify(request.command)} in container ${id.slice(0, 12)}: ${dockerMessage(error)}`, { cause: error });
-      }
-      throw error;
+      rethrowExecError(error, request.command, id);
     }
   }
 
@@ -312,17 +225,9 @@ export class DockerRuntime implements Runtime {
         }
       }),
     );
-    return inspected.flatMap((info) => {
-      if (!info) return [];
-      const network = info.HostConfig.NetworkMode ?? "";
-      return [
-        {
-          ...this.remembered(statusFromInspect(info)),
-          labels: info.Config.Labels ?? {},
-          sandboxId: network.startsWith("container:") ? network.slice("container:".length) : undefined,
-        },
-      ];
-    });
+    return inspected.flatMap((info) =>
+      info ? [{ ...this.remembered(statusFromInspect(info)), labels: info.Config.Labels ?? {}, sandboxId: joinedSandbox(info) }] : [],
+    );
   }
 
   async readLogs(id: string, options: LogOptions = {}): Promise<string> {
@@ -352,7 +257,7 @@ export class DockerRuntime implements Runtime {
     signal: AbortSignal,
     opened?: () => void,
   ): Promise<void> {
-    return streamEngineLogs(await this.engineAddress("logs"), id, options, onText, signal, opened);
+    return streamEngineLogs(await engineAddressOf(this.docker, "logs"), id, options, onText, signal, opened);
   }
 
   ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult> {
@@ -367,19 +272,9 @@ export class DockerRuntime implements Runtime {
     this.events.close();
   }
 
-  /** The engine's address for the calls made with fetch alone (logs); TLS and ssh engines have none. */
-  private async engineAddress(call: string): Promise<EngineAddress> {
-    const modem = (this.docker as unknown as { modem: { socketPath?: string | (() => string | Promise<string>); host?: string; port?: number | string; protocol?: string } }).modem;
-    if (modem.socketPath) return { socketPath: typeof modem.socketPath === "function" ? await modem.socketPath() : modem.socketPath };
-    if ((modem.protocol ?? "http") !== "http" || !modem.host) throw new Error(`${call}: an engine reached over ${modem.protocol} is not supported`);
-    return { host: modem.host, port: Number(modem.port ?? 2375) };
-  }
-
   /** Where the engine is expected, for error messages: the socket path or the DOCKER_HOST address. */
   private get endpoint(): string {
-    const modem = (this.docker as unknown as { modem?: { socketPath?: unknown; host?: string; port?: number } }).modem;
-    if (typeof modem?.socketPath === "string") return modem.socketPath;
-    return modem?.host ? `${modem.host}${modem.port ? `:${modem.port}` : ""}` : (process.env.DOCKER_HOST ?? "/var/run/docker.sock");
+    return engineEndpoint(this.docker);
   }
 
   /** A running container's start time, kept for the status of its exit (docker-exits.ts). */
@@ -398,69 +293,4 @@ export class DockerRuntime implements Runtime {
       throw error;
     }
   }
-}
-
-/** Maps the engine's inspect document to the runtime's status. */
-export function statusFromInspect(info: Dockerode.ContainerInspectInfo): ContainerStatus {
-  const state = info.State;
-  const status: ContainerStatus = { id: info.Id, state: stateOf(state.Status) };
-  const started = parseEngineTime(state.StartedAt);
-  if (started !== undefined) status.startedAt = started;
-  if (status.state === "running" && state.Pid > 0) status.pid = state.Pid;
-  if (status.state === "exited") {
-    status.exitCode = state.ExitCode;
-    const finished = parseEngineTime(state.FinishedAt);
-    // The engine stamps StartedAt after runc reports the start, so a process that exits at once
-    // can carry a FinishedAt a little before it; a finish never precedes the start.
-    if (finished !== undefined) status.finishedAt = Math.max(finished, started ?? finished);
-    if (state.OOMKilled) status.reason = "OOMKilled";
-  }
-  return status;
-}
-
-function stateOf(status: string): RuntimeContainerState {
-  switch (status) {
-    case "created":
-      return "created";
-    case "running":
-    case "paused":
-    case "restarting":
-      return "running";
-    case "exited":
-    case "dead":
-    case "removing":
-      return "exited";
-    default:
-      return "unknown";
-  }
-}
-
-function parseEngineTime(value: string | undefined): number | undefined {
-  if (!value || value.startsWith(ZERO_TIME.slice(0, 4))) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
-}
-
-/** Creates emptyDir directories (world-writable, so a non-root container can write) and *OrCreate paths. */
-function prepareMounts(mounts: ResolvedMount[]): void {
-  for (const mount of mounts) {
-    if (mount.create === "directory" && !existsSync(mount.source)) {
-      mkdirSync(mount.source, { recursive: true });
-      chmodSync(mount.source, 0o777); // mkdir's mode is cut by the umask
-    } else if (mount.create === "file" && !existsSync(mount.source)) {
-      mkdirSync(dirname(mount.source), { recursive: true });
-      writeFileSync(mount.source, "");
-    }
-  }
-}
-
-function defaultVolumeRoot(): string {
-  if (process.getuid?.() === 0) return "/var/lib/minikubelet/pods";
-  const state = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
-  return join(state, "minikubelet", "pods");
-}
-
-/** A transport failure carries no HTTP status from the engine. */
-function dockerStatusCodeMissing(error: unknown): boolean {
-  return error instanceof Error && dockerStatusCode(error) === undefined;
 }

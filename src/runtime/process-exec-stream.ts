@@ -29,6 +29,33 @@ export interface ProcessExecStreamOptions {
   request: ExecStreamRequest;
 }
 
+/** A running container, as an exec beside it needs it. */
+export interface ExecTarget {
+  /** Calls `onExit` when the container exits; returns the unsubscribe. */
+  onExit(onExit: () => void): () => void;
+  isRunning(): boolean;
+}
+
+/**
+ * startProcessExec beside a container: a process in a container dies with it, this one runs beside
+ * it, so it is ended (as by the caller's abort) when the container exits, or at once if it has.
+ */
+export function startExecBeside(target: ExecTarget, options: ProcessExecStreamOptions): ExecSession {
+  const { request } = options;
+  const containerGone = new AbortController();
+  const signal = request.signal ? AbortSignal.any([request.signal, containerGone.signal]) : containerGone.signal;
+  const unsubscribe = target.onExit(() => containerGone.abort());
+  if (!target.isRunning()) containerGone.abort();
+  try {
+    const session = startProcessExec({ ...options, request: { ...request, signal } });
+    void session.exited.finally(unsubscribe);
+    return session;
+  } catch (error) {
+    unsubscribe();
+    throw error;
+  }
+}
+
 export function startProcessExec(options: ProcessExecStreamOptions): ExecSession {
   const { request } = options;
   if (request.command.length === 0) throw new Error("exec: command is empty");

@@ -100,8 +100,9 @@ export class ProcessLayout {
     return found;
   }
 
-  scanSandboxes(): string[] {
-    return listDir(this.podsDir).filter((uid) => existsSync(join(this.podDir(uid), "sandbox.json")));
+  /** Every pod directory under the root, by pod uid; each should hold a sandbox.json. */
+  scanPods(): string[] {
+    return listDir(this.podsDir);
   }
 }
 
@@ -124,6 +125,10 @@ export function writeJson(file: string, value: unknown): void {
   writeAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
+/**
+ * The file's JSON, or undefined when it cannot be read or parsed. Only for what no decision to
+ * remove anything rests on (config.json): ownership is read with readRecordFile.
+ */
 export function readJson<T>(file: string): T | undefined {
   try {
     return JSON.parse(readFileSync(file, "utf8")) as T;
@@ -132,11 +137,51 @@ export function readJson<T>(file: string): T | undefined {
   }
 }
 
+/**
+ * A record file as a decision that must not guess sees it: its value; `gone` when its directory no
+ * longer exists (nothing left to act on); `unusable` with the reason when the directory is there
+ * but the file is missing, unreadable, not JSON or not of the expected shape.
+ */
+export type RecordFile<T> = { state: "read"; value: T } | { state: "gone" } | { state: "unusable"; problem: string };
+
+/** Reads `dir/name` as JSON that `isShape` accepts (`shape` names it in the problem); never throws. */
+export function readRecordFile<T>(dir: string, name: string, shape: string, isShape: (value: unknown) => value is T): RecordFile<T> {
+  const file = join(dir, name);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && !existsSync(dir)) return { state: "gone" };
+    return { state: "unusable", problem: code === "ENOENT" ? `${file} is missing` : `${file} cannot be read: ${(error as Error).message}` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { state: "unusable", problem: `${file} is not JSON: ${(error as Error).message}` };
+  }
+  return isShape(value) ? { state: "read", value } : { state: "unusable", problem: `${file} is not ${shape}` };
+}
+
+/** labels.json's shape: an object of strings. */
+export function isLabelMap(value: unknown): value is Record<string, string> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === "string");
+}
+
+/** sandbox.json's shape, as far as listing and ownership read it. */
+export function isSandboxRecord(value: unknown): value is SandboxRecord {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Partial<Record<keyof SandboxRecord, unknown>>;
+  return typeof record.id === "string" && typeof record.podUid === "string" && isLabelMap(record.labels);
+}
+
 export function ensureDir(dir: string): void {
   mkdirSync(dir, { recursive: true });
 }
 
-function readText(file: string): string | undefined {
+/** The file's text, or undefined when it cannot be read. */
+export function readText(file: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
   } catch {

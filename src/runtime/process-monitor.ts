@@ -8,7 +8,7 @@
  * megabyte (bench/monitor-memory.ts measures it), where a second Bun process would cost ~14 MB.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import type { ContainerLogPolicy } from "../logs/rotation-policy.ts";
+import type { ContainerLogPolicy } from "./log-rotation-policy.ts";
 import type { ProcessLayout } from "./process-files.ts";
 import { writeAtomic } from "./process-files.ts";
 

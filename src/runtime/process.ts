@@ -15,49 +15,37 @@
  *   as underscores). emptyDir lives at `pods/<uid>/volumes/<name>`; hostPath is the path itself.
  * - The default working directory, and HOME when the spec sets none, is the pod directory.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { randomBytes } from "node:crypto";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
-import { containerStartProblem } from "../manifest/runtime-rules.ts";
-import { containerLabels, isOwnedBy, sandboxLabels } from "./labels.ts";
-import {
-  ContainerStartError,
-  type ContainerConfig,
-  type ContainerInfo,
-  type ContainerStatus,
-  type ExecResult,
-  type ExecSession,
-  type ExecStreamRequest,
-  type LogOptions,
-  type PullResult,
-  type Runtime,
-  type RuntimeEvent,
-  type Sandbox,
-  type SandboxInfo,
+import type {
+  ContainerConfig,
+  ContainerInfo,
+  ContainerStatus,
+  ExecResult,
+  ExecSession,
+  ExecStreamRequest,
+  LogOptions,
+  PullResult,
+  Runtime,
+  RuntimeEvent,
+  Sandbox,
+  SandboxInfo,
 } from "./runtime.ts";
 import { ContainerEvents } from "./process-events.ts";
-import { execInContainer, killGroup } from "./process-exec.ts";
-import { startProcessExec } from "./process-exec-stream.ts";
-import {
-  ProcessLayout,
-  SAFE_NAME,
-  ensureDir,
-  isSameProcessAlive,
-  readExit,
-  readJson,
-  readPid,
-  writeJson,
-  writeLostExit,
-  type ContainerRecord,
-  type SandboxRecord,
-} from "./process-files.ts";
-import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./process-spec.ts";
-import { installMonitorScript, launchMonitor, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
-
-import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../logs/rotation-policy.ts";
-import { Cgroups, detectHostCgroupMode, limitsFromResources, type CgroupLimits } from "./cgroups.ts";
+import { execInContainer } from "./process-exec.ts";
+import { startExecBeside } from "./process-exec-stream.ts";
+import { ProcessLayout, SAFE_NAME, ensureDir, readExit, readJson, readPid, readText, type ContainerRecord } from "./process-files.ts";
+import { createContainerDir } from "./process-create.ts";
+import { ProcessOwnership } from "./process-ownership.ts";
+import { ProcessSandboxes } from "./process-sandboxes.ts";
+import { readContainerStatus } from "./process-status.ts";
+import { launchContainer } from "./process-launch.ts";
+import { removeContainerFiles, signalContainer } from "./process-remove.ts";
+import { installMonitorScript, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
+import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
+import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -83,6 +71,11 @@ export interface ProcessRuntimeOptions {
   cgroups?: Cgroups;
   /** The most processes each container may have (pids.max; the kubelet's --pod-max-pids). Default: no limit. */
   podPidsLimit?: number;
+  /**
+   * Where the runtime says what it leaves alone and why: a directory whose labels.json or
+   * sandbox.json cannot be read (process-ownership.ts), once per directory. Default: nowhere.
+   */
+  log?: (message: string) => void;
 }
 
 export class ProcessRuntime implements Runtime {
@@ -98,6 +91,8 @@ export class ProcessRuntime implements Runtime {
   private readonly logPolicy: ContainerLogPolicy;
   private readonly cgroups: Cgroups;
   private readonly podPidsLimit: number | undefined;
+  private readonly ownership: ProcessOwnership;
+  private readonly sandboxes: ProcessSandboxes;
   /** Why containers run without resource limits here, or undefined when cgroups can be written. */
   readonly cgroupProblem: string | undefined;
   /** The leftover cgroups of this owner that the start-up sweep removed (their containers are gone). */
@@ -131,117 +126,49 @@ export class ProcessRuntime implements Runtime {
       resyncMs: options.resyncMs ?? 5000,
       hasExited: (id) => this.readStatus(id).state === "exited",
     });
+    this.ownership = new ProcessOwnership({ owner: this.owner, log: options.log ?? (() => {}) });
+    this.sandboxes = new ProcessSandboxes({
+      layout: this.layout,
+      clock: this.clock,
+      owner: this.owner,
+      ownership: this.ownership,
+      removeContainer: (container) => {
+        this.dirs.set(container.id, container.dir);
+        return this.removeContainer(container.id);
+      },
+    });
   }
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
-    if (!SAFE_NAME.test(pod.uid)) throw new Error(`pod ${pod.key}: uid "${pod.uid}" is not usable as a directory name`);
-    const dir = this.layout.podDir(pod.uid);
-    ensureDir(join(dir, "containers"));
-    for (const volume of pod.volumes) if (volume.type === "emptyDir") ensureDir(this.layout.volumeDir(pod.uid, volume.name));
-    const file = join(dir, "sandbox.json");
-    if (!existsSync(file)) {
-      const record: SandboxRecord = { id: pod.uid, podUid: pod.uid, labels: sandboxLabels(pod, this.owner), createdAt: this.clock.now() };
-      writeJson(file, record);
-    }
-    return { id: pod.uid, ip: "127.0.0.1", podUid: pod.uid };
+    return this.sandboxes.run(pod);
   }
 
   async removePodSandbox(id: string): Promise<void> {
-    if (!SAFE_NAME.test(id)) return;
-    const dir = this.layout.podDir(id);
-    if (!existsSync(dir)) return;
-    const record = readJson<SandboxRecord>(join(dir, "sandbox.json"));
-    if (record && !this.owns(record.labels)) throw new Error(`sandbox ${id} was not created by this agent's database: not removed`);
-    for (const entry of this.layout.scanContainers().filter((c) => c.podUid === id)) {
-      this.dirs.set(entry.id, entry.dir);
-      await this.removeContainer(entry.id);
-    }
-    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    return this.sandboxes.remove(id);
   }
 
   async listPodSandboxes(): Promise<SandboxInfo[]> {
-    const sandboxes: SandboxInfo[] = [];
-    for (const uid of this.layout.scanSandboxes()) {
-      const record = readJson<SandboxRecord>(join(this.layout.podDir(uid), "sandbox.json"));
-      if (record && this.owns(record.labels)) sandboxes.push({ id: record.id, podUid: record.podUid, ip: "127.0.0.1", labels: record.labels, ready: true });
-    }
-    return sandboxes;
+    return this.sandboxes.list();
   }
 
   async startContainer(config: ContainerConfig): Promise<string> {
-    const { container, pod } = config;
-    const podUid = config.sandbox.podUid;
-    const podDir = this.layout.podDir(podUid);
-    const fail = (message: string): never => {
-      throw new ContainerStartError(container.name, `container ${container.name}: ${message}`);
-    };
-    // validate and the file source refuse such a pod already; a checkpointed spec may predate that.
-    const problem = containerStartProblem(container, "process");
-    if (problem) fail(`${problem.field} is ${problem.message}`);
-    if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
-    const env = containerEnv({ pod, container, podDir, volumeDir: (name) => this.layout.volumeDir(pod.uid, name) }, fail);
-    const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
-    if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
-    const argv = [...container.command, ...container.args];
-    checkExecutable(argv[0] as string, env.PATH ?? DEFAULT_PATH, workingDir, fail);
-    let limits: CgroupLimits = {};
-    try {
-      limits = limitsFromResources(container.resources, this.podPidsLimit);
-    } catch (error) {
-      fail(`resources: ${(error as Error).message}`);
-    }
-
-    const id = `${podUid.slice(0, 8)}-${container.name}-${config.attempt}-${randomBytes(3).toString("hex")}`;
-    const dir = this.layout.containerDir(podUid, id);
-    ensureDir(dir);
-    const record: ContainerRecord = {
-      id,
-      podUid,
-      sandboxId: config.sandbox.id,
-      name: container.name,
-      attempt: config.attempt,
-      workingDir,
-      env,
-      command: argv,
-      createdAt: this.clock.now(),
-    };
-    writeJson(join(dir, "config.json"), record);
-    writeJson(join(dir, "labels.json"), containerLabels(config, this.owner));
-    writeFileSync(join(dir, "log"), "", { flag: "a" });
+    const created = createContainerDir({ layout: this.layout, config, owner: this.owner, podPidsLimit: this.podPidsLimit, clock: this.clock });
+    const { id, dir, limits } = created;
     this.dirs.set(id, dir);
     // Without a cgroup the container still runs, unlimited: the agent said why at start-up, and the
     // kubelet records a Warning for the container (unenforcedLimits).
     const cgroup = this.cgroups.create(id, limits);
     if ("problem" in cgroup && Object.keys(limits).length > 0) this.unenforced.set(id, cgroup.problem);
-
-    let monitorGone = false;
-    this.events.ownChild(id);
-    try {
-      launchMonitor({
-        layout: this.layout,
-        tools: this.tools,
-        id,
-        containerDir: dir,
-        workingDir,
-        env,
-        argv,
-        logPolicy: this.logPolicy,
-        cgroupProcs: "procs" in cgroup ? cgroup.procs : [],
-        onExit: () => {
-          monitorGone = true;
-          this.events.monitorExited(id);
-        },
-      });
-    } catch (cause) {
-      throw new ContainerStartError(container.name, `container ${container.name}: monitor failed to start`, "StartError", {
-        cause,
-      });
-    }
-    const started = await this.events.waitFor(id, () => readPid(dir) !== undefined || monitorGone, this.startTimeoutMs);
-    if (!started || readPid(dir) === undefined) {
-      const detail = readText(join(dir, "monitor.err")).trim() || `no pid recorded within ${this.startTimeoutMs}ms`;
-      fail(`monitor did not start the process: ${detail}`);
-    }
+    await launchContainer({
+      layout: this.layout,
+      tools: this.tools,
+      events: this.events,
+      logPolicy: this.logPolicy,
+      startTimeoutMs: this.startTimeoutMs,
+      name: config.container.name,
+      created,
+      cgroupProcs: "procs" in cgroup ? cgroup.procs : [],
+    });
     this.events.track(id);
     return id;
   }
@@ -252,11 +179,7 @@ export class ProcessRuntime implements Runtime {
 
   async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
     const dir = this.findDir(id);
-    if (!dir || readExit(dir)) return;
-    const pid = readPid(dir);
-    // The recorded start time guards against signalling a stranger that inherited the pid. Until
-    // the process has run setsid it has no group of its own: then it is signalled alone.
-    if (pid && isSameProcessAlive(pid.pid, pid.startTicks) && !killGroup(pid.pid, signal)) killQuietly(pid.pid, signal);
+    if (dir) signalContainer(dir, signal);
   }
 
   async execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult> {
@@ -266,21 +189,14 @@ export class ProcessRuntime implements Runtime {
 
   async execStream(id: string, request: ExecStreamRequest): Promise<ExecSession> {
     const record = this.runningRecord(id);
-    // A process in a container dies with it; this one runs beside it, so it is ended when it exits.
-    const containerGone = new AbortController();
-    const signal = request.signal ? AbortSignal.any([request.signal, containerGone.signal]) : containerGone.signal;
-    const unsubscribe = this.events.subscribe((event) => {
-      if (event.type === "exited" && event.containerId === id) containerGone.abort();
-    });
-    if (this.readStatus(id).state !== "running") containerGone.abort();
-    try {
-      const session = startProcessExec({ cwd: record.workingDir, env: record.env, clock: this.clock, request: { ...request, signal } });
-      void session.exited.finally(unsubscribe);
-      return session;
-    } catch (error) {
-      unsubscribe();
-      throw error;
-    }
+    const target = {
+      onExit: (onExit: () => void) =>
+        this.events.subscribe((event) => {
+          if (event.type === "exited" && event.containerId === id) onExit();
+        }),
+      isRunning: () => this.readStatus(id).state === "running",
+    };
+    return startExecBeside(target, { cwd: record.workingDir, env: record.env, clock: this.clock, request });
   }
 
   /** The container's recorded config, for an exec; throws unless the container is running. */
@@ -293,31 +209,14 @@ export class ProcessRuntime implements Runtime {
     return record;
   }
 
+  /**
+   * Kills the container's process and removes its directory, cgroup and markers; a container that is
+   * gone is a no-op. Refused, leaving the process running, unless labels.json proves it ours.
+   */
   async removeContainer(id: string): Promise<void> {
     const dir = this.findDir(id);
-    if (!dir) return;
-    const labels = readJson<Record<string, string>>(join(dir, "labels.json"));
-    if (labels && !this.owns(labels)) throw new Error(`container ${id} was not created by this agent's database: not removed`);
-    // A monitor that has not recorded its pid yet may still start the process: it goes first.
-    if (this.readStatus(id).state === "created") await this.killMonitors(id, dir);
-    const pid = readPid(dir);
-    if (this.readStatus(id).state === "running") {
-      await this.killContainer(id, "SIGKILL");
-    }
-    // Let the monitor finish its last writes (exit file, then marker) so nothing is left behind.
-    if (pid && !readExit(dir)?.lost) {
-      const marker = this.layout.marker(id, "exited");
-      await this.events.waitFor(
-        id,
-        () => existsSync(marker) || !isSameProcessAlive(pid.monitorPid, pid.monitorStartTicks),
-        2000,
-        20,
-      );
-    }
-    this.cgroups.remove(id);
-    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-    rmSync(this.layout.marker(id, "started"), { force: true });
-    rmSync(this.layout.marker(id, "exited"), { force: true });
+    if (!dir || !this.ownership.removable(`container ${id}`, this.ownership.container(dir))) return;
+    await removeContainerFiles({ id, dir, layout: this.layout, events: this.events, cgroups: this.cgroups, state: () => this.readStatus(id).state });
     this.dirs.delete(id);
     this.unenforced.delete(id);
     this.events.forget(id);
@@ -327,13 +226,14 @@ export class ProcessRuntime implements Runtime {
     return this.unenforced.get(id);
   }
 
+  /** The containers provably ours; every other container directory is left out (and reported once). */
   async listContainers(): Promise<ContainerInfo[]> {
     const infos: ContainerInfo[] = [];
     for (const { id, dir } of this.layout.scanContainers()) {
       this.dirs.set(id, dir);
-      const labels = readJson<Record<string, string>>(join(dir, "labels.json"));
+      const labels = this.ownership.listed(`container ${id}`, dir, this.ownership.container(dir));
       const record = readJson<ContainerRecord>(join(dir, "config.json"));
-      if (!labels || !record || !this.owns(labels)) continue;
+      if (!labels || !record) continue;
       let status = this.readStatus(id);
       // An agent killed right after launching a monitor leaves a container whose process is about to
       // run: wait for the monitor to report rather than take it for one that never ran.
@@ -350,7 +250,7 @@ export class ProcessRuntime implements Runtime {
   async readLogs(id: string, options: LogOptions = {}): Promise<string> {
     const dir = this.findDir(id);
     if (!dir) throw new Error(`logs of container ${id}: no such container`);
-    const text = readText(join(dir, "log"));
+    const text = readText(join(dir, "log")) ?? "";
     if (options.tail === undefined) return text;
     if (options.tail <= 0) return "";
     const lines = text.split("\n");
@@ -376,10 +276,6 @@ export class ProcessRuntime implements Runtime {
     this.events.recheck();
   }
 
-  private owns(labels: Record<string, string>): boolean {
-    return isOwnedBy(labels, { database: this.owner });
-  }
-
   private findDir(id: string): string | undefined {
     const cached = this.dirs.get(id);
     if (cached && existsSync(cached)) return cached;
@@ -389,45 +285,8 @@ export class ProcessRuntime implements Runtime {
     return found && existsSync(found) ? found : undefined;
   }
 
-  /** SIGKILLs the monitors of a container until none is left, so none can start or record anything more. */
-  private async killMonitors(id: string, dir: string): Promise<void> {
-    for (let pids = monitorsOf(dir); pids.length > 0; pids = monitorsOf(dir)) {
-      for (const pid of pids) killQuietly(pid);
-      await this.events.waitFor(id, () => monitorsOf(dir).length === 0, 1000, 10);
-    }
-  }
-
   private readStatus(id: string): ContainerStatus {
-    const dir = this.findDir(id);
-    if (!dir) return { id, state: "unknown" };
-    const logPath = join(dir, "log");
-    const pid = readPid(dir);
-    const exited = (): ContainerStatus | undefined => {
-      const exit = readExit(dir);
-      if (!exit) return undefined;
-      // Asked of the kernel, not guessed from the 137 a SIGKILL also gives.
-      const oomKilled = !exit.lost && exit.exitCode !== 0 && this.cgroups.oomKilled(id, exit.exitCode);
-      return {
-        id,
-        state: "exited",
-        exitCode: exit.exitCode,
-        ...(exit.lost ? { reason: "Unknown" } : oomKilled ? { reason: "OOMKilled" } : {}),
-        startedAt: pid?.startedAt,
-        finishedAt: exit.finishedAt,
-        logPath,
-      };
-    };
-    const done = exited();
-    if (done) return done;
-    if (!pid) return { id, state: "created", logPath };
-    const running: ContainerStatus = { id, state: "running", pid: pid.pid, startedAt: pid.startedAt, logPath };
-    if (isSameProcessAlive(pid.pid, pid.startTicks)) return running;
-    // The process is gone. A live monitor is about to write the exit file; a dead one never will.
-    if (isSameProcessAlive(pid.monitorPid, pid.monitorStartTicks)) return running;
-    const late = exited();
-    if (late) return late;
-    writeLostExit(dir, this.clock.now());
-    return exited() ?? { id, state: "unknown" };
+    return readContainerStatus(id, this.findDir(id), { cgroups: this.cgroups, clock: this.clock });
   }
 }
 
@@ -436,20 +295,4 @@ function hostCgroups(owner: string | undefined): Cgroups {
   const identity = owner ?? "unowned";
   if (!SAFE_NAME.test(identity)) return new Cgroups({ kind: "unavailable", reason: `the identity ${JSON.stringify(identity)} cannot name a cgroup` }, identity);
   return new Cgroups(detectHostCgroupMode(), identity);
-}
-
-function readText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-function killQuietly(pid: number, signal: NodeJS.Signals = "SIGKILL"): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // Gone already.
-  }
 }

@@ -8,7 +8,7 @@ import {
 } from "../../src/runtime/docker-container-config.ts";
 import { FrameCollector, FrameTextDecoder, parseFrames } from "../../src/runtime/docker-frames.ts";
 import { progressLine, withTag } from "../../src/runtime/docker-images.ts";
-import { statusFromInspect } from "../../src/runtime/docker.ts";
+import { statusFromInspect } from "../../src/runtime/docker-status.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import type Dockerode from "dockerode";
 import { bbContainer, testPod } from "./helpers.ts";

@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import type { ContainerLogPolicy } from "../../src/logs/rotation-policy.ts";
+import type { ContainerLogPolicy } from "../../src/runtime/log-rotation-policy.ts";
 import { resolveMonitorTools } from "../../src/runtime/process-monitor.ts";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { writeAttemptLogs } from "../../src/logs/attempt-logs.ts";

@@ -7,7 +7,8 @@ import { afterEach, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Cgroups, detectCgroupMode, limitsFromResources, milliCpuToShares, sharesToWeight } from "../../src/runtime/cgroups.ts";
+import { Cgroups, detectCgroupMode, limitsFromResources, sharesToWeight } from "../../src/runtime/cgroups.ts";
+import { milliCpuToShares } from "../../src/runtime/milli-cpu.ts";
 import { fakeV1, fakeV2 } from "../cgroup-fixtures.ts";
 
 const temps: string[] = [];
@@ -40,9 +41,9 @@ test("limits follow the kubelet's formulas: bytes, CFS quota, shares and weight"
   const limits = limitsFromResources({ limits: { memory: "16Mi", cpu: "500m" }, requests: { cpu: "250m", memory: "8Mi" } }, 100);
   expect(limits).toEqual({ memoryBytes: 16n * 1024n * 1024n, cpuLimitMillis: 500n, cpuShares: 256n, pidsMax: 100 });
   expect(limitsFromResources(undefined)).toEqual({});
-  expect(milliCpuToShares(1n)).toBe(2n);
-  expect(milliCpuToShares(0n)).toBe(2n);
-  expect(milliCpuToShares(1000n)).toBe(1024n);
+  expect(milliCpuToShares(1n)).toBe(2);
+  expect(milliCpuToShares(0n)).toBe(2);
+  expect(milliCpuToShares(1000n)).toBe(1024);
   expect(sharesToWeight(2n)).toBe(1n);
   expect(sharesToWeight(1024n)).toBe(39n);
   expect(sharesToWeight(262_144n)).toBe(10_000n);
@@ -97,6 +98,19 @@ test("v2: controllers are handed down to minikubelet/<identity>, and one cgroup 
   rmSync(join(root, "minikubelet", "db2", "memory.swap.max"));
   cgroups.release();
   expect(existsSync(join(root, "minikubelet", "db2"))).toBe(false);
+});
+
+test("a cpu limit of 0 is written as the kernel's 1 ms minimum quota, on v1 and v2 (docker's CpuQuota 0 is no limit)", () => {
+  const v1 = tempDir();
+  const onV1 = new Cgroups(detectCgroupMode(fakeV1(v1)), "db1");
+  onV1.prepare();
+  onV1.create("c1", { cpuLimitMillis: 0n });
+  expect(read(join(v1, "cpu", "minikubelet", "db1", "c1", "cpu.cfs_quota_us"))).toBe("1000");
+  const v2 = tempDir();
+  const onV2 = new Cgroups(detectCgroupMode(fakeV2(v2)), "db2");
+  onV2.prepare();
+  onV2.create("c1", { cpuLimitMillis: 0n });
+  expect(read(join(v2, "minikubelet", "db2", "c1", "cpu.max"))).toBe("1000 100000");
 });
 
 test("release leaves the agent's parent while a container's cgroup is in it", () => {

@@ -1,7 +1,8 @@
 /** The kubelet's cgroup arithmetic for docker containers (pkg/kubelet/cm/helpers_linux.go). */
 import { describe, expect, test } from "bun:test";
 import { podMaxPidsOption } from "../../src/cli/options.ts";
-import { milliCpuToQuota, milliCpuToShares, resourceHostConfig } from "../../src/runtime/docker-resources.ts";
+import { resourceHostConfig } from "../../src/runtime/docker-resources.ts";
+import { milliCpuToQuota, milliCpuToShares } from "../../src/runtime/milli-cpu.ts";
 
 describe("cpu shares from the request", () => {
   test("1024 per cpu, rounded down; none requested or a sliver gets the kernel's minimum of 2", () => {

@@ -1,6 +1,6 @@
 /** The two log flags, read and checked as the kubelet reads containerLogMaxSize and containerLogMaxFiles. */
 import { expect, test } from "bun:test";
-import { containerLogPolicy, DEFAULT_LOG_POLICY, LogPolicyError } from "../../src/logs/rotation-policy.ts";
+import { containerLogPolicy, DEFAULT_LOG_POLICY, LogPolicyError } from "../../src/runtime/log-rotation-policy.ts";
 
 test("sizes are the API server's quantities (any suffix or exponent), rounded up to a byte", () => {
   const size = (maxSize: string) => containerLogPolicy({ maxSize }).maxBytes;

@@ -1,0 +1,51 @@
+/**
+ * A process container's status, read from the files its monitor writes (process-files.ts) and the
+ * kernel's view of the recorded processes: created (no pid yet), running, or exited with its code.
+ * A process that is gone while its monitor is gone too will never get an exit file: the exit is
+ * then recorded as lost, here, so every later read agrees.
+ */
+import { join } from "node:path";
+import type { Clock } from "../clock.ts";
+import type { Cgroups } from "./cgroups.ts";
+import { isSameProcessAlive, readExit, readPid, writeLostExit } from "./process-files.ts";
+import type { ContainerStatus } from "./runtime.ts";
+
+export interface StatusSources {
+  /** Tells an OOM kill from another SIGKILL. */
+  cgroups: Pick<Cgroups, "oomKilled">;
+  /** Stamps a lost exit. */
+  clock: Clock;
+}
+
+/** The status of container `id` whose directory is `dir`; `unknown` when there is no directory. */
+export function readContainerStatus(id: string, dir: string | undefined, sources: StatusSources): ContainerStatus {
+  if (!dir) return { id, state: "unknown" };
+  const logPath = join(dir, "log");
+  const pid = readPid(dir);
+  const exited = (): ContainerStatus | undefined => {
+    const exit = readExit(dir);
+    if (!exit) return undefined;
+    // Asked of the kernel, not guessed from the 137 a SIGKILL also gives.
+    const oomKilled = !exit.lost && exit.exitCode !== 0 && sources.cgroups.oomKilled(id, exit.exitCode);
+    return {
+      id,
+      state: "exited",
+      exitCode: exit.exitCode,
+      ...(exit.lost ? { reason: "Unknown" } : oomKilled ? { reason: "OOMKilled" } : {}),
+      startedAt: pid?.startedAt,
+      finishedAt: exit.finishedAt,
+      logPath,
+    };
+  };
+  const done = exited();
+  if (done) return done;
+  if (!pid) return { id, state: "created", logPath };
+  const running: ContainerStatus = { id, state: "running", pid: pid.pid, startedAt: pid.startedAt, logPath };
+  if (isSameProcessAlive(pid.pid, pid.startTicks)) return running;
+  // The process is gone. A live monitor is about to write the exit file; a dead one never will.
+  if (isSameProcessAlive(pid.monitorPid, pid.monitorStartTicks)) return running;
+  const late = exited();
+  if (late) return late;
+  writeLostExit(dir, sources.clock.now());
+  return exited() ?? { id, state: "unknown" };
+}
