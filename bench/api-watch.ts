@@ -36,7 +36,7 @@ class Feed implements CommitFeed {
 
 const root = mkdtempSync(join(tmpdir(), "minikubelet-bench-watch-"));
 const agent = openAgentDatabase(join(root, "state.db"));
-const store = new SqliteStore({ db: agent.db, clock: realClock, runtimeName: "process" });
+const store = new SqliteStore({ db: agent.db, clock: realClock });
 const feed = new Feed();
 const reader = new StoreReader(openReadonlyDatabase(agent.path));
 const api: ApiContext = { store: reader, dbPath: agent.path, clock: realClock, nodeName: "bench", commits: feed, limits: { ...DEFAULT_LIMITS, maxWatches: 100_000 } };

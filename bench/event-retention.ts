@@ -25,7 +25,7 @@ const CALLS = 20;
 const dir = mkdtempSync(join(tmpdir(), "mk-bench-retention-"));
 const agent = openAgentDatabase(join(dir, "state.db"));
 const clock = new FakeClock();
-const store = new SqliteStore({ db: agent.db, clock, runtimeName: "fake", retention: { maxEventsPerPod: CAP, intervalMs: Number.MAX_SAFE_INTEGER } });
+const store = new SqliteStore({ db: agent.db, clock, retention: { maxEventsPerPod: CAP, intervalMs: Number.MAX_SAFE_INTEGER } });
 
 const insert = agent.db.prepare(
   "INSERT INTO events (pod_uid, pod_key, namespace, pod, container, type, reason, message, count, first_at, last_at, revision) VALUES (?1, ?1, 'default', ?1, 'c', 'Normal', 'R', ?2, 1, ?3, ?3, ?4)",

@@ -18,7 +18,7 @@ export class CheckpointSink implements PodStateSink {
   backoff: BackoffEntry[] = [];
   /** Set when the agent is "killed": nothing it does afterwards reaches the checkpoint. */
   frozen = false;
-  savePod(pod: PodRecord, _events: KubeEvent[], backoff: BackoffEntry[]): void {
+  savePod(pod: PodRecord, _object: unknown, _events: KubeEvent[], backoff: BackoffEntry[]): void {
     if (this.frozen) return;
     this.records.set(pod.spec.key, JSON.stringify(pod));
     this.backoff = [...this.backoff.filter((b) => !backoff.some((n) => n.key === b.key)), ...backoff];

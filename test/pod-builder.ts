@@ -1,3 +1,4 @@
+import { applyPodDefaults } from "../src/manifest/defaults.ts";
 import type { ContainerSpec, PodSpec, Probe, ProbeHandler, RestartPolicy } from "../src/manifest/types.ts";
 
 /** Builds validated-looking PodSpecs for loop tests without going through files. */
@@ -47,6 +48,9 @@ export function pod(options: PodOptions = {}): PodSpec {
   const fullName = node ? `${name}-${node}` : name;
   const revision = options.revision ?? 1;
   const containers = options.containers ?? [container(name)];
+  const restartPolicy = options.restartPolicy ?? "Always";
+  const terminationGracePeriodSeconds = options.grace ?? 30;
+  const init = options.init ?? [];
   return {
     key: `${namespace}/${fullName}`,
     namespace,
@@ -58,14 +62,38 @@ export function pod(options: PodOptions = {}): PodSpec {
     source: `/manifests/${name}.yaml`,
     labels: {},
     annotations: {},
-    restartPolicy: options.restartPolicy ?? "Always",
-    terminationGracePeriodSeconds: options.grace ?? 30,
-    initContainers: options.init ?? [],
+    restartPolicy,
+    terminationGracePeriodSeconds,
+    initContainers: init,
     containers,
     volumes: [],
     hostNetwork: false,
     shareProcessNamespace: false,
-    manifest: { apiVersion: "v1", kind: "Pod", metadata: { name, namespace } },
+    // What a file of these containers would store: their names, images and commands, with the API's defaults.
+    manifest: applyPodDefaults({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name, namespace },
+      spec: {
+        restartPolicy,
+        terminationGracePeriodSeconds,
+        ...(init.length > 0 && { initContainers: init.map(written) }),
+        containers: containers.map(written),
+      },
+    }) as Record<string, unknown>,
+  };
+}
+
+/** A container as a manifest writes it. */
+function written(spec: ContainerSpec): Record<string, unknown> {
+  return {
+    name: spec.name,
+    image: spec.image,
+    ...(spec.command.length > 0 && { command: spec.command }),
+    ...(spec.args.length > 0 && { args: spec.args }),
+    imagePullPolicy: spec.imagePullPolicy,
+    ...(spec.restartPolicy && { restartPolicy: spec.restartPolicy }),
+    ...(spec.resources && { resources: spec.resources }),
   };
 }
 

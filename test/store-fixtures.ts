@@ -29,6 +29,6 @@ export function storeHarness(
     deletePod: (...args: Parameters<SqliteStore["deletePod"]>) => store!.deletePod(...args),
   };
   const h = harness({ store: proxy, baseSeconds: options.baseSeconds, capSeconds: options.capSeconds, probeRunner: options.probeRunner, allocatable: options.allocatable });
-  store = new SqliteStore({ db: agent.db, clock: h.clock, runtimeName: "fake", ...options });
+  store = new SqliteStore({ db: agent.db, clock: h.clock, ...options });
   return { ...h, dbPath, agent, store };
 }

@@ -28,7 +28,7 @@ export function triageHarness(dir: string, options: { baseSeconds?: number; capS
     if (container) writeFileSync(path, container.logs);
     return existsSync(path) ? path : undefined;
   };
-  store = new SqliteStore({ db: agent.db, clock: h.clock, runtimeName: "fake", logPathOf });
+  store = new SqliteStore({ db: agent.db, clock: h.clock, logPathOf });
   /** Runs triage on the database; its output, its stderr and the exit code. */
   const triage = async (pod: string, opts: TriageOptions = {}) => {
     let out = "";

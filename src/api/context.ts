@@ -55,6 +55,4 @@ export interface PodWrites {
   fileOf(namespace: string, name: string): string | undefined;
   /** Tells the API pod source that a write was committed: the loop wakes on it. */
   changed(): void;
-  /** Prefixes container ids in the objects served (`process://`, `docker://`). */
-  runtimeName: string;
 }

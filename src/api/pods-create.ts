@@ -7,9 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { ManifestError } from "../manifest/errors.ts";
 import { isPlainObject } from "../manifest/fields.ts";
-import { newPodRecord } from "../kubelet/pod-state.ts";
 import { ApiPodWriteError } from "../store/api-pod-store.ts";
-import { podObject } from "../status/pod-object.ts";
+import { podObject, unsyncedStatus } from "../status/pod-object.ts";
 import { isoTime } from "../status/time.ts";
 import type { ApiContext, PodWrites } from "./context.ts";
 import type { ApiRequest } from "./http.ts";
@@ -52,18 +51,20 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
   refuseFileName(api, writes, namespace, name);
   const headers = new Headers({ "Content-Type": "application/json" });
   for (const warning of unknownFieldWarnings(admitted.warnings)) headers.append("Warning", warning);
-  let resourceVersion: number | undefined;
+  // Stored as decoded (unknown fields dropped, the API's defaults applied), and served as a GET will
+  // serve it until the loop has synced the pod: one drawing, saved with the row.
+  const served = podObject(admitted.pod, { createdAt }, unsyncedStatus(admitted.pod));
   if (!dryRun) {
+    let resourceVersion: number;
     try {
-      resourceVersion = writes.store.create({ uid, namespace, name, object, createdAt }).resourceVersion;
+      resourceVersion = writes.store.create({ uid, namespace, name, object: admitted.pod.manifest, createdAt, served: served as unknown as Record<string, unknown> }).resourceVersion;
     } catch (error) {
       if (error instanceof ApiPodWriteError) throw storeRefusal(error);
       throw error;
     }
     writes.changed();
+    served.metadata.resourceVersion = String(resourceVersion);
   }
-  const served = podObject(newPodRecord(admitted.pod, createdAt), { runtimeName: writes.runtimeName });
-  if (resourceVersion !== undefined) served.metadata.resourceVersion = String(resourceVersion);
   return new Response(JSON.stringify(served), { status: 201, headers });
 }
 

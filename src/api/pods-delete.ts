@@ -7,9 +7,9 @@
  * with the file's path (removing the file deletes it), as is every delete under `serve`.
  */
 import { isPlainObject } from "../manifest/fields.ts";
-import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../manifest/validate.ts";
-import { ApiPodWriteError, type DeletePreconditions, type StoredApiPod } from "../store/api-pod-store.ts";
-import { isoTime } from "../status/time.ts";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../manifest/defaults.ts";
+import { ApiPodWriteError, type ApiPodDeletion, type DeletePreconditions, type StoredApiPod } from "../store/api-pod-store.ts";
+import { podObject, unsyncedStatus } from "../status/pod-object.ts";
 import type { V1Pod } from "../status/v1.ts";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest } from "./http.ts";
@@ -28,17 +28,33 @@ export async function deletePod(request: ApiRequest, api: ApiContext): Promise<R
   if (!writes || !stored) return refuseDelete(request, api);
   const options = await deleteOptions(request);
   const gracePeriodSeconds = options.gracePeriodSeconds ?? specGrace(stored);
-  let deleting: StoredApiPod;
+  const current = api.store.livePods({ namespace, name }).find((row) => row.uid === stored.uid);
+  // Drawn once, with the deletion the write ends with, and saved with it: the answer is what a GET serves next.
+  const draw = (deletion: ApiPodDeletion): V1Pod => {
+    const spec = writes.admit(stored.object, { uid: stored.uid, createdAt: stored.createdAt }, false).pod;
+    const status = current?.object.status ?? unsyncedStatus(spec);
+    return podObject(spec, { createdAt: stored.createdAt, deletion: { requestedAt: deletion.requestedAt, graceSeconds: deletion.gracePeriodSeconds } }, status);
+  };
+  const requested = { requestedAt: api.clock.now(), gracePeriodSeconds };
+  let served: V1Pod;
+  let resourceVersion: number;
   try {
-    deleting = options.dryRun
-      ? { ...stored, deletion: stored.deletion ?? { requestedAt: api.clock.now(), gracePeriodSeconds } }
-      : writes.store.markDeleting(namespace, name, { requestedAt: api.clock.now(), gracePeriodSeconds }, options.preconditions);
+    if (options.dryRun) {
+      served = draw(stored.deletion ?? requested);
+      resourceVersion = writes.store.resourceVersion(namespace, name) ?? stored.resourceVersion;
+    } else {
+      let drawn: V1Pod | undefined;
+      const deleting = writes.store.markDeleting(namespace, name, requested, options.preconditions, (deletion) => (drawn = draw(deletion)) as unknown as Record<string, unknown>);
+      // A second delete that does not shorten the grace changes nothing: the pod is served as it was.
+      served = drawn ?? (current ? apiPod(current) : draw(deleting.deletion!));
+      resourceVersion = Math.max(deleting.resourceVersion, current?.revision ?? 0);
+    }
   } catch (error) {
     if (error instanceof ApiPodWriteError) throw storeRefusal(error);
     throw error;
   }
   if (!options.dryRun) writes.changed();
-  return jsonResponse(deletedObject(api, deleting));
+  return jsonResponse({ ...served, metadata: { ...served.metadata, resourceVersion: String(resourceVersion) } });
 }
 
 interface DeleteOptions {
@@ -81,17 +97,4 @@ function specGrace(stored: StoredApiPod): number {
   const spec = isPlainObject(stored.object.spec) ? stored.object.spec : {};
   const grace = spec.terminationGracePeriodSeconds;
   return typeof grace === "number" && Number.isInteger(grace) && grace >= 0 ? grace : DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
-}
-
-/** The pod as served, with the deletion the answer reports (the loop's next checkpoint shows the same). */
-function deletedObject(api: ApiContext, pod: StoredApiPod): V1Pod {
-  const row = api.store.livePods({ namespace: pod.namespace, name: pod.name })[0];
-  // Not served yet (deleted before the loop took it): the object as accepted.
-  const served: V1Pod = row ? apiPod(row) : ({ ...pod.object, apiVersion: "v1", kind: "Pod" } as unknown as V1Pod);
-  const deletion = pod.deletion!;
-  const resourceVersion = Math.max(pod.resourceVersion, Number(served.metadata.resourceVersion ?? 0));
-  return {
-    ...served,
-    metadata: { ...served.metadata, resourceVersion: String(resourceVersion), deletionTimestamp: isoTime(deletion.requestedAt), deletionGracePeriodSeconds: deletion.gracePeriodSeconds },
-  };
 }

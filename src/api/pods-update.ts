@@ -8,7 +8,8 @@
 import { ManifestError, formatIssue, formatPath, type Issue } from "../manifest/errors.ts";
 import { podUpdateIssues } from "../manifest/pod-update.ts";
 import type { PodSpec } from "../manifest/types.ts";
-import { containerWithDefaults } from "../status/api-defaults.ts";
+import { podObject, unsyncedStatus } from "../status/pod-object.ts";
+import type { V1Pod, V1PodStatus } from "../status/v1.ts";
 import { ApiPodWriteError, type StoredApiPod } from "../store/api-pod-store.ts";
 import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
 import type { ApiContext, PodWrites } from "./context.ts";
@@ -28,10 +29,8 @@ const AGENT_ANNOTATION = /^kubernetes\.io\/config\./;
 interface UpdateTarget {
   writes: PodWrites;
   stored: StoredApiPod;
-  /** The pod as it stands (servedObject): what a patch applies to. */
+  /** The pod as a GET serves it now, resourceVersion included: what a patch applies to. */
   current: JsonObject;
-  /** The pod as GET serves it (the loop's checkpoint), once the loop has run it. */
-  served?: Json;
 }
 
 /** The API pod a write names, or the API server's refusal: 405 for a file's pod, 404 for none. */
@@ -46,24 +45,22 @@ function updateTarget(request: ApiRequest, api: ApiContext, refuse: () => never)
     return undefined;
   }
   const row = api.store.livePods({ namespace, name }).find((r) => r.uid === stored.uid);
-  return { writes, stored, current: servedObject(writes, stored, row?.object.status), ...(row && { served: apiPod(row) as unknown as Json }) };
+  return { writes, stored, current: (row ? apiPod(row) : unservedPod(writes, stored)) as unknown as JsonObject };
 }
 
 /**
- * The pod a write applies to: metadata and spec as stored (the loop's checkpoint may not have caught
- * up with the last write yet), the status as the loop last checkpointed it, and the resourceVersion
- * the store compares an update with.
+ * A pod stored before writes saved the object they serve (migrations/0009) that the loop has not
+ * synced yet: drawn as its create would have drawn it.
  */
-function servedObject(writes: PodWrites, stored: StoredApiPod, status: unknown): JsonObject {
-  const object = stored.object as Json;
-  const resourceVersion = String(writes.store.resourceVersion(stored.namespace, stored.name) ?? stored.resourceVersion);
-  return {
-    ...object,
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { ...(object.metadata as Json), name: stored.name, namespace: stored.namespace, uid: stored.uid, resourceVersion },
-    ...(status !== undefined && { status }),
-  } as unknown as JsonObject;
+function unservedPod(writes: PodWrites, stored: StoredApiPod): V1Pod {
+  const spec = writes.admit(stored.object, { uid: stored.uid, createdAt: stored.createdAt }, false).pod;
+  const pod = podObject(spec, { createdAt: stored.createdAt, ...deletionOf(stored) }, unsyncedStatus(spec));
+  pod.metadata.resourceVersion = String(writes.store.resourceVersion(stored.namespace, stored.name) ?? stored.resourceVersion);
+  return pod;
+}
+
+function deletionOf(stored: StoredApiPod): { deletion?: { requestedAt: number; graceSeconds: number } } {
+  return stored.deletion ? { deletion: { requestedAt: stored.deletion.requestedAt, graceSeconds: stored.deletion.gracePeriodSeconds } } : {};
 }
 
 /** PATCH: the body (read once by the caller) applied to the pod as served, by its Content-Type. */
@@ -104,24 +101,26 @@ function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, n
     if (error instanceof ManifestError) throw invalidPod(stored.name, error.issues, options.strict);
     throw error;
   }
-  // Unknown fields are dropped as the API server drops them when it decodes (a warning says so).
-  for (const warning of admitted.warnings) if (warning.unknownField) removeAt(object, warning.path);
+  // Both sides as decoded (unknown fields dropped, defaults applied), so a default is never taken for a change.
   const before = writes.admit(stored.object, origin, false).pod;
   const identity = { name: stored.name, namespace: stored.namespace, uid: stored.uid };
-  const issues = podUpdateIssues({ ...comparable(stored.object, before), metadata: identity }, { ...comparable(object, admitted.pod), metadata: { ...identity, ...metadata } });
+  const issues = podUpdateIssues({ metadata: identity, spec: comparableSpec(before) }, { metadata: { ...identity, ...metadata }, spec: comparableSpec(admitted.pod) });
   if (issues.length > 0) throw updateRefused(stored.name, issues);
   const warnings = options.warn ? unknownFieldWarnings(admitted.warnings) : [];
+  // Served at once with the new metadata and spec, and the status the loop last reported: a GET
+  // right after the write reads what it wrote, whether or not the loop has synced it yet.
+  const answer = podObject(admitted.pod, { createdAt: stored.createdAt, ...deletionOf(stored) }, (current.status ?? {}) as V1PodStatus);
   let resourceVersion = Number(current.metadata && (current.metadata as Json).resourceVersion);
   if (!options.dryRun) {
     try {
-      resourceVersion = writes.store.update(stored.namespace, stored.name, expected, object).resourceVersion;
+      resourceVersion = writes.store.update(stored.namespace, stored.name, expected, admitted.pod.manifest, answer as unknown as Json).resourceVersion;
     } catch (error) {
       if (error instanceof ApiPodWriteError) throw storeRefusal(error);
       throw error;
     }
     writes.changed();
   }
-  const answer = servedAfter(target.served ?? current, object, admitted.pod, resourceVersion);
+  answer.metadata.resourceVersion = String(resourceVersion);
   const headers = new Headers({ "Content-Type": "application/json" });
   for (const warning of warnings) headers.append("Warning", warning);
   return new Response(JSON.stringify(answer), { status: 200, headers });
@@ -146,40 +145,15 @@ function storedForm(stored: StoredApiPod, metadata: Json, spec: unknown): Json {
     : undefined;
   const kept: Json = { ...storedMetadata, labels: metadata.labels, annotations };
   for (const key of ["labels", "annotations"]) if (kept[key] === undefined || Object.keys(kept[key] as Json).length === 0) delete kept[key];
-  return { apiVersion: "v1", kind: "Pod", metadata: kept, spec };
+  // The node is the agent's to set on what it serves; a client echoing it back stores nothing new.
+  const { nodeName: _setByTheAgent, ...rest } = isObject(spec) ? (spec as Json) : {};
+  return { apiVersion: "v1", kind: "Pod", metadata: kept, spec: isObject(spec) ? rest : spec };
 }
 
-/** A pod with the API's defaults in its spec, so that neither side of a comparison differs by a default alone. */
-function comparable(object: Json, pod: PodSpec): Json {
-  const spec = { ...((object.spec ?? {}) as Json) };
-  const withDefaults = (written: unknown, validated: PodSpec["containers"]) =>
-    Array.isArray(written) ? written.map((c: Json) => containerWithDefaults(c, validated.find((v) => v.name === c.name))) : written;
-  spec.containers = withDefaults(spec.containers, pod.containers);
-  if (spec.initContainers !== undefined) spec.initContainers = withDefaults(spec.initContainers, pod.initContainers);
-  spec.restartPolicy = pod.restartPolicy;
-  spec.terminationGracePeriodSeconds = pod.terminationGracePeriodSeconds;
-  // The agent sets nodeName on what it serves: a client that sends it back (or leaves it out) changes nothing.
-  delete spec.nodeName;
-  return { metadata: object.metadata, spec };
-}
-
-/** The updated pod as a GET will serve it: the served object's status and the agent's annotations, the new metadata and spec. */
-function servedAfter(current: Json, object: Json, pod: PodSpec, resourceVersion: number): Json {
-  const currentMetadata = current.metadata as Json;
-  const metadata = object.metadata as Json;
-  const agentAnnotations = Object.fromEntries(Object.entries((currentMetadata.annotations ?? {}) as Json).filter(([key]) => AGENT_ANNOTATION.test(key)));
-  const spec = comparable(object, pod).spec as Json;
-  return {
-    ...current,
-    metadata: { ...currentMetadata, labels: metadata.labels ?? {}, annotations: { ...(metadata.annotations as Json), ...agentAnnotations }, resourceVersion: String(resourceVersion) },
-    spec: { ...spec, nodeName: (current.spec as Json | undefined)?.nodeName },
-  };
-}
-
-function removeAt(object: Json, path: readonly (string | number)[]): void {
-  let node: unknown = object;
-  for (const part of path.slice(0, -1)) node = (node as Record<string | number, unknown> | undefined)?.[part];
-  if (typeof node === "object" && node !== null) delete (node as Record<string | number, unknown>)[path.at(-1)!];
+/** The spec as stored (storedForm leaves out the node the agent sets), the API's defaults included. */
+function comparableSpec(pod: PodSpec): Json {
+  const { nodeName: _written, ...spec } = (pod.manifest.spec ?? {}) as Json;
+  return spec;
 }
 
 function expectedResourceVersion(value: unknown): number | undefined {

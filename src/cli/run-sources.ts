@@ -20,7 +20,6 @@ export interface PodSourcesOptions {
   node: string;
   /** The runtime's rules, which an API pod meets as a file does. */
   rules: ManifestRules;
-  runtimeName: string;
   log: (message: string) => void;
 }
 
@@ -51,7 +50,6 @@ export class PodSources {
           options.log(`waking the loop after an API write failed: ${(error as Error).message}; the next rescan picks it up`);
         }
       },
-      runtimeName: options.runtimeName,
     };
   }
 

@@ -15,9 +15,9 @@ import { Kubelet } from "../kubelet/kubelet.ts";
 import { ManifestWatcher, type ManifestWatcherOptions } from "../kubelet/manifest-watcher.ts";
 import { fieldWarningEvents, refusedManifestEvent } from "../kubelet/refused-manifests.ts";
 import { isRuntimeName } from "../manifest/runtime-rules.ts";
-import type { PodRecord } from "../kubelet/pod-state.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { podObject } from "../status/pod-object.ts";
+import { refusedPodObject } from "../status/refused-pod.ts";
+import type { V1Pod } from "../status/v1.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { writeStatusFile } from "../status/status-file.ts";
 import { UsageError, UserError } from "./errors.ts";
@@ -109,9 +109,9 @@ export async function runCommand(options: RunOptions): Promise<number> {
     // once the write that committed (a pod's checkpoint, mid-sync) has returned.
     queueMicrotask(() => disk?.noteWrite());
   };
-  const store = new SqliteStore({ db: database.db, clock, runtimeName: runtime.name, logPathOf, retention, log, onCommit });
+  const store = new SqliteStore({ db: database.db, clock, logPathOf, retention, log, onCommit });
   const nodeName = nodeNameOf(node);
-  const sources = new PodSources({ db: database.db, store, node, rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined }, runtimeName: runtime.name, log });
+  const sources = new PodSources({ db: database.db, store, node, rules: { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined }, log });
   const api = startAgentApi({ dbPath, listen: apiListen, nodeName, commits, runtime, podWrites: sources.writes, clock, log, maxPods });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: root, node, api: apiUrl })) log(line);
@@ -139,7 +139,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   kubelet.recorder.subscribe((event) => out(eventLine(event, started)));
   disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
 
-  const objects = () => [...kubelet.pods.values()].map((pod) => podObject(pod, { runtimeName: runtime.name }));
+  const objects = () => kubelet.servedPods();
   if (options.statusFile) {
     const file = resolve(options.statusFile);
     let cancel: (() => void) | undefined;
@@ -195,14 +195,14 @@ export async function runCommand(options: RunOptions): Promise<number> {
   // A kubelet restart never stops workloads: the next agent adopts them, as after kill -9.
   if (options.stopPodsOnExit === true) {
     err("minikubelet: stopping pods (press Ctrl-C again to exit at once)");
-    const final = new Map<string, PodRecord>();
-    kubelet.onPodSynced((pod) => final.set(pod.spec.key, pod));
-    for (const pod of kubelet.pods.values()) final.set(pod.spec.key, pod);
+    const final = new Map<string, V1Pod>();
+    for (const pod of kubelet.servedPods()) final.set(`${pod.metadata.namespace}/${pod.metadata.name}`, pod);
+    kubelet.onPodSynced((pod, object) => final.set(pod.spec.key, object));
     await kubelet.shutdown();
     kubelet.stop();
     out("");
     // How each pod ended, not "Terminating": the deletion is what the user asked for.
-    const ended = [...final.values()].map((pod) => podObject({ ...pod, deletionRequestedAt: undefined }, { runtimeName: runtime.name }));
+    const ended = [...final.values()].map(({ metadata: { deletionTimestamp: _asked, deletionGracePeriodSeconds: _grace, ...metadata }, ...pod }) => ({ ...pod, metadata }));
     out(formatPods(ended, { now: clock.now() }).trimEnd());
   } else {
     await kubelet.idle();
@@ -245,7 +245,7 @@ function refusedManifestReporting(
       for (const entry of refused) refusedFiles.add(entry.file);
       const events = fresh.map((entry) => refusedManifestEvent(entry, clock.now()));
       print(events);
-      save("refused manifests", () => store.saveRefusedManifests(refused, events));
+      save("refused manifests", () => store.saveRefusedManifests(refused, events, refusedPodObject));
     },
     onWarnings: (pod, warnings) => {
       const events = fieldWarningEvents(pod, warnings, clock.now());

@@ -14,7 +14,9 @@ import { EventRecorder, type EventType, type KubeEvent } from "./events.ts";
 import { isTerminalPhase, podPhase } from "./phase.ts";
 import { allContainers, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 import { PodWorkers } from "./pod-workers.ts";
-import { updateConditions } from "../status/conditions.ts";
+import { updateConditions } from "./pod-conditions.ts";
+import { servedPod } from "./pod-status.ts";
+import type { V1Pod } from "../status/v1.ts";
 import { containerShouldRestart } from "./restart-policy.ts";
 import type { SyncContext } from "./sync-context.ts";
 import type { AdoptionPlan } from "./adoption.ts";
@@ -60,6 +62,9 @@ export interface KubeletOptions {
   node?: NodeConditions;
 }
 
+/** Hears each pod after its pass with the Pod the pass drew, and once more with `removed` when it is gone. */
+export type PodListener = (pod: PodRecord, object: V1Pod, removed: boolean) => void;
+
 export class Kubelet {
   readonly pods = new Map<PodKey, PodRecord>();
   readonly recorder: EventRecorder;
@@ -76,7 +81,9 @@ export class Kubelet {
   private readonly checkpoints: PodCheckpoints;
   private readonly syncFailures = new SyncFailures();
   private readonly index = new RuntimeIndex();
-  private readonly podListeners = new Set<(pod: PodRecord, removed: boolean) => void>();
+  private readonly podListeners = new Set<PodListener>();
+  /** The served Pod each live pod's last pass drew: the status file and the final table print these. */
+  private readonly served = new Map<PodKey, V1Pod>();
   private readonly emptyWaiters: Array<() => void> = [];
   private unwatch?: () => void;
   /** Set by stop(): nothing may sync, signal or arm a timer any more, whatever completes late. */
@@ -169,7 +176,7 @@ export class Kubelet {
       if (!pod || pod.spec.configHash !== spec.configHash || pod.replacement || spec.api?.deletion) touched.add(key);
       if (spec.api?.deletion) {
         // Deleted through the API: stop it with the grace asked for; never start one being deleted.
-        if (pod && pod.spec.uid === spec.uid) this.deleteApiPod(pod, spec.api.deletion.gracePeriodSeconds);
+        if (pod && pod.spec.uid === spec.uid) this.deleteApiPod(pod, spec.api.deletion);
         continue;
       }
       if (!pod) {
@@ -254,9 +261,14 @@ export class Kubelet {
   }
 
   /** Called with each pod after its sync, and with `removed` once it is gone. */
-  onPodSynced(listener: (pod: PodRecord, removed: boolean) => void): () => void {
+  onPodSynced(listener: PodListener): () => void {
     this.podListeners.add(listener);
     return () => this.podListeners.delete(listener);
+  }
+
+  /** The live pods as their last passes drew them. */
+  servedPods(): V1Pod[] {
+    return [...this.served.values()];
   }
 
   /** Re-runs a pod's sync now (used by a caller that knows something changed). */
@@ -276,11 +288,13 @@ export class Kubelet {
    * A delete through the API: the pod goes the way a removed file's pod goes, with the API's grace.
    * A second delete may shorten the grace of a pod already stopping (`--force --grace-period=0`).
    */
-  private deleteApiPod(pod: PodRecord, graceSeconds: number): void {
+  private deleteApiPod(pod: PodRecord, deletion: { requestedAt: number; gracePeriodSeconds: number }): void {
+    const graceSeconds = deletion.gracePeriodSeconds;
     if (pod.deletionRequestedAt === undefined) {
       pod.replacement = undefined;
       pod.deletionGraceSeconds = graceSeconds;
-      this.requestDeletion(pod, "removed");
+      // The time the API accepted the delete, which its answer reported: the served pod keeps it.
+      this.requestDeletion(pod, "removed", deletion.requestedAt);
       return;
     }
     if (pod.deletionCause === "shutdown") return;
@@ -309,12 +323,12 @@ export class Kubelet {
     return pod;
   }
 
-  private requestDeletion(pod: PodRecord, cause: NonNullable<PodRecord["deletionCause"]>): void {
+  private requestDeletion(pod: PodRecord, cause: NonNullable<PodRecord["deletionCause"]>, at = this.clock.now()): void {
     if (pod.deletionRequestedAt !== undefined) {
       if (cause === "shutdown") pod.deletionCause = cause;
       return;
     }
-    pod.deletionRequestedAt = this.clock.now();
+    pod.deletionRequestedAt = at;
     pod.deletionCause = cause;
   }
 
@@ -453,10 +467,14 @@ export class Kubelet {
       const why = this.removalReason(pod.spec.source) ?? "was removed";
       this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} ${why}`);
     }
-    pod.phase = podPhase(pod);
+    // Gone for good: nothing restarts, so the last status says how it ended (Succeeded or Failed).
+    pod.phase = podPhase(pod, { terminal: true });
+    updateConditions(pod, this.clock.now());
+    const object = servedPod(pod, { runtimeName: this.runtime.name });
+    this.served.delete(key);
     // Never throws: a store that refuses the removal must neither keep shutdown waiting nor lose the replacement.
-    this.checkpoints.remove(pod);
-    for (const listener of this.podListeners) listener(pod, true);
+    this.checkpoints.remove(pod, object);
+    for (const listener of this.podListeners) listener(pod, object, true);
     if (pod.replacement) {
       this.pods.set(key, this.admit(pod.replacement, this.clock.now()));
       this.dispatch(key);
@@ -467,8 +485,10 @@ export class Kubelet {
 
   /** Saves the pod with the events of its passes since the last successful save; throws what the store throws. */
   private checkpoint(pod: PodRecord): void {
-    this.checkpoints.save(pod, this.backoff.forPod(pod.spec.uid));
-    for (const listener of this.podListeners) listener(pod, false);
+    const object = servedPod(pod, { runtimeName: this.runtime.name });
+    this.served.set(pod.spec.key, object);
+    this.checkpoints.save(pod, object, this.backoff.forPod(pod.spec.uid));
+    for (const listener of this.podListeners) listener(pod, object, false);
   }
 
   private event(pod: PodRecord, type: EventType, reason: string, container: ContainerRecord | undefined, message: string): void {

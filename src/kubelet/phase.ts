@@ -12,7 +12,14 @@ function lastExitCode(container: ContainerRecord): number | undefined {
   return (container.terminated ?? container.lastTermination)?.exitCode;
 }
 
-export function podPhase(pod: PodRecord): PodPhase {
+/**
+ * `terminal`: the pod is gone for good (removed, replaced, stopped at shutdown), so nothing will
+ * restart: once every container has stopped, the phase is Succeeded or Failed whatever the restart
+ * policy, as getPhase decides for a terminal pod. The kubelet leaves static pods out (its
+ * TODO #116484: their mirror pod is deleted anyway); here a file pod's last status is the history
+ * `describe` shows, so it ends the same way.
+ */
+export function podPhase(pod: PodRecord, options: { terminal?: boolean } = {}): PodPhase {
   if (pod.rejected) return "Failed";
   let pendingInit = 0;
   let pendingSidecars = 0;
@@ -47,6 +54,7 @@ export function podPhase(pod: PodRecord): PodPhase {
   if (waiting > 0) return "Pending";
   if (running > 0) return "Running";
   if (stopped > 0) {
+    if (options.terminal) return stopped === succeeded ? "Succeeded" : "Failed";
     if (pod.spec.restartPolicy === "Always") return "Running";
     if (stopped === succeeded) return "Succeeded";
     if (pod.spec.restartPolicy === "Never") return "Failed";

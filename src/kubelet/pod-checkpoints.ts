@@ -5,6 +5,7 @@
  * save of any pod.
  */
 import type { PodKey } from "../manifest/types.ts";
+import type { V1Pod } from "../status/v1.ts";
 import type { BackoffEntry } from "./backoff.ts";
 import type { KubeEvent } from "./events.ts";
 import type { PodRecord } from "./pod-state.ts";
@@ -12,12 +13,13 @@ import type { PodRecord } from "./pod-state.ts";
 /** Where each pass's outcome goes: the SQLite store in production, nothing or a spy in tests. */
 export interface PodStateSink {
   /**
-   * Persists one pod's state with the events and back-off entries of the pass, atomically: when it
-   * throws, nothing was written (the caller hands the events again).
+   * Persists one pod's record and the served Pod the pass drew from it (`object`, saved as given),
+   * with the events and back-off entries of the pass, atomically: when it throws, nothing was
+   * written (the caller hands the events again).
    */
-  savePod(pod: PodRecord, events: KubeEvent[], backoff: BackoffEntry[]): void;
-  /** Records that a pod is gone, with the events of its last pass; atomic like savePod. */
-  deletePod(pod: PodRecord, events: KubeEvent[]): void;
+  savePod(pod: PodRecord, object: V1Pod, events: KubeEvent[], backoff: BackoffEntry[]): void;
+  /** Records that a pod is gone, with its last served Pod and the events of its last pass; atomic like savePod. */
+  deletePod(pod: PodRecord, object: V1Pod, events: KubeEvent[]): void;
 }
 
 /** Events kept per pod while the store cannot write them; beyond this the oldest go (the store keeps no more either). */
@@ -32,7 +34,7 @@ export interface PodCheckpointsOptions {
 export class PodCheckpoints {
   private readonly events = new Map<PodKey, KubeEvent[]>();
   /** By uid: a replacement under the same key may be saved before its predecessor's removal is. */
-  private readonly removals = new Map<string, { pod: PodRecord; events: KubeEvent[]; reported: boolean }>();
+  private readonly removals = new Map<string, { pod: PodRecord; object: V1Pod; events: KubeEvent[]; reported: boolean }>();
 
   constructor(private readonly options: PodCheckpointsOptions) {}
 
@@ -45,10 +47,10 @@ export class PodCheckpoints {
   }
 
   /** Saves a live pod with its queued events; throws what the store throws, keeping the events. */
-  save(pod: PodRecord, backoff: BackoffEntry[]): void {
+  save(pod: PodRecord, object: V1Pod, backoff: BackoffEntry[]): void {
     // An older incarnation's removal goes first, so the store never holds two live pods for one key.
     this.saveRemovals();
-    this.options.store?.savePod(pod, this.events.get(pod.spec.key) ?? [], backoff);
+    this.options.store?.savePod(pod, object, this.events.get(pod.spec.key) ?? [], backoff);
     this.events.delete(pod.spec.key);
   }
 
@@ -56,8 +58,8 @@ export class PodCheckpoints {
    * Records a pod's removal with its queued events. Never throws: the pod is gone whether or not
    * the store can say so yet, and a refused write is retried before the next save.
    */
-  remove(pod: PodRecord): void {
-    this.removals.set(pod.spec.uid, { pod, events: this.events.get(pod.spec.key) ?? [], reported: false });
+  remove(pod: PodRecord, object: V1Pod): void {
+    this.removals.set(pod.spec.uid, { pod, object, events: this.events.get(pod.spec.key) ?? [], reported: false });
     this.events.delete(pod.spec.key);
     this.saveRemovals();
   }
@@ -65,7 +67,7 @@ export class PodCheckpoints {
   private saveRemovals(): void {
     for (const [uid, removal] of this.removals) {
       try {
-        this.options.store?.deletePod(removal.pod, removal.events);
+        this.options.store?.deletePod(removal.pod, removal.object, removal.events);
         this.removals.delete(uid);
       } catch (error) {
         if (removal.reported) continue;

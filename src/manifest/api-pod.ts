@@ -20,7 +20,8 @@ export interface ApiPodIdentity {
 /** @throws ManifestError listing every problem, each with its field path, exactly as for a file. */
 export function admitApiPod(object: unknown, identity: ApiPodIdentity, rules: ManifestRules = {}): AdmittedPod {
   const admitted = admitPod(object, { file: identity.label, source: API_POD_SOURCE, node: "" }, rules);
-  const spec = (object as { spec?: unknown }).spec;
+  // The stored spec, defaults included: the pod as created and as read back from the database hash alike.
+  const spec = admitted.pod.manifest.spec;
   admitted.pod = {
     ...admitted.pod,
     node: identity.node,

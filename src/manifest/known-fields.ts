@@ -111,3 +111,17 @@ function walk(value: unknown, schema: Schema, path: FieldPath, found: FieldPath[
     else if (known !== true) walk(child, known, [...path, key], found);
   }
 }
+
+/**
+ * `raw` as the API server keeps it after decoding: the fields the v1 Pod does not have are dropped
+ * (a warning names each, unknownFields), the rest is a copy of what was written.
+ */
+export function withoutUnknownFields(raw: unknown): unknown {
+  const copy = structuredClone(raw);
+  for (const path of unknownFields(copy)) {
+    let node: unknown = copy;
+    for (const part of path.slice(0, -1)) node = (node as Record<string | number, unknown>)[part];
+    delete (node as Record<string | number, unknown>)[path.at(-1)!];
+  }
+  return copy;
+}

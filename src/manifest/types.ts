@@ -138,7 +138,10 @@ export interface PodSpec {
   volumes: Volume[];
   hostNetwork: boolean;
   shareProcessNamespace: boolean;
-  /** The manifest object as decoded, echoed back as the status object's spec. */
+  /**
+   * The manifest as the API server would store it (unknown fields dropped, its defaults applied once,
+   * at admission): what the served Pod's spec is drawn from.
+   */
   manifest: Record<string, unknown>;
 }
 

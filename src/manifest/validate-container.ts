@@ -7,6 +7,7 @@ import { describeValue, type Fields } from "./fields.ts";
 import { checkDns1123Label, checkEnvVarName, checkPortName } from "./names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
 import { validateResources } from "./validate-resources.ts";
+import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "./defaults.ts";
 
 export type ContainerKind = "init" | "app";
 
@@ -16,25 +17,11 @@ export interface ContainerContext {
   volumeNames: ReadonlySet<string>;
 }
 
-export const DEFAULT_TERMINATION_MESSAGE_PATH = "/dev/termination-log";
-
 const PROBE_FIELDS: readonly [string, ProbeKind][] = [
   ["startupProbe", "startup"],
   ["livenessProbe", "liveness"],
   ["readinessProbe", "readiness"],
 ];
-
-/**
- * The API default: Always when the image has no tag or the tag is `latest`, else IfNotPresent
- * (a digest without a tag is IfNotPresent too).
- */
-export function defaultPullPolicy(image: string): PullPolicy {
-  const [named, digest] = image.split("@", 2);
-  const lastSegment = (named ?? "").slice((named ?? "").lastIndexOf("/") + 1);
-  const colon = lastSegment.indexOf(":");
-  const tag = colon === -1 ? (digest === undefined ? "latest" : "") : lastSegment.slice(colon + 1);
-  return tag === "latest" ? "Always" : "IfNotPresent";
-}
 
 export function validateContainer(fields: Fields, context: ContainerContext): ContainerSpec {
   const name = fields.requiredString("name");

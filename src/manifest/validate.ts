@@ -9,9 +9,10 @@ import { isPlainObject, describeValue, objectAt, type Fields } from "./fields.ts
 import { checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./names.ts";
 import { validateContainer, type ContainerKind } from "./validate-container.ts";
 import { configHash, podUid } from "./hash.ts";
+import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./defaults.ts";
+import { withoutUnknownFields } from "./known-fields.ts";
 
 export const DEFAULT_NAMESPACE = "default";
-export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
 const SUPPORTED_VOLUME_SOURCES = ["emptyDir", "hostPath"] as const;
 
@@ -51,7 +52,10 @@ export function validatePod(raw: unknown, context: ValidateContext): PodSpec {
 export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec; issues: Issue[] } {
   const issues = new IssueList();
   if (!isPlainObject(raw)) return { issues: [{ path: [], message: `must be a Pod object (found ${describeValue(raw)})` }] };
-  const root = objectAt(raw, [], issues)!;
+  // Decoded as the API server decodes a pod before it validates one: unknown fields dropped (a
+  // warning names each), defaults applied. What is validated is what is stored and served.
+  const decoded = applyPodDefaults(withoutUnknownFields(raw)) as Record<string, unknown>;
+  const root = objectAt(decoded, [], issues)!;
   checkKind(root);
 
   const metadata = root.object("metadata");
@@ -97,7 +101,9 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
     volumes,
     hostNetwork,
     shareProcessNamespace,
-    manifest: raw,
+    // The uid and the config hash stay those of what was written, so a restart of an agent that
+    // defaults differently does not take a running pod for a changed one.
+    manifest: decoded,
   };
   return { pod, issues: issues.items };
 }

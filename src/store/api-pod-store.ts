@@ -37,7 +37,12 @@ export interface NewApiPod {
   name: string;
   object: Record<string, unknown>;
   createdAt: number;
+  /** The Pod as served once this write commits (drawn by the writer, saved as given); see migrations/0009. */
+  served?: Record<string, unknown>;
 }
+
+/** Draws the Pod a delete serves, from the deletion it ends with (a second delete may keep the first's). */
+export type DrawDeleted = (deletion: ApiPodDeletion) => Record<string, unknown>;
 
 /** The API server's preconditions on a delete (DeleteOptions.preconditions). */
 export interface DeletePreconditions {
@@ -65,12 +70,12 @@ export interface ApiPodStore {
    * Replaces the stored object. With `expectedResourceVersion`, a pod changed since (see
    * resourceVersion) is a Conflict, as the API server answers a stale update. NotFound when absent.
    */
-  update(namespace: string, name: string, expectedResourceVersion: number | undefined, object: Record<string, unknown>): StoredApiPod;
+  update(namespace: string, name: string, expectedResourceVersion: number | undefined, object: Record<string, unknown>, served?: Record<string, unknown>): StoredApiPod;
   /**
    * Marks the pod Terminating with `gracePeriodSeconds` (a second delete may only shorten it).
    * Preconditions that do not hold are a Conflict; an absent pod is NotFound.
    */
-  markDeleting(namespace: string, name: string, deletion: ApiPodDeletion, preconditions?: DeletePreconditions): StoredApiPod;
+  markDeleting(namespace: string, name: string, deletion: ApiPodDeletion, preconditions?: DeletePreconditions, draw?: DrawDeleted): StoredApiPod;
   /** Removes the row of that incarnation (`uid`) once its pod is gone; false when it was not there. */
   remove(namespace: string, name: string, uid: string): boolean;
 }
@@ -113,9 +118,9 @@ export class SqliteApiPodStore implements ApiPodStore {
     this.sql = {
       byName: db.prepare(`SELECT ${COLUMNS} FROM api_pods WHERE namespace = ? AND name = ?`),
       all: db.prepare(`SELECT ${COLUMNS} FROM api_pods ORDER BY namespace, name`),
-      insert: db.prepare(`INSERT INTO api_pods (${COLUMNS}) VALUES ($uid, $namespace, $name, $object_json, $resource_version, $created_at, NULL, NULL)`),
-      update: db.prepare("UPDATE api_pods SET object_json = ?, resource_version = ? WHERE uid = ?"),
-      markDeleting: db.prepare("UPDATE api_pods SET deletion_requested_at = ?, deletion_grace_seconds = ?, resource_version = ? WHERE uid = ?"),
+      insert: db.prepare(`INSERT INTO api_pods (${COLUMNS}, served_json) VALUES ($uid, $namespace, $name, $object_json, $resource_version, $created_at, NULL, NULL, $served_json)`),
+      update: db.prepare("UPDATE api_pods SET object_json = ?, resource_version = ?, served_json = ? WHERE uid = ?"),
+      markDeleting: db.prepare("UPDATE api_pods SET deletion_requested_at = ?, deletion_grace_seconds = ?, resource_version = ?, served_json = ? WHERE uid = ?"),
       remove: db.prepare("DELETE FROM api_pods WHERE namespace = ? AND name = ? AND uid = ?"),
       statusRevision: db.prepare("SELECT revision FROM pods WHERE uid = ? AND deleted_at IS NULL"),
     };
@@ -134,8 +139,10 @@ export class SqliteApiPodStore implements ApiPodStore {
         object_json: JSON.stringify(pod.object),
         resource_version: resourceVersion,
         created_at: pod.createdAt,
+        served_json: pod.served === undefined ? null : JSON.stringify(pod.served),
       });
-      return { ...pod, resourceVersion };
+      const { served: _served, ...stored } = pod;
+      return { ...stored, resourceVersion };
     });
   }
 
@@ -153,7 +160,7 @@ export class SqliteApiPodStore implements ApiPodStore {
     return row ? this.currentVersion(row) : undefined;
   }
 
-  update(namespace: string, name: string, expectedResourceVersion: number | undefined, object: Record<string, unknown>): StoredApiPod {
+  update(namespace: string, name: string, expectedResourceVersion: number | undefined, object: Record<string, unknown>, served?: Record<string, unknown>): StoredApiPod {
     return this.revisions.transact(this.db, () => {
       const row = this.existing(namespace, name);
       if (expectedResourceVersion !== undefined && expectedResourceVersion !== this.currentVersion(row)) {
@@ -164,12 +171,12 @@ export class SqliteApiPodStore implements ApiPodStore {
         );
       }
       const resourceVersion = this.revisions.next();
-      this.sql.update.run(JSON.stringify(object), resourceVersion, row.uid);
+      this.sql.update.run(JSON.stringify(object), resourceVersion, served === undefined ? null : JSON.stringify(served), row.uid);
       return { ...storedPod(row), object, resourceVersion };
     });
   }
 
-  markDeleting(namespace: string, name: string, deletion: ApiPodDeletion, preconditions: DeletePreconditions = {}): StoredApiPod {
+  markDeleting(namespace: string, name: string, deletion: ApiPodDeletion, preconditions: DeletePreconditions = {}, draw?: DrawDeleted): StoredApiPod {
     return this.revisions.transact(this.db, () => {
       const row = this.existing(namespace, name);
       const current = String(this.currentVersion(row));
@@ -184,7 +191,7 @@ export class SqliteApiPodStore implements ApiPodStore {
       if (stored.deletion && stored.deletion.gracePeriodSeconds <= deletion.gracePeriodSeconds) return stored;
       const next = stored.deletion ? { requestedAt: stored.deletion.requestedAt, gracePeriodSeconds: deletion.gracePeriodSeconds } : deletion;
       const resourceVersion = this.revisions.next();
-      this.sql.markDeleting.run(next.requestedAt, next.gracePeriodSeconds, resourceVersion, row.uid);
+      this.sql.markDeleting.run(next.requestedAt, next.gracePeriodSeconds, resourceVersion, draw ? JSON.stringify(draw(next)) : null, row.uid);
       return { ...stored, deletion: next, resourceVersion };
     });
   }

@@ -10,10 +10,11 @@ import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import type { BackoffEntry } from "../kubelet/backoff.ts";
 import type { KubeEvent } from "../kubelet/events.ts";
-import type { PodStateSink } from "../kubelet/kubelet.ts";
+import type { PodStateSink } from "../kubelet/pod-checkpoints.ts";
 import { allContainers, restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
-import { podObject } from "../status/pod-object.ts";
-import { refusedPodObject, type RefusedFile } from "../status/refused-pod.ts";
+import type { RefusedFile } from "../status/refused-pod.ts";
+import type { V1Pod } from "../status/v1.ts";
+import { parseRecord, recordJson } from "./pod-record-json.ts";
 import { DEFAULT_RETENTION, Retention, type Pruned, type RetentionSettings } from "./retention.ts";
 import { RevisionCounter } from "./revisions.ts";
 import { backoffPodUid, prepareWrites, type WriteStatements } from "./write-statements.ts";
@@ -22,8 +23,6 @@ export interface SqliteStoreOptions {
   /** An open read-write connection, migrated (see openAgentDatabase). */
   db: Database;
   clock: Clock;
-  /** Prefixes container ids in the v1 objects (`process://`, `docker://`). */
-  runtimeName: string;
   /** Where the runtime keeps an attempt's output, when it keeps a file (the process runtime). */
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
   retention?: Partial<RetentionSettings>;
@@ -52,7 +51,6 @@ interface RefusedRow {
 export class SqliteStore implements PodStateSink {
   private readonly db: Database;
   private readonly clock: Clock;
-  private readonly runtimeName: string;
   private readonly logPathOf: (podUid: string, containerId: string) => string | undefined;
   private readonly retention: Retention;
   private readonly log: (message: string) => void;
@@ -71,7 +69,6 @@ export class SqliteStore implements PodStateSink {
   constructor(options: SqliteStoreOptions) {
     this.db = options.db;
     this.clock = options.clock;
-    this.runtimeName = options.runtimeName;
     this.logPathOf = options.logPathOf ?? (() => undefined);
     this.sql = prepareWrites(this.db);
     this.retention = new Retention(this.sql, this.clock, { ...DEFAULT_RETENTION, ...options.retention });
@@ -81,9 +78,9 @@ export class SqliteStore implements PodStateSink {
   }
 
   /** Persists the pod, its containers, attempts, back-off and the pass's events in one transaction. */
-  savePod(pod: PodRecord, events: KubeEvent[], backoff: BackoffEntry[]): void {
+  savePod(pod: PodRecord, served: V1Pod, events: KubeEvent[], backoff: BackoffEntry[]): void {
     const uid = pod.spec.uid;
-    const object = JSON.stringify(podObject(pod, { runtimeName: this.runtimeName }));
+    const object = JSON.stringify(served);
     const state = Bun.hash(`${JSON.stringify(pod)}\n${JSON.stringify(backoff)}`);
     if (events.length === 0 && this.lastObject.get(uid) === object && this.lastState.get(uid) === state) {
       // Nothing to write, but expiry still follows the loop's passes.
@@ -99,8 +96,8 @@ export class SqliteStore implements PodStateSink {
   }
 
   /** Marks the pod deleted (kept for `describe` and `events` until retention) with its last events. */
-  deletePod(pod: PodRecord, events: KubeEvent[]): void {
-    const object = JSON.stringify(podObject(pod, { runtimeName: this.runtimeName }));
+  deletePod(pod: PodRecord, served: V1Pod, events: KubeEvent[]): void {
+    const object = JSON.stringify(served);
     this.checkpoint(pod, object, events, () => this.sql.clearBackoff.run(pod.spec.uid), this.clock.now());
     this.lastObject.delete(pod.spec.uid);
     this.lastState.delete(pod.spec.uid);
@@ -111,7 +108,7 @@ export class SqliteStore implements PodStateSink {
    * Makes the refused manifests' rows exactly `refused` (a fixed or removed file loses its row) and
    * records `events`, in one transaction. A row whose problems did not change is left as it is.
    */
-  saveRefusedManifests(refused: readonly RefusedFile[], events: KubeEvent[]): void {
+  saveRefusedManifests(refused: readonly RefusedFile[], events: KubeEvent[], draw: (refused: RefusedFile, firstSeenAt: number) => V1Pod): void {
     const now = this.clock.now();
     this.revisions.transact(this.db, () => {
       const stored = new Map((this.sql.refusedFiles.all() as RefusedRow[]).map((row) => [row.file, row]));
@@ -128,7 +125,7 @@ export class SqliteStore implements PodStateSink {
           name: entry.name,
           reason: entry.reason,
           issues_json: issues,
-          object_json: JSON.stringify(refusedPodObject(entry, firstSeenAt)),
+          object_json: JSON.stringify(draw(entry, firstSeenAt)),
           first_seen_at: firstSeenAt,
           updated_at: now,
           revision: this.revisions.next(),
@@ -150,7 +147,7 @@ export class SqliteStore implements PodStateSink {
 
   /** Live pods as last checkpointed, and every back-off entry: for adoption after a restart. */
   loadState(): LoadedState {
-    const pods = (this.sql.livePods.all() as { record_json: string }[]).map((row) => JSON.parse(row.record_json) as PodRecord);
+    const pods = (this.sql.livePods.all() as { record_json: string; object_json: string }[]).map((row) => parseRecord(row.record_json, row.object_json));
     const backoff = (this.sql.allBackoff.all() as { key: string; delay_ms: number; updated_at: number }[]).map((row) => ({
       key: row.key,
       delayMs: row.delay_ms,
@@ -220,12 +217,11 @@ export class SqliteStore implements PodStateSink {
       name: spec.fullName,
       config_hash: spec.configHash,
       source: spec.source,
-      spec_json: JSON.stringify(spec.manifest),
       created_at: pod.createdAt,
       deletion_requested_at: pod.deletionRequestedAt ?? null,
       deleted_at: deletedAt ?? null,
       phase: pod.phase,
-      record_json: JSON.stringify(pod),
+      record_json: recordJson(pod),
       object_json: object,
       updated_at: this.clock.now(),
       revision,

@@ -7,7 +7,7 @@ import { backoffKey, type BackoffSettings } from "../kubelet/backoff.ts";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 import type { V1Pod } from "../status/v1.ts";
 import type { Issue } from "../manifest/errors.ts";
-import { manifestQosClass } from "../manifest/qos.ts";
+import { parseRecord } from "./pod-record-json.ts";
 
 export interface PodRow {
   uid: string;
@@ -88,17 +88,24 @@ export class StoreReader {
 
   constructor(readonly db: Database) {}
 
-  /** Live pods, by namespace then name (the API server's order); optionally narrowed. */
+  /**
+   * Live pods, by namespace then name (the API server's order); optionally narrowed. Each is the
+   * newest finished object written for it: the loop's checkpoint, or the one the API's last write
+   * of the pod drew (migrations/0009) while the loop has not checkpointed since.
+   */
   livePods(filter: { namespace?: string; name?: string } = {}): PodRow[] {
-    const where = ["deleted_at IS NULL"];
+    const where = ["p.deleted_at IS NULL"];
     const params: string[] = [];
-    if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
-    if (filter.name !== undefined) (where.push("name = ?"), params.push(filter.name));
-    // An API pod's resourceVersion is also raised by writes to its api_pods row (an update the
-    // loop has not synced yet): a client must see the version a precondition is checked against.
-    const revision = "max(revision, coalesce((SELECT resource_version FROM api_pods WHERE api_pods.uid = pods.uid), 0)) AS revision";
-    const columns = POD_COLUMNS.replace("revision, created_revision", `${revision}, created_revision`);
-    const rows = this.query(`SELECT ${columns} FROM pods WHERE ${where.join(" AND ")} ORDER BY namespace, name`).all(...params).map(podRow);
+    if (filter.namespace !== undefined) (where.push("p.namespace = ?"), params.push(filter.namespace));
+    if (filter.name !== undefined) (where.push("p.name = ?"), params.push(filter.name));
+    const apiNewer = "a.served_json IS NOT NULL AND a.resource_version > p.revision";
+    // A row an older agent wrote without its served object still raises the version a client sees
+    // (and a precondition is checked against), as before.
+    const sql = `SELECT p.uid, p.namespace, p.name, p.deleted_at,
+        CASE WHEN ${apiNewer} THEN a.resource_version ELSE max(p.revision, coalesce(a.resource_version, 0)) END AS revision,
+        p.created_revision, CASE WHEN ${apiNewer} THEN a.served_json ELSE p.object_json END AS object_json
+      FROM pods p LEFT JOIN api_pods a ON a.uid = p.uid WHERE ${where.join(" AND ")} ORDER BY p.namespace, p.name`;
+    const rows = this.query(sql).all(...params).map(podRow);
     const pending = this.pendingApiPods(filter);
     if (pending.length === 0) return rows;
     const order = (row: PodRow) => `${row.namespace}\u0000${row.name}`;
@@ -107,19 +114,16 @@ export class StoreReader {
 
   /**
    * Pods created through the API that the loop has not checkpointed yet (it may be creating their
-   * sandbox): served Pending from the object as accepted, as the API server serves a pod before
-   * its kubelet has reported, so a create is never followed by a 404.
+   * sandbox): served as their create drew them, Pending, as the API server serves a pod before its
+   * kubelet has reported, so a create is never followed by a 404 (nor a delete by one).
    */
   private pendingApiPods(filter: { namespace?: string; name?: string }): PodRow[] {
-    const where = ["NOT EXISTS (SELECT 1 FROM pods WHERE pods.uid = api_pods.uid)", "deletion_requested_at IS NULL"];
+    const where = ["NOT EXISTS (SELECT 1 FROM pods WHERE pods.uid = api_pods.uid)", "served_json IS NOT NULL"];
     const params: string[] = [];
     if (filter.namespace !== undefined) (where.push("namespace = ?"), params.push(filter.namespace));
     if (filter.name !== undefined) (where.push("name = ?"), params.push(filter.name));
-    const sql = `SELECT uid, namespace, name, NULL AS deleted_at, resource_version AS revision, resource_version AS created_revision, object_json FROM api_pods WHERE ${where.join(" AND ")}`;
-    return this.query(sql)
-      .all(...params)
-      .map(podRow)
-      .map((row) => ({ ...row, object: { ...row.object, status: { phase: "Pending", qosClass: manifestQosClass(row.object) } } }));
+    const sql = `SELECT uid, namespace, name, NULL AS deleted_at, resource_version AS revision, resource_version AS created_revision, served_json AS object_json FROM api_pods WHERE ${where.join(" AND ")}`;
+    return this.query(sql).all(...params).map(podRow);
   }
 
   /** Refused manifest files as `get` lists them (STATUS Invalid), by namespace then name; optionally narrowed. */
@@ -179,8 +183,8 @@ export class StoreReader {
 
   /** The agent's record of the pod (validated spec, container records), as last checkpointed. */
   podRecord(uid: string): PodRecord | undefined {
-    const row = this.query("SELECT record_json FROM pods WHERE uid = ?").get(uid) as { record_json: string } | null;
-    return row ? (JSON.parse(row.record_json) as PodRecord) : undefined;
+    const row = this.query("SELECT record_json, object_json FROM pods WHERE uid = ?").get(uid) as { record_json: string; object_json: string } | null;
+    return row ? parseRecord(row.record_json, row.object_json) : undefined;
   }
 
   /** The recorded restart back-off of one container (migrations/0001 `backoff`), if it has one. */

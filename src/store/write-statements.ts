@@ -62,13 +62,13 @@ export function prepareWrites(db: Database): WriteStatements {
       "SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests UNION ALL SELECT max(resource_version) FROM api_pods UNION ALL SELECT revision FROM compaction)",
     ),
     upsertPod: db.prepare(`
-      INSERT INTO pods (uid, pod_key, namespace, name, config_hash, source, spec_json, created_at, deletion_requested_at,
+      INSERT INTO pods (uid, pod_key, namespace, name, config_hash, source, created_at, deletion_requested_at,
                         deleted_at, phase, record_json, object_json, updated_at, revision, created_revision)
-      VALUES ($uid, $pod_key, $namespace, $name, $config_hash, $source, $spec_json, $created_at, $deletion_requested_at,
+      VALUES ($uid, $pod_key, $namespace, $name, $config_hash, $source, $created_at, $deletion_requested_at,
               $deleted_at, $phase, $record_json, $object_json, $updated_at, $revision, $revision)
       ON CONFLICT (uid) DO UPDATE SET
         pod_key = excluded.pod_key, namespace = excluded.namespace, name = excluded.name,
-        config_hash = excluded.config_hash, source = excluded.source, spec_json = excluded.spec_json,
+        config_hash = excluded.config_hash, source = excluded.source,
         created_at = excluded.created_at, deletion_requested_at = excluded.deletion_requested_at,
         deleted_at = excluded.deleted_at, phase = excluded.phase, record_json = excluded.record_json,
         object_json = excluded.object_json, updated_at = excluded.updated_at,
@@ -103,7 +103,7 @@ export function prepareWrites(db: Database): WriteStatements {
       ON CONFLICT (pod_uid, container, type, reason, message) DO UPDATE SET
         count = events.count + 1, last_at = max(events.last_at, excluded.last_at), revision = excluded.revision
       RETURNING count`),
-    livePods: db.prepare("SELECT record_json FROM pods WHERE deleted_at IS NULL ORDER BY namespace, name"),
+    livePods: db.prepare("SELECT record_json, object_json FROM pods WHERE deleted_at IS NULL ORDER BY namespace, name"),
     allBackoff: db.prepare("SELECT key, delay_ms, updated_at FROM backoff ORDER BY key"),
     eventCount: db.prepare(RETENTION_SQL.eventCount),
     pruneOldestOfPod: db.prepare(RETENTION_SQL.pruneOldestOfPod),

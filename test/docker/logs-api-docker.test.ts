@@ -32,7 +32,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "mk-logs-api-docker-"));
   agent = openAgentDatabase(join(dir, "state.db"));
   runtime = new DockerRuntime({ pauseImage: PAUSE, volumeRoot: join(dir, "volumes") });
-  const store = new SqliteStore({ db: agent.db, clock: realClock, runtimeName: "docker" });
+  const store = new SqliteStore({ db: agent.db, clock: realClock });
   h = realHarness(runtime, { store, baseSeconds: 0.4, capSeconds: 1.6 });
 });
 

@@ -72,7 +72,7 @@ function kubectlLogs(setup: RuntimeSetup): void {
     dir = mkdtempSync(join(tmpdir(), `mk-kubectl-logs-${setup.name}-`));
     agent = openAgentDatabase(join(dir, "state.db"));
     const { runtime, logPathOf, serveWith } = setup.make(dir);
-    const store = new SqliteStore({ db: agent.db, clock: realClock, runtimeName: runtime.name, logPathOf });
+    const store = new SqliteStore({ db: agent.db, clock: realClock, logPathOf });
     h = realHarness(runtime, { store, baseSeconds: 0.4, capSeconds: 1.6 });
     // Its first run crashes, its second keeps running: `--previous` and the current attempt stay put.
     const counter = setup.name === "process" ? join(dir, "crash-runs") : "/state/n";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { Cgroups, detectHostCgroupMode } from "../../src/runtime/cgroups.ts";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 import { statusColumns } from "../../src/status/printer.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { container, desired, pod } from "../pod-builder.ts";
@@ -118,7 +118,7 @@ describe.skipIf(!usable)("cgroups on this host", () => {
       expect(exited.message).toBe("Container hog exited with code 137 (OOMKilled)");
       await h.event((e) => e.reason === "BackOff" && e.pod === again.fullName, 15_000);
       await h.kubelet.idle();
-      const view = (key: string) => podObject(h.kubelet.pods.get(key)!, { runtimeName: "process" });
+      const view = (key: string) => servedPod(h.kubelet.pods.get(key)!, { runtimeName: "process" });
       expect(statusColumns(view(once.key)).status).toBe("OOMKilled");
       const restarting = view(again.key);
       expect(statusColumns(restarting).status).toBe("CrashLoopBackOff");

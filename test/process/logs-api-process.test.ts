@@ -31,7 +31,7 @@ beforeEach(() => {
   const root = join(dir, "process");
   const layout = new ProcessLayout(root);
   agent = openAgentDatabase(join(dir, "state.db"));
-  const store = new SqliteStore({ db: agent.db, clock: realClock, runtimeName: "process", logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") });
+  const store = new SqliteStore({ db: agent.db, clock: realClock, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") });
   h = realHarness(new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root) }), { store });
 });
 

@@ -5,7 +5,7 @@ import { ApiPodSource } from "../../src/kubelet/api-pod-source.ts";
 import { loadManifests } from "../../src/manifest/source.ts";
 import type { PodKey, PodSpec } from "../../src/manifest/types.ts";
 import { SqliteApiPodStore } from "../../src/store/api-pod-store.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 
 function podJson(name: string, extra: { grace?: number; labels?: Record<string, string> } = {}) {
@@ -49,7 +49,7 @@ describe("the API's pods as a second source", () => {
     expect([...a.kubelet.pods.keys()].sort()).toEqual(["default/file-lab", "default/web"]);
     const web = a.kubelet.pods.get("default/web")!;
     expect(web.app[0]!.state).toBe("running");
-    const object = podObject(web, { runtimeName: "fake" });
+    const object = servedPod(web, { runtimeName: "fake" });
     expect(object.metadata.uid).toBe("11111111-2222-4333-8444-555555555555");
     expect(object.metadata.creationTimestamp).toBe("1970-01-01T00:00:42Z");
     expect(object.metadata.annotations!["kubernetes.io/config.source"]).toBe("api");
@@ -100,7 +100,7 @@ describe("the API's pods as a second source", () => {
     a.store.markDeleting("default", "web", { requestedAt: a.clock.now(), gracePeriodSeconds: 2 });
     await a.sync();
     const web = a.kubelet.pods.get("default/web")!;
-    expect(podObject(web, { runtimeName: "fake" }).metadata.deletionGracePeriodSeconds).toBe(2);
+    expect(servedPod(web, { runtimeName: "fake" }).metadata.deletionGracePeriodSeconds).toBe(2);
     await a.advance(1.9);
     expect(a.runtime.calls.filter((c) => c.startsWith("kill"))).toEqual(["kill app SIGTERM"]);
     await a.advance(0.2);

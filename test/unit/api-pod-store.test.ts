@@ -4,6 +4,7 @@ import { ApiPodWriteError, SqliteApiPodStore, type NewApiPod } from "../../src/s
 import { openAgentDatabase, openReadonlyDatabase } from "../../src/store/open.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";
 import { StoreReader } from "../../src/store/queries.ts";
+import { podObject, unsyncedStatus } from "../../src/status/pod-object.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
@@ -21,7 +22,7 @@ function newPod(name: string, namespace = "default"): NewApiPod {
 function openStores(path: string) {
   const agent = openAgentDatabase(join(path, "state.db"));
   const commits: number[] = [];
-  const store = new SqliteStore({ db: agent.db, clock: new FakeClock(), runtimeName: "fake", onCommit: (revision) => commits.push(revision) });
+  const store = new SqliteStore({ db: agent.db, clock: new FakeClock(), onCommit: (revision) => commits.push(revision) });
   const apiPods = new SqliteApiPodStore(agent.db, store.revisions);
   return { agent, store, apiPods, commits };
 }
@@ -110,7 +111,9 @@ describe("API pods in the store (migrations/0005)", () => {
     const h = storeHarness(dir.path);
     const apiPods = new SqliteApiPodStore(h.agent.db, h.store.revisions);
     const web = pod({ name: "web", namespace: "default", node: "", containers: [container("app")] });
-    const stored = apiPods.create({ ...newPod("web"), uid: web.uid });
+    // The API's create draws the pod it serves until the loop reports (pods-create.ts), and saves it with the row.
+    const served = podObject(web, { createdAt: 0 }, unsyncedStatus(web)) as unknown as Record<string, unknown>;
+    const stored = apiPods.create({ ...newPod("web"), uid: web.uid, served });
     const reader = new StoreReader(openReadonlyDatabase(h.dbPath));
     const [pending] = reader.livePods({ namespace: "default" });
     expect(pending).toMatchObject({ uid: web.uid, name: "web", revision: stored.resourceVersion, deletedAt: null });

@@ -28,7 +28,7 @@ const WEB = {
 function setup(path: string) {
   const agent = openAgentDatabase(join(path, "state.db"));
   const clock = new FakeClock();
-  const store = new SqliteStore({ db: agent.db, clock, runtimeName: "process" });
+  const store = new SqliteStore({ db: agent.db, clock });
   const apiPods = new SqliteApiPodStore(agent.db, store.revisions);
   apiPods.create({ uid: "uid-web", namespace: "default", name: "web", createdAt: clock.now(), object: structuredClone(WEB) });
   let wakes = 0;
@@ -37,7 +37,6 @@ function setup(path: string) {
     admit: (object, identity, strict) => admitApiPod(object, { uid: identity.uid, node: "", label: "pod web", meta: { createdAt: identity.createdAt } }, { runtime: "process", strict }),
     fileOf: (namespace, name) => (name === "static" ? "/manifests/static.yaml" : undefined),
     changed: () => void wakes++,
-    runtimeName: "process",
   };
   const api: ApiContext & Disposable = { ...apiContext(join(path, "state.db"), clock), podWrites };
   return { api, apiPods, wakes: () => wakes, [Symbol.dispose]: () => (api[Symbol.dispose](), agent.close()) };
@@ -149,7 +148,16 @@ describe("PATCH and PUT of an API pod", () => {
     expect(warned.status).toBe(200);
     expect(warned.warnings).toEqual(['299 - "unknown field \\"spec.containers[0].comand\\""']);
     // Dropped as the API server drops it when decoding: neither stored nor taken for a change of the spec.
-    expect((s.apiPods.get("default", "web")!.object.spec as any).containers[0]).toEqual({ name: "web", image: "busybox:2", command: ["sleep", "1000"] });
+    expect((s.apiPods.get("default", "web")!.object.spec as any).containers[0]).toEqual({
+      name: "web",
+      image: "busybox:2",
+      command: ["sleep", "1000"],
+      // Stored as decoded: the API's defaults, and no unknown field.
+      imagePullPolicy: "IfNotPresent",
+      terminationMessagePath: "/dev/termination-log",
+      terminationMessagePolicy: "File",
+      resources: {},
+    });
   });
 
   test("an unknown pod is a 404; an unknown patch type a 415 (a file's pod: see the kubectl tests)", async () => {

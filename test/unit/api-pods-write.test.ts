@@ -24,7 +24,7 @@ function request(method: string, path: string, params: Record<string, string>, b
 /** The API over a fake-runtime agent whose pod writes go to its store, as `run` wires them. */
 function writableApi(dir: string) {
   const h = apiHarness(dir);
-  const sources = new PodSources({ db: h.agent.db, store: h.store, node: "lab", rules: { runtime: "process" }, runtimeName: "fake", log: () => {} });
+  const sources = new PodSources({ db: h.agent.db, store: h.store, node: "lab", rules: { runtime: "process" }, log: () => {} });
   const api = { ...h.api, podWrites: sources.writes };
   const create = (body: unknown, query = "") => createPod(request("POST", `/api/v1/namespaces/default/pods${query}`, { namespace: "default" }, body), api);
   const remove = (name: string, body?: unknown, query = "") => deletePod(request("DELETE", `/api/v1/namespaces/default/pods/${name}${query}`, { namespace: "default", name }, body), api);

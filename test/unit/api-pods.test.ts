@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { refusedPodObject } from "../../src/status/refused-pod.ts";
 import { podRoutes } from "../../src/api/pods-api.ts";
 import { writeRefusalRoutes } from "../../src/api/write-refusals.ts";
 import { getCommand } from "../../src/cli/get.ts";
@@ -23,6 +24,7 @@ async function scenario(dir: string) {
   h.store.saveRefusedManifests(
     [{ file: "/manifests/bad.yaml", uid: "u-bad", namespace: "demo", name: "bad", reason: "Invalid", issues: [{ path: ["spec"], message: "required" }] }],
     [],
+    refusedPodObject,
   );
   return h;
 }

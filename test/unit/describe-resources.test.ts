@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { describePodText } from "../../src/cli/describe-pod.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 
 function describeManifest(resources: Record<string, unknown> | undefined): string {
   const spec = validatePod(
@@ -18,7 +18,7 @@ function describeManifest(resources: Record<string, unknown> | undefined): strin
     },
     { file: "web.yaml", source: "/m/web.yaml", node: "" },
   );
-  const pod = podObject(newPodRecord(spec, 0), { runtimeName: "fake" });
+  const pod = servedPod(newPodRecord(spec, 0), { runtimeName: "fake" });
   return describePodText({ pod, spec, events: [], attempts: [], now: 0, utcOffsetMinutes: 0 });
 }
 

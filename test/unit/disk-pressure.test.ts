@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { DiskPressureMonitor, realStatfs, type DiskObservation, type FilesystemUsage } from "../../src/eviction/disk-pressure.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { DISK_PRESSURE_WAIT } from "../../src/kubelet/admission.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 import { statusColumns } from "../../src/status/printer.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { harness } from "../kubelet-harness.ts";
@@ -176,7 +176,7 @@ describe("the loop under DiskPressure", () => {
     expect(waiting.sandbox).toBeUndefined();
     expect(waiting.app[0]!.attempts).toBe(0);
     expect(h.events.filter((e) => e.pod === late.fullName).map((e) => [e.type, e.reason, e.message])).toEqual([["Warning", "FailedScheduling", DISK_PRESSURE_WAIT.message]]);
-    const object = podObject(waiting, { runtimeName: "fake" });
+    const object = servedPod(waiting, { runtimeName: "fake" });
     expect(object.status).toMatchObject({ phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: DISK_PRESSURE_WAIT.message }] });
     expect(object.status?.containerStatuses).toBeUndefined();
     expect(statusColumns(object).status).toBe("Pending");
@@ -190,7 +190,7 @@ describe("the loop under DiskPressure", () => {
     expect(h.disk.pressure).toBe(false);
     expect(h.pod(late.key)?.phase).toBe("Running");
     expect(h.pod(late.key)?.waitingForNode).toBeUndefined();
-    expect(podObject(h.pod(late.key)!, { runtimeName: "fake" }).status?.conditions?.map((c) => c.type)).not.toContain("PodScheduled");
+    expect(servedPod(h.pod(late.key)!, { runtimeName: "fake" }).status?.conditions?.map((c) => c.type)).not.toContain("PodScheduled");
   });
 
   test("waiting pods are admitted oldest first when the pressure clears, against allocatable", async () => {

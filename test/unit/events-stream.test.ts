@@ -19,7 +19,7 @@ import { tempDir } from "../store-fixtures.ts";
 function eventsDb(dir: string, count: number, clock = new FakeClock()): { dbPath: string; clock: FakeClock } {
   const dbPath = join(dir, "state.db");
   const agent = openAgentDatabase(dbPath);
-  const store = new SqliteStore({ db: agent.db, clock, runtimeName: "fake" });
+  const store = new SqliteStore({ db: agent.db, clock });
   const events: KubeEvent[] = [];
   for (let i = 0; i < count; i++) {
     const late = i >= count - 3;

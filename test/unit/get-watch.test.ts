@@ -66,8 +66,9 @@ test("get pods -w on an empty namespace prints the header with the first pod, an
     [
       "NAME      READY   STATUS    RESTARTS   AGE",
       "web-lab   1/1     Running   0          0s",
-      // The deleted pod's last object, as kubectl prints a DELETED watch event.
-      "web-lab   0/1     Terminating   0          1s",
+      // The deleted pod's last object, as kubectl prints a DELETED watch event: a pod gone for good
+      // ends Succeeded or Failed (getPhase for a terminal pod), so it reads how it ended, not Terminating.
+      "web-lab   0/1     Error     0          1s",
       "",
     ].join("\n"),
   );

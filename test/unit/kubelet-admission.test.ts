@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 import { statusColumns } from "../../src/status/printer.ts";
 
 const allocatable = { cpuMillis: 2000n, memoryBytes: 1024n * 1024n * 1024n, ephemeralStorageBytes: 1n << 40n, pods: 110 };
@@ -24,10 +24,10 @@ describe("admission of new pods", () => {
     expect(refused.app[0]!.attempts).toBe(0);
     const warning = h.events.find((e) => e.pod === big.fullName && e.type === "Warning");
     expect(warning).toMatchObject({ reason: "OutOfcpu", message: "Node didn't have enough resource: cpu, requested: 3000, used: 500, capacity: 2000" });
-    const status = podObject(refused, { runtimeName: "fake" }).status!;
+    const status = servedPod(refused, { runtimeName: "fake" }).status!;
     expect(status).toMatchObject({ phase: "Failed", reason: "OutOfcpu", message: "Pod was rejected: Node didn't have enough resource: cpu, requested: 3000, used: 500, capacity: 2000" });
     expect(status.containerStatuses).toBeUndefined();
-    expect(statusColumns(podObject(refused, { runtimeName: "fake" })).status).toBe("OutOfcpu");
+    expect(statusColumns(servedPod(refused, { runtimeName: "fake" })).status).toBe("OutOfcpu");
     // Level-triggered passes do not admit it again nor start it.
     await h.kubelet.sync(desired(small, big));
     await h.advance(30);

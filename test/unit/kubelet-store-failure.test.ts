@@ -18,7 +18,7 @@ class FlakyStore implements PodStateSink {
 
   constructor(private readonly now: () => number) {}
 
-  savePod(pod: PodRecord, events: KubeEvent[], _backoff: BackoffEntry[]): void {
+  savePod(pod: PodRecord, _object: unknown, events: KubeEvent[], _backoff: BackoffEntry[]): void {
     if (this.failing) {
       this.failedSaves.push(this.now());
       throw new Error(this.failing);
@@ -26,7 +26,7 @@ class FlakyStore implements PodStateSink {
     this.saves.push({ at: this.now(), uid: pod.spec.uid, events: [...events] });
   }
 
-  deletePod(pod: PodRecord, events: KubeEvent[]): void {
+  deletePod(pod: PodRecord, _object: unknown, events: KubeEvent[]): void {
     if (this.failDeletes) throw new Error(this.failDeletes);
     this.deletes.push({ uid: pod.spec.uid, events: [...events] });
   }

@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { manifestQosClass, podQosClass, type QosClass } from "../../src/manifest/qos.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 
 type Resources = { limits?: Record<string, string>; requests?: Record<string, string> };
 const guaranteed: Resources = { limits: { cpu: "100m", memory: "64Mi" } };
@@ -43,7 +43,7 @@ test("status.qosClass of the served pod, a sidecar counted like any init contain
     },
   });
   const served = (sidecar: Resources | undefined) =>
-    podObject(newPodRecord(validatePod(manifest(sidecar), { file: "web.yaml", source: "/m/web.yaml", node: "" }), 0), { runtimeName: "fake" }).status!.qosClass;
+    servedPod(newPodRecord(validatePod(manifest(sidecar), { file: "web.yaml", source: "/m/web.yaml", node: "" }), 0), { runtimeName: "fake" }).status!.qosClass;
   expect(served(undefined)).toBe("Burstable");
   expect(served(guaranteed)).toBe("Guaranteed");
   // A pod the API accepted and the loop has not run yet is classed from its manifest.

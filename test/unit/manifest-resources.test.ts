@@ -8,7 +8,7 @@ import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 
 type Json = Record<string, any>;
 const context = { file: "web.yaml", source: "/m/web.yaml", node: "" };
@@ -83,7 +83,7 @@ describe("defaulting and the served object", () => {
   test("requests default to limits, per resource, and values are served in canonical form", () => {
     const spec = admitted(pod({ limits: { cpu: "0.5", memory: "1024Mi" }, requests: { cpu: "100m" } }));
     expect(spec.containers[0]!.resources).toEqual({ limits: { cpu: "500m", memory: "1Gi" }, requests: { cpu: "100m", memory: "1Gi" } });
-    const served = podObject(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers[0] as Json;
+    const served = servedPod(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers[0] as Json;
     expect(served.resources).toEqual({ limits: { cpu: "500m", memory: "1Gi" }, requests: { cpu: "100m", memory: "1Gi" } });
   });
 
@@ -91,7 +91,7 @@ describe("defaulting and the served object", () => {
     for (const where of ["initContainers", "sidecar"] as const) {
       const spec = admitted(pod({ limits: { memory: "64Mi" } }, where));
       expect(spec.initContainers[0]!.resources).toEqual({ limits: { memory: "64Mi" }, requests: { memory: "64Mi" } });
-      const served = podObject(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.initContainers![0] as Json;
+      const served = servedPod(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.initContainers![0] as Json;
       expect(served.resources).toEqual({ limits: { memory: "64Mi" }, requests: { memory: "64Mi" } });
     }
   });
@@ -99,7 +99,7 @@ describe("defaulting and the served object", () => {
   test("a container without resources is served resources: {}, as the API server serves it", () => {
     const spec = admitted(pod(undefined));
     expect(spec.containers[0]!.resources).toBeUndefined();
-    const served = podObject(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers[0] as Json;
+    const served = servedPod(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers[0] as Json;
     expect(served.resources).toEqual({});
   });
 });

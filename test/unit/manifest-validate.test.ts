@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
+import { applyPodDefaults } from "../../src/manifest/defaults.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 
@@ -212,7 +213,7 @@ const cases: Case[] = [
   },
   { name: "a relative hostPath is refused", edit: (p) => (p.spec.volumes = [{ name: "logs", hostPath: { path: "var/log" } }]), error: 'spec.volumes[0].hostPath.path: must be an absolute path (found "var/log")' },
   { name: "a configMap volume is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", configMap: { name: "c" } }]), error: "spec.volumes[0].configMap: configMap volumes are not supported: static pods support only emptyDir and hostPath" },
-  { name: "a volume without a source is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg" }]), error: "spec.volumes[0]: needs exactly one volume source, emptyDir or hostPath (found none)" },
+  { name: "a volume with two sources is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", emptyDir: {}, hostPath: { path: "/srv" } }]), error: "spec.volumes[0]: needs exactly one volume source, emptyDir or hostPath (found emptyDir, hostPath)" },
   { name: "a mount of an undeclared volume is refused", edit: (p) => (app(p).volumeMounts = [{ name: "cache", mountPath: "/cache" }]), error: 'spec.containers[0].volumeMounts[0].name: no volume named "cache" in spec.volumes' },
   {
     name: "a relative mountPath is refused",
@@ -282,11 +283,22 @@ describe("validatePod defaults", () => {
     });
   }
 
+  test("a volume written without a source is an emptyDir, as SetDefaults_Volume makes it (it used to be refused)", () => {
+    const raw = basePod();
+    raw.spec.volumes = [{ name: "cfg" }];
+    const pod = validatePod(raw, context);
+    expect(pod.volumes).toEqual([{ name: "cfg", type: "emptyDir" }]);
+    expect((pod.manifest.spec as { volumes: unknown }).volumes).toEqual([{ name: "cfg", emptyDir: {} }]);
+  });
+
   test("an admitted pod carries identity, source and the decoded manifest", () => {
     const raw = basePod();
     const pod = validatePod(raw, { ...context, node: "lab" });
     expect(pod).toMatchObject({ key: "demo/web-lab", name: "web", fullName: "web-lab", namespace: "demo", node: "lab", source: "/etc/minikubelet/web.yaml", hostNetwork: false, shareProcessNamespace: false });
-    expect(pod.manifest).toBe(raw);
+    // Decoded as the API server stores it (defaults applied), the written object left as it was.
+    const written = structuredClone(raw);
+    expect(pod.manifest).toEqual(applyPodDefaults(raw) as Record<string, unknown>);
+    expect(raw).toEqual(written);
     expect(pod.configHash).toMatch(/^[0-9a-f]{32}$/);
   });
 });

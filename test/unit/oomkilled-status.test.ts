@@ -2,12 +2,12 @@
 import { describe, expect, test } from "bun:test";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 import { printPodRow } from "../../src/status/printer.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 
 function statusOf(h: ReturnType<typeof harness>, spec: PodSpec): string {
-  return printPodRow(podObject(h.pod(spec.key)!, { runtimeName: "fake" }), h.clock.now()).status;
+  return printPodRow(servedPod(h.pod(spec.key)!, { runtimeName: "fake" }), h.clock.now()).status;
 }
 
 describe("OOMKilled from the runtime", () => {

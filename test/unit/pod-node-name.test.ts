@@ -6,13 +6,13 @@ import { expect, test } from "bun:test";
 import { hostname } from "node:os";
 import { harness } from "../kubelet-harness.ts";
 import { desired, pod } from "../pod-builder.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 
 test("spec.nodeName is --node, or the host name when no --node is set", async () => {
   const h = harness();
   const named = pod({ name: "web", node: "lab" });
   const unnamed = pod({ name: "api", node: "" });
   await h.kubelet.sync(desired(named, unnamed));
-  expect(podObject(h.pod(named.key)!, { runtimeName: "fake" }).spec.nodeName).toBe("lab");
-  expect(podObject(h.pod(unnamed.key)!, { runtimeName: "fake" }).spec.nodeName).toBe(hostname());
+  expect(servedPod(h.pod(named.key)!, { runtimeName: "fake" }).spec.nodeName).toBe("lab");
+  expect(servedPod(h.pod(unnamed.key)!, { runtimeName: "fake" }).spec.nodeName).toBe(hostname());
 });

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { validatePod } from "../../src/manifest/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 
 test("probes, pull policy and termination message fields get the API server's defaults", () => {
   const spec = validatePod(
@@ -28,7 +28,7 @@ test("probes, pull policy and termination message fields get the API server's de
     },
     { file: "web.yaml", source: "/m/web.yaml", node: "lab" },
   );
-  const [web] = podObject(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers as Record<string, any>[];
+  const [web] = servedPod(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers as Record<string, any>[];
   expect(web!.livenessProbe).toEqual({
     httpGet: { path: "/healthz", port: 8080, scheme: "HTTP" },
     timeoutSeconds: 1,
@@ -50,14 +50,14 @@ test("a container port written without a protocol is TCP, so kubectl describe pr
     },
     { file: "web.yaml", source: "/m/web.yaml", node: "lab" },
   );
-  const [web] = podObject(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers as Record<string, any>[];
+  const [web] = servedPod(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers as Record<string, any>[];
   expect(web!.ports).toEqual([
     { containerPort: 8080, name: "http", protocol: "TCP" },
     { containerPort: 53, protocol: "UDP" },
   ]);
 });
 
-test("a record checkpointed before resources were read still serves the resources its manifest wrote", () => {
+test("a record checkpointed before resources were read serves the resources its manifest wrote, as the API server stores them", () => {
   const spec = validatePod(
     {
       apiVersion: "v1",
@@ -68,6 +68,6 @@ test("a record checkpointed before resources were read still serves the resource
     { file: "web.yaml", source: "/m/web.yaml", node: "lab" },
   );
   delete spec.containers[0]!.resources;
-  const [web] = podObject(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers as Record<string, any>[];
-  expect(web!.resources).toEqual({ limits: { cpu: "0.5" } });
+  const [web] = servedPod(newPodRecord(spec, 0), { runtimeName: "fake" }).spec.containers as Record<string, any>[];
+  expect(web!.resources).toEqual({ limits: { cpu: "500m" }, requests: { cpu: "500m" } });
 });

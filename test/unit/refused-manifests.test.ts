@@ -4,6 +4,7 @@
  * the Warning; all from the database, and gone from `get` once the file is fixed.
  */
 import { expect, test } from "bun:test";
+import { refusedPodObject } from "../../src/status/refused-pod.ts";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeCommand } from "../../src/cli/describe.ts";
@@ -29,7 +30,7 @@ spec:
 function agentOn(dir: string) {
   const clock = new FakeClock();
   const database = openAgentDatabase(join(dir, "state.db"));
-  const store = new SqliteStore({ db: database.db, clock, runtimeName: "process" });
+  const store = new SqliteStore({ db: database.db, clock });
   const manifests = join(dir, "manifests");
   mkdirSync(manifests);
   const watcher = new ManifestWatcher({
@@ -39,7 +40,7 @@ function agentOn(dir: string) {
     resyncMs: 20_000,
     rules: { runtime: "process" },
     onPods: () => {},
-    onRefused: (refused, fresh) => store.saveRefusedManifests(refused, fresh.map((entry) => refusedManifestEvent(entry, clock.now()))),
+    onRefused: (refused, fresh) => store.saveRefusedManifests(refused, fresh.map((entry) => refusedManifestEvent(entry, clock.now())), refusedPodObject),
     onReadFailure: () => {},
   });
   return { clock, database, store, manifests, watcher, db: join(dir, "state.db") };
@@ -117,13 +118,13 @@ test("rows are replaced in one transaction; an unchanged problem keeps its row a
     message: "web.yaml: spec: required",
     issues: [{ path: ["spec"], message: "required" }],
   };
-  agent.store.saveRefusedManifests([entry], []);
+  agent.store.saveRefusedManifests([entry], [], refusedPodObject);
   const revision = () => agent.database.db.query("SELECT revision, first_seen_at FROM invalid_manifests").all();
   const first = revision();
   agent.clock.step(1000);
-  agent.store.saveRefusedManifests([entry], []);
+  agent.store.saveRefusedManifests([entry], [], refusedPodObject);
   expect(revision()).toEqual(first);
-  agent.store.saveRefusedManifests([], []);
+  agent.store.saveRefusedManifests([], [], refusedPodObject);
   expect(revision()).toEqual([]);
   agent.database.close();
 });

@@ -84,7 +84,7 @@ describe("--db --pod: events and attempts from our database", () => {
       store: { savePod: (...args) => store!.savePod(...args), deletePod: (...args) => store!.deletePod(...args) },
       probeRunner: (runtime, clock) => (prober = new ScriptedProber(runtime, clock)),
     });
-    store = new SqliteStore({ db: agent.db, clock: h.clock, runtimeName: "fake" });
+    store = new SqliteStore({ db: agent.db, clock: h.clock });
     const tcp = { type: "tcpSocket" as const, host: "", port: 8080 };
     const web = pod({ containers: [container("web", { ports: [{ containerPort: 8080, protocol: "TCP" }], livenessProbe: probe(tcp, { periodSeconds: 2 }) })] });
     prober.scripts.set("web/liveness", () => ({ ok: false, message: "dial tcp 127.0.0.1:8080: connect: connection refused" }));

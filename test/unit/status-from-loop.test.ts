@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
-import { podObject } from "../../src/status/pod-object.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 import { printPodRow } from "../../src/status/printer.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 
 /** The STATUS/READY/RESTARTS cells `get pods` would print for the loop's view of `spec`. */
 function row(h: ReturnType<typeof harness>, spec: PodSpec) {
   const record = h.pod(spec.key)!;
-  const printed = printPodRow(podObject(record, { runtimeName: "fake" }), h.clock.now());
+  const printed = printPodRow(servedPod(record, { runtimeName: "fake" }), h.clock.now());
   return { ready: printed.ready, status: printed.status, restarts: printed.restarts };
 }
 
@@ -74,7 +74,7 @@ describe("the loop's status, as the kubectl printer shows it", () => {
     const h = harness();
     const web = pod();
     await h.kubelet.sync(desired(web));
-    const object = podObject(h.pod(web.key)!, { runtimeName: "fake" });
+    const object = servedPod(h.pod(web.key)!, { runtimeName: "fake" });
     expect(object.metadata.annotations).toMatchObject({
       "kubernetes.io/config.hash": web.configHash,
       "kubernetes.io/config.source": "file",

@@ -13,6 +13,7 @@ import { listPodsFromStore, watchPods } from "../../src/store/pods-view.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { restartCountOf } from "../../src/kubelet/pod-state.ts";
+import { servedPod } from "../../src/kubelet/pod-status.ts";
 
 describe("migrations", () => {
   test("an empty database gets every migration, recorded with its sha256, and WAL + synchronous=NORMAL", () => {
@@ -81,13 +82,13 @@ describe("checkpoints", () => {
     record.app[0]!.state = "terminated";
     record.app[0]!.terminated = { containerId: record.app[0]!.containerId!, exitCode: 1, reason: "Error", finishedAt: h.clock.now() };
     const exited = { ...h.events[0]!, reason: "Exited", message: "Container crash exited with code 1 (Error)", type: "Warning" as const };
-    expect(() => h.store.savePod(record, [exited], [])).toThrow("injected failure");
+    expect(() => h.store.savePod(record, servedPod(record, { runtimeName: "fake" }), [exited], [])).toThrow("injected failure");
     expect(h.agent.db.query("SELECT phase, revision, record_json FROM pods").all()).toEqual(before);
     expect(h.agent.db.query("SELECT * FROM containers").all()).toEqual(containersBefore);
     expect(h.agent.db.query("SELECT count(*) AS n FROM attempts WHERE finished_at IS NOT NULL").get()).toEqual({ n: 0 });
     h.agent.db.run("DROP TRIGGER crash_mid_pass");
     // The loop keeps the events of a failed save and hands them again (kubelet-store-failure.test.ts).
-    h.store.savePod(record, [exited], []);
+    h.store.savePod(record, servedPod(record, { runtimeName: "fake" }), [exited], []);
     expect(h.agent.db.query("SELECT reason FROM events WHERE reason = 'Exited'").all()).toEqual([{ reason: "Exited" }]);
     expect(h.agent.db.query("SELECT exit_code FROM attempts").all()).toEqual([{ exit_code: 1 }]);
     h.agent.close();

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { refusedPodObject } from "../../src/status/refused-pod.ts";
 import { runCLI } from "../../src/cli/cli.ts";
 import { triageCommand } from "../../src/cli/triage.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";
@@ -119,9 +120,10 @@ test("a pod or container not found, or an unknown format: one clear error and ex
 test("a pod whose manifest the agent refused never ran: triage says so and points at describe", async () => {
   using dir = tempDir();
   const h = await crashLoop(dir.path);
-  new SqliteStore({ db: h.agent.db, clock: h.clock, runtimeName: "fake" }).saveRefusedManifests(
+  new SqliteStore({ db: h.agent.db, clock: h.clock }).saveRefusedManifests(
     [{ file: "/manifests/web.yaml", uid: "uid-refused", namespace: "demo", name: "web-lab", reason: "Invalid", issues: [{ path: ["spec", "containers", 0, "image"], message: "required" }] }],
     [],
+    refusedPodObject,
   );
   h.agent.close();
   expect(await runCLI(["triage", "web-lab", "--db", h.dbPath])).toBe(1);

@@ -1,0 +1,102 @@
+/**
+ * The loop's status module, the kubelet's generateAPIPodStatus: the one place a pod record becomes
+ * a v1 PodStatus (phase, conditions, container statuses), built once per pass and drawn into the
+ * served Pod (status/pod-object.ts) that the store saves as it is given.
+ */
+import { podQosClass } from "../manifest/qos.ts";
+import { podObject } from "../status/pod-object.ts";
+import { isoTime } from "../status/time.ts";
+import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../status/v1.ts";
+import { podConditions } from "./pod-conditions.ts";
+import { restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
+
+export interface PodStatusOptions {
+  /** Container ids are prefixed with it, like `containerd://` or `docker://`. */
+  runtimeName: string;
+}
+
+function terminatedState(termination: Termination, runtimeName: string): V1ContainerState {
+  const terminated: NonNullable<V1ContainerState["terminated"]> = {
+    exitCode: termination.exitCode,
+    reason: termination.reason,
+    finishedAt: isoTime(termination.finishedAt),
+  };
+  if (termination.signal !== undefined) terminated.signal = termination.signal;
+  if (termination.message) terminated.message = termination.message;
+  if (termination.startedAt !== undefined) terminated.startedAt = isoTime(termination.startedAt);
+  if (termination.containerId) terminated.containerID = `${runtimeName}://${termination.containerId}`;
+  return { terminated };
+}
+
+function currentState(container: ContainerRecord, runtimeName: string): V1ContainerState {
+  switch (container.state) {
+    case "running":
+      return { running: { startedAt: isoTime(container.startedAt ?? 0) } };
+    case "terminated":
+      return container.terminated ? terminatedState(container.terminated, runtimeName) : { waiting: {} };
+    case "waiting": {
+      const waiting: NonNullable<V1ContainerState["waiting"]> = {};
+      if (container.waiting?.reason) waiting.reason = container.waiting.reason;
+      if (container.waiting?.message) waiting.message = container.waiting.message;
+      return { waiting };
+    }
+  }
+}
+
+export function containerStatus(container: ContainerRecord, runtimeName: string): V1ContainerStatus {
+  const status: V1ContainerStatus = {
+    name: container.name,
+    image: container.spec.image,
+    imageID: "",
+    ready: container.ready,
+    restartCount: restartCountOf(container),
+    started: container.state === "running" && container.started,
+    state: currentState(container, runtimeName),
+    lastState: container.lastTermination ? terminatedState(container.lastTermination, runtimeName) : {},
+  };
+  const id = container.containerId ?? container.terminated?.containerId;
+  if (id) status.containerID = `${runtimeName}://${id}`;
+  return status;
+}
+
+/** The pod's status as the kubelet would report it after this pass. */
+export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatus {
+  const { spec } = pod;
+  const status: V1PodStatus = {
+    phase: pod.phase,
+    conditions: podConditions(pod),
+    hostIP: "127.0.0.1",
+    hostIPs: [{ ip: "127.0.0.1" }],
+    qosClass: podQosClass([...spec.initContainers, ...spec.containers]),
+    containerStatuses: pod.app.map((c) => containerStatus(c, options.runtimeName)),
+  };
+  if (pod.rejected) {
+    // The kubelet's rejectPod sets phase, reason and message only: no container ever had a status.
+    status.reason = pod.rejected.reason;
+    status.message = pod.rejected.message;
+    delete status.containerStatuses;
+  }
+  if (pod.waitingForNode) {
+    // As a cluster shows a pod no node will take yet: one PodScheduled condition, no container statuses.
+    status.conditions = [
+      { type: "PodScheduled", status: "False", lastProbeTime: null, lastTransitionTime: isoTime(pod.createdAt), reason: "Unschedulable", message: pod.waitingForNode.message },
+    ];
+    delete status.containerStatuses;
+  }
+  if (pod.sandbox) {
+    status.podIP = pod.sandbox.ip;
+    status.podIPs = [{ ip: pod.sandbox.ip }];
+  }
+  if (pod.startTime !== undefined) status.startTime = isoTime(pod.startTime);
+  if (pod.init.length > 0 && !pod.rejected && !pod.waitingForNode) status.initContainerStatuses = pod.init.map((c) => containerStatus(c, options.runtimeName));
+  return status;
+}
+
+/** The served Pod for the record as the loop has it now: its spec, its deletion, and this pass's status. */
+export function servedPod(pod: PodRecord, options: PodStatusOptions): V1Pod {
+  const deletion =
+    pod.deletionRequestedAt === undefined
+      ? undefined
+      : { requestedAt: pod.deletionRequestedAt, graceSeconds: pod.deletionGraceSeconds ?? pod.spec.terminationGracePeriodSeconds };
+  return podObject(pod.spec, { createdAt: pod.createdAt, ...(deletion && { deletion }) }, podStatus(pod, options));
+}
