@@ -36,7 +36,7 @@ export class CheckpointSink implements PodStateSink {
 }
 
 export function agent(clock: FakeClock, runtime: FakeRuntime, store: CheckpointSink, prober?: ProbeRunner) {
-  const probes = prober && new ProbeManager(prober, clock);
+  const probes = prober && new ProbeManager({ runner: prober, clock });
   const kubelet = new Kubelet({ runtime, clock, store, probes, backoff: backoffSettings({ baseSeconds: 10, capSeconds: 300 }) });
   const events: KubeEvent[] = [];
   kubelet.recorder.subscribe((e) => events.push(e));

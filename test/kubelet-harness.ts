@@ -32,7 +32,7 @@ export function harness(
   const kubelet = new Kubelet({
     runtime,
     clock,
-    ...(options.probeRunner && { probes: new ProbeManager(options.probeRunner(runtime, clock), clock) }),
+    ...(options.probeRunner && { probes: new ProbeManager({ runner: options.probeRunner(runtime, clock), clock }) }),
     backoff: backoffSettings({ baseSeconds: options.baseSeconds ?? 10, capSeconds: options.capSeconds ?? 300 }),
     ...options,
   });

@@ -129,7 +129,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     log(`api: ${api.failure}; the agent runs its pods without its API`);
     nodeEvents([apiFailedEvent(nodeName, api.failure, clock.now())]);
   }
-  const probes = new ProbeManager(new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock);
+  const probes = new ProbeManager({ runner: new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock });
   // Files the source refuses now: a pod whose file turned bad is stopped, and its PodRemoved says why.
   const refusedFiles = new Set<string>();
   const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);

@@ -19,6 +19,9 @@ import { servedPod } from "./pod-status.ts";
 import type { V1Pod } from "../status/v1.ts";
 import { containerShouldRestart } from "./restart-policy.ts";
 import type { SyncContext } from "./sync-context.ts";
+import type { ProbeCounters, ProbeListener, ProbeTarget } from "../prober/probe-manager.ts";
+import type { ProbeResults } from "../prober/results.ts";
+import { applyProbeVerdicts } from "./probe-actions.ts";
 import type { AdoptionPlan } from "./adoption.ts";
 import { applyAdoption } from "./adoption-apply.ts";
 import { advanceStop, beginStop, remainingPodGraceMs, shortenStop } from "./termination.ts";
@@ -36,11 +39,20 @@ import type { NodeAllocatable } from "../node-allocatable.ts";
 export type { PodStateSink } from "./pod-checkpoints.ts";
 export type { NodeConditions } from "./pod-admission.ts";
 
-/** The prober's side of the loop: starts due probes and applies their verdicts on later passes. */
+/**
+ * The prober as the loop uses it (prober/probe-manager.ts): it probes the attempts the loop runs
+ * and caches verdicts, which the loop reads and acts on (probe-actions.ts); it decides nothing.
+ */
 export interface ProbeDriver {
-  syncContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): void;
-  /** Drops trackers and in-flight results of a container attempt that is gone. */
+  readonly results: ProbeResults;
+  /** Probes this running attempt (idempotent). */
+  probe(target: ProbeTarget): void;
+  /** Stops probing an attempt that is gone or stopping, dropping its verdicts and any run in flight. */
   forget(containerId: string): void;
+  /** The attempt's probe counters, checkpointed with its record. */
+  counters(containerId: string): ProbeCounters;
+  listen(listener: ProbeListener): void;
+  stop(): void;
 }
 
 export interface KubeletOptions {
@@ -104,6 +116,17 @@ export class Kubelet {
       },
     });
     this.probes = options.probes;
+    this.probes?.listen({
+      event: (target, type, reason, message) => {
+        const pod = this.pods.get(target.podKey);
+        if (!pod || this.stopped) return;
+        this.event(pod, type, reason, allContainers(pod).find((c) => c.containerId === target.containerId), message);
+      },
+      // A pod whose pass failed waits for its retry: probes running on must not hammer a failing runtime.
+      probed: (target) => {
+        if (!this.syncFailures.failing(target.podKey)) this.requestSync(target.podKey);
+      },
+    });
     this.log = options.log ?? (() => {});
     this.removalReason = options.removalReason ?? (() => undefined);
     this.admission = new PodAdmission({
@@ -157,6 +180,7 @@ export class Kubelet {
     this.unwatch?.();
     this.unwatch = undefined;
     this.wakes.clear();
+    this.probes?.stop();
   }
 
   /**
@@ -381,12 +405,21 @@ export class Kubelet {
     if (isTerminalPhase(podPhase(pod))) {
       // A finished pod stops its sidecars, last declared first (KEP-753).
       this.stopNextSidecar(pod, "completed", remainingPodGraceMs(pod, this.clock.now()));
-    } else {
-      for (const container of allContainers(pod)) {
-        if (container.state === "running" && !container.stopping) this.probes?.syncContainer(this.ctx, pod, container);
-      }
+    } else if (this.probes) {
+      for (const container of allContainers(pod)) this.syncProbes(pod, container, this.probes);
     }
     for (const container of allContainers(pod)) await advanceStop(this.ctx, pod, container);
+  }
+
+  /** Keeps a running attempt probed, and acts on its verdicts; an attempt being stopped is probed no more. */
+  private syncProbes(pod: PodRecord, container: ContainerRecord, probes: ProbeDriver): void {
+    const id = container.containerId;
+    if (!id || container.state !== "running" || container.startedAt === undefined) return;
+    if (container.stopping) return probes.forget(id);
+    probes.probe({ podKey: pod.spec.key, containerId: id, container: container.spec, startedAt: container.startedAt, podIP: pod.sandbox?.ip ?? "127.0.0.1", saved: container.probeCounters });
+    applyProbeVerdicts(this.ctx, pod, container, probes.results);
+    if (container.stopping) probes.forget(id);
+    else container.probeCounters = probes.counters(id);
   }
 
   /** Init containers one at a time; sidecars let the next one start once they have started. */

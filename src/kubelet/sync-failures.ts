@@ -26,6 +26,11 @@ export class SyncFailures {
     return { retryInMs: cappedDoubling(RETRY_BASE_MS, RETRY_CAP_MS, count - 1), isNew: previous?.message !== message };
   }
 
+  /** Whether the pod's last pass failed: it is retried on its back-off, not sooner. */
+  failing(key: PodKey): boolean {
+    return this.failures.has(key);
+  }
+
   /** A pass got through, saved included, or the pod is gone: the next failure is news and retried from the start. */
   reset(key: PodKey): void {
     this.failures.delete(key);

@@ -1,161 +1,174 @@
 /**
- * The loop's side of probing, like the kubelet's prober manager: one set of trackers per container
- * attempt. Probes run concurrently and never block a pass: a due probe is started, and its result
- * is applied on the pod's next sync (which the result itself requests). Startup gates the others;
- * startup and liveness failures stop the container (the restart policy decides what follows);
- * readiness only flips `ready`.
+ * The prober manager, like the kubelet's: one worker per (container attempt, probe kind), each on
+ * its own timer, writing its verdicts into the results cache (results.ts). It decides nothing: the
+ * sync loop reads the verdicts and kills, restarts or marks ready, and this module never imports
+ * the loop. Probes run concurrently and never block a pass. Startup gates the other two.
  */
 import type { Clock } from "../clock.ts";
-import type { ProbeDriver } from "../kubelet/kubelet.ts";
-import type { ContainerRecord, PodRecord } from "../kubelet/pod-state.ts";
-import type { SyncContext } from "../kubelet/sync-context.ts";
-import { beginStop } from "../kubelet/termination.ts";
-import type { Probe, ProbeKind } from "../manifest/types.ts";
-import { ProbeTracker } from "./tracker.ts";
+import type { ContainerSpec, PodKey, Probe, ProbeKind } from "../manifest/types.ts";
 import type { ProbeResult } from "./probe-result.ts";
+import { newProbeResults, type ProbeResults } from "./results.ts";
+import { ProbeTracker, type ProbeTrackerSnapshot } from "./tracker.ts";
 
 /** Runs one probe against a container: the Prober in production, a script in tests. */
 export interface ProbeRunner {
   probe(probe: Probe, target: { containerId: string; podIP: string; kind: ProbeKind }): Promise<ProbeResult>;
 }
 
-interface Finished {
-  kind: ProbeKind;
-  result: ProbeResult;
-  at: number;
+/** One running container attempt the loop wants probed. */
+export interface ProbeTarget {
+  podKey: PodKey;
+  containerId: string;
+  container: Pick<ContainerSpec, "name" | "startupProbe" | "livenessProbe" | "readinessProbe">;
+  /** When the attempt started: initialDelaySeconds counts from here. */
+  startedAt: number;
+  /** Where an httpGet or tcpSocket probe without a host connects. */
+  podIP: string;
+  /** Counters a previous agent checkpointed for this same attempt: they carry on. */
+  saved?: ProbeCounters;
 }
 
-interface ContainerProbes {
-  trackers: Partial<Record<ProbeKind, ProbeTracker>>;
-  finished: Finished[];
+export type ProbeCounters = Partial<Record<ProbeKind, ProbeTrackerSnapshot>>;
+
+/** What the prober tells its listener (the loop): a probe's event, and that a container's probing moved on. */
+export interface ProbeListener {
+  event(target: ProbeTarget, type: "Normal" | "Warning", reason: string, message: string): void;
+  /** A run settled: a verdict or a counter changed, which the loop reads and checkpoints. */
+  probed(target: ProbeTarget): void;
+}
+
+export interface ProbeManagerOptions {
+  runner: ProbeRunner;
+  clock: Clock;
+  /** Where verdicts are written; default a new set of caches. */
+  results?: ProbeResults;
 }
 
 const LABEL: Record<ProbeKind, string> = { startup: "Startup", liveness: "Liveness", readiness: "Readiness" };
+const KINDS: readonly ProbeKind[] = ["startup", "liveness", "readiness"];
+const SILENT: ProbeListener = { event: () => {}, probed: () => {} };
 
-export class ProbeManager implements ProbeDriver {
+interface Worker {
+  tracker: ProbeTracker;
+  cancel?: () => void;
+}
+
+interface ContainerProbes {
+  target: ProbeTarget;
+  workers: Partial<Record<ProbeKind, Worker>>;
+}
+
+export class ProbeManager {
+  readonly results: ProbeResults;
+  private readonly runner: ProbeRunner;
+  private readonly clock: Clock;
   private readonly containers = new Map<string, ContainerProbes>();
+  private listener: ProbeListener = SILENT;
 
-  constructor(
-    private readonly runner: ProbeRunner,
-    private readonly clock: Clock,
-  ) {}
-
-  syncContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): void {
-    const id = container.containerId;
-    if (!id || container.startedAt === undefined) return;
-    const probes = this.entry(id, container);
-    for (const done of probes.finished.splice(0)) {
-      if (container.state !== "running" || container.stopping) break;
-      this.apply(ctx, pod, container, probes, done);
-    }
-    if (container.state !== "running" || container.stopping) return;
-    const now = this.clock.now();
-    let nextDue: number | undefined;
-    for (const kind of this.activeKinds(container)) {
-      const tracker = probes.trackers[kind];
-      if (!tracker) continue;
-      if (!tracker.inFlight && tracker.due(now, container.startedAt)) this.start(ctx, pod, container, id, kind, tracker);
-      const at = tracker.nextDueAt(container.startedAt);
-      if (at !== undefined) nextDue = nextDue === undefined ? at : Math.min(nextDue, at);
-    }
-    if (nextDue !== undefined) ctx.wakeAt(pod, nextDue);
-    container.probeCounters = this.snapshot(id);
+  constructor(options: ProbeManagerOptions) {
+    this.runner = options.runner;
+    this.clock = options.clock;
+    this.results = options.results ?? newProbeResults();
   }
 
+  /** Who hears the probes' events and progress; one listener (the loop). */
+  listen(listener: ProbeListener): void {
+    this.listener = listener;
+  }
+
+  /**
+   * Probes this running attempt, starting its workers the first time (idempotent: a later call only
+   * takes the newer pod IP). Each kind's verdict starts at its initial value, or where `saved` was.
+   */
+  probe(target: ProbeTarget): void {
+    const known = this.containers.get(target.containerId);
+    if (known) {
+      known.target = { ...known.target, podIP: target.podIP };
+      return;
+    }
+    const entry: ContainerProbes = { target, workers: {} };
+    for (const kind of KINDS) {
+      const probe = target.container[`${kind}Probe`];
+      if (!probe) continue;
+      const saved = target.saved?.[kind];
+      const tracker = saved ? ProbeTracker.restore(kind, probe, saved) : new ProbeTracker(kind, probe);
+      entry.workers[kind] = { tracker };
+      this.results[kind].set(target.containerId, tracker.verdict);
+    }
+    this.containers.set(target.containerId, entry);
+    for (const kind of KINDS) this.schedule(entry, kind);
+  }
+
+  /** Stops probing an attempt (gone, or being stopped) and forgets its verdicts; results in flight are dropped. */
   forget(containerId: string): void {
+    const entry = this.containers.get(containerId);
+    if (!entry) return;
+    for (const worker of Object.values(entry.workers)) worker.cancel?.();
     this.containers.delete(containerId);
+    for (const kind of KINDS) this.results[kind].remove(containerId);
   }
 
-  /** Counters of a container's trackers, for the store (adoption keeps them). */
-  snapshot(containerId: string): Partial<Record<ProbeKind, ReturnType<ProbeTracker["snapshot"]>>> {
-    const probes = this.containers.get(containerId);
-    if (!probes) return {};
-    return Object.fromEntries(Object.entries(probes.trackers).map(([kind, tracker]) => [kind, tracker.snapshot()]));
+  /** The counters of an attempt's probes, for the checkpoint (a restarted agent carries on from them). */
+  counters(containerId: string): ProbeCounters {
+    const entry = this.containers.get(containerId);
+    if (!entry) return {};
+    return Object.fromEntries(Object.entries(entry.workers).map(([kind, worker]) => [kind, worker.tracker.snapshot()]));
   }
 
-  private entry(id: string, container: ContainerRecord): ContainerProbes {
-    let probes = this.containers.get(id);
-    if (!probes) {
-      const { startupProbe, livenessProbe, readinessProbe } = container.spec;
-      // Counters saved with the record (by a previous agent, for this same attempt) carry on.
-      const tracker = (kind: ProbeKind, probe: Probe) => {
-        const saved = container.probeCounters?.[kind];
-        return saved ? ProbeTracker.restore(kind, probe, saved) : new ProbeTracker(kind, probe);
-      };
-      probes = {
-        trackers: {
-          ...(startupProbe && { startup: tracker("startup", startupProbe) }),
-          ...(livenessProbe && { liveness: tracker("liveness", livenessProbe) }),
-          ...(readinessProbe && { readiness: tracker("readiness", readinessProbe) }),
-        },
-        finished: [],
-      };
-      this.containers.set(id, probes);
-    }
-    return probes;
+  /** Stops every worker. Idempotent. */
+  stop(): void {
+    for (const id of [...this.containers.keys()]) this.forget(id);
   }
 
   /** Until the startup probe has succeeded, it is the only one that runs. */
-  private activeKinds(container: ContainerRecord): ProbeKind[] {
-    if (container.spec.startupProbe && !container.started) return ["startup"];
-    return ["liveness", "readiness"];
+  private gated(entry: ContainerProbes, kind: ProbeKind): boolean {
+    return kind !== "startup" && entry.workers.startup !== undefined && this.results.startup.get(entry.target.containerId) !== "success";
   }
 
-  private start(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, id: string, kind: ProbeKind, tracker: ProbeTracker): void {
-    const probe = tracker.probe;
+  /** Arms the worker's timer for its next run, unless it is in flight, on hold or gated. */
+  private schedule(entry: ContainerProbes, kind: ProbeKind): void {
+    const worker = entry.workers[kind];
+    if (!worker || this.gated(entry, kind)) return;
+    worker.cancel?.();
+    worker.cancel = undefined;
+    const at = worker.tracker.nextDueAt(entry.target.startedAt);
+    if (at === undefined) return;
+    worker.cancel = this.clock.setTimeout(() => this.run(entry, kind, worker), at - this.clock.now());
+  }
+
+  private run(entry: ContainerProbes, kind: ProbeKind, worker: Worker): void {
+    worker.cancel = undefined;
+    if (this.containers.get(entry.target.containerId) !== entry) return;
+    const { tracker } = worker;
     tracker.start(this.clock.now());
-    const target = { containerId: id, podIP: pod.sandbox?.ip ?? "127.0.0.1", kind };
+    const target = { containerId: entry.target.containerId, podIP: entry.target.podIP, kind };
     this.runner
-      .probe(probe, target)
+      .probe(tracker.probe, target)
       .catch((error): ProbeResult => ({ ok: false, message: error instanceof Error ? error.message : String(error) }))
       .then((result) => {
-        const probes = this.containers.get(id);
-        if (!probes || probes.trackers[kind] !== tracker) return;
-        probes.finished.push({ kind, result, at: this.clock.now() });
-        ctx.requestSync(pod);
+        if (this.containers.get(entry.target.containerId) !== entry || entry.workers[kind] !== worker) return;
+        this.settle(entry, kind, worker, result);
       });
   }
 
-  private apply(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, probes: ContainerProbes, done: Finished): void {
-    const tracker = probes.trackers[done.kind];
-    if (!tracker) return;
-    if (done.result.errored) {
+  private settle(entry: ContainerProbes, kind: ProbeKind, worker: Worker, result: ProbeResult): void {
+    const { target } = entry;
+    const { tracker } = worker;
+    if (result.errored) {
       // The probe could not run at all (not a failed check): reported, and not counted.
       tracker.discard();
-      ctx.event(pod, "Warning", "Unhealthy", container, `${LABEL[done.kind]} probe errored and resulted in unknown state: ${done.result.message}`);
-      return;
+      this.listener.event(target, "Warning", "Unhealthy", `${LABEL[kind]} probe errored and resulted in unknown state: ${result.message}`);
+    } else {
+      const verdict = tracker.record(result.ok, this.clock.now());
+      if (!result.ok) this.listener.event(target, "Warning", "Unhealthy", `${LABEL[kind]} probe failed: ${result.message}`);
+      else if (result.warning) this.listener.event(target, "Warning", "ProbeWarning", `${LABEL[kind]} probe warning: ${result.message}`);
+      if (verdict && this.results[kind].set(target.containerId, verdict) && kind === "startup" && verdict === "success") {
+        // Started: the probes it gated begin now.
+        this.schedule(entry, "liveness");
+        this.schedule(entry, "readiness");
+      }
     }
-    const verdict = tracker.record(done.result.ok, done.at);
-    if (!done.result.ok) {
-      ctx.event(pod, "Warning", "Unhealthy", container, `${LABEL[done.kind]} probe failed: ${done.result.message}`);
-    } else if (done.result.warning) {
-      ctx.event(pod, "Warning", "ProbeWarning", container, `${LABEL[done.kind]} probe warning: ${done.result.message}`);
-    }
-    const graceMs = (tracker.probe.terminationGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds) * 1000;
-    switch (done.kind) {
-      case "startup":
-        if (verdict === "success" && !container.started) {
-          container.started = true;
-          if (!container.spec.readinessProbe) this.setReady(ctx, pod, container, true);
-          // A started sidecar lets the next init container (or the app) start: sync again now.
-          ctx.requestSync(pod);
-        } else if (verdict === "failure") {
-          beginStop(ctx, pod, container, "startup", graceMs);
-        }
-        break;
-      case "liveness":
-        if (verdict === "failure") beginStop(ctx, pod, container, "liveness", graceMs);
-        break;
-      case "readiness":
-        if (verdict) this.setReady(ctx, pod, container, verdict === "success");
-        break;
-    }
-  }
-
-  private setReady(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, ready: boolean): void {
-    if (container.ready === ready) return;
-    container.ready = ready;
-    if (ready) ctx.event(pod, "Normal", "Ready", container, `Container ${container.name} is ready`);
-    else ctx.event(pod, "Warning", "NotReady", container, `Container ${container.name} is not ready`);
+    this.schedule(entry, kind);
+    this.listener.probed(target);
   }
 }

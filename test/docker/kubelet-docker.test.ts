@@ -33,7 +33,7 @@ const created: PodSpec[] = [];
 beforeEach(() => {
   volumeRoot = mkdtempSync(join(tmpdir(), "mk-kubelet-docker-"));
   runtime = new DockerRuntime({ pauseImage: PAUSE, volumeRoot });
-  const probes = new ProbeManager(new Prober({ clock: realClock, exec: (id, cmd, t) => runtime.execSync(id, cmd, t) }), realClock);
+  const probes = new ProbeManager({ runner: new Prober({ clock: realClock, exec: (id, cmd, t) => runtime.execSync(id, cmd, t) }), clock: realClock });
   h = realHarness(runtime, { probes, baseSeconds: 0.4, capSeconds: 1.6 });
 });
 

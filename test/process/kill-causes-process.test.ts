@@ -21,7 +21,7 @@ let h: ReturnType<typeof realHarness>;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "mk-kill-"));
   runtime = new ProcessRuntime({ rootDir: root });
-  const probes = new ProbeManager(new Prober({ clock: realClock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), realClock);
+  const probes = new ProbeManager({ runner: new Prober({ clock: realClock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock: realClock });
   h = realHarness(runtime, { probes });
 });
 

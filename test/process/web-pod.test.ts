@@ -26,7 +26,7 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "mk-web-"));
   runtime = new ProcessRuntime({ rootDir: join(root, "runtime"), owner: cgroups.ownerFor(root) });
   const prober = new Prober({ clock: realClock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) });
-  h = realHarness(runtime, { probes: new ProbeManager(prober, realClock) });
+  h = realHarness(runtime, { probes: new ProbeManager({ runner: prober, clock: realClock }) });
 });
 
 afterEach(async () => {
