@@ -33,7 +33,8 @@ export function podObject(spec: PodSpec, meta: PodObjectMeta, status: V1PodStatu
   metadata.labels = { ...spec.labels };
   metadata.annotations = {
     ...spec.annotations,
-    "kubernetes.io/config.hash": spec.configHash,
+    // As on a mirror pod; a pod created through the API carries no hash in the API, its spec is its own.
+    ...(!spec.api && { "kubernetes.io/config.hash": spec.configHash }),
     "kubernetes.io/config.seen": isoTime(meta.createdAt),
     "kubernetes.io/config.source": spec.api ? "api" : "file",
   };
