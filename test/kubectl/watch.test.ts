@@ -104,7 +104,9 @@ for (const [label, binary] of KUBECTLS_UNDER_TEST) {
         "web-lab 1/1 Running 0",
         "crash-lab 1/1 Running 1",
         "crash-lab 0/1 CrashLoopBackOff 1",
-        "web-lab 0/1 Terminating 0",
+        // The removed pod's last object: gone for good, it ended Failed (its container stopped with
+        // 143), and kubectl prints a terminal pod's reason, not Terminating.
+        "web-lab 0/1 Error 0",
       ]);
     }, 60_000);
 
