@@ -62,7 +62,6 @@ interface FakeContainer extends ContainerInfo {
  */
 export class FakeRuntime implements Runtime {
   readonly name = "fake" as const;
-  readonly reportsEveryExit = false;
   readonly calls: string[] = [];
   readonly containers = new Map<string, FakeContainer>();
   readonly sandboxes = new Map<string, SandboxInfo>();

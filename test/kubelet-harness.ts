@@ -1,10 +1,11 @@
 import { Kubelet, type KubeletOptions } from "../src/kubelet/kubelet.ts";
-import type { KubeEvent } from "../src/kubelet/events.ts";
+import type { KubeEvent } from "../src/kube-event.ts";
 import { restartCountOf, type ContainerRecord } from "../src/kubelet/pod-state.ts";
 import { backoffSettings } from "../src/kubelet/backoff.ts";
 import { FakeClock, advance } from "./fake-clock.ts";
 import { FakeRuntime } from "./fake-runtime.ts";
 import { ProbeManager, type ProbeRunner } from "../src/prober/probe-manager.ts";
+import type { PodLifecycleEventGenerator } from "../src/pleg/pleg.ts";
 
 /**
  * Lets everything a timer set off finish: promise chains (a preStop hook's completion) need a turn
@@ -24,6 +25,8 @@ export function harness(
     capSeconds?: number;
     /** Runs probes through a ProbeManager on the harness clock (a script, or a real Prober). */
     probeRunner?: (runtime: FakeRuntime, clock: FakeClock) => ProbeRunner;
+    /** The PLEG the loop hears the runtime through; default the loop's own (the event stream alone). */
+    plegFor?: (runtime: FakeRuntime, clock: FakeClock) => PodLifecycleEventGenerator;
   } = {},
 ) {
   const clock = new FakeClock();
@@ -33,6 +36,7 @@ export function harness(
     runtime,
     clock,
     ...(options.probeRunner && { probes: new ProbeManager({ runner: options.probeRunner(runtime, clock), clock }) }),
+    ...(options.plegFor && { pleg: options.plegFor(runtime, clock) }),
     backoff: backoffSettings({ baseSeconds: options.baseSeconds ?? 10, capSeconds: options.capSeconds ?? 300 }),
     ...options,
   });

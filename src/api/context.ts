@@ -6,8 +6,10 @@
 import type { Clock } from "../clock.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { StoreReader } from "../store/queries.ts";
-import type { ApiPodStore } from "../store/api-pod-store.ts";
-import type { AdmittedPod } from "../manifest/admit.ts";
+import type { PodWrites } from "../config/pod-writes.ts";
+
+export type { PodWrites };
+import type { PlegHealth } from "../pleg/pleg.ts";
 
 export interface ApiContext {
   store: StoreReader;
@@ -24,6 +26,8 @@ export interface ApiContext {
   limits: ApiLimits;
   /** The pods the node admits (`run --max-pods`); undefined is the kubelet's default. */
   maxPods?: number;
+  /** Under `run`: the PLEG's health, which the Node's Ready condition reports. */
+  plegHealth?: () => PlegHealth;
 }
 
 export interface CommitFeed {
@@ -42,17 +46,3 @@ export interface ApiLimits {
 }
 
 export const DEFAULT_LIMITS: ApiLimits = { maxBodyBytes: 3 * 1024 * 1024, maxWatches: 100, maxExecSessions: 16, maxListLimit: 10_000 };
-
-/**
- * What the write routes use under `run`: the agent's store of API pods (its write connection), the
- * agent's admission rules, and the source to wake once a write is committed.
- */
-export interface PodWrites {
-  store: ApiPodStore;
-  /** Admits a pod by the rules a manifest file meets on this agent (`strict`: unknown fields refused); throws ManifestError. */
-  admit(object: Record<string, unknown>, identity: { uid: string; createdAt: number }, strict: boolean): AdmittedPod;
-  /** The manifest file whose pod has this namespace and name (as the API names it), if any. */
-  fileOf(namespace: string, name: string): string | undefined;
-  /** Tells the API pod source that a write was committed: the loop wakes on it. */
-  changed(): void;
-}

@@ -8,10 +8,11 @@ import { readFileSync } from "node:fs";
 import { arch, hostname, platform, release } from "node:os";
 import { isoTime } from "../status/time.ts";
 import { KUBE_VERSION } from "../version.ts";
-import { MAX_PODS, nodeAllocatable, readHostCapacity, type HostCapacity, type NodeReservations } from "../node-allocatable.ts";
+import { MAX_PODS, nodeAllocatable, readHostCapacity, type HostCapacity, type NodeReservations } from "../eviction/node-allocatable.ts";
 import { thresholdBytes } from "../eviction/thresholds.ts";
 import { realStatfs } from "../eviction/disk-pressure.ts";
 import { runtimeRootOf } from "../store/db-path.ts";
+import type { PlegHealth } from "../pleg/pleg.ts";
 
 export interface HostFacts extends HostCapacity {
   memoryAvailableKi: number;
@@ -48,6 +49,8 @@ export interface NodeOptions {
   diskPressure?: { pressure: boolean; since: number };
   /** `run --max-pods`; default MAX_PODS. */
   maxPods?: number;
+  /** The agent's PLEG health (under `run`): unhealthy, the node is not Ready, as the kubelet reports it. */
+  pleg?: PlegHealth;
 }
 
 export function readHostFacts(dbPath: string): HostFacts {
@@ -86,10 +89,13 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
     (facts.ephemeralStorageBytes > 0n && facts.diskAvailableBytes < thresholdBytes(evictionHard["nodefs.available"], facts.ephemeralStorageBytes));
   const diskSince = isoTime(options.diskPressure?.since ?? options.createdAt);
   const pidPressure = facts.pidMax - facts.processes < facts.pidMax * PID_AVAILABLE_MIN_FRACTION;
+  const readySince = options.pleg ? isoTime(options.pleg.since) : since;
   const ready =
-    options.liveness === "running"
-      ? { type: "Ready", status: "True", lastHeartbeatTime: heartbeat, lastTransitionTime: since, reason: "KubeletReady", message: "kubelet is posting ready status" }
-      : { type: "Ready", status: "Unknown", lastHeartbeatTime: heartbeat, lastTransitionTime: since, reason: "NodeStatusUnknown", message: "minikubelet serve reads the database only: whether an agent runs is not known." };
+    options.liveness !== "running"
+      ? { type: "Ready", status: "Unknown", lastHeartbeatTime: heartbeat, lastTransitionTime: since, reason: "NodeStatusUnknown", message: "minikubelet serve reads the database only: whether an agent runs is not known." }
+      : options.pleg && !options.pleg.healthy
+        ? { type: "Ready", status: "False", lastHeartbeatTime: heartbeat, lastTransitionTime: readySince, reason: "KubeletNotReady", message: `PLEG is not healthy: ${options.pleg.message}` }
+        : { type: "Ready", status: "True", lastHeartbeatTime: heartbeat, lastTransitionTime: readySince, reason: "KubeletReady", message: "kubelet is posting ready status" };
   const capacity = {
     cpu: String(facts.cpus),
     "ephemeral-storage": `${facts.ephemeralStorageBytes / 1024n}Ki`,

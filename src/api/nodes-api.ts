@@ -9,7 +9,7 @@ import { databaseIdentity } from "../store/identity.ts";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { nodeObject, readHostFacts, type NodeOptions } from "./node-object.ts";
-import { NOTHING_RESERVED, parseReserved, type NodeReservations } from "../node-allocatable.ts";
+import { NOTHING_RESERVED, parseReserved, type NodeReservations } from "../eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../eviction/thresholds.ts";
 import { readNodeStatus } from "../store/node-status.ts";
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
@@ -51,6 +51,7 @@ export function currentNode(api: ApiContext): Node {
     containerRuntimeVersion: containerRuntimeVersion(api),
     ...recordedNode(api),
     maxPods: api.maxPods,
+    ...(api.plegHealth && { pleg: api.plegHealth() }),
   }) as Node;
   node.metadata.resourceVersion = String(api.store.revision());
   return node;

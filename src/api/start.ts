@@ -4,16 +4,18 @@
  * address it listens on is recorded for `minikubelet kubeconfig`.
  */
 import { isIP } from "node:net";
+import { DEFAULT_API_LISTEN } from "./listen-address.ts";
 import { realClock, type Clock } from "../clock.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { AGENT_BUSY_TIMEOUT_MS, openReadonlyDatabase } from "../store/open.ts";
 import { StoreReader } from "../store/queries.ts";
+import type { PlegHealth } from "../pleg/pleg.ts";
 import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type CommitFeed, type PodWrites } from "./context.ts";
 import { apiRoutes } from "./routes.ts";
 import { startApiServer, type ListenAddress } from "./server.ts";
 import { apiDirOf, ensureCredentials, recordServerAddress } from "./tls.ts";
 
-export const DEFAULT_API_LISTEN = "127.0.0.1:6443";
+export { DEFAULT_API_LISTEN };
 
 /** `--api-listen`: `HOST:PORT` (`[::1]:6443` for IPv6), or `off`. Returns an error message for a bad value. */
 export function parseListenAddress(value: string): ListenAddress | "off" | { error: string } {
@@ -39,6 +41,8 @@ export interface StartApiOptions {
   log?: (message: string) => void;
   /** `run --max-pods`: the pods the node admits, which its Node object reports. Default: the kubelet's 110. */
   maxPods?: number;
+  /** Under `run`: the PLEG's health, for the Node's Ready condition. */
+  plegHealth?: () => PlegHealth;
 }
 
 export interface RunningApi {
@@ -72,6 +76,7 @@ export function startApi(options: StartApiOptions): RunningApi {
     ...(options.podWrites && { podWrites: options.podWrites }),
     limits: options.limits ?? DEFAULT_LIMITS,
     ...(options.maxPods !== undefined && { maxPods: options.maxPods }),
+    ...(options.plegHealth && { plegHealth: options.plegHealth }),
   };
   try {
     const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: options.log });

@@ -1,10 +1,6 @@
-/**
- * `--api-listen` for `run` and `serve`, and starting the API so that a failure to listen (a busy
- * port) is one clear line and never stops the agent: its pods matter more than its API.
- */
-import { DEFAULT_API_LISTEN, parseListenAddress, startApi, type RunningApi, type StartApiOptions } from "../api/start.ts";
+/** `--api-listen` for `run` and `serve`. */
+import { DEFAULT_API_LISTEN, parseListenAddress } from "../api/start.ts";
 import type { ListenAddress } from "../api/server.ts";
-import type { KubeEvent } from "../kubelet/events.ts";
 import { UsageError } from "./errors.ts";
 
 /** The listen address, or undefined for `off`; UsageError for a malformed value. */
@@ -13,38 +9,4 @@ export function apiListenOption(value: unknown): ListenAddress | undefined {
   if (parsed === "off") return undefined;
   if ("error" in parsed) throw new UsageError(parsed.error);
   return parsed;
-}
-
-/**
- * Starts the API, or says in one line why it could not: the agent runs its pods either way, and
- * says so (stderr line, banner, event) once its banner is out.
- */
-export function startAgentApi(options: Omit<StartApiOptions, "listen"> & { listen: ListenAddress | undefined }): RunningApi | { failure: string } | undefined {
-  const { listen } = options;
-  if (!listen) return undefined;
-  try {
-    return startApi({ ...options, listen });
-  } catch (error) {
-    const code = (error as { code?: string })?.code;
-    return { failure: code ? `cannot listen on ${formatListen(listen)}: ${listenFailure(code, error)}` : (error as Error)?.message ?? String(error) };
-  }
-}
-
-/**
- * The Warning event on the node for an API that could not start. Like the kubelet's node events,
- * its object is the node, whose uid is its name; the empty pod key marks it as no pod's.
- */
-export function apiFailedEvent(nodeName: string, message: string, at: number): KubeEvent {
-  return { at, type: "Warning", reason: "APIListenFailed", podKey: "", namespace: "default", pod: nodeName, podUid: nodeName, container: "", message: `Kubernetes API not served: ${message}` };
-}
-
-export function formatListen(listen: ListenAddress): string {
-  return `${listen.hostname.includes(":") ? `[${listen.hostname}]` : listen.hostname}:${listen.port}`;
-}
-
-function listenFailure(code: string, error: unknown): string {
-  if (code === "EADDRINUSE") return "the address is already in use";
-  if (code === "EADDRNOTAVAIL") return "the address is not one of this host's";
-  if (code === "EACCES") return "permission denied";
-  return (error as Error)?.message ?? String(error);
 }

@@ -4,7 +4,10 @@
  * (0 ok, 1 bad input or failed check, 2 usage) with one line on stderr.
  */
 import { cac, type CAC } from "cac";
+import { DEFAULT_RESYNC_SECONDS } from "../agent/defaults.ts";
+import { DEFAULT_API_LISTEN } from "../api/listen-address.ts";
 import { DEFAULT_BACKOFF_SECONDS } from "../kubelet/backoff.ts";
+import { DEFAULT_PAUSE_IMAGE } from "../runtime/pause-image.ts";
 import { versionLine } from "../version.ts";
 import { describeCommands } from "./help.ts";
 import { NotFoundError, UsageError } from "./errors.ts";
@@ -28,9 +31,9 @@ export function createCLI(): CAC {
     .option("--backoff-base <seconds>", `first restart back-off (default: ${DEFAULT_BACKOFF_SECONDS.base}, or --backoff-max when lower)`)
     .option("--backoff-max <seconds>", `back-off cap (default: ${DEFAULT_BACKOFF_SECONDS.cap})`)
     .option("--stop-pods-on-exit", "stop the pods (SIGTERM, grace, SIGKILL) when the agent exits; by default they keep running for the next agent")
-    .option("--pause-image <image>", "docker runtime: sandbox image", { default: "registry.k8s.io/pause:3.10" })
-    .option("--resync <seconds>", "periodic full rescan of the manifest directory", { default: 20 })
-    .option("--api-listen <addr>", "serve the Kubernetes API (HTTPS, bearer token) on HOST:PORT, or off (default: 127.0.0.1:6443)")
+    .option("--pause-image <image>", `docker runtime: sandbox image (default: ${DEFAULT_PAUSE_IMAGE})`)
+    .option("--resync <seconds>", `periodic full rescan of the manifest directory (default: ${DEFAULT_RESYNC_SECONDS})`)
+    .option("--api-listen <addr>", `serve the Kubernetes API (HTTPS, bearer token) on HOST:PORT, or off (default: ${DEFAULT_API_LISTEN})`)
     .option("--container-log-max-size <size>", "rotate a container's log when it reaches this size (default: 10Mi)")
     .option("--container-log-max-files <n>", "log files kept per container, the current one included, at least 2 (default: 5)")
     .option("--event-ttl <duration>", "keep events, and deleted pods for describe, this long (default: 24h)")
@@ -53,7 +56,7 @@ export function createCLI(): CAC {
   cli
     .command("serve", "serve the read API from the database alone, without running pods (a stopped agent's history)")
     .option(...dbOption)
-    .option("--api-listen <addr>", "HOST:PORT (default: 127.0.0.1:6443)")
+    .option("--api-listen <addr>", `HOST:PORT (default: ${DEFAULT_API_LISTEN})`)
     .option("--node <name>", "the node's name (default: the host name)", { default: "" })
     .action(async (options) => (await import("./serve.ts")).serveCommand(options));
 

@@ -4,9 +4,9 @@ import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../
 import { checkNodeName } from "../manifest/validate.ts";
 import { parseGoDuration } from "../status/go-duration.ts";
 import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";
-import { MAX_PODS } from "../node-allocatable.ts";
+import { MAX_PODS } from "../eviction/node-allocatable.ts";
 import { UsageError } from "./errors.ts";
-import { parseReserved, ReservedError, type NodeReservations } from "../node-allocatable.ts";
+import { parseReserved, ReservedError, type NodeReservations } from "../eviction/node-allocatable.ts";
 import { DEFAULT_EVICTION_HARD, parseEvictionHard, ThresholdError } from "../eviction/thresholds.ts";
 
 export function secondsOption(flag: string, value: unknown): number {

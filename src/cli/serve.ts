@@ -7,7 +7,8 @@ import { nodeNameOf } from "../node-name.ts";
 import { CommitBroadcast, watchDatabase } from "../api/commit-feed.ts";
 import { DEFAULT_API_LISTEN, startApi } from "../api/start.ts";
 import { resolveDbPath } from "../store/db-path.ts";
-import { apiListenOption, formatListen } from "./api-listen.ts";
+import { formatListen } from "../agent/api.ts";
+import { apiListenOption } from "./api-listen.ts";
 import { UsageError } from "./errors.ts";
 import { nodeOption } from "./options.ts";
 

@@ -6,7 +6,7 @@
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
 import { isSidecar } from "../manifest/types.ts";
 import { parseQuantity } from "../manifest/quantity.ts";
-import type { NodeAllocatable } from "../node-allocatable.ts";
+import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 
 /** cpu in millicores, memory and ephemeral-storage in bytes: the units of the kubelet's message. */
 export interface PodRequests {

@@ -10,7 +10,7 @@ import type { PodKey, PodSpec } from "../manifest/types.ts";
 import type { Runtime, RuntimeEvent } from "../runtime/runtime.ts";
 import { BackoffStore, DEFAULT_BACKOFF, type BackoffEntry, type BackoffSettings } from "./backoff.ts";
 import { refreshContainer, startOrBackOff } from "./container-lifecycle.ts";
-import { EventRecorder, type EventType, type KubeEvent } from "./events.ts";
+import { EventRecorder, type EventType, type KubeEvent } from "../kube-event.ts";
 import { isTerminalPhase, podPhase } from "./phase.ts";
 import { allContainers, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 import { PodWorkers } from "./pod-workers.ts";
@@ -27,14 +27,15 @@ import { applyAdoption } from "./adoption-apply.ts";
 import { advanceStop, beginStop, remainingPodGraceMs, shortenStop } from "./termination.ts";
 import { killRevivedAttempts } from "./runtime-restarts.ts";
 import { ensureSandboxAlive } from "./sandbox-check.ts";
-import { RuntimeIndex } from "./runtime-index.ts";
+import { EventedPleg } from "../pleg/evented-pleg.ts";
+import type { PodLifecycleEvent, PodLifecycleEventGenerator } from "../pleg/pleg.ts";
 import { WakeTimers } from "./wake-timers.ts";
 import { applyInPlaceUpdate, inPlaceChanges, restartChangedContainers } from "./container-changes.ts";
 import { SyncFailures } from "./sync-failures.ts";
 import { PodCheckpoints, type PodStateSink } from "./pod-checkpoints.ts";
 import { PodAdmission, type NodeConditions } from "./pod-admission.ts";
 import type { PodRequests } from "./admission.ts";
-import type { NodeAllocatable } from "../node-allocatable.ts";
+import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 
 export type { PodStateSink } from "./pod-checkpoints.ts";
 export type { NodeConditions } from "./pod-admission.ts";
@@ -72,6 +73,11 @@ export interface KubeletOptions {
   allocatable?: NodeAllocatable;
   /** The node's conditions: under DiskPressure new pods wait (call nodeConditionsChanged when it clears). */
   node?: NodeConditions;
+  /**
+   * Where the runtime's container events come from, routed to pods. Default: a PLEG over the
+   * runtime's event stream alone (not started: no relist), which the loop's tests drive directly.
+   */
+  pleg?: PodLifecycleEventGenerator;
 }
 
 /** Hears each pod after its pass with the Pod the pass drew, and once more with `removed` when it is gone. */
@@ -92,7 +98,11 @@ export class Kubelet {
   private readonly wakes: WakeTimers;
   private readonly checkpoints: PodCheckpoints;
   private readonly syncFailures = new SyncFailures();
-  private readonly index = new RuntimeIndex();
+  private readonly pleg: PodLifecycleEventGenerator;
+  /** Tracked ids the runtime reported started; a pod's are consumed by its next sync (runtime-restarts.ts). */
+  private readonly startedIds = new Set<string>();
+  /** Pods whose sandbox may have died (an event about it, the runtime back from an outage). */
+  private readonly sandboxSuspects = new Set<PodKey>();
   private readonly podListeners = new Set<PodListener>();
   /** The served Pod each live pod's last pass drew: the status file and the final table print these. */
   private readonly served = new Map<PodKey, V1Pod>();
@@ -105,6 +115,7 @@ export class Kubelet {
   constructor(options: KubeletOptions) {
     this.runtime = options.runtime;
     this.clock = options.clock;
+    this.pleg = options.pleg ?? new EventedPleg({ runtime: this.runtime, clock: this.clock, log: options.log });
     this.checkpoints = new PodCheckpoints({
       store: options.store,
       removalFailed: (pod, error) => {
@@ -153,10 +164,11 @@ export class Kubelet {
       wakeAt: (pod, at) => this.wakeAt(pod.spec.key, at),
       requestSync: (pod) => this.dispatch(pod.spec.key),
       track: (id, pod) => {
-        if (this.index.track(id, pod.spec.key)) this.dispatch(pod.spec.key);
+        if (this.pleg.track(id, pod.spec.key, trackedKind(pod, id))) this.dispatch(pod.spec.key);
       },
       untrack: (id) => {
-        this.index.untrack(id);
+        this.pleg.untrack(id);
+        this.startedIds.delete(id);
         this.probes?.forget(id);
       },
       log: this.log,
@@ -167,7 +179,7 @@ export class Kubelet {
   /** Subscribes to runtime events so an exit wakes its pod at once. Idempotent. */
   start(): void {
     this.stopped = false;
-    this.unwatch ??= this.runtime.watch((event) => this.onRuntimeEvent(event));
+    this.unwatch ??= this.pleg.watch((event) => this.onPlegEvent(event));
   }
 
   /**
@@ -253,7 +265,7 @@ export class Kubelet {
     this.backoff.restore(backoff);
     await applyAdoption(plan, {
       pods: this.pods,
-      track: (id, pod) => void this.index.track(id, pod.spec.key),
+      track: (id, pod) => void this.pleg.track(id, pod.spec.key, trackedKind(pod, id)),
       event: (pod, type, reason, container, message) => this.event(pod, type, reason, container, message),
       backoff: this.backoff,
       save: (pod) => {
@@ -362,7 +374,7 @@ export class Kubelet {
     if (!pod || this.stopped) return;
     this.wakes.cancel(key);
     for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
-    await killRevivedAttempts(this.ctx, pod, this.index.startedIds);
+    await killRevivedAttempts(this.ctx, pod, this.startedIds);
     // A pod adopted while waiting, on an agent that saw no pressure at start, is admitted here.
     if (pod.deletionRequestedAt === undefined) this.admission.release(pod);
     if (pod.deletionRequestedAt !== undefined) {
@@ -377,11 +389,11 @@ export class Kubelet {
   }
 
   private async syncRunning(pod: PodRecord): Promise<void> {
-    if (pod.sandbox && this.index.sandboxSuspects.delete(pod.spec.key)) {
+    if (pod.sandbox && this.sandboxSuspects.delete(pod.spec.key)) {
       try {
         await ensureSandboxAlive(this.ctx, pod);
       } catch (error) {
-        this.index.sandboxSuspects.add(pod.spec.key);
+        this.sandboxSuspects.add(pod.spec.key);
         throw error;
       }
     }
@@ -400,7 +412,7 @@ export class Kubelet {
       if (await this.syncInit(pod)) await this.syncApps(pod);
       // A container that could not start may have met a dead sandbox (a pause container's
       // namespaces cannot be joined once it is gone): look at the sandbox on the next pass.
-      if (allContainers(pod).some((c) => c.state === "terminated" && c.terminated?.containerId === "")) this.index.sandboxSuspects.add(pod.spec.key);
+      if (allContainers(pod).some((c) => c.state === "terminated" && c.terminated?.containerId === "")) this.sandboxSuspects.add(pod.spec.key);
     }
     if (isTerminalPhase(podPhase(pod))) {
       // A finished pod stops its sidecars, last declared first (KEP-753).
@@ -486,7 +498,7 @@ export class Kubelet {
         await this.runtime.removeContainer(id).catch((error) => this.log(`removing container ${id}: ${errorMessage(error)}`));
       }
     }
-    this.index.sandboxSuspects.delete(key);
+    this.sandboxSuspects.delete(key);
     if (pod.sandbox) {
       this.ctx.untrack(pod.sandbox.id);
       await this.runtime.removePodSandbox(pod.sandbox.id).catch((error) => this.log(`removing sandbox ${pod.sandbox?.id}: ${errorMessage(error)}`));
@@ -544,19 +556,23 @@ export class Kubelet {
     };
   }
 
-  private onRuntimeEvent(event: RuntimeEvent): void {
-    if (event.type === "health") {
+  private onPlegEvent(event: PodLifecycleEvent): void {
+    if (event.type === "RuntimeHealth") {
       this.log(`runtime ${this.runtime.name} ${event.healthy ? "healthy" : "unhealthy"}: ${event.message}`);
       // Unhealthy: every pod syncs now, so what fails is reported (FailedSync) and retried.
       // Healthy again: anything may have happened meanwhile, sandboxes dying included.
       for (const key of this.pods.keys()) {
-        if (event.healthy) this.index.sandboxSuspects.add(key);
+        if (event.healthy) this.sandboxSuspects.add(key);
         this.dispatch(key);
       }
       return;
     }
-    const key = this.index.route(event, (podKey) => this.pods.get(podKey)?.sandbox?.id);
-    if (key) this.requestSync(key);
+    if (event.sandbox) {
+      if (event.type === "ContainerDied") this.sandboxSuspects.add(event.podKey);
+    } else if (event.type === "ContainerStarted") {
+      this.startedIds.add(event.containerId);
+    }
+    this.requestSync(event.podKey);
   }
 
   /**
@@ -583,6 +599,11 @@ export class Kubelet {
       if (failure.isNew && errorMessage(saveError) !== message) this.log(`saving pod ${key}: ${errorMessage(saveError)}`);
     }
   }
+}
+
+/** Whether `id` is the pod's sandbox or one of its containers. */
+function trackedKind(pod: PodRecord, id: string): "sandbox" | "container" {
+  return pod.sandbox?.id === id ? "sandbox" : "container";
 }
 
 function errorMessage(error: unknown): string {

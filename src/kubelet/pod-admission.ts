@@ -4,9 +4,9 @@
  * in allocatable beside the pods already admitted, or it is refused as the kubelet's rejectPod
  * leaves it (Failed, never started). Adopted pods never come through here: a restart refuses nothing.
  */
-import type { NodeAllocatable } from "../node-allocatable.ts";
+import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests, type PodRequests } from "./admission.ts";
-import type { EventType } from "./events.ts";
+import type { EventType } from "../kube-event.ts";
 import { isTerminalPhase, podPhase } from "./phase.ts";
 import { allContainers, type PodRecord } from "./pod-state.ts";
 

@@ -5,7 +5,7 @@
 import type { Clock } from "../clock.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { BackoffStore } from "./backoff.ts";
-import type { EventType } from "./events.ts";
+import type { EventType } from "../kube-event.ts";
 import type { ContainerRecord, PodRecord } from "./pod-state.ts";
 
 export interface SyncContext {

@@ -38,13 +38,14 @@ import type {
   Sandbox,
   SandboxInfo,
 } from "./runtime.ts";
+import { DEFAULT_PAUSE_IMAGE } from "./pause-image.ts";
 
-export const DEFAULT_PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
+export { DEFAULT_PAUSE_IMAGE };
 
 export interface DockerRuntimeOptions {
   /** Default: the real clock. Times pulls, exec deadlines and event-stream reconnects. */
   clock?: Clock;
-  /** The sandbox image; default registry.k8s.io/pause:3.10 (pulled if missing). */
+  /** The sandbox image; default DEFAULT_PAUSE_IMAGE (pulled if missing). */
   pauseImage?: string;
   /** Default: `new Dockerode()`, which reads DOCKER_HOST or uses /var/run/docker.sock. */
   docker?: Dockerode;
@@ -66,8 +67,6 @@ export interface DockerRuntimeOptions {
 
 export class DockerRuntime implements Runtime {
   readonly name = "docker" as const;
-  /** The engine's event stream can drop a line. */
-  readonly reportsEveryExit = false;
   readonly pauseImage: string;
   readonly volumeRoot: string;
   private readonly owner: string | undefined;

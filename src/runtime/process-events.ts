@@ -5,11 +5,12 @@
  * monitor is our child). Each exit is reported once per agent.
  *
  * Backstops, none of which reads a container's files while its monitor is known to be alive (so a
- * thousand sleeping containers cost nothing per pass): every `resyncMs`, one listing of `events/`
- * for `.exited` markers the watch did not deliver; the monitor's exit callback while it is our
- * child; and once a minute, a status read of the containers whose monitor is not our child (adopted
- * from a previous agent, or its monitor died first), as only that tells a monitor killed with the
- * container still running (the exit is then recorded as lost).
+ * thousand sleeping containers cost nothing per relist): the monitor's exit callback while it is our
+ * child; and `recheck`, the runtime's relist, which the PLEG runs on its own period (pleg/): one
+ * listing of `events/` for `.exited` markers the watch did not deliver, and at most once a minute a
+ * status read of the containers whose monitor is not our child (adopted from a previous agent, or
+ * its monitor died first), as only that tells a monitor killed with the container still running (the
+ * exit is then recorded as lost).
  */
 import { readdirSync, watch, type FSWatcher } from "node:fs";
 import type { Clock } from "../clock.ts";
@@ -18,8 +19,6 @@ import type { RuntimeEvent } from "./runtime.ts";
 export interface ContainerEventsOptions {
   eventsDir: string;
   clock: Clock;
-  /** Period of the backstop re-check. */
-  resyncMs: number;
   /** Reads whether `id` has exited (recording a lost exit when its monitor is gone). */
   hasExited: (id: string) => boolean;
 }
@@ -37,7 +36,6 @@ export class ContainerEvents {
   private readonly children = new Set<string>();
   private lastUnwatchedCheck: number;
   private readonly watcher: FSWatcher | undefined;
-  private cancelResync: (() => void) | undefined;
   private closed = false;
 
   constructor(private readonly options: ContainerEventsOptions) {
@@ -50,7 +48,6 @@ export class ContainerEvents {
       // The directory went away (root removed under us): the backstop still runs.
     });
     this.lastUnwatchedCheck = options.clock.now();
-    this.armResync();
   }
 
   subscribe(listener: (event: RuntimeEvent) => void): () => void {
@@ -119,10 +116,14 @@ export class ContainerEvents {
     return true;
   }
 
-  /** The whole backstop at once: missed markers, then every container whose monitor is not our child. Exposed for tests. */
+  /**
+   * The relist: missed markers, then, once a minute, every container whose monitor is not our
+   * child. Reads no container's files while every monitor is our child and no marker is new.
+   */
   recheck(): void {
+    if (this.closed) return;
     this.scanMarkers();
-    this.checkUnwatched();
+    if (this.options.clock.now() - this.lastUnwatchedCheck >= UNWATCHED_CHECK_MS) this.checkUnwatched();
   }
 
   /** One listing of the events directory: an `.exited` marker of a container seen running is an exit the watch missed. */
@@ -150,7 +151,6 @@ export class ContainerEvents {
     if (this.closed) return;
     this.closed = true;
     this.watcher?.close();
-    this.cancelResync?.();
     this.listeners.clear();
     for (const set of this.waiters.values()) for (const wake of [...set]) wake();
   }
@@ -163,14 +163,5 @@ export class ContainerEvents {
         // One listener's failure must not stop the others from hearing of the exit.
       }
     }
-  }
-
-  private armResync(): void {
-    this.cancelResync = this.options.clock.setTimeout(() => {
-      if (this.closed) return;
-      this.scanMarkers();
-      if (this.options.clock.now() - this.lastUnwatchedCheck >= UNWATCHED_CHECK_MS) this.checkUnwatched();
-      this.armResync();
-    }, this.options.resyncMs);
   }
 }

@@ -52,10 +52,8 @@ export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 export interface ProcessRuntimeOptions {
   /** Holds every pod and container directory; created if missing. */
   rootDir: string;
-  /** Default: the real clock. Drives the backstop re-check and the start/exec timeouts. */
+  /** Default: the real clock. Drives the start/exec timeouts and the once-a-minute look at adopted monitors. */
   clock?: Clock;
-  /** Period of the backstop listing of exit markers the directory watch missed. Default 5000 ms. */
-  resyncMs?: number;
   /** How long startContainer waits for the monitor to report the process. Default 10000 ms. */
   startTimeoutMs?: number;
   /**
@@ -81,7 +79,6 @@ export interface ProcessRuntimeOptions {
 export class ProcessRuntime implements Runtime {
   readonly name = "process" as const;
   /** Exit markers are watched, listed every few seconds, and backed by the monitors' exit callbacks. */
-  readonly reportsEveryExit = true;
   private readonly layout: ProcessLayout;
   private readonly clock: Clock;
   private readonly tools: MonitorTools;
@@ -123,7 +120,6 @@ export class ProcessRuntime implements Runtime {
     this.events = new ContainerEvents({
       eventsDir: this.layout.eventsDir,
       clock: this.clock,
-      resyncMs: options.resyncMs ?? 5000,
       hasExited: (id) => this.readStatus(id).state === "exited",
     });
     this.ownership = new ProcessOwnership({ owner: this.owner, log: options.log ?? (() => {}) });
@@ -271,8 +267,8 @@ export class ProcessRuntime implements Runtime {
     this.cgroups.release();
   }
 
-  /** The backstop pass, for tests: re-checks every container seen running. */
-  recheck(): void {
+  /** The relist (the PLEG runs it): exits the marker watch missed, and monitors that died under their container. */
+  async relist(): Promise<void> {
     this.events.recheck();
   }
 

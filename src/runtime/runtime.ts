@@ -164,13 +164,14 @@ export interface ImageManager {
 
 export interface Runtime extends SandboxManager, ContainerManager, ImageManager {
   readonly name: "process" | "docker" | "fake";
-  /**
-   * Whether the runtime backs its own events up, so that no exit goes unreported and the loop needs
-   * no periodic full pass (the kubelet's syncFrequency) as a backstop.
-   */
-  readonly reportsEveryExit: boolean;
   /** Subscribes to container events so the loop wakes at once; returns the unsubscribe function. */
   watch(listener: (event: RuntimeEvent) => void): () => void;
+  /**
+   * A relist of the runtime's own, cheaper than a listing (the PLEG's backstop, pleg/): reports
+   * through `watch` every start and exit its event stream missed since the last one. A runtime
+   * without one is relisted by listing its containers.
+   */
+  relist?(): Promise<void>;
   /** Releases connections and watchers; containers keep running. Idempotent. */
   close(): Promise<void>;
 }

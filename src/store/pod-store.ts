@@ -9,7 +9,7 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import type { BackoffEntry } from "../kubelet/backoff.ts";
-import type { KubeEvent } from "../kubelet/events.ts";
+import type { KubeEvent } from "../kube-event.ts";
 import type { PodStateSink } from "../kubelet/pod-checkpoints.ts";
 import { allContainers, restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
 import type { RefusedFile } from "../status/refused-pod.ts";

@@ -49,7 +49,7 @@ const HOG = ["python3", "-c", "x = bytearray(200 * 1024 * 1024)"];
 describe.skipIf(!usable)("cgroups on this host", () => {
   test("a container over its memory limit is OOMKilled (137) from the cgroup's counter, also for a restarted agent; its cgroup goes with it", async () => {
     const rootDir = tempRoot();
-    const runtime = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
+    const runtime = new ProcessRuntime({ rootDir, owner });
     try {
       const hog = contractContainer("hog", HOG);
       hog.resources = { limits: { memory: "16Mi" }, requests: { memory: "16Mi" } };
@@ -60,7 +60,7 @@ describe.skipIf(!usable)("cgroups on this host", () => {
       const status = await waitForStatus(runtime, id, (s) => s.state === "exited", 10_000);
       expect(status).toMatchObject({ exitCode: 137, reason: "OOMKilled" });
       // A restarted agent reads the same counter: the reason survives adoption.
-      const next = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
+      const next = new ProcessRuntime({ rootDir, owner });
       try {
         expect((await next.listContainers()).map((c) => [c.id, c.reason])).toEqual([[id, "OOMKilled"]]);
         await next.removePodSandbox(sandbox.id);
@@ -74,7 +74,7 @@ describe.skipIf(!usable)("cgroups on this host", () => {
   }, 20_000);
 
   test("a container under its limits runs inside its memory, cpu and pids cgroups; a SIGKILL is 137 without OOMKilled", async () => {
-    const runtime = new ProcessRuntime({ rootDir: tempRoot(), owner, resyncMs: 60_000, podPidsLimit: 32 });
+    const runtime = new ProcessRuntime({ rootDir: tempRoot(), owner, podPidsLimit: 32 });
     try {
       const small = contractContainer("small", ["python3", "-c", "import time; x = bytearray(1024 * 1024); print('ok', flush=True); time.sleep(60)"]);
       small.resources = { limits: { memory: "64Mi", cpu: "250m" }, requests: { memory: "64Mi", cpu: "250m" } };
@@ -107,7 +107,7 @@ describe.skipIf(!usable)("cgroups on this host", () => {
   }, 20_000);
 
   test("the pod's STATUS is OOMKilled (restartPolicy Never), and CrashLoopBackOff with an OOMKilled last state when it restarts", async () => {
-    const runtime = new ProcessRuntime({ rootDir: tempRoot(), owner, resyncMs: 60_000 });
+    const runtime = new ProcessRuntime({ rootDir: tempRoot(), owner });
     const h = realHarness(runtime);
     try {
       const resources = { limits: { memory: "16Mi" }, requests: { memory: "16Mi" } };
@@ -132,7 +132,7 @@ describe.skipIf(!usable)("cgroups on this host", () => {
 describe.skipIf(!usable)("the start-up sweep on this host", () => {
   test("a leftover empty cgroup of this identity is removed in every hierarchy; a running container's is kept", async () => {
     const rootDir = tempRoot();
-    const runtime = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
+    const runtime = new ProcessRuntime({ rootDir, owner });
     const sleeper = contractContainer("sleeper", ["sleep", "30"]);
     sleeper.resources = { limits: { memory: "64Mi", cpu: "1" }, requests: { memory: "64Mi", cpu: "1" } };
     const spec = contractPod("kept", [sleeper]);
@@ -144,7 +144,7 @@ describe.skipIf(!usable)("the start-up sweep on this host", () => {
       new Cgroups(mode, owner).create("leftover", { memoryBytes: 1n << 24n, cpuLimitMillis: 100n, pidsMax: 8 });
       const hierarchies = mode.kind === "v1" ? [mode.memory, mode.cpu, mode.pids].filter((root): root is string => root !== undefined) : memoryRoot ? [memoryRoot] : [];
       expect(hierarchies.some((root) => existsSync(join(root, "minikubelet", owner, "leftover")))).toBe(true);
-      const next = new ProcessRuntime({ rootDir, owner, resyncMs: 60_000 });
+      const next = new ProcessRuntime({ rootDir, owner });
       expect(next.sweptCgroups).toEqual(["leftover"]);
       for (const root of hierarchies) expect(existsSync(join(root, "minikubelet", owner, "leftover"))).toBe(false);
       expect(existsSync(cgroupOf(id))).toBe(true);
@@ -160,7 +160,7 @@ describe.skipIf(!usable)("the start-up sweep on this host", () => {
 
 test("without writable cgroups the pod still runs, and each container with limits gets a Warning event", async () => {
   const reason = "cannot write cgroups: EROFS: read-only file system, mkdir '/sys/fs/cgroup/memory/minikubelet'";
-  const runtime = new ProcessRuntime({ rootDir: tempRoot(), resyncMs: 60_000, cgroups: new Cgroups({ kind: "unavailable", reason }, "db") });
+  const runtime = new ProcessRuntime({ rootDir: tempRoot(), cgroups: new Cgroups({ kind: "unavailable", reason }, "db") });
   expect(runtime.cgroupProblem).toBe(reason);
   const h = realHarness(runtime);
   try {

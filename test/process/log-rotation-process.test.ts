@@ -41,7 +41,7 @@ afterEach(async () => {
 });
 
 async function start(root: string, logPolicy: ContainerLogPolicy, command: string[], date?: string) {
-  const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root), resyncMs: 60_000, logPolicy, monitorTools: date ? { date } : undefined });
+  const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root), logPolicy, monitorTools: date ? { date } : undefined });
   const container = contractContainer("main", command);
   const pod = contractPod("flood", [container]);
   const sandbox = await runtime.runPodSandbox(pod);

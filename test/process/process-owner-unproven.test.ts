@@ -27,7 +27,7 @@ async function runningPod() {
   const root = mkdtempSync(join(tmpdir(), "mk-unproven-"));
   const said: string[] = [];
   const open = (): ProcessRuntime => {
-    const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root), resyncMs: 60_000, log: (line) => said.push(line) });
+    const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root), log: (line) => said.push(line) });
     cleanups.push(() => runtime.close());
     return runtime;
   };

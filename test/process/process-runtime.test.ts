@@ -38,7 +38,7 @@ runtimeContract(
   "process",
   () => {
     const rootDir = tempRoot();
-    return new ProcessRuntime({ rootDir, owner: cgroups.ownerFor(rootDir), resyncMs: 60_000 });
+    return new ProcessRuntime({ rootDir, owner: cgroups.ownerFor(rootDir) });
   },
   { image: "none" },
 );
@@ -47,7 +47,7 @@ describe("process runtime", () => {
   const open: ProcessRuntime[] = [];
   const started: { runtime: ProcessRuntime; id: string }[] = [];
   function make(rootDir: string): ProcessRuntime {
-    const runtime = new ProcessRuntime({ rootDir, owner: cgroups.ownerFor(rootDir), resyncMs: 60_000 });
+    const runtime = new ProcessRuntime({ rootDir, owner: cgroups.ownerFor(rootDir) });
     open.push(runtime);
     return runtime;
   }
@@ -215,7 +215,7 @@ describe("process runtime", () => {
     process.kill(pid?.pid as number, "SIGKILL");
     await waitForStatus(runtime, id, (s) => {
       // containerStatus alone would record it too; drive the backstop pass the agent runs periodically.
-      runtime.recheck();
+      void runtime.relist();
       return events.some((e) => e.type === "exited" && e.containerId === id);
     });
     const status = await runtime.containerStatus(id);

@@ -37,7 +37,7 @@ function slowStartingRuntime(root: string): ProcessRuntime {
   const shell = join(root, "slow-shell");
   writeFileSync(shell, `#!/bin/sh\nwhile [ ! -e ${gateOf(root)} ]; do sleep 0.05; done\n${resolveMonitorTools().shell} "$@"\n`);
   chmodSync(shell, 0o755);
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000, monitorTools: { shell } });
+  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), monitorTools: { shell } });
   open.push(runtime);
   return runtime;
 }
@@ -69,7 +69,7 @@ test("a container whose pid was not yet recorded is listed as running once its m
   const root = tempRoot();
   const marker = join(root, "runs");
   await startThenDie(root, marker);
-  const next = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000 });
+  const next = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root) });
   open.push(next);
   // The monitor goes on while the new runtime lists (which waits for it to report).
   setTimeout(() => writeFileSync(gateOf(root), ""), 300);
@@ -84,7 +84,7 @@ test("removing such a container kills what its monitor starts: nothing runs on u
   const root = tempRoot();
   const marker = join(root, "runs");
   await startThenDie(root, marker);
-  const next = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), resyncMs: 60_000, startTimeoutMs: 0 });
+  const next = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), startTimeoutMs: 0 });
   open.push(next);
   const [listed] = await next.listContainers();
   expect(listed?.state).toBe("created");

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { eventRoutes } from "../../src/api/events-api.ts";
-import { apiFailedEvent } from "../../src/cli/api-listen.ts";
+import { apiFailedEvent } from "../../src/agent/api.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { apiContext, call, TABLE_ACCEPT } from "../api-objects-fixtures.ts";

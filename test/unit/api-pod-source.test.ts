@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ApiPodSource } from "../../src/kubelet/api-pod-source.ts";
+import { ApiPodSource } from "../../src/config/api-pod-source.ts";
 import { loadManifests } from "../../src/manifest/source.ts";
 import type { PodKey, PodSpec } from "../../src/manifest/types.ts";
 import { SqliteApiPodStore } from "../../src/store/api-pod-store.ts";

@@ -3,7 +3,7 @@ import type { ApiRequest } from "../../src/api/http.ts";
 import { createPod } from "../../src/api/pods-create.ts";
 import { deletePod } from "../../src/api/pods-delete.ts";
 import { ApiError } from "../../src/api/status.ts";
-import { PodSources } from "../../src/cli/run-sources.ts";
+import { PodSources } from "../../src/config/pod-sources.ts";
 import { apiHarness } from "../api-watch-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";
 

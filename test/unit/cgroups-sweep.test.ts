@@ -55,7 +55,7 @@ test("a process runtime with an owner sweeps at start, keeping the cgroups of th
   const mode = detectCgroupMode(fakeV1(tree));
   const rootDir = tempDir();
   const cgroupOf = (owner: string, id: string) => join(tree, "memory", "minikubelet", owner, id);
-  const runtime = new ProcessRuntime({ rootDir, owner: "a".repeat(32), resyncMs: 60_000, cgroups: new Cgroups(mode, "a".repeat(32)) });
+  const runtime = new ProcessRuntime({ rootDir, owner: "a".repeat(32), cgroups: new Cgroups(mode, "a".repeat(32)) });
   const pod = contractPod("sweep");
   const sandbox = await runtime.runPodSandbox(pod);
   const id = await runtime.startContainer({ pod, container: contractContainer("done", ["true"]), kind: "app", attempt: 0, sandbox });
@@ -65,7 +65,7 @@ test("a process runtime with an owner sweeps at start, keeping the cgroups of th
   new Cgroups(mode, "a".repeat(32)).create("leftover", {});
   new Cgroups(mode, "b".repeat(32)).create("leftover", {});
 
-  const next = new ProcessRuntime({ rootDir, owner: "a".repeat(32), resyncMs: 60_000, cgroups: new Cgroups(mode, "a".repeat(32)) });
+  const next = new ProcessRuntime({ rootDir, owner: "a".repeat(32), cgroups: new Cgroups(mode, "a".repeat(32)) });
   expect(next.sweptCgroups).toEqual(["leftover"]);
   expect(existsSync(cgroupOf("a".repeat(32), "leftover"))).toBe(false);
   expect(existsSync(cgroupOf("a".repeat(32), id))).toBe(true);
@@ -75,7 +75,7 @@ test("a process runtime with an owner sweeps at start, keeping the cgroups of th
 
   // Without an owner the parent is "unowned", shared by any runtime without one: nothing is swept.
   new Cgroups(mode, "unowned").create("stray", {});
-  const unowned = new ProcessRuntime({ rootDir: tempDir(), resyncMs: 60_000, cgroups: new Cgroups(mode, "unowned") });
+  const unowned = new ProcessRuntime({ rootDir: tempDir(), cgroups: new Cgroups(mode, "unowned") });
   expect(unowned.sweptCgroups).toEqual([]);
   expect(existsSync(cgroupOf("unowned", "stray"))).toBe(true);
   await unowned.close();

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { DesiredChanges, FULL_SYNC_MS } from "../../src/kubelet/desired-changes.ts";
+import { DesiredChanges } from "../../src/config/desired-changes.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { FakeClock } from "../fake-clock.ts";
 
@@ -14,33 +14,22 @@ test.each([
   ["a renamed file", desired({ ...web, source: "/manifests/web-renamed.yaml" }, db), true],
   ["an API pod's new label", desired({ ...web, api: { createdAt: 1 } as never }, db), true],
 ])("%s: worth a pass = %p", (_case, next, expected) => {
-  const changes = new DesiredChanges(new FakeClock());
+  const changes = new DesiredChanges();
   expect(changes.worthSyncing(desired(web, db))).toBe(true);
   expect(changes.worthSyncing(next)).toBe(expected);
 });
 
 test("an API pod whose labels change is worth a pass, though its hash covers the spec only", () => {
-  const changes = new DesiredChanges(new FakeClock());
+  const changes = new DesiredChanges();
   const apiPod = { ...web, api: { createdAt: 1 } as never };
   expect(changes.worthSyncing(desired(apiPod))).toBe(true);
   expect(changes.worthSyncing(desired({ ...apiPod, labels: { tier: "front" } }))).toBe(true);
   expect(changes.worthSyncing(desired({ ...apiPod, labels: { tier: "front" } }))).toBe(false);
 });
 
-test("an unchanged set still gets a full pass once per FULL_SYNC_MS (the kubelet's syncFrequency), the backstop for a lost runtime event", () => {
+test("an unchanged set is never worth a pass, however long after the last (a lost runtime event is the PLEG relist's to find)", () => {
   const clock = new FakeClock();
-  const changes = new DesiredChanges(clock);
-  expect(changes.worthSyncing(desired(web))).toBe(true);
-  clock.step(FULL_SYNC_MS - 1);
-  expect(changes.worthSyncing(desired(web))).toBe(false);
-  clock.step(1);
-  expect(changes.worthSyncing(desired(web))).toBe(true);
-  expect(changes.worthSyncing(desired(web))).toBe(false);
-});
-
-test("with no periodic full pass (a runtime that backs up its own events), an unchanged set is never worth a pass", () => {
-  const clock = new FakeClock();
-  const changes = new DesiredChanges(clock, Number.POSITIVE_INFINITY);
+  const changes = new DesiredChanges();
   expect(changes.worthSyncing(desired(web))).toBe(true);
   clock.step(24 * 3600_000);
   expect(changes.worthSyncing(desired(web))).toBe(false);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ManifestWatcher } from "../../src/kubelet/manifest-watcher.ts";
+import { ManifestWatcher } from "../../src/config/manifest-watcher.ts";
 import type { PodKey, PodSpec } from "../../src/manifest/types.ts";
 import { FakeClock } from "../fake-clock.ts";
 

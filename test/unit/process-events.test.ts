@@ -20,7 +20,6 @@ function setup() {
   const events = new ContainerEvents({
     eventsDir,
     clock,
-    resyncMs: 5000,
     hasExited: (id) => {
       statusReads.push(id);
       return exited.has(id);
@@ -32,44 +31,51 @@ function setup() {
     events.close();
     rmSync(eventsDir, { recursive: true, force: true });
   });
-  return { eventsDir, clock, exited, statusReads, events, heard };
+  /** Steps the clock by `ms`, relisting every 5 s on the way as the PLEG does for this runtime. */
+  const relistFor = (ms: number) => {
+    for (let at = 0; at < ms; at += 5000) {
+      clock.step(Math.min(5000, ms - at));
+      events.recheck();
+    }
+  };
+  return { eventsDir, clock, exited, statusReads, events, heard, relistFor };
 }
 
 test("the periodic backstop reads no container's status while every monitor is the agent's child and no marker is new", () => {
-  const { clock, statusReads, events } = setup();
+  const { statusReads, events, relistFor } = setup();
   for (let i = 0; i < 100; i++) {
     events.ownChild(`c${i}`);
     events.track(`c${i}`);
   }
-  clock.step(120_000);
+  relistFor(120_000);
   expect(statusReads).toEqual([]);
 });
 
 test("the backstop reports an exit whose marker the directory watch did not deliver", () => {
-  const { eventsDir, clock, exited, statusReads, events, heard } = setup();
+  const { eventsDir, exited, statusReads, events, heard, relistFor } = setup();
   for (const id of ["a", "b"]) {
     events.ownChild(id);
     events.track(id);
   }
   exited.add("b");
   writeFileSync(join(eventsDir, "b.exited"), "");
-  clock.step(5000);
+  relistFor(5000);
   expect(heard.filter((e) => e.type === "exited")).toEqual([{ type: "exited", containerId: "b" }]);
   expect(statusReads.filter((id) => id === "a")).toEqual([]);
 });
 
 test("a container whose monitor is not the agent's child (adopted, or its monitor died) is looked at once a minute, not on every pass", () => {
-  const { clock, exited, statusReads, events, heard } = setup();
+  const { exited, statusReads, events, heard, relistFor } = setup();
   events.track("adopted");
   events.ownChild("orphaned");
   events.track("orphaned");
   events.monitorExited("orphaned");
   const reads = statusReads.length;
-  clock.step(55_000);
+  relistFor(55_000);
   const early = statusReads.length - reads;
   exited.add("adopted");
   exited.add("orphaned");
-  clock.step(5000);
+  relistFor(5000);
   expect(early).toBeLessThanOrEqual(2);
   expect(heard.filter((e) => e.type === "exited").map((e) => (e.type === "exited" ? e.containerId : "")).sort()).toEqual(["adopted", "orphaned"]);
 });

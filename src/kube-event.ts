@@ -1,8 +1,8 @@
 /**
- * Events the loop emits, with the kubelet's reasons and wording. `run` prints them as they happen;
- * the store keeps them with kubectl-style repeat counting.
+ * Events the loop, the pod sources and the node emit, with the kubelet's reasons and wording. `run`
+ * prints them as they happen; the store keeps them with kubectl-style repeat counting.
  */
-import type { PodKey } from "../manifest/types.ts";
+import type { PodKey } from "./manifest/types.ts";
 
 export type EventType = "Normal" | "Warning";
 

@@ -3,9 +3,9 @@
  * checks pods against it, so `kubectl describe node` and a refused pod's message agree.
  */
 import { cpus, totalmem } from "node:os";
-import { parseQuantity, QuantityError } from "./manifest/quantity.ts";
-import { thresholdBytes, type EvictionThresholds } from "./eviction/thresholds.ts";
-import { realStatfs } from "./eviction/disk-pressure.ts";
+import { parseQuantity, QuantityError } from "../manifest/quantity.ts";
+import { thresholdBytes, type EvictionThresholds } from "./thresholds.ts";
+import { realStatfs } from "./disk-pressure.ts";
 
 /** The kubelet's default --max-pods. */
 export const MAX_PODS = 110;

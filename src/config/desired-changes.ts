@@ -2,32 +2,19 @@
  * Which desired sets are worth a full pass. The file source offers its whole set on every rescan
  * (every --resync, a backstop for missed directory events), and a full pass syncs every pod: with a
  * thousand pods that is most of an idle agent's CPU, though a set equal to the last one synced tells
- * the loop nothing it does not hear through runtime events and its own timers. So an unchanged set
- * is dropped, except once per `fullSyncMs` (default FULL_SYNC_MS, the kubelet's syncFrequency): the
- * backstop for a runtime event that was lost, for a runtime that has no backstop of its own.
+ * the loop nothing it does not hear through the PLEG and its own timers. So an unchanged set is
+ * dropped: a runtime event that was lost is the PLEG's relist to find (pleg/), not a full pass's.
  */
-import type { Clock } from "../clock.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
-
-/** The kubelet's --sync-frequency default: how often every pod is synced when nothing happens. */
-export const FULL_SYNC_MS = 60_000;
 
 export class DesiredChanges {
   private last?: Map<PodKey, string>;
-  private lastPassAt = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    private readonly clock: Clock,
-    private readonly fullSyncMs = FULL_SYNC_MS,
-  ) {}
-
-  /** True when `desired` differs from the last set it said yes to, or a full pass is due; a yes counts as that pass. */
+  /** True when `desired` differs from the last set it said yes to. */
   worthSyncing(desired: ReadonlyMap<PodKey, PodSpec>): boolean {
-    const now = this.clock.now();
     const next = new Map([...desired].map(([key, spec]) => [key, fingerprint(spec)]));
-    if (this.last && sameEntries(this.last, next) && now - this.lastPassAt < this.fullSyncMs) return false;
+    if (this.last && sameEntries(this.last, next)) return false;
     this.last = next;
-    this.lastPassAt = now;
     return true;
   }
 }

@@ -4,9 +4,8 @@
  * wakes the sources (a rescan of the files, which offers the union), never a poll.
  */
 import type { Database } from "bun:sqlite";
-import type { PodWrites } from "../api/context.ts";
-import { ApiPodSource } from "../kubelet/api-pod-source.ts";
-import type { Kubelet } from "../kubelet/kubelet.ts";
+import type { PodWrites } from "./pod-writes.ts";
+import { ApiPodSource } from "./api-pod-source.ts";
 import { admitApiPod } from "../manifest/api-pod.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
@@ -23,11 +22,17 @@ export interface PodSourcesOptions {
   log: (message: string) => void;
 }
 
+/** What the sources need of the loop they feed: which pod runs under each key, and word of each pass (removed: gone). */
+export interface SourcesLoop {
+  readonly pods: ReadonlyMap<PodKey, { spec: { uid: string } }>;
+  onPodSynced(listener: (pod: { spec: PodSpec }, object: unknown, removed: boolean) => void): () => void;
+}
+
 export class PodSources {
   readonly api: ApiPodSource;
   readonly writes: PodWrites;
   private files = new Map<PodKey, PodSpec>();
-  private kubelet?: Pick<Kubelet, "pods" | "onPodSynced">;
+  private kubelet?: SourcesLoop;
 
   constructor(options: PodSourcesOptions) {
     const store = new SqliteApiPodStore(options.db, options.store.revisions);
@@ -67,7 +72,7 @@ export class PodSources {
    * the loop no longer runs it. Call `removeFinished` after each sync as well (a restart may find a
    * deleted pod already gone).
    */
-  attach(kubelet: Pick<Kubelet, "pods" | "onPodSynced">, rescan: () => void): void {
+  attach(kubelet: SourcesLoop, rescan: () => void): void {
     this.kubelet = kubelet;
     this.api.onChange(rescan);
     kubelet.onPodSynced((pod, removed) => {

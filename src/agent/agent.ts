@@ -1,0 +1,230 @@
+/**
+ * A running agent, assembled from options (the CLI only parses flags): the database and its lock,
+ * the runtime and its PLEG, the store, the two pod sources (the manifest directory and the API's
+ * pods), the prober, the loop, the node monitor and the API, wired as DESIGN.md draws the data
+ * flow. `stop` leaves the pods running for the next agent, as a kubelet restart does; `shutdown`
+ * stops them first. Either releases everything the agent holds, in the reverse order it took it.
+ */
+import { resolve } from "node:path";
+import { CommitBroadcast } from "../api/commit-feed.ts";
+import type { ListenAddress } from "../api/server.ts";
+import type { Clock } from "../clock.ts";
+import { DesiredChanges } from "../config/desired-changes.ts";
+import { ManifestWatcher } from "../config/manifest-watcher.ts";
+import { PodSources } from "../config/pod-sources.ts";
+import type { DiskPressureMonitor } from "../eviction/disk-pressure.ts";
+import type { KubeEvent } from "../kube-event.ts";
+import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
+import type { BackoffSettings } from "../kubelet/backoff.ts";
+import { Kubelet } from "../kubelet/kubelet.ts";
+import { isRuntimeName } from "../manifest/runtime-rules.ts";
+import { nodeAllocatable, readHostCapacity, type NodeReservations } from "../eviction/node-allocatable.ts";
+import { nodeNameOf } from "../node-name.ts";
+import { EventedPleg } from "../pleg/evented-pleg.ts";
+import { ProbeManager } from "../prober/probe-manager.ts";
+import { Prober } from "../prober/prober.ts";
+import type { ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
+import { writeStatusFile } from "../status/status-file.ts";
+import type { V1Pod } from "../status/v1.ts";
+import { recordBackoffSettings } from "../store/agent-settings.ts";
+import { runtimeRootOf } from "../store/db-path.ts";
+import { databaseIdentity } from "../store/identity.ts";
+import { openAgentDatabase } from "../store/open.ts";
+import { SqliteStore } from "../store/pod-store.ts";
+import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";
+import { apiFailedEvent, startAgentApi } from "./api.ts";
+import { startBanner } from "./banner.ts";
+import { startNodeMonitor } from "./node-monitor.ts";
+import { refusedManifestReporting } from "./refused-reporting.ts";
+import { DEFAULT_RESYNC_SECONDS } from "./defaults.ts";
+import { createRuntime, type RuntimeKind } from "./runtime-choice.ts";
+
+/** How often an agent whose passes write nothing looks for expired history (retention's own interval). */
+const EXPIRY_CHECK_MS = DEFAULT_RETENTION.intervalMs;
+
+/** Status-file writes are coalesced: a burst of pod syncs costs one write. */
+const STATUS_WRITE_DELAY_MS = 200;
+
+export interface AgentOptions {
+  dbPath: string;
+  /** The manifest directory (static pods), absolute or relative to the working directory. */
+  manifests: string;
+  /** `--node` ("" for none). */
+  node: string;
+  runtime: RuntimeKind;
+  backoff: BackoffSettings;
+  /** Default DEFAULT_RESYNC_SECONDS. */
+  resyncMs?: number;
+  /** Where the API listens; undefined serves none. */
+  api: ListenAddress | undefined;
+  logPolicy: ContainerLogPolicy;
+  podMaxPids: number | undefined;
+  retention: Partial<RetentionSettings>;
+  reservations: NodeReservations;
+  maxPods: number | undefined;
+  /** Refuse manifests with unknown fields (`--strict`). */
+  strict: boolean;
+  pauseImage?: string;
+  /** Writes the pods as a v1 List after each pass. */
+  statusFile?: string;
+  clock: Clock;
+  /** Each event of a pod, a source or the node, as it happens. */
+  onEvent: (event: KubeEvent) => void;
+  /** What the agent says about itself (its banner, what it could not do): one line each. */
+  log: (message: string) => void;
+  /** A line for stderr as it is (a manifest directory that cannot be read: `error: ...`). */
+  stderr: (line: string) => void;
+}
+
+export interface RunningAgent {
+  /** Leaves the pods running for the next agent to adopt; resolves with them as last synced, once all is released. */
+  stop(): Promise<V1Pod[]>;
+  /** Stops every pod (preStop, SIGTERM, the grace, SIGKILL), then releases all; resolves with how each pod ended. */
+  shutdown(): Promise<V1Pod[]>;
+}
+
+export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
+  const { dbPath, node, clock, log, onEvent } = options;
+  const dir = resolve(options.manifests);
+  // The locks first (the database's, which covers its runtime root, then docker's node): a second
+  // agent on what this one owns must not touch the runtime at all.
+  const database = openAgentDatabase(dbPath);
+  const identity = databaseIdentity(database.db);
+  recordBackoffSettings(database.db, options.backoff, clock.now());
+  const chosen = await createRuntime({
+    kind: options.runtime,
+    root: runtimeRootOf(dbPath),
+    owner: identity,
+    node,
+    dbPath,
+    logPolicy: options.logPolicy,
+    podMaxPids: options.podMaxPids,
+    pauseImage: options.pauseImage,
+    log,
+  }).catch((error) => {
+    database.close();
+    throw error;
+  });
+  const { runtime } = chosen;
+  const commits = new CommitBroadcast();
+  let disk: DiskPressureMonitor | undefined;
+  const onCommit = (revision: number) => {
+    commits.publish(revision);
+    // A commit is a write to the database's filesystem: a cheap moment to look at the free space,
+    // once the write that committed (a pod's checkpoint, mid-sync) has returned.
+    queueMicrotask(() => disk?.noteWrite());
+  };
+  const store = new SqliteStore({ db: database.db, clock, logPathOf: chosen.logPathOf, retention: options.retention, log, onCommit });
+  const nodeName = nodeNameOf(node);
+  const rules = { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined };
+  const sources = new PodSources({ db: database.db, store, node, rules, log });
+  const pleg = new EventedPleg({ runtime, clock, log });
+  const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, maxPods: options.maxPods, plegHealth: () => pleg.healthy() });
+  const apiUrl = api && "url" in api ? api.url : undefined;
+  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: chosen.root, node, api: apiUrl })) log(line);
+  if (chosen.limitsProblem) log(`cgroups: ${chosen.limitsProblem}; containers run without their resource limits`);
+  // The node's own events (no pod's): told like the loop's and saved at once.
+  const nodeEvents = (events: KubeEvent[]) => {
+    for (const event of events) onEvent(event);
+    try {
+      store.saveEvents(events);
+    } catch (error) {
+      log(`recording ${events.map((event) => event.reason).join(", ")} failed: ${(error as Error).message}`);
+    }
+  };
+  if (api && "failure" in api) {
+    log(`api: ${api.failure}; the agent runs its pods without its API`);
+    nodeEvents([apiFailedEvent(nodeName, api.failure, clock.now())]);
+  }
+  const probes = new ProbeManager({ runner: new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock });
+  const refusedFiles = new Set<string>();
+  const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
+  const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), options.reservations, options.maxPods);
+  const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
+  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions });
+  kubelet.recorder.subscribe(onEvent);
+  disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
+  if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
+
+  // A rescan that found nothing new is no pass: pods wake on their PLEG events and timers, and the
+  // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.
+  const changes = new DesiredChanges();
+  // Nothing is created or stopped before the directory has been read once ("sources ready") and
+  // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
+  const gate = new AdoptionGate({
+    adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
+    sync: (desired) => {
+      if (changes.worthSyncing(desired)) void kubelet.sync(desired);
+      sources.removeFinished();
+    },
+    clock,
+    log,
+  });
+  const watcher = new ManifestWatcher({
+    dir,
+    node,
+    clock,
+    resyncMs: options.resyncMs ?? DEFAULT_RESYNC_SECONDS * 1000,
+    // Both sources in one desired set; a file never defines a key the API holds (`taken`).
+    onPods: (pods) => gate.offer(sources.desired(pods)),
+    taken: () => sources.api.taken(),
+    ...refusedManifestReporting({ store, rules: { ...rules, strict: options.strict }, clock, refusedFiles, print: (events) => events.forEach(onEvent), log }),
+    onReadFailure: (message) => options.stderr(`error: ${message}`),
+  });
+  pleg.start();
+  kubelet.start();
+  watcher.start();
+  sources.attach(kubelet, () => watcher.scan());
+  // Expiry follows the writes; a quiet agent (no pass writes anything) still ages its history out.
+  const expiry = setInterval(() => store.expireIfDue(), EXPIRY_CHECK_MS);
+
+  /** Stops taking work: no more scans, API writes or adoption; the loop itself still runs. */
+  const quiesce = async () => {
+    clearInterval(expiry);
+    disk?.stop();
+    if (api && "stop" in api) await api.stop();
+    watcher.stop();
+    await gate.stop();
+  };
+  const release = async () => {
+    kubelet.stop();
+    pleg.stop();
+    await chosen.unlock?.();
+    await runtime.close();
+    database.close();
+  };
+  return {
+    async stop() {
+      await quiesce();
+      // A kubelet restart never stops workloads: the next agent adopts them, as after kill -9.
+      await kubelet.idle();
+      const pods = kubelet.servedPods();
+      await release();
+      return pods;
+    },
+    async shutdown() {
+      await quiesce();
+      const final = new Map<string, V1Pod>();
+      for (const pod of kubelet.servedPods()) final.set(`${pod.metadata.namespace}/${pod.metadata.name}`, pod);
+      kubelet.onPodSynced((pod, object) => final.set(pod.spec.key, object));
+      await kubelet.shutdown();
+      await release();
+      return [...final.values()];
+    },
+  };
+}
+
+/** Writes the pods as a v1 List shortly after each burst of passes. */
+function writeStatusOnSync(kubelet: Kubelet, file: string, clock: Clock, log: (message: string) => void): void {
+  let cancel: (() => void) | undefined;
+  kubelet.onPodSynced(() => {
+    cancel ??= clock.setTimeout(() => {
+      cancel = undefined;
+      try {
+        writeStatusFile(file, kubelet.servedPods());
+      } catch (error) {
+        log(`writing ${file}: ${(error as Error).message}`);
+      }
+    }, STATUS_WRITE_DELAY_MS);
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * The runtime an agent runs its pods with, made for its database: its own root directory (derived
+ * from the database, never shared), the database's identity on everything it creates, and, for
+ * docker, the node's lock on the engine. Each runtime is loaded only when chosen.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+
+export type RuntimeKind = "process" | "docker";
+
+export interface RuntimeChoice {
+  runtime: Runtime;
+  /** The directory the runtime keeps this agent's files in. */
+  root: string;
+  /** Where an attempt's output file is, for `logs` (the process runtime keeps one per attempt). */
+  logPathOf?: (podUid: string, containerId: string) => string | undefined;
+  /** Releases what the agent holds in the runtime beyond its database's lock (docker: the node). */
+  unlock?: () => Promise<void>;
+  /** Why resource limits cannot be enforced, said once at start-up (the process runtime without cgroups). */
+  limitsProblem?: string;
+}
+
+export interface RuntimeOwnership {
+  kind: RuntimeKind;
+  /** The agent's own runtime root (runtimeRootOf its database). */
+  root: string;
+  /** Its database's identity, put on everything the runtime creates. */
+  owner: string;
+  node: string;
+  dbPath: string;
+  logPolicy: ContainerLogPolicy;
+  /** `--pod-max-pids`; undefined is no limit. */
+  podMaxPids: number | undefined;
+  /** docker: the sandbox image; default the runtime's. */
+  pauseImage?: string;
+  /** Hears what the runtime leaves alone and why (the process runtime's unreadable records). */
+  log: (message: string) => void;
+}
+
+export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeChoice> {
+  const { root, owner, logPolicy } = agent;
+  switch (agent.kind) {
+    case "process": {
+      const { ProcessRuntime } = await import("../runtime/process.ts");
+      const { ProcessLayout } = await import("../runtime/process-files.ts");
+      const rootDir = join(root, "process");
+      mkdirSync(rootDir, { recursive: true });
+      const layout = new ProcessLayout(rootDir);
+      const runtime = new ProcessRuntime({ rootDir, owner, logPolicy, podPidsLimit: agent.podMaxPids, log: agent.log });
+      return { runtime, root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log"), limitsProblem: runtime.cgroupProblem };
+    }
+    case "docker": {
+      const { DockerRuntime } = await import("../runtime/docker.ts");
+      const volumeRoot = join(root, "volumes");
+      const runtime = new DockerRuntime({ pauseImage: agent.pauseImage, volumeRoot, owner, logPolicy, nodeResources: { podMaxPids: agent.podMaxPids } });
+      // The node's label namespace on the engine is the agent's too: one agent per node, whatever its database.
+      const lock = await runtime.lockNode(agent.node, agent.dbPath).catch(async (error) => {
+        await runtime.close();
+        throw error;
+      });
+      return { runtime, root: volumeRoot, unlock: () => lock.release() };
+    }
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The agent's side of the API's pod writes, which the pod sources provide (pod-sources.ts) and the
+ * API's write routes use under `run`.
+ */
+import type { AdmittedPod } from "../manifest/admit.ts";
+import type { ApiPodStore } from "../store/api-pod-store.ts";
+
+/**
+ * What the write routes use under `run`: the agent's store of API pods (its write connection), the
+ * agent's admission rules, and the source to wake once a write is committed.
+ */
+export interface PodWrites {
+  store: ApiPodStore;
+  /** Admits a pod by the rules a manifest file meets on this agent (`strict`: unknown fields refused); throws ManifestError. */
+  admit(object: Record<string, unknown>, identity: { uid: string; createdAt: number }, strict: boolean): AdmittedPod;
+  /** The manifest file whose pod has this namespace and name (as the API names it), if any. */
+  fileOf(namespace: string, name: string): string | undefined;
+  /** Tells the API pod source that a write was committed: the loop wakes on it. */
+  changed(): void;
+}
