@@ -5,10 +5,27 @@
  * startup success marks it started, readiness is its `ready`.
  */
 import type { Probe } from "../manifest/types.ts";
+import type { ProbeCounters, ProbeListener, ProbeTarget } from "../prober/probe-manager.ts";
 import type { ProbeResults } from "../prober/results.ts";
 import type { ContainerRecord, PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { beginStop } from "./termination.ts";
+
+/**
+ * The prober as the loop uses it (prober/probe-manager.ts): it probes the attempts the loop runs
+ * and caches verdicts, which the loop reads and acts on (below); it decides nothing.
+ */
+export interface ProbeDriver {
+  readonly results: ProbeResults;
+  /** Probes this running attempt (idempotent). */
+  probe(target: ProbeTarget): void;
+  /** Stops probing an attempt that is gone or stopping, dropping its verdicts and any run in flight. */
+  forget(containerId: string): void;
+  /** The attempt's probe counters, checkpointed with its record. */
+  counters(containerId: string): ProbeCounters;
+  listen(listener: ProbeListener): void;
+  stop(): void;
+}
 
 export function applyProbeVerdicts(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, results: ProbeResults): void {
   const id = container.containerId;

@@ -4,7 +4,7 @@
  * pod's newest events with their total.
  */
 import type { Database } from "bun:sqlite";
-import { EVENT_COLUMNS, eventFilterSql, eventRow, type EventFilter, type EventRow } from "./queries.ts";
+import { EVENT_COLUMNS, eventFilterSql, eventRow, type EventFilter, type EventRow } from "./rows.ts";
 
 /**
  * The events `filter` selects, oldest last occurrence first (kubectl's order), read from SQLite as

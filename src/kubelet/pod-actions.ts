@@ -1,0 +1,127 @@
+/**
+ * One pod's pass, the part the kubelet's SyncPod and computePodActions do: the sandbox first, then
+ * the init containers in order, the app containers by the restart policy, the probes' verdicts,
+ * and the stops under way; for a pod going away, its containers stopped in the kubelet's order.
+ */
+import type { PodKey } from "../manifest/types.ts";
+import { startOrBackOff } from "./container-lifecycle.ts";
+import { restartChangedContainers } from "./container-changes.ts";
+import { isTerminalPhase, podPhase } from "./phase.ts";
+import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
+import { applyProbeVerdicts, type ProbeDriver } from "./probe-actions.ts";
+import { containerShouldRestart } from "./restart-policy.ts";
+import { ensureSandboxAlive } from "./sandbox-check.ts";
+import type { SyncContext } from "./sync-context.ts";
+import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
+
+/** A failed sandbox creation is tried again this much later. */
+const SANDBOX_RETRY_MS = 5000;
+
+export interface PodPass {
+  ctx: SyncContext;
+  probes?: ProbeDriver;
+  /** Pods whose sandbox may have died (an event about it, the runtime back from an outage): looked at on their next pass. */
+  sandboxSuspects: Set<PodKey>;
+}
+
+/** A pod that is wanted: its sandbox, its containers started in order, its probes acted on, its stops moved along. */
+export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> {
+  const { ctx } = pass;
+  if (pod.sandbox && pass.sandboxSuspects.delete(pod.spec.key)) {
+    try {
+      await ensureSandboxAlive(ctx, pod);
+    } catch (error) {
+      pass.sandboxSuspects.add(pod.spec.key);
+      throw error;
+    }
+  }
+  if (!pod.sandbox) {
+    try {
+      pod.sandbox = await ctx.runtime.runPodSandbox(pod.spec);
+      ctx.track(pod.sandbox.id, pod);
+    } catch (error) {
+      ctx.event(pod, "Warning", "FailedCreatePodSandBox", undefined, `Failed to create pod sandbox: ${error instanceof Error ? error.message : String(error)}`);
+      ctx.wakeAt(pod, ctx.clock.now() + SANDBOX_RETRY_MS);
+      return;
+    }
+  }
+  if (!isTerminalPhase(podPhase(pod))) {
+    restartChangedContainers(ctx, pod);
+    if (await syncInit(ctx, pod)) await syncApps(ctx, pod);
+    // A container that could not start may have met a dead sandbox (a pause container's
+    // namespaces cannot be joined once it is gone): look at the sandbox on the next pass.
+    if (allContainers(pod).some((c) => c.state === "terminated" && c.terminated?.containerId === "")) pass.sandboxSuspects.add(pod.spec.key);
+  }
+  if (isTerminalPhase(podPhase(pod))) {
+    // A finished pod stops its sidecars, last declared first (KEP-753).
+    stopNextSidecar(ctx, pod, "completed", remainingPodGraceMs(pod, ctx.clock.now()));
+  } else if (pass.probes) {
+    for (const container of allContainers(pod)) syncProbes(ctx, pod, container, pass.probes);
+  }
+  for (const container of allContainers(pod)) await advanceStop(ctx, pod, container);
+}
+
+/** A pod going away: its containers stopped (sidecars last, in reverse order); true once none runs. */
+export async function syncTerminating(pass: PodPass, pod: PodRecord): Promise<boolean> {
+  const { ctx } = pass;
+  const cause = pod.deletionCause ?? "removed";
+  const graceMs = remainingPodGraceMs(pod, ctx.clock.now());
+  const mains = allContainers(pod).filter((c) => c.kind !== "sidecar" && c.state === "running");
+  for (const container of mains) beginStop(ctx, pod, container, cause, graceMs);
+  if (mains.length === 0) stopNextSidecar(ctx, pod, cause, graceMs);
+  for (const container of allContainers(pod)) await advanceStop(ctx, pod, container);
+  return !allContainers(pod).some((c) => c.state === "running");
+}
+
+/** Keeps a running attempt probed, and acts on its verdicts; an attempt being stopped is probed no more. */
+function syncProbes(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, probes: ProbeDriver): void {
+  const id = container.containerId;
+  if (!id || container.state !== "running" || container.startedAt === undefined) return;
+  if (container.stopping) return probes.forget(id);
+  probes.probe({ podKey: pod.spec.key, containerId: id, container: container.spec, startedAt: container.startedAt, podIP: pod.sandbox?.ip ?? "127.0.0.1", saved: container.probeCounters });
+  applyProbeVerdicts(ctx, pod, container, probes.results);
+  if (container.stopping) probes.forget(id);
+  else container.probeCounters = probes.counters(id);
+}
+
+/** Init containers one at a time; sidecars let the next one start once they have started. */
+async function syncInit(ctx: SyncContext, pod: PodRecord): Promise<boolean> {
+  if (pod.initFailed) return false;
+  for (const container of pod.init) {
+    if (container.kind === "sidecar") {
+      if (container.state !== "running") await startOrBackOff(ctx, pod, container);
+      if (pod.initialized || (container.state === "running" && container.started)) continue;
+      return false;
+    }
+    if (pod.initialized) continue;
+    if (container.state === "terminated" && container.terminated?.exitCode === 0) continue;
+    if (container.state === "running") return false;
+    const lastExit = (container.terminated ?? container.lastTermination)?.exitCode;
+    if (container.attempts > 0 && lastExit !== 0 && pod.spec.restartPolicy === "Never") {
+      pod.initFailed = true;
+      return false;
+    }
+    await startOrBackOff(ctx, pod, container);
+    return false;
+  }
+  pod.initialized = true;
+  return true;
+}
+
+async function syncApps(ctx: SyncContext, pod: PodRecord): Promise<void> {
+  for (const container of pod.app) {
+    if (container.state === "running") continue;
+    const last = container.terminated ?? container.lastTermination;
+    // A changed definition restarts whatever the policy, as the kubelet does.
+    if (container.attempts > 0 && last && !container.definitionChanged && !containerShouldRestart(pod.spec.restartPolicy, container, last.exitCode)) continue;
+    await startOrBackOff(ctx, pod, container);
+  }
+}
+
+/** Sidecars stop in reverse order of declaration, each after the later ones have exited. */
+function stopNextSidecar(ctx: SyncContext, pod: PodRecord, cause: "removed" | "replaced" | "shutdown" | "completed", graceMs: number): void {
+  if (pod.app.some((c) => c.state === "running")) return;
+  const running = pod.init.filter((c) => c.kind === "sidecar" && c.state === "running");
+  const last = running[running.length - 1];
+  if (last) beginStop(ctx, pod, last, cause, graceMs);
+}
