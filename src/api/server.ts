@@ -70,7 +70,8 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       if (refused) return refused;
       const url = new URL(request.url);
       const found = table.find(url.pathname, request.method);
-      if (found === "no-path") throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+      // The API server fills details even here (empty): clients read details.name off every 404 (kubectl debug does).
+      if (found === "no-path") throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
       if (found === "no-method") throw new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
       if (keepsConnectionOpen(url, request)) via.server?.timeout(request, 0);
       const apiRequest = toApiRequest(request, url, found.params, via, stopping.signal, context.limits.maxBodyBytes);
