@@ -3,6 +3,7 @@
  * SQLite rows: one shape for each, shared by every read (queries.ts, event-reads.ts, the watches).
  */
 import type { Issue } from "../manifest/errors.ts";
+import type { EventFacts } from "../status/event-object.ts";
 import type { V1Pod } from "../status/v1.ts";
 
 export interface PodRow {
@@ -28,19 +29,9 @@ export interface RefusedPodRow {
   object: V1Pod;
 }
 
-export interface EventRow {
-  id: number;
-  podUid: string;
-  namespace: string;
-  pod: string;
-  container: string;
+/** An events row: what a v1 Event is drawn from (status/event-object.ts), and when it was inserted. */
+export interface EventRow extends EventFacts {
   type: "Normal" | "Warning";
-  reason: string;
-  message: string;
-  count: number;
-  firstAt: number;
-  lastAt: number;
-  revision: number;
   /** The revision that inserted the row; 0 before migrations/0004. */
   createdRevision: number;
 }
