@@ -33,6 +33,7 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     shortNames: ["po"],
     categories: ["all"],
     subresources: [
+      { subresource: "ephemeralcontainers", kind: "Pod", verbs: ["get", "patch", "update"] },
       { subresource: "exec", kind: "PodExecOptions", verbs: ["create", "get"] },
       { subresource: "log", kind: "Pod", verbs: ["get"] },
       { subresource: "status", kind: "Pod", verbs: ["get"] },

@@ -83,7 +83,7 @@ function upgradeSpdy(request: ApiRequest, session: ExecSpdySession): Response | 
 
 /** The container asked for, else the default-container annotation's, else the first. */
 function chooseContainer(pod: V1Pod, asked: string | undefined): string {
-  const names = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].map((container) => container.name);
+  const names = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...(pod.spec?.ephemeralContainers ?? [])].map((container) => container.name);
   const podName = pod.metadata?.name ?? "";
   if (asked !== undefined) {
     if (!names.includes(asked)) throw ApiError.badRequest(`container ${asked} is not valid for pod ${podName}`);

@@ -36,15 +36,17 @@ async function podLog(request: ApiRequest, api: ApiContext): Promise<Response> {
 function containerToRead(pod: V1Pod, podName: string, requested: string | undefined): string {
   const containers = pod.spec.containers.map((c) => c.name);
   const inits = (pod.spec.initContainers ?? []).map((c) => c.name);
+  const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) => c.name);
   if (requested !== undefined) {
-    if (!containers.includes(requested) && !inits.includes(requested)) throw ApiError.badRequest(`container ${requested} is not valid for pod ${podName}`);
+    if (![...containers, ...inits, ...ephemeral].includes(requested)) throw ApiError.badRequest(`container ${requested} is not valid for pod ${podName}`);
     return requested;
   }
   const annotated = pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION];
   if (annotated !== undefined && containers.includes(annotated)) return annotated;
   if (containers.length === 1) return containers[0]!;
   const initChoice = inits.length > 0 ? ` or one of the init containers: [${inits.join(" ")}]` : "";
-  throw ApiError.badRequest(`a container name must be specified for pod ${podName}, choose one of: [${containers.join(" ")}]${initChoice}`);
+  const ephemeralChoice = ephemeral.length > 0 ? ` or one of the ephemeral containers: [${ephemeral.join(" ")}]` : "";
+  throw ApiError.badRequest(`a container name must be specified for pod ${podName}, choose one of: [${containers.join(" ")}]${initChoice}${ephemeralChoice}`);
 }
 
 /** The kubelet's words for a container with no attempt to read yet. */

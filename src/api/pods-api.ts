@@ -111,7 +111,7 @@ export function listPods(request: ApiRequest, api: ApiContext): Response {
   return jsonResponse({ kind: "PodList", apiVersion: "v1", metadata, items: served.items });
 }
 
-function getPod(request: ApiRequest, api: ApiContext): Response {
+export function getPod(request: ApiRequest, api: ApiContext): Response {
   const { namespace, name } = request.params as { namespace: string; name: string };
   const row = api.store.livePods({ namespace, name })[0];
   if (!row) throw ApiError.notFound("pods", name, "pods");

@@ -43,7 +43,7 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
 
   let admitted;
   try {
-    admitted = writes.admit(object, { uid, createdAt }, strict);
+    admitted = writes.admit(object, { uid, createdAt }, strict, "create");
   } catch (error) {
     if (error instanceof ManifestError) throw invalidPod(name, error.issues, strict);
     throw error;

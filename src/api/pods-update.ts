@@ -8,15 +8,15 @@
 import { ManifestError, formatIssue, formatPath, type Issue } from "../manifest/errors.ts";
 import { podUpdateIssues } from "../manifest/pod-update.ts";
 import type { PodSpec } from "../manifest/types.ts";
-import { podObject, unsyncedStatus } from "../status/pod-object.ts";
-import type { V1Pod, V1PodStatus } from "../status/v1.ts";
+import { podObject } from "../status/pod-object.ts";
+import type { V1PodStatus } from "../status/v1.ts";
 import { ApiPodWriteError, type StoredApiPod } from "../store/api-pod-store.ts";
 import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
-import type { ApiContext, PodWrites } from "./context.ts";
+import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { isObject, PatchError, type JsonObject } from "./patch/json.ts";
-import { applyPatch, decodePatch, patchKind, PATCH_CONTENT_TYPES } from "./patch/apply-patch.ts";
-import { apiPod } from "./pods-api.ts";
+import { decodePatch, patchKind } from "./patch/apply-patch.ts";
+import { deletionOf, expectedResourceVersion, patchedPod, updateTarget, type UpdateTarget } from "./pod-write-target.ts";
 import { ApiError } from "./status.ts";
 import { refuseChange } from "./write-refusals.ts";
 import { createPod } from "./pods-create.ts";
@@ -25,58 +25,6 @@ type Json = Record<string, unknown>;
 
 /** The annotations the agent adds to every pod it serves: never stored as the user's. */
 const AGENT_ANNOTATION = /^kubernetes\.io\/config\./;
-
-interface UpdateTarget {
-  writes: PodWrites;
-  stored: StoredApiPod;
-  /** The pod as a GET serves it now, resourceVersion included: what a patch applies to. */
-  current: JsonObject;
-}
-
-/** The API pod a write names, or the API server's refusal: 405 for a file's pod, 404 for none. */
-function updateTarget(request: ApiRequest, api: ApiContext, refuse: () => never): UpdateTarget | undefined {
-  const { namespace, name } = request.params as { namespace: string; name: string };
-  const writes = api.podWrites;
-  if (!writes) refuse();
-  const stored = writes.store.get(namespace, name);
-  if (!stored) {
-    // A pod the API did not create (a manifest file's) is refused with its file.
-    if (writes.fileOf(namespace, name) || api.store.livePods({ namespace, name }).length > 0) refuse();
-    return undefined;
-  }
-  const row = api.store.livePods({ namespace, name }).find((r) => r.uid === stored.uid);
-  return { writes, stored, current: (row ? apiPod(row) : unservedPod(writes, stored)) as unknown as JsonObject };
-}
-
-/**
- * A pod stored before writes saved the object they serve (migrations/0009) that the loop has not
- * synced yet: drawn as its create would have drawn it.
- */
-function unservedPod(writes: PodWrites, stored: StoredApiPod): V1Pod {
-  const spec = writes.admit(stored.object, { uid: stored.uid, createdAt: stored.createdAt }, false).pod;
-  const pod = podObject(spec, { createdAt: stored.createdAt, ...deletionOf(stored) }, unsyncedStatus(spec));
-  pod.metadata.resourceVersion = String(writes.store.resourceVersion(stored.namespace, stored.name) ?? stored.resourceVersion);
-  return pod;
-}
-
-function deletionOf(stored: StoredApiPod): { deletion?: { requestedAt: number; graceSeconds: number } } {
-  return stored.deletion ? { deletion: { requestedAt: stored.deletion.requestedAt, graceSeconds: stored.deletion.gracePeriodSeconds } } : {};
-}
-
-/** PATCH: the body (read once by the caller) applied to the pod as served, by its Content-Type. */
-function patchedObject(request: ApiRequest, target: UpdateTarget, body: Uint8Array): JsonObject {
-  const kind = patchKind(request.headers.get("content-type"));
-  if (!kind) {
-    const accepted = Object.values(PATCH_CONTENT_TYPES).join(", ");
-    throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
-  }
-  try {
-    return applyPatch(kind, target.current, decodePatch(kind, new TextDecoder().decode(body)));
-  } catch (error) {
-    if (error instanceof PatchError) throw new ApiError(error.code, error.code === 422 ? "Invalid" : "BadRequest", error.message);
-    throw error;
-  }
-}
 
 /**
  * Stores `next` as the new version of the target's pod, after every check, if the pod is still at
@@ -156,12 +104,6 @@ function comparableSpec(pod: PodSpec): Json {
   return spec;
 }
 
-function expectedResourceVersion(value: unknown): number | undefined {
-  if (value === undefined || value === null || value === "") return undefined;
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < 0) throw ApiError.badRequest(`invalid resourceVersion ${JSON.stringify(value)}: it must be one this server gave`);
-  return number;
-}
 
 /**
  * The update rules' refusal: 422 Invalid, `Pod "web" is invalid: spec: Forbidden: pod updates may
@@ -193,7 +135,7 @@ async function patchPod(request: ApiRequest, api: ApiContext): Promise<Response>
     if (!target && patchKind(request.headers.get("content-type")) === "apply") return applyCreate(request, api, body);
     if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
     const base = Number((target.current.metadata as Json).resourceVersion);
-    const next = patchedObject(request, target, body);
+    const next = patchedPod(request, target.current, body);
     const asked = expectedResourceVersion((next.metadata as Json | undefined)?.resourceVersion);
     const precondition = asked !== undefined && asked !== base ? asked : undefined;
     try {

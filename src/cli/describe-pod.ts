@@ -76,6 +76,8 @@ export function describePodText(input: DescribeInput): string {
   }
   if (spec.initContainers.length > 0) writeContainers(w, "Init Containers", spec.initContainers, status.initContainerStatuses ?? [], time);
   writeContainers(w, "Containers", spec.containers, status.containerStatuses ?? [], time);
+  const ephemeral = spec.ephemeralContainers ?? [];
+  if (ephemeral.length > 0) writeContainers(w, "Ephemeral Containers", ephemeral, status.ephemeralContainerStatuses ?? [], time);
   const conditions = status.conditions ?? [];
   if (conditions.length > 0) {
     w.write("Conditions:\n  Type\tStatus\n");

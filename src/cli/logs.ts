@@ -12,6 +12,7 @@ import type { AttemptRow } from "../store/queries.ts";
 import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { humanDuration } from "../status/age.ts";
+import type { V1PodSpec } from "../status/v1.ts";
 import { deletionCauseText } from "./describe-pod.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { interruptSignal } from "./events.ts";
@@ -59,11 +60,12 @@ export async function logsCommand(podName: string, options: LogsOptions, deps: L
     throw error;
   }
   if (!pod) throw podNotFound(reader.store, reader.path, podName, { includeDeleted: true });
-  const names = [...(pod.object.spec.initContainers ?? []), ...pod.object.spec.containers].map((c) => c.name);
+  const { spec } = pod.object;
+  const names = [...(spec.initContainers ?? []), ...spec.containers, ...(spec.ephemeralContainers ?? [])].map((c) => c.name);
   let container = options.container;
   if (container === undefined) {
-    container = pod.object.spec.containers[0]?.name ?? names[0]!;
-    if (pod.object.spec.containers.length > 1) stderr(`Defaulted container "${container}" out of: ${names.join(", ")}\n`);
+    container = spec.containers[0]?.name ?? names[0]!;
+    if (spec.containers.length > 1) stderr(`Defaulted container "${container}" out of: ${allContainerNames(spec)}\n`);
   } else if (!names.includes(container)) {
     throw new UserError(`container ${container} is not valid for pod ${podName}`);
   }
@@ -131,4 +133,13 @@ export function tailLines(text: string, n: number | undefined): string {
   const lines = text.split("\n");
   const trailing = lines.at(-1) === "" ? lines.pop() : undefined;
   return lines.slice(-n).join("\n") + (trailing !== undefined ? "\n" : "");
+}
+
+/** kubectl's podcmd.AllContainerNames: the containers, then the ephemeral and init ones marked. */
+function allContainerNames(spec: V1PodSpec): string {
+  return [
+    ...spec.containers.map((c) => c.name),
+    ...(spec.ephemeralContainers ?? []).map((c) => `${c.name} (ephem)`),
+    ...(spec.initContainers ?? []).map((c) => `${c.name} (init)`),
+  ].join(", ");
 }

@@ -41,10 +41,10 @@ export class PodSources {
     this.api.read();
     this.writes = {
       store,
-      admit: (object, identity, strict) => {
+      admit: (object, identity, strict, stage = "stored") => {
         const name = (object.metadata as { name?: unknown } | undefined)?.name;
         const meta = { createdAt: identity.createdAt };
-        return admitApiPod(object, { uid: identity.uid, node: options.node, label: `pod ${JSON.stringify(name ?? "")}`, meta }, { ...options.rules, strict });
+        return admitApiPod(object, { uid: identity.uid, node: options.node, label: `pod ${JSON.stringify(name ?? "")}`, meta, stage }, { ...options.rules, strict });
       },
       fileOf: (namespace, name) => this.files.get(`${namespace}/${name}`)?.source,
       changed: () => {

@@ -11,8 +11,12 @@ import type { ApiPodStore } from "../store/api-pod-store.ts";
  */
 export interface PodWrites {
   store: ApiPodStore;
-  /** Admits a pod by the rules a manifest file meets on this agent (`strict`: unknown fields refused); throws ManifestError. */
-  admit(object: Record<string, unknown>, identity: { uid: string; createdAt: number }, strict: boolean): AdmittedPod;
+  /**
+   * Admits a pod by the rules a manifest file meets on this agent (`strict`: unknown fields
+   * refused); a pod being created (`stage` "create") may not have ephemeral containers, a stored
+   * one (the default) may. Throws ManifestError.
+   */
+  admit(object: Record<string, unknown>, identity: { uid: string; createdAt: number }, strict: boolean, stage?: "create" | "stored"): AdmittedPod;
   /** The manifest file whose pod has this namespace and name (as the API names it), if any. */
   fileOf(namespace: string, name: string): string | undefined;
   /** Tells the API pod source that a write was committed: the loop wakes on it. */

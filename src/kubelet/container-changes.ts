@@ -4,13 +4,13 @@
  * its spec's, a container whose definition changed is killed (`Container NAME definition changed,
  * will be restarted`) and started again with the new definition, whatever the restart policy and
  * without a back-off wait (the kubelet's back-off key includes the hash); labels and annotations
- * restart nothing. A file pod never comes here: an edited file has a new uid, so it is a new pod,
- * as for a static pod.
+ * restart nothing, and an ephemeral container added (`kubectl debug`) is started beside the others.
+ * A file pod never comes here: an edited file has a new uid, so it is a new pod, as for a static pod.
  */
 import { canonicalJson } from "../manifest/hash.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
 import { backoffKey } from "./backoff.ts";
-import { allContainers, type PodRecord } from "./pod-state.ts";
+import { allContainers, newContainerRecord, type PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { beginStop } from "./termination.ts";
 
@@ -26,7 +26,7 @@ export function inPlaceChanges(current: PodSpec, next: PodSpec): string[] | unde
   return pairs.filter(([before, after]) => containerHash(before) !== containerHash(after)).map(([before]) => before.name);
 }
 
-/** The pod without what an in-place update may change: containers by name only. */
+/** The pod without what an in-place update may change: containers by name only, ephemeral ones not at all. */
 function podShape(spec: PodSpec): string {
   const names = (containers: ContainerSpec[]) => containers.map((c) => c.name);
   return canonicalJson({
@@ -37,6 +37,7 @@ function podShape(spec: PodSpec): string {
     manifest: {},
     initContainers: names(spec.initContainers),
     containers: names(spec.containers),
+    ephemeralContainers: [],
   });
 }
 
@@ -52,6 +53,11 @@ function containerHash(container: ContainerSpec): string {
  */
 export function applyInPlaceUpdate(pod: PodRecord, next: PodSpec, changed: readonly string[]): void {
   pod.spec = next;
+  // An ephemeral container is never changed or removed once added (the API refuses it): new names are new containers.
+  pod.ephemeral ??= [];
+  for (const spec of next.ephemeralContainers ?? []) {
+    if (!pod.ephemeral.some((c) => c.name === spec.name)) pod.ephemeral.push(newContainerRecord(spec, "ephemeral"));
+  }
   for (const container of allContainers(pod)) {
     const spec = [...next.initContainers, ...next.containers].find((c) => c.name === container.name);
     if (!spec) continue;

@@ -5,7 +5,7 @@
 import { ContainerStartError, ImagePullError, type ContainerStatus } from "../runtime/runtime.ts";
 import { goDuration } from "../status/go-duration.ts";
 import { backoffKey } from "./backoff.ts";
-import type { ContainerRecord, PodRecord, Termination } from "./pod-state.ts";
+import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
 import { exitedSuffix, killCauseOf } from "./kill-cause.ts";
@@ -117,7 +117,9 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   const attempt = container.attempts;
   let id: string;
   try {
-    id = await ctx.runtime.startContainer({ pod: pod.spec, container: container.spec, kind: container.kind, attempt, sandbox: pod.sandbox });
+    const target = container.spec.targetContainerName;
+    const targetContainerId = target === undefined ? undefined : allContainers(pod).find((c) => c.name === target && c.state === "running")?.containerId;
+    id = await ctx.runtime.startContainer({ pod: pod.spec, container: container.spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
   } catch (error) {
     if (!(error instanceof ContainerStartError)) throw error;
     recordStartError(ctx, pod, container, error);

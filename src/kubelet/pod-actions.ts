@@ -47,6 +47,8 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
   }
   if (!isTerminalPhase(podPhase(pod))) {
     restartChangedContainers(ctx, pod);
+    // Before the init containers, as the kubelet's SyncPod does: a debug container runs even while an init container fails.
+    await startEphemeral(ctx, pod);
     if (await syncInit(ctx, pod)) await syncApps(ctx, pod);
     // A container that could not start may have met a dead sandbox (a pause container's
     // namespaces cannot be joined once it is gone): look at the sandbox on the next pass.
@@ -82,6 +84,13 @@ function syncProbes(ctx: SyncContext, pod: PodRecord, container: ContainerRecord
   applyProbeVerdicts(ctx, pod, container, probes.results);
   if (container.stopping) probes.forget(id);
   else container.probeCounters = probes.counters(id);
+}
+
+/** Each ephemeral container starts once, when it was added; whatever ends it, it is never started again. */
+async function startEphemeral(ctx: SyncContext, pod: PodRecord): Promise<void> {
+  for (const container of pod.ephemeral ?? []) {
+    if (container.attempts === 0) await startOrBackOff(ctx, pod, container);
+  }
 }
 
 /** Init containers one at a time; sidecars let the next one start once they have started. */

@@ -81,6 +81,8 @@ export interface PodRecord {
   sandbox?: Sandbox;
   init: ContainerRecord[];
   app: ContainerRecord[];
+  /** Ephemeral containers (`kubectl debug`), in the order they were added; absent in older checkpoints. */
+  ephemeral?: ContainerRecord[];
   /** Set when the pod is going away (removed, replaced, shutdown). */
   deletionRequestedAt?: number;
   deletionCause?: "removed" | "replaced" | "shutdown";
@@ -113,7 +115,7 @@ export function newContainerRecord(spec: ContainerSpec, kind: ContainerKind): Co
     kind,
     spec,
     state: "waiting",
-    waiting: { reason: kind === "app" ? "ContainerCreating" : "PodInitializing" },
+    waiting: { reason: kind === "app" || kind === "ephemeral" ? "ContainerCreating" : "PodInitializing" },
     attempts: 0,
     ready: false,
     started: false,
@@ -126,6 +128,7 @@ export function newPodRecord(spec: PodSpec, now: number): PodRecord {
     createdAt: spec.api?.createdAt ?? now,
     init: spec.initContainers.map((c) => newContainerRecord(c, isSidecar(c) ? "sidecar" : "init")),
     app: spec.containers.map((c) => newContainerRecord(c, "app")),
+    ephemeral: (spec.ephemeralContainers ?? []).map((c) => newContainerRecord(c, "ephemeral")),
     initialized: spec.initContainers.length === 0,
     initFailed: false,
     phase: "Pending",
@@ -139,7 +142,7 @@ export function restartCountOf(container: Pick<ContainerRecord, "attempts">): nu
 }
 
 export function allContainers(pod: PodRecord): ContainerRecord[] {
-  return [...pod.init, ...pod.app];
+  return [...pod.init, ...pod.app, ...(pod.ephemeral ?? [])];
 }
 
 export function podKeyOf(pod: PodRecord): PodKey {

@@ -59,6 +59,12 @@ export function containerStatus(container: ContainerRecord, runtimeName: string)
   return status;
 }
 
+/** No probe runs on an ephemeral container, so the prober never marks it ready or started: ready stays false and started is never set. */
+function ephemeralContainerStatus(container: ContainerRecord, runtimeName: string): V1ContainerStatus {
+  const { started: _started, ...status } = containerStatus(container, runtimeName);
+  return { ...status, ready: false };
+}
+
 /** The pod's status as the kubelet would report it after this pass. */
 export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatus {
   const { spec } = pod;
@@ -89,6 +95,7 @@ export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatu
   }
   if (pod.startTime !== undefined) status.startTime = isoTime(pod.startTime);
   if (pod.init.length > 0 && !pod.rejected && !pod.waitingForNode) status.initContainerStatuses = pod.init.map((c) => containerStatus(c, options.runtimeName));
+  if (pod.ephemeral && pod.ephemeral.length > 0) status.ephemeralContainerStatuses = pod.ephemeral.map((c) => ephemeralContainerStatus(c, options.runtimeName));
   return status;
 }
 

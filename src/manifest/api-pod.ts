@@ -15,11 +15,14 @@ export interface ApiPodIdentity {
   /** How messages name the pod, e.g. `pod "web"`. */
   label: string;
   meta: ApiPodMeta;
+  /** A pod being created may not have ephemeral containers; one already stored may (`kubectl debug` added them). Default: created. */
+  stage?: "create" | "stored";
 }
 
 /** @throws ManifestError listing every problem, each with its field path, exactly as for a file. */
 export function admitApiPod(object: unknown, identity: ApiPodIdentity, rules: ManifestRules = {}): AdmittedPod {
-  const admitted = admitPod(object, { file: identity.label, source: API_POD_SOURCE, node: "" }, rules);
+  const ephemeralContainers = identity.stage === "stored" ? "allowed" : "refused";
+  const admitted = admitPod(object, { file: identity.label, source: API_POD_SOURCE, node: "", ephemeralContainers }, rules);
   // The stored spec, defaults included: the pod as created and as read back from the database hash alike.
   const spec = admitted.pod.manifest.spec;
   admitted.pod = {

@@ -110,6 +110,8 @@ export interface ContainerSpec {
   resources?: ResourceRequirements;
   /** Only on init containers: "Always" makes it a native sidecar. */
   restartPolicy?: "Always";
+  /** Only on ephemeral containers: the container whose process namespace it joins (`kubectl debug --target`). */
+  targetContainerName?: string;
   terminationMessagePath: string;
 }
 
@@ -135,6 +137,12 @@ export interface PodSpec {
   terminationGracePeriodSeconds: number;
   initContainers: ContainerSpec[];
   containers: ContainerSpec[];
+  /**
+   * Containers added to a running pod through the API's ephemeralcontainers subresource (`kubectl
+   * debug`): started once, never restarted, never part of the pod's phase or readiness. Absent in records
+   * checkpointed before they were read.
+   */
+  ephemeralContainers?: ContainerSpec[];
   volumes: Volume[];
   hostNetwork: boolean;
   shareProcessNamespace: boolean;

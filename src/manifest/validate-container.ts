@@ -3,13 +3,27 @@
  * resources, probes and the preStop hook, with the API server's defaults filled in.
  */
 import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "./types.ts";
-import { describeValue, type Fields } from "./fields.ts";
+import { describeValue, Fields } from "./fields.ts";
 import { checkDns1123Label, checkEnvVarName, checkPortName } from "./names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
 import { validateResources } from "./validate-resources.ts";
 import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "./defaults.ts";
 
-export type ContainerKind = "init" | "app";
+export type ContainerKind = "init" | "app" | "ephemeral";
+
+/**
+ * What an ephemeral container may not have, by the field's JSON name, and the key the API server
+ * names it by (validateEphemeralContainers lower-cases the Go field name: `livenessprobe`).
+ */
+const NOT_FOR_EPHEMERAL: readonly (readonly [field: string, key: string])[] = [
+  ["lifecycle", "lifecycle"],
+  ["livenessProbe", "livenessprobe"],
+  ["ports", "ports"],
+  ["readinessProbe", "readinessprobe"],
+  ["resources", "resources"],
+  ["startupProbe", "startupprobe"],
+  ["restartPolicy", "restartPolicy"],
+];
 
 export interface ContainerContext {
   kind: ContainerKind;
@@ -24,6 +38,7 @@ const PROBE_FIELDS: readonly [string, ProbeKind][] = [
 ];
 
 export function validateContainer(fields: Fields, context: ContainerContext): ContainerSpec {
+  if (context.kind === "ephemeral") return validateEphemeralContainer(fields, context);
   const name = fields.requiredString("name");
   const nameProblem = name === "" ? undefined : checkDns1123Label(name);
   if (nameProblem) fields.fail("name", nameProblem);
@@ -68,6 +83,32 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
   }
   readLifecycle(fields, scope, mayHaveProbes, container);
   return container;
+}
+
+/**
+ * An ephemeral container (`kubectl debug`): a container to look inside a running pod with, so no
+ * ports, probes, hooks, resources or restart policy (the API server's validateEphemeralContainers),
+ * and `targetContainerName` naming a container whose processes it shares (checked by the pod).
+ */
+function validateEphemeralContainer(fields: Fields, context: ContainerContext): ContainerSpec {
+  for (const [field, key] of NOT_FOR_EPHEMERAL) {
+    const value = fields.raw(field);
+    // `resources: {}` is the struct's zero value, which the API's defaulting writes on every container.
+    const empty = typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+    if (value !== undefined && !(empty && field === "resources") && !(Array.isArray(value) && value.length === 0)) {
+      fields.issues.add(fields.at(key), "Forbidden: cannot be set for an Ephemeral Container");
+    }
+  }
+  const container = validateContainer(withoutFields(fields, NOT_FOR_EPHEMERAL.map(([field]) => field)), { ...context, kind: "app" });
+  const target = fields.string("targetContainerName");
+  if (target) container.targetContainerName = target;
+  return container;
+}
+
+/** The same object without `keys`, for what was already refused not to be read (and refused) twice. */
+function withoutFields(fields: Fields, keys: readonly string[]): Fields {
+  const rest = Object.fromEntries(Object.entries(fields.obj).filter(([key]) => !keys.includes(key) && key !== "targetContainerName"));
+  return new Fields(rest, fields.path, fields.issues);
 }
 
 function readRestartPolicy(fields: Fields, kind: ContainerKind, container: ContainerSpec): void {

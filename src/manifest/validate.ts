@@ -23,6 +23,12 @@ export interface ValidateContext {
   source: string;
   /** Node name ("" for none); pods are named NAME-NODE when set. */
   node: string;
+  /**
+   * Whether `spec.ephemeralContainers` may be set: only on a pod already running, which an API
+   * pod's stored object is once `kubectl debug` added one. A pod being created (a file, a POST) may
+   * not have any, as the API server's ValidatePodCreate says.
+   */
+  ephemeralContainers?: "allowed" | "refused";
 }
 
 /** `NAME-NODE` when a node is set (mirror-pod naming), else NAME. */
@@ -71,11 +77,12 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   const volumeNames = new Set(volumes.map((volume) => volume.name));
   const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames) : [];
   const containers = spec ? readContainers(spec, "containers", "app", volumeNames) : [];
+  const ephemeralContainers = spec ? readEphemeralContainers(spec, context, volumeNames, [...initContainers, ...containers]) : [];
   if (spec && !spec.has("containers")) spec.fail("containers", "required: a pod needs at least one container");
   else if (spec && Array.isArray(spec.raw("containers")) && (spec.raw("containers") as unknown[]).length === 0) {
     spec.fail("containers", "must have at least one container");
   }
-  if (spec) checkUniqueContainerNames(spec, initContainers, containers);
+  if (spec) checkUniqueContainerNames(spec, initContainers, containers, ephemeralContainers);
   const restartPolicy = spec?.oneOf<RestartPolicy>("restartPolicy", ["Always", "OnFailure", "Never"], "Always") ?? "Always";
   const terminationGracePeriodSeconds =
     spec?.int("terminationGracePeriodSeconds", { min: 0, default: DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS }) ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
@@ -98,6 +105,7 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
     terminationGracePeriodSeconds,
     initContainers,
     containers,
+    ephemeralContainers,
     volumes,
     hostNetwork,
     shareProcessNamespace,
@@ -147,12 +155,33 @@ function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNa
   return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames }));
 }
 
-/** Names are unique across init and app containers: they key logs, restarts and back-off. */
-function checkUniqueContainerNames(spec: Fields, init: ContainerSpec[], app: ContainerSpec[]): void {
+/**
+ * The ephemeral containers, where the pod may have them: each names an unused container name and,
+ * with targetContainerName, a container or init container of the pod.
+ */
+function readEphemeralContainers(spec: Fields, context: ValidateContext, volumeNames: ReadonlySet<string>, others: readonly ContainerSpec[]): ContainerSpec[] {
+  if (!spec.has("ephemeralContainers")) return [];
+  const raw = spec.raw("ephemeralContainers");
+  if ((context.ephemeralContainers ?? "refused") === "refused") {
+    if (!Array.isArray(raw) || raw.length > 0) spec.fail("ephemeralContainers", "Forbidden: cannot be set on create");
+    return [];
+  }
+  const containers = readContainers(spec, "ephemeralContainers", "ephemeral", volumeNames);
+  const names = new Set(others.map((container) => container.name));
+  containers.forEach((container, index) => {
+    const target = container.targetContainerName;
+    if (target !== undefined && !names.has(target)) spec.issues.add([...spec.path, "ephemeralContainers", index, "targetContainerName"], `Not found: ${JSON.stringify(target)}`);
+  });
+  return containers;
+}
+
+/** Names are unique across init, app and ephemeral containers: they key logs, restarts and back-off. */
+function checkUniqueContainerNames(spec: Fields, init: ContainerSpec[], app: ContainerSpec[], ephemeral: ContainerSpec[]): void {
   const firstSeen = new Map<string, string>();
   const all = [
     ...init.map((container, index) => ({ container, where: `initContainers[${index}]`, path: ["initContainers", index] as const })),
     ...app.map((container, index) => ({ container, where: `containers[${index}]`, path: ["containers", index] as const })),
+    ...ephemeral.map((container, index) => ({ container, where: `ephemeralContainers[${index}]`, path: ["ephemeralContainers", index] as const })),
   ];
   for (const { container, where, path } of all) {
     if (container.name === "") continue;

@@ -83,7 +83,7 @@ function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"
 
 /**
  * A container joining the sandbox: network and IPC (and PID with shareProcessNamespace) come from
- * the pause container. Kubernetes `command` replaces ENTRYPOINT and `args` replaces CMD; the engine
+ * the pause container; an ephemeral container with a target joins the target's PID namespace. Kubernetes `command` replaces ENTRYPOINT and `args` replaces CMD; the engine
  * keeps the image's value for whichever is left unset, and drops the image's CMD once ENTRYPOINT is
  * given, which is the Kubernetes rule too. The engine's json-file driver rotates the output by the
  * kubelet's log limits (its max-file counts the current file, as --container-log-max-files does).
@@ -111,7 +111,8 @@ export function containerCreateOptions(
     HostConfig: {
       NetworkMode: joined,
       IpcMode: joined,
-      PidMode: pod.shareProcessNamespace ? joined : undefined,
+      // An ephemeral container aimed at a container (`kubectl debug --target`) sees that container's processes.
+      PidMode: config.targetContainerId ? `container:${config.targetContainerId}` : pod.shareProcessNamespace ? joined : undefined,
       Binds: mounts.map((m) => `${m.source}:${m.target}${m.readOnly ? ":ro" : ""}`),
       RestartPolicy: { Name: "no" },
       LogConfig: { Type: "json-file", Config: { "max-size": String(logPolicy.maxBytes), "max-file": String(logPolicy.maxFiles) } },

@@ -13,7 +13,7 @@ export interface Sandbox {
   podUid: string;
 }
 
-export type ContainerKind = "init" | "sidecar" | "app";
+export type ContainerKind = "init" | "sidecar" | "app" | "ephemeral";
 
 export interface ContainerConfig {
   pod: PodSpec;
@@ -22,6 +22,8 @@ export interface ContainerConfig {
   /** 0 for the first start of this container in this pod, then 1, 2 ... (the restart count). */
   attempt: number;
   sandbox: Sandbox;
+  /** An ephemeral container with targetContainerName: the runtime id of the container whose process namespace it joins. */
+  targetContainerId?: string;
 }
 
 export type RuntimeContainerState = "created" | "running" | "exited" | "unknown";

@@ -42,6 +42,7 @@ export interface V1PodReadinessGate {
 export interface V1PodSpec {
   containers: V1Container[];
   initContainers?: V1Container[];
+  ephemeralContainers?: V1Container[];
   restartPolicy?: "Always" | "OnFailure" | "Never";
   nodeName?: string;
   terminationGracePeriodSeconds?: number;
@@ -115,6 +116,7 @@ export interface V1PodStatus {
   qosClass?: string;
   initContainerStatuses?: V1ContainerStatus[];
   containerStatuses?: V1ContainerStatus[];
+  ephemeralContainerStatuses?: V1ContainerStatus[];
 }
 
 export interface V1Pod {

@@ -1,32 +1,67 @@
 /**
- * `kubectl debug POD` (issue 22): kubectl 1.27 and 1.33 read the pod's spec.securityContext, which
- * the API server always serves (`{}` by SetDefaults_PodSpec), and a missing one crashed them with a
- * nil-pointer panic before any request for the debug container. With the API's defaults stored,
- * kubectl gets past it to the ephemeral-containers call, whose answer is issue 23's.
+ * `kubectl debug` against the compiled agent (process runtime). Issue 22: kubectl read the pod's
+ * spec.securityContext, which the API server always serves, and panicked on a missing one. Issue 23:
+ * the pods/ephemeralcontainers subresource adds the debug container to an API pod, which the loop
+ * starts once beside the others and reports in ephemeralContainerStatuses and describe; a file
+ * pod is refused in the API server's words for a static pod.
  */
-import { expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadManifest } from "../../src/manifest/source.ts";
-import { desired } from "../pod-builder.ts";
-import { tempDir } from "../store-fixtures.ts";
-import { describeWithKubectl, fakeAgentWithApi, KUBECTL } from "./harness.ts";
+import { Agent, waitFor, Workspace } from "../e2e/helpers.ts";
+import { describeWithKubectl, KUBECTL, KubectlSession, startAgentWithApi } from "./harness.ts";
+
+let ws: Workspace;
+let agent: Agent;
+let session: KubectlSession;
+
+beforeAll(async () => {
+  ws = new Workspace();
+  ws.write("static.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: static}\nspec:\n  containers:\n    - {name: app, image: busybox, command: [sleep, '600']}\n");
+  ({ agent, session } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
+  await agent.waitForOutput("Started default/static-n1 app", 15_000);
+}, 120_000);
+
+afterAll(async () => {
+  await agent?.terminate();
+  session?.[Symbol.dispose]();
+  ws?.cleanup();
+});
+
+const kubectl = (binary: string, ...args: string[]) => session.run(binary, args, { timeoutMs: 60_000 });
 
 for (const version of ["1.27", "1.33"]) {
-  describeWithKubectl(`kubectl ${version} debug`, KUBECTL.versions[version], (kubectl) => {
-    test("debug POD reads the pod and asks for an ephemeral container: no panic on a missing securityContext", async () => {
-      using dir = tempDir();
-      await using agent = fakeAgentWithApi(dir.path);
-      const file = join(dir.path, "web.yaml");
-      writeFileSync(file, "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers: [{name: web, image: busybox, command: [sleep, '60']}]\n");
-      await agent.kubelet.sync(desired(loadManifest(file, "lab")));
-      await agent.advance(1);
-      const result = await agent.session.run(kubectl, ["debug", "web-lab", "--image=busybox", "-c", "debugger"]);
-      expect(result.stderr).not.toContain("panic");
-      expect(result.stderr).not.toContain("nil pointer");
-      // kubectl's own words for a server without the pods/ephemeralcontainers subresource (yet).
-      expect(result.stderr).toContain("ephemeral containers are disabled for this cluster");
-      expect(result.status).toBe(1);
+  describeWithKubectl(`kubectl ${version} debug`, KUBECTL.versions[version], (binary) => {
+    const pod = `web-${version.replace(".", "")}`;
+
+    test("debug POD --target adds an ephemeral container that runs once, beside the pod's, and is reported apart", async () => {
+      const file = join(session.dir, `${pod}.yaml`);
+      writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: {name: ${pod}}\nspec:\n  containers:\n    - {name: web, image: busybox, command: [sleep, '600']}\n`);
+      expect((await kubectl(binary, "apply", "-f", file)).status).toBe(0);
+      await agent.waitForOutput(`Started default/${pod} web`, 15_000);
+      const debug = await kubectl(binary, "debug", pod, "--image=busybox", "-c", "dbg", "--target=web", "--", "sh", "-c", "echo debugging; sleep 600");
+      expect(debug.stderr).not.toContain("panic");
+      expect(debug).toMatchObject({ status: 0 });
+      expect(debug.stdout).toContain('Targeting container "web"');
+      await agent.waitForOutput(`Started default/${pod} dbg`, 15_000);
+      const state = await waitFor("the debug container running", async () => {
+        const { stdout } = await kubectl(binary, "get", "pod", pod, "-o", "jsonpath={.status.ephemeralContainerStatuses[0].name}:{.status.ephemeralContainerStatuses[0].ready}:{.status.ephemeralContainerStatuses[0].state.running.startedAt}");
+        return stdout.split(":").length > 2 && !stdout.endsWith(":") ? stdout : undefined;
+      }, 15_000);
+      expect(state).toMatch(/^dbg:false:\d{4}-/);
+      // The pod's own containers are untouched: one container, ready, no restart.
+      const get = await kubectl(binary, "get", "pod", pod, "--no-headers");
+      expect(get.stdout).toMatch(new RegExp(`^${pod} +1/1 +Running +0 `));
+      expect((await waitFor("the debug container's output", async () => ((await kubectl(binary, "logs", pod, "-c", "dbg")).stdout || undefined), 10_000))).toBe("debugging\n");
+      const describe = await kubectl(binary, "describe", "pod", pod);
+      expect(describe.stdout).toMatch(/\nEphemeral Containers:\n  dbg:\n    Container ID: +process:\/\//);
+    }, 90_000);
+
+    test("debug of a file pod is the API server's refusal for a static pod", async () => {
+      const refused = await kubectl(binary, "debug", "static-n1", "--image=busybox", "-c", "dbg");
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).not.toContain("panic");
+      expect(refused.stderr).toContain('The Pod "static-n1" is invalid: []: Forbidden: static pods do not support ephemeral containers');
     }, 60_000);
   });
 }

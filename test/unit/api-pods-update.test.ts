@@ -34,7 +34,7 @@ function setup(path: string) {
   let wakes = 0;
   const podWrites: PodWrites = {
     store: apiPods,
-    admit: (object, identity, strict) => admitApiPod(object, { uid: identity.uid, node: "", label: "pod web", meta: { createdAt: identity.createdAt } }, { runtime: "process", strict }),
+    admit: (object, identity, strict, stage = "stored") => admitApiPod(object, { uid: identity.uid, node: "", label: "pod web", meta: { createdAt: identity.createdAt }, stage }, { runtime: "process", strict }),
     fileOf: (namespace, name) => (name === "static" ? "/manifests/static.yaml" : undefined),
     changed: () => void wakes++,
   };

@@ -6,6 +6,7 @@
 import { expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { logsCommand } from "../../src/cli/logs.ts";
 import { FOLLOW_BACKSTOP_MS } from "../../src/logs/attempt-logs.ts";
 import { rfc3339NanoFixed } from "../../src/logs/timestamps.ts";
 import { getLog, logsApi, statusOf } from "../logs-api-fixtures.ts";
@@ -121,6 +122,20 @@ test("several containers: the default-container annotation, else a 400 naming th
   });
   expect(await (await getLog(api, "/api/v1/namespaces/demo/pods/pick-lab/log")).text()).toBe("b line 1 of attempt 0\nb line 2 of attempt 0\n");
   expect(await (await getLog(api, "/api/v1/namespaces/demo/pods/two-lab/log?container=setup")).text()).toBe("setup line 1 of attempt 0\nsetup line 2 of attempt 0\n");
+  h.agent.close();
+});
+
+test("the CLI's logs defaults to the first container and names the others as kubectl's AllContainerNames does", async () => {
+  using dir = tempDir();
+  const h = loggingHarness(dir.path);
+  h.runtime.behaviours.set("setup", { exitAfterMs: 100, exitCode: 0 });
+  await h.kubelet.sync(desired(pod({ name: "two", containers: [container("a"), container("b")], init: [container("setup")] })));
+  await h.advance(2);
+  let out = "";
+  let err = "";
+  await logsCommand("two-lab", { db: h.dbPath }, { clock: h.clock, stdout: (t) => (out += t), stderr: (t) => (err += t) });
+  expect(err).toBe('Defaulted container "a" out of: a, b, setup (init)\n');
+  expect(out).toBe("a line 1 of attempt 0\na line 2 of attempt 0\n");
   h.agent.close();
 });
 
