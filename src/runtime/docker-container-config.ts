@@ -83,9 +83,10 @@ function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"
 
 /**
  * A container joining the sandbox: network and IPC (and PID with shareProcessNamespace) come from
- * the pause container; an ephemeral container with a target joins the target's PID namespace. Kubernetes `command` replaces ENTRYPOINT and `args` replaces CMD; the engine
- * keeps the image's value for whichever is left unset, and drops the image's CMD once ENTRYPOINT is
- * given, which is the Kubernetes rule too. The engine's json-file driver rotates the output by the
+ * the pause container; an ephemeral container with a target joins the target's PID namespace.
+ * Kubernetes `command` replaces ENTRYPOINT and `args` replaces CMD; the engine keeps the image's
+ * value for whichever is left unset, and drops the image's CMD once ENTRYPOINT is given, which is
+ * the Kubernetes rule too. The engine's json-file driver rotates the output by the
  * kubelet's log limits (its max-file counts the current file, as --container-log-max-files does).
  * Resources become the cgroup settings the kubelet would give the container (docker-resources.ts).
  */
