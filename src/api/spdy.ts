@@ -10,6 +10,8 @@ import transport from "spdy-transport";
 
 /** One stream the client opened: its headers (lower-case names), and a Duplex for its data. */
 export interface SpdyStream extends Duplex {
+  /** The stream's SPDY id: odd, rising in the order the client opened its streams. */
+  id: number;
   headers: Record<string, string>;
   /**
    * Queues the SYN_REPLY; `written` is called once it is on its way to the socket (with an error
