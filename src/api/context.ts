@@ -41,8 +41,10 @@ export interface ApiLimits {
   maxWatches: number;
   /** Exec sessions open at once; one more gets 429. */
   maxExecSessions: number;
+  /** Port-forward sessions (one per kubectl port-forward, however many connections it carries) open at once; one more gets 429. */
+  maxPortForwardSessions: number;
   /** Largest `limit` a list accepts; a larger one is a 400 naming this bound. */
   maxListLimit: number;
 }
 
-export const DEFAULT_LIMITS: ApiLimits = { maxBodyBytes: 3 * 1024 * 1024, maxWatches: 100, maxExecSessions: 16, maxListLimit: 10_000 };
+export const DEFAULT_LIMITS: ApiLimits = { maxBodyBytes: 3 * 1024 * 1024, maxWatches: 100, maxExecSessions: 16, maxPortForwardSessions: 16, maxListLimit: 10_000 };

@@ -35,6 +35,7 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     subresources: [
       { subresource: "exec", kind: "PodExecOptions", verbs: ["create", "get"] },
       { subresource: "log", kind: "Pod", verbs: ["get"] },
+      { subresource: "portforward", kind: "PodPortForwardOptions", verbs: ["create", "get"] },
       { subresource: "status", kind: "Pod", verbs: ["get"] },
     ],
   },
