@@ -1,7 +1,7 @@
 /**
  * What a route may use: the state database through its own read-only connection, the clock, the
- * node, and (under `run`, not `serve`) the runtime for exec and live logs. Nothing here reaches the
- * loop: the API reads what the loop committed, and hears each commit for its watches.
+ * node, and (under `run`, not `serve`) the runtime for exec, port-forward and live logs. Nothing
+ * here reaches the loop: the API reads what the loop committed, and hears each commit for its watches.
  */
 import type { Clock } from "../clock.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -17,7 +17,7 @@ export interface ApiContext {
   clock: Clock;
   /** The node's name: `--node`, else the host name. */
   nodeName: string;
-  /** The agent's runtime; absent under `serve`, where exec and live logs are unavailable. */
+  /** The agent's runtime; absent under `serve`, where exec, port-forward and live logs are unavailable. */
   runtime?: Runtime;
   /** Told the store's revision after each commit (under `serve`, after the database file changed). */
   commits: CommitFeed;
