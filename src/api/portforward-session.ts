@@ -24,6 +24,8 @@ export const MAX_CONNECTIONS_PER_SESSION = 256;
 export interface PortForwardSessionOptions extends ForwardTarget {
   /** Called once, when the session is over (the connection closed). */
   onEnd(): void;
+  /** Connections forwarded at once; default MAX_CONNECTIONS_PER_SESSION. */
+  maxConnections?: number;
 }
 
 type StreamType = "data" | "error";
@@ -118,8 +120,9 @@ export class PortForwardSession implements SpdySession {
   private forward(pair: StreamPair): void {
     pair.cancelTimeout();
     this.pending.delete(pair.requestId);
-    if (this.forwarded.size >= MAX_CONNECTIONS_PER_SESSION) {
-      this.printError(pair, `too many connections forwarded at once on this session (limit ${MAX_CONNECTIONS_PER_SESSION})`);
+    const limit = this.options.maxConnections ?? MAX_CONNECTIONS_PER_SESSION;
+    if (this.forwarded.size >= limit) {
+      this.printError(pair, `too many connections forwarded at once on this session (limit ${limit})`);
       return this.endStreams(pair);
     }
     const connection = new ForwardedConnection(pair.data!, pair.error!, pair.port, this.options);

@@ -25,13 +25,13 @@ async function podPort(name: string, options: { hold?: boolean } = {}) {
 }
 
 /** A loopback server whose every connection is a port-forward session on `clock`; `ended` counts the sessions over. */
-async function serve(clock: Clock = realClock) {
+async function serve(clock: Clock = realClock, maxConnections?: number) {
   const sessions: PortForwardSession[] = [];
   let ended = 0;
   const sockets: Socket[] = [];
   const server = createServer((socket) => {
     sockets.push(socket);
-    const session = new PortForwardSession({ address: (port) => ({ host: "127.0.0.1", port }), sandboxId: "sandbox-1", clock, onEnd: () => (ended += 1) });
+    const session = new PortForwardSession({ address: (port) => ({ host: "127.0.0.1", port }), sandboxId: "sandbox-1", clock, onEnd: () => (ended += 1), maxConnections });
     sessions.push(session);
     session.open(acceptSpdy(socket, clock));
   });
@@ -82,6 +82,40 @@ test("50 connections forwarded at once over one session, to two ports, each get 
   const { client } = await serve();
   const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => client.exchange(i % 2 ? b.port : a.port, String(i), `req-${i}`)));
   expect(answers).toEqual(Array.from({ length: 50 }, (_, i) => ({ data: `${i % 2 ? "b" : "a"}:req-${i}`, error: "" })));
+});
+
+test("16 MiB each way arrive whole, whichever side is faster", async () => {
+  const size = 16 * 1024 * 1024;
+  const server = createServer((socket) => {
+    let received = 0;
+    socket.on("data", (chunk) => {
+      received += chunk.length;
+      if (received === size) socket.end(Buffer.alloc(size, "p"));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => server.close());
+  const { client } = await serve();
+  const pair = await client.forward((server.address() as { port: number }).port, "0");
+  pair.data.write(Buffer.alloc(size, "c"));
+  const answer = await pair.dataText;
+  expect(answer.length).toBe(size);
+  expect(answer).toBe("p".repeat(size));
+  expect(await pair.errorText).toBe("");
+}, 30_000);
+
+test("connections beyond the session's bound are refused on their error stream; one ending frees its place", async () => {
+  const pod = await podPort("web", { hold: true });
+  const { client } = await serve(realClock, 2);
+  const held = await Promise.all([0, 1].map((i) => client.forward(pod.port, String(i))));
+  for (const pair of held) pair.data.write("x");
+  await pod.until(2);
+  expect(await client.exchange(pod.port, "2", "x")).toEqual({ data: "", error: "too many connections forwarded at once on this session (limit 2)" });
+  held[0]!.data.destroy();
+  await pod.until(1);
+  const third = await client.forward(pod.port, "3");
+  third.data.write("y");
+  expect(await new Promise<string>((resolve) => third.data.once("data", (chunk: Buffer) => resolve(String(chunk))))).toBe("web:y");
 });
 
 test("the client's end of its data stream half-closes the pod's socket, and the pod's answer after it still arrives", async () => {
