@@ -12,10 +12,14 @@ import { BUSYBOX, describeDocker } from "../docker/helpers.ts";
 import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";
 import { holdConnection, httpGet, PortForward, tcpConnections } from "./port-forward-helpers.ts";
 
-/** A container serving `who` (its own name) with busybox httpd on `port`, from a folder under `root`. */
+/** Bytes of the `big` file each server has, for a download that needs back-pressure all the way. */
+const BIG = 20 * 1024 * 1024;
+
+/** A container serving `who` (its own name) and `big` with busybox httpd on `port`, from a folder under `root`. */
 function server(name: string, port: number, image: string, root: string): string {
   const dir = `${root}/www-${name}`;
-  const script = `mkdir -p ${dir} && echo ${name} > ${dir}/who && exec busybox httpd -f -p ${port} -h ${dir}`;
+  const big = `dd if=/dev/zero of=${dir}/big bs=1048576 count=${BIG / 1048576} 2>/dev/null`;
+  const script = `mkdir -p ${dir} && echo ${name} > ${dir}/who && ${big} && exec busybox httpd -f -p ${port} -h ${dir}`;
   return `  - {name: ${name}, image: ${image}, command: [sh, -c, '${script}']}\n`;
 }
 
@@ -69,6 +73,17 @@ function portForwardSuite(runtime: "process" | "docker", image: string): void {
           const answers = await Promise.all(names.map((name) => httpGet("127.0.0.1", forward.local(ports[name]), "/who")));
           expect(answers).toEqual(names.map((name) => `${name}\n`));
           expect(forward.handled()).toBe(50);
+        } finally {
+          await forward.kill();
+        }
+      }, 60_000);
+
+      test("a 20 MiB download on each port at once arrives whole", async () => {
+        using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
+        const forward = await PortForward.start(session, kubectl, POD, [ports.a, ports.b]);
+        try {
+          const sizes = await Promise.all([ports.a, ports.b].map(async (port) => (await httpGet("127.0.0.1", forward.local(port), "/big", 30_000)).length));
+          expect(sizes).toEqual([BIG, BIG]);
         } finally {
           await forward.kill();
         }
