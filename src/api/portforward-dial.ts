@@ -69,11 +69,12 @@ export function dialErrorMessage(address: PodAddress, error: unknown): string {
 }
 
 /** A failed read or write on an established connection: `read tcp4 LOCAL->REMOTE: read: connection reset by peer`. */
-export function transferErrorMessage(socket: TcpDuplex, error: unknown): string {
+export function transferErrorMessage(socket: Pick<TcpDuplex, "ends">, error: unknown): string {
   const op = (error as { syscall?: string }).syscall === "write" ? "write" : "read";
-  const local = hostPort({ host: socket.localAddress, port: socket.localPort });
-  const remote = hostPort({ host: socket.remoteAddress, port: socket.remotePort });
-  return `${op} ${network(socket.remoteAddress)} ${local}->${remote}: ${op}: ${errnoText(error)}`;
+  const { localAddress, localPort, remoteAddress, remotePort } = socket.ends;
+  const local = hostPort({ host: localAddress, port: localPort });
+  const remote = hostPort({ host: remoteAddress, port: remotePort });
+  return `${op} ${network(remoteAddress)} ${local}->${remote}: ${op}: ${errnoText(error)}`;
 }
 
 function errnoText(error: unknown): string {

@@ -33,23 +33,16 @@ export class TcpDuplex extends Duplex {
         connectError: () => {},
       },
     });
+    const { localAddress, localPort, remoteAddress, remotePort } = duplex.socket;
+    duplex.connectedEnds = { localAddress, localPort, remoteAddress, remotePort };
     return duplex;
   }
 
-  get localAddress(): string {
-    return this.socket?.localAddress ?? "";
-  }
+  private connectedEnds = { localAddress: "", localPort: 0, remoteAddress: "", remotePort: 0 };
 
-  get localPort(): number {
-    return this.socket?.localPort ?? 0;
-  }
-
-  get remoteAddress(): string {
-    return this.socket?.remoteAddress ?? "";
-  }
-
-  get remotePort(): number {
-    return this.socket?.remotePort ?? 0;
+  /** Both ends' addresses as they were once connected: a socket that failed no longer knows them. */
+  get ends(): { localAddress: string; localPort: number; remoteAddress: string; remotePort: number } {
+    return this.connectedEnds;
   }
 
   override _read(): void {

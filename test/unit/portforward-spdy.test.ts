@@ -63,6 +63,16 @@ test("a port nothing listens on: the error stream says so in the kubelet's words
   expect(await client.exchange(pod.port, "1", "GET /")).toEqual({ data: "web:GET /", error: "" });
 });
 
+test("a pod that resets the connection mid-way: the error stream says so in Go's words for a failed read", async () => {
+  // Bun's terminate() closes with SO_LINGER 0: a RST, which node:net's resetAndDestroy does not send under Bun.
+  const pod = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: (socket) => socket.terminate() } });
+  closers.push(() => pod.stop(true));
+  const { client } = await serve();
+  const { data, error } = await client.exchange(pod.port, "0", "GET /");
+  expect(data).toBe("");
+  expect(error).toMatch(new RegExp(`^error forwarding port ${pod.port} to pod sandbox-1, uid : read tcp4 127\\.0\\.0\\.1:\\d+->127\\.0\\.0\\.1:${pod.port}: read: connection reset by peer$`));
+});
+
 test("pairs are matched by requestID, however their streams interleave, each to its own port", async () => {
   const [a, b] = [await podPort("a"), await podPort("b")];
   const { client } = await serve();
