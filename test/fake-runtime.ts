@@ -110,6 +110,15 @@ export class FakeRuntime implements Runtime {
     return [...this.sandboxes.values()];
   }
 
+  /**
+   * The host's loopback, whatever the sandbox's (made-up) IP: a test's fake pod "listens" on a real
+   * loopback listener of the test's own. Recorded as `port-forward <sandbox> <port>`.
+   */
+  portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number } {
+    this.calls.push(`port-forward ${sandbox.id} ${port}`);
+    return { host: "127.0.0.1", port };
+  }
+
   async ensureImage(container: ContainerSpec): Promise<PullResult> {
     if (this.missingImages.has(container.image)) {
       throw new ImagePullError(container.image, container.imagePullPolicy === "Never" ? "ErrImageNeverPull" : "ErrImagePull", `manifest for ${container.image} not found`);

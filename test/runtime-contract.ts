@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
 import { LABEL } from "../src/runtime/labels.ts";
 import type { ContainerStatus, Runtime, RuntimeEvent, Sandbox } from "../src/runtime/runtime.ts";
+import { connect } from "node:net";
+import { freePort } from "./e2e/helpers.ts";
 import { ExecCapture } from "./exec-capture.ts";
 
 export interface RuntimeContractOptions {
@@ -74,6 +76,17 @@ export function within<T>(ms: number, what: string, promise: Promise<T>): Promis
         reject(error);
       },
     );
+  });
+}
+
+/** What a server at host:port sends on a new connection before closing it ("" when the connection is refused). */
+function readConnection(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    const socket = connect(port, host);
+    socket.on("data", (chunk) => (text += String(chunk)));
+    socket.on("error", () => {});
+    socket.on("close", () => resolve(text));
   });
 }
 
@@ -353,6 +366,25 @@ export function runtimeContract(
       expect((await runtime.containerStatus(id)).state).toBe("unknown");
       expect((await runtime.listContainers()).map((c) => c.id)).not.toContain(id);
       await expect(runtime.readLogs(id)).rejects.toThrow();
+    });
+
+    test("portForwardAddress is where the host reaches a port a container of the pod listens on", async () => {
+      const port = await freePort();
+      const { sandbox } = await start(`exec busybox nc -ll -p ${port} -e echo pong`);
+      const address = runtime.portForwardAddress(sandbox, port);
+      expect(address.port).toBe(port);
+      const answer = await within(
+        10_000,
+        `an answer on ${address.host}:${port}`,
+        (async () => {
+          for (;;) {
+            const text = await readConnection(address.host, port);
+            if (text) return text;
+            await new Promise((r) => setTimeout(r, 25));
+          }
+        })(),
+      );
+      expect(answer).toBe("pong\n");
     });
 
     test("readLogs with tail returns the last lines", async () => {

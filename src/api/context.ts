@@ -1,7 +1,7 @@
 /**
  * What a route may use: the state database through its own read-only connection, the clock, the
- * node, and (under `run`, not `serve`) the runtime for exec and live logs. Nothing here reaches the
- * loop: the API reads what the loop committed, and hears each commit for its watches.
+ * node, and (under `run`, not `serve`) the runtime for exec, port-forward and live logs. Nothing
+ * here reaches the loop: the API reads what the loop committed, and hears each commit for its watches.
  */
 import type { Clock } from "../clock.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -17,7 +17,7 @@ export interface ApiContext {
   clock: Clock;
   /** The node's name: `--node`, else the host name. */
   nodeName: string;
-  /** The agent's runtime; absent under `serve`, where exec and live logs are unavailable. */
+  /** The agent's runtime; absent under `serve`, where exec, port-forward and live logs are unavailable. */
   runtime?: Runtime;
   /** Told the store's revision after each commit (under `serve`, after the database file changed). */
   commits: CommitFeed;
@@ -41,8 +41,10 @@ export interface ApiLimits {
   maxWatches: number;
   /** Exec sessions open at once; one more gets 429. */
   maxExecSessions: number;
+  /** Port-forward sessions (one per kubectl port-forward, however many connections it carries) open at once; one more gets 429. */
+  maxPortForwardSessions: number;
   /** Largest `limit` a list accepts; a larger one is a 400 naming this bound. */
   maxListLimit: number;
 }
 
-export const DEFAULT_LIMITS: ApiLimits = { maxBodyBytes: 3 * 1024 * 1024, maxWatches: 100, maxExecSessions: 16, maxListLimit: 10_000 };
+export const DEFAULT_LIMITS: ApiLimits = { maxBodyBytes: 3 * 1024 * 1024, maxWatches: 100, maxExecSessions: 16, maxPortForwardSessions: 16, maxListLimit: 10_000 };

@@ -36,6 +36,7 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
       { subresource: "ephemeralcontainers", kind: "Pod", verbs: ["get", "patch", "update"] },
       { subresource: "exec", kind: "PodExecOptions", verbs: ["create", "get"] },
       { subresource: "log", kind: "Pod", verbs: ["get"] },
+      { subresource: "portforward", kind: "PodPortForwardOptions", verbs: ["create", "get"] },
       { subresource: "status", kind: "Pod", verbs: ["get"] },
     ],
   },

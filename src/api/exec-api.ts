@@ -10,7 +10,8 @@ import { ExecWebSocketSession } from "./exec-session.ts";
 import { ExecSpdySession, SPDY_EXEC_PROTOCOL } from "./exec-spdy-session.ts";
 import { chooseExecProtocol, EXEC_PROTOCOLS, parseExecOptions } from "./exec-protocol.ts";
 import type { ApiRequest, Route } from "./http.ts";
-import { ApiError, statusResponse } from "./status.ts";
+import { ApiError } from "./status.ts";
+import { offersProtocol, requireRuntime, takeSessionSlot, upgradeSpdy } from "./streaming.ts";
 import type { V1Pod } from "../status/v1.ts";
 
 const EXEC_PATH = "/api/v1/namespaces/:namespace/pods/:name/exec";
@@ -24,9 +25,6 @@ export const execRoutes: Route[] = [
   { method: "POST", path: EXEC_PATH, handle: handleExec },
 ];
 
-/** Sessions open per API server (its context), against `limits.maxExecSessions`. */
-const openSessions = new WeakMap<ApiContext, { count: number }>();
-
 async function handleExec(request: ApiRequest, api: ApiContext): Promise<Response> {
   const { namespace = "", name = "" } = request.params;
   const options = parseExecOptions(request.query);
@@ -35,9 +33,7 @@ async function handleExec(request: ApiRequest, api: ApiContext): Promise<Respons
   const phase = pod.status?.phase;
   if (phase === "Succeeded" || phase === "Failed") throw ApiError.badRequest(`cannot exec into a container in a completed pod; current phase is ${phase}`);
   const container = chooseContainer(pod, options.container);
-  if (!api.runtime) {
-    throw new ApiError(503, "ServiceUnavailable", "exec needs the running agent: `minikubelet serve` only reads the database (start the pods with `minikubelet run`)");
-  }
+  const runtime = requireRuntime(api, "exec");
   const containerId = runningContainerId(pod, container);
   const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase();
   if (upgrade !== "websocket" && upgrade !== "spdy/3.1") {
@@ -46,39 +42,19 @@ async function handleExec(request: ApiRequest, api: ApiContext): Promise<Respons
   const spdy = upgrade === "spdy/3.1";
   const offer = request.headers.get(spdy ? "x-stream-protocol-version" : "sec-websocket-protocol");
   const webSocketProtocol = spdy ? undefined : chooseExecProtocol(offer);
-  if (spdy ? !offersSpdyProtocol(offer) : !webSocketProtocol) {
+  if (spdy ? !offersProtocol(offer, SPDY_EXEC_PROTOCOL) : !webSocketProtocol) {
     const supported = spdy ? SPDY_EXEC_PROTOCOL : EXEC_PROTOCOLS.join(", ");
     throw ApiError.badRequest(`requested protocol(s) are not supported: ${offer ?? "none"}; supports ${supported}`);
   }
-  const slots = openSessions.get(api) ?? { count: 0 };
-  openSessions.set(api, slots);
-  if (slots.count >= api.limits.maxExecSessions) {
-    const busy = new ApiError(429, "TooManyRequests", `too many exec sessions open (limit ${api.limits.maxExecSessions}); try again later`, { retryAfterSeconds: 1 });
-    return statusResponse(busy);
-  }
-  slots.count += 1;
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    slots.count -= 1;
-  };
-  const run = { runtime: api.runtime, containerId, options, onEnd: release };
+  const release = takeSessionSlot(api, "exec", api.limits.maxExecSessions);
+  if (release instanceof Response) return release;
+  const run = { runtime, containerId, options, onEnd: release };
   const refused = webSocketProtocol ? request.upgrade(new ExecWebSocketSession(run, webSocketProtocol, api.clock)) : upgradeSpdy(request, new ExecSpdySession(run, api.clock));
   if (refused) {
     release();
     return refused;
   }
   return new Response(null, { status: 101 });
-}
-
-function offersSpdyProtocol(offer: string | null): boolean {
-  return (offer ?? "").split(",").some((protocol) => protocol.trim() === SPDY_EXEC_PROTOCOL);
-}
-
-function upgradeSpdy(request: ApiRequest, session: ExecSpdySession): Response | undefined {
-  if (!request.upgradeSpdy) return statusResponse(ApiError.badRequest("this server does not serve SPDY upgrades"));
-  return request.upgradeSpdy(session);
 }
 
 /** The container asked for, else the default-container annotation's, else the first. */

@@ -10,6 +10,7 @@ import { infoRoutes } from "./info.ts";
 import { logRoutes } from "./logs-api.ts";
 import { objectRoutes } from "./object-routes.ts";
 import { openApiRoutes } from "./openapi.ts";
+import { portForwardRoutes } from "./portforward-api.ts";
 import { watchRoutes } from "./watch.ts";
 
 export const apiRoutes: Route[] = [
@@ -20,4 +21,5 @@ export const apiRoutes: Route[] = [
   ...openApiRoutes,
   ...logRoutes,
   ...execRoutes,
+  ...portForwardRoutes,
 ];

@@ -147,6 +147,11 @@ export class ProcessRuntime implements Runtime {
     return this.sandboxes.list();
   }
 
+  /** The host's loopback: a process pod has no network of its own. */
+  portForwardAddress(_sandbox: Sandbox, port: number): { host: string; port: number } {
+    return { host: "127.0.0.1", port };
+  }
+
   async startContainer(config: ContainerConfig): Promise<string> {
     const created = createContainerDir({ layout: this.layout, config, owner: this.owner, podPidsLimit: this.podPidsLimit, clock: this.clock });
     const { id, dir, limits } = created;

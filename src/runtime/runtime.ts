@@ -130,6 +130,13 @@ export interface SandboxManager {
   /** Stops and removes the sandbox. Removing a removed sandbox is a no-op. */
   removePodSandbox(id: string): Promise<void>;
   listPodSandboxes(): Promise<SandboxInfo[]>;
+  /**
+   * Where this host dials `port` of the pod in `sandbox` (`kubectl port-forward`, the CRI's
+   * PortForward): the process runtime's pods share the host's network (127.0.0.1), a docker pod
+   * listens on its sandbox's address. Asks nothing of the runtime; throws when the sandbox has no
+   * address to dial.
+   */
+  portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number };
 }
 
 export interface ContainerManager {
