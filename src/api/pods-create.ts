@@ -12,6 +12,7 @@ import { podObject, unsyncedStatus } from "../status/pod-object.ts";
 import { isoTime } from "../status/time.ts";
 import type { ApiContext, PodWrites } from "./context.ts";
 import type { ApiRequest } from "./http.ts";
+import { decodeRequestObject } from "./request-object.ts";
 import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
 import { ApiError } from "./status.ts";
 import { refuseCreate } from "./write-refusals.ts";
@@ -68,14 +69,9 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
   return new Response(JSON.stringify(served), { status: 201, headers });
 }
 
-/** The body as a JSON object; anything else is the API server's 400. */
+/** The body (JSON, YAML or protobuf) as an object; anything else is the API server's 400 or 415. */
 async function decodePod(request: ApiRequest): Promise<Record<string, unknown>> {
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(await request.body()));
-  } catch (error) {
-    throw ApiError.badRequest(`the request body is not a JSON object: ${(error as Error).message}`);
-  }
+  const body = decodeRequestObject(await request.body(), request.headers.get("content-type"), "Pod");
   if (!isPlainObject(body)) throw ApiError.badRequest("the request body is not a JSON object");
   return body;
 }

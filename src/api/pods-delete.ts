@@ -15,6 +15,7 @@ import type { ApiContext } from "./context.ts";
 import type { ApiRequest } from "./http.ts";
 import { apiPod } from "./pods-api.ts";
 import { isDryRun, storeRefusal } from "./pod-write-status.ts";
+import { decodeRequestObject } from "./request-object.ts";
 import { ApiError } from "./status.ts";
 import { jsonResponse } from "./table.ts";
 import { refuseChange } from "./write-refusals.ts";
@@ -65,16 +66,13 @@ interface DeleteOptions {
 
 /** DeleteOptions from the body (kubectl sends one) and the query (`?gracePeriodSeconds=`, `?dryRun=All`). */
 async function deleteOptions(request: ApiRequest): Promise<DeleteOptions> {
-  const text = new TextDecoder().decode(await request.body()).trim();
+  const bytes = await request.body();
   let body: Record<string, unknown> = {};
-  if (text !== "") {
-    try {
-      const decoded: unknown = JSON.parse(text);
-      if (!isPlainObject(decoded)) throw new Error("not an object");
-      body = decoded;
-    } catch (error) {
-      throw ApiError.badRequest(`the request body is not a DeleteOptions object: ${(error as Error).message}`);
-    }
+  // As the API server's delete handler: only a body with something in it is decoded.
+  if (new TextDecoder().decode(bytes).trim() !== "") {
+    const decoded = decodeRequestObject(bytes, request.headers.get("content-type"), "DeleteOptions");
+    if (!isPlainObject(decoded)) throw ApiError.badRequest("the request body is not a DeleteOptions object");
+    body = decoded;
   }
   const fromQuery = request.query.get("gracePeriodSeconds");
   const grace = body.gracePeriodSeconds ?? (fromQuery === null ? undefined : Number(fromQuery));

@@ -16,6 +16,7 @@ import { isObject, type JsonObject } from "./patch/json.ts";
 import { deletionOf, expectedResourceVersion, patchedPod, updateTarget } from "./pod-write-target.ts";
 import { invalidPod, isDryRun, storeRefusal } from "./pod-write-status.ts";
 import { getPod } from "./pods-api.ts";
+import { decodeRequestObject } from "./request-object.ts";
 import { ApiError } from "./status.ts";
 import { refuseChange } from "./write-refusals.ts";
 
@@ -29,13 +30,7 @@ async function patchEphemeral(request: ApiRequest, api: ApiContext): Promise<Res
 }
 
 async function replaceEphemeral(request: ApiRequest, api: ApiContext): Promise<Response> {
-  const text = new TextDecoder().decode(await request.body());
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    throw ApiError.badRequest(`error decoding the Pod: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const body = decodeRequestObject(await request.body(), request.headers.get("content-type"), "Pod");
   if (!isObject(body)) throw ApiError.badRequest("the body of a PUT must be a Pod object");
   return updateEphemeral(request, api, () => body as JsonObject);
 }

@@ -17,6 +17,7 @@ import type { ApiRequest, Route } from "./http.ts";
 import { isObject, PatchError, type JsonObject } from "./patch/json.ts";
 import { decodePatch, patchKind } from "./patch/apply-patch.ts";
 import { deletionOf, expectedResourceVersion, patchedPod, updateTarget, type UpdateTarget } from "./pod-write-target.ts";
+import { decodeRequestObject } from "./request-object.ts";
 import { ApiError } from "./status.ts";
 import { refuseChange } from "./write-refusals.ts";
 import { createPod } from "./pods-create.ts";
@@ -169,12 +170,7 @@ async function applyCreate(request: ApiRequest, api: ApiContext, body: Uint8Arra
 async function replacePod(request: ApiRequest, api: ApiContext): Promise<Response> {
   const target = updateTarget(request, api, () => refuseChange("change")(request, api));
   if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(await request.body()));
-  } catch (error) {
-    throw ApiError.badRequest(`error decoding the Pod: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const body = decodeRequestObject(await request.body(), request.headers.get("content-type"), "Pod");
   if (!isObject(body)) throw ApiError.badRequest("the body of a PUT must be a Pod object");
   return updatePod(request, api, target, body, expectedResourceVersion((body.metadata as Json | undefined)?.resourceVersion));
 }

@@ -8,6 +8,7 @@
 import { dirname } from "node:path";
 import type { ApiContext } from "./context.ts";
 import type { ApiRequest, Method, Route } from "./http.ts";
+import { decodeRequestObject } from "./request-object.ts";
 import { ApiError } from "./status.ts";
 
 /** The directory the agent reads manifests from, as its pods and refused files record it. */
@@ -41,10 +42,10 @@ export async function refuseCreate(request: ApiRequest, api: ApiContext): Promis
   throw new ApiError(405, "MethodNotAllowed", `pods are created from manifest files or through the agent's API (minikubelet run), not through this server, which only reads the database: ${where}`, { kind: "pods" });
 }
 
-/** The posted pod's name and namespace, if the body is a JSON object naming one. */
+/** The posted pod's name and namespace, if the body is an object naming one. */
 async function postedName(request: ApiRequest): Promise<{ name: string; namespace?: string } | undefined> {
   try {
-    const body = JSON.parse(new TextDecoder().decode(await request.body())) as { metadata?: { name?: unknown; namespace?: unknown } };
+    const body = decodeRequestObject(await request.body(), request.headers.get("content-type"), "Pod") as { metadata?: { name?: unknown; namespace?: unknown } };
     const { name, namespace } = body.metadata ?? {};
     if (typeof name !== "string" || name === "") return undefined;
     return { name, ...(typeof namespace === "string" && namespace !== "" && { namespace }) };

@@ -26,7 +26,7 @@ function agentApi(dir: string) {
     const route = apiRoutes.find((r) => r.method === method && r.path.endsWith("/ephemeralcontainers"))!;
     const url = new URL(`https://127.0.0.1:6443/api/v1/namespaces/default/pods/${name}/ephemeralcontainers`);
     const bytes = new TextEncoder().encode(JSON.stringify(body));
-    const request = { method, url, headers: new Headers({ "content-type": "application/strategic-merge-patch+json" }), params: { namespace: "default", name }, query: url.searchParams, signal: new AbortController().signal, body: async () => bytes, upgrade: () => undefined };
+    const request = { method, url, headers: new Headers({ "content-type": method === "PUT" ? "application/json" : "application/strategic-merge-patch+json" }), params: { namespace: "default", name }, query: url.searchParams, signal: new AbortController().signal, body: async () => bytes, upgrade: () => undefined };
     try {
       const response = await route.handle(request, api);
       return { status: response.status, body: (await response.json()) as any };
