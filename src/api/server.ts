@@ -16,6 +16,7 @@ import type { Clock } from "../clock.ts";
 import type { ApiContext } from "./context.ts";
 import { openFrontDoor } from "./front-door.ts";
 import type { ApiRequest, ApiSocket, Route, WebSocketSession } from "./http.ts";
+import { queryFlag } from "./query-flags.ts";
 import { acceptSpdy } from "./spdy.ts";
 import { ApiError, statusResponse } from "./status.ts";
 
@@ -181,7 +182,7 @@ function checkToken(request: Request, expected: Buffer): Response | undefined {
 
 /** Watches, followed logs and upgrades stay open as long as their client wants: no idle cut-off. */
 function keepsConnectionOpen(url: URL, request: Request): boolean {
-  const yes = (name: string) => ["true", "1"].includes(url.searchParams.get(name) ?? "");
+  const yes = (name: string) => queryFlag(url.searchParams, name) === true;
   return yes("watch") || yes("follow") || request.headers.get("upgrade") !== null;
 }
 
