@@ -71,7 +71,7 @@ function getNamespace(request: ApiRequest, api: ApiContext): Response {
   const name = request.params.name!;
   const revision = api.store.revision();
   const namespace = namespaces(api, revision).find((n) => n.metadata.name === name);
-  if (!namespace) throw ApiError.notFound("namespaces", name, "namespaces");
+  if (!namespace) throw ApiError.notFound("namespaces", name);
   return respond([namespace], request, api, String(revision), true);
 }
 

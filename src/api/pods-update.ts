@@ -191,7 +191,7 @@ async function patchPod(request: ApiRequest, api: ApiContext): Promise<Response>
   for (let attempt = 1; ; attempt++) {
     const target = updateTarget(request, api, () => refuseChange("change")(request, api));
     if (!target && patchKind(request.headers.get("content-type")) === "apply") return applyCreate(request, api, body);
-    if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
+    if (!target) throw ApiError.notFound("pods", request.params.name!);
     const base = Number((target.current.metadata as Json).resourceVersion);
     const next = patchedObject(request, target, body);
     const asked = expectedResourceVersion((next.metadata as Json | undefined)?.resourceVersion);
@@ -226,7 +226,7 @@ async function applyCreate(request: ApiRequest, api: ApiContext, body: Uint8Arra
 
 async function replacePod(request: ApiRequest, api: ApiContext): Promise<Response> {
   const target = updateTarget(request, api, () => refuseChange("change")(request, api));
-  if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
+  if (!target) throw ApiError.notFound("pods", request.params.name!);
   let body: unknown;
   try {
     body = JSON.parse(new TextDecoder().decode(await request.body()));
