@@ -13,9 +13,11 @@ import { isoTime } from "../status/time.ts";
 import type { ApiContext, PodWrites } from "./context.ts";
 import type { ApiRequest } from "./http.ts";
 import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
+import { decodeBody, type ExpectedKind } from "./request-body.ts";
 import { ApiError } from "./status.ts";
 import { refuseCreate } from "./write-refusals.ts";
 
+const POD_KIND: ExpectedKind = { apiVersion: "v1", kind: "Pod", internalPackage: "core" };
 /** What the server sets, never the client: dropped from the submitted metadata, as the API server resets them. */
 const SERVER_METADATA = ["uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields"];
 /** The API server's generateName alphabet (no vowels, no look-alikes) and suffix length. */
@@ -28,7 +30,7 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
   const namespace = request.params.namespace!;
   const strict = fieldValidation(request.query) === "Strict";
   const dryRun = isDryRun(request.query);
-  const submitted = await decodePod(request);
+  const submitted = await decodeBody(request, POD_KIND);
   const metadata = isPlainObject(submitted.metadata) ? { ...submitted.metadata } : {};
   if (typeof metadata.namespace === "string" && metadata.namespace !== "" && metadata.namespace !== namespace) {
     throw ApiError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
@@ -66,18 +68,6 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
     served.metadata.resourceVersion = String(resourceVersion);
   }
   return new Response(JSON.stringify(served), { status: 201, headers });
-}
-
-/** The body as a JSON object; anything else is the API server's 400. */
-async function decodePod(request: ApiRequest): Promise<Record<string, unknown>> {
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(await request.body()));
-  } catch (error) {
-    throw ApiError.badRequest(`the request body is not a JSON object: ${(error as Error).message}`);
-  }
-  if (!isPlainObject(body)) throw ApiError.badRequest("the request body is not a JSON object");
-  return body;
 }
 
 /** metadata.name, else generateName with the API server's random suffix; "" lets validation say it is required. */
