@@ -11,11 +11,13 @@ import { logRoutes } from "./logs-api.ts";
 import { objectRoutes } from "./object-routes.ts";
 import { openApiRoutes } from "./openapi.ts";
 import { watchRoutes } from "./watch.ts";
+import { deprecatedWatchRoutes } from "./watch-paths.ts";
 
 export const apiRoutes: Route[] = [
   ...infoRoutes,
   ...discoveryRoutes,
   ...watchRoutes,
+  ...deprecatedWatchRoutes,
   ...objectRoutes,
   ...openApiRoutes,
   ...logRoutes,

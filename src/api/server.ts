@@ -180,10 +180,10 @@ function checkToken(request: Request, expected: Buffer): Response | undefined {
   return statusResponse(new ApiError(401, "Unauthorized", "Unauthorized"), { "WWW-Authenticate": 'Bearer realm="minikubelet"' });
 }
 
-/** Watches, followed logs and upgrades stay open as long as their client wants: no idle cut-off. */
+/** Watches (the deprecated watch paths too), followed logs and upgrades stay open as long as their client wants: no idle cut-off. */
 function keepsConnectionOpen(url: URL, request: Request): boolean {
   const yes = (name: string) => queryFlag(url.searchParams, name) === true;
-  return yes("watch") || yes("follow") || request.headers.get("upgrade") !== null;
+  return yes("watch") || yes("follow") || request.headers.get("upgrade") !== null || url.pathname.startsWith("/api/v1/watch/");
 }
 
 /** How a request's connection can be taken over: Bun.serve's WebSocket upgrade, or the raw socket. */
