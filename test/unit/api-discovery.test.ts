@@ -25,10 +25,12 @@ test("aggregated discovery: v2 first, v2beta1 when that is all the client knows,
   expect(aggregatedDiscoveryVersion(accept("application/json, */*"))).toBeUndefined();
 });
 
-function get(path: string, acceptHeader: string): Promise<Response> {
+function get(path: string, acceptHeader: string, host = "127.0.0.1:6443"): Promise<Response> {
   const route = discoveryRoutes.find((candidate) => candidate.path === path)!;
-  const url = new URL(`https://127.0.0.1${path}`);
-  const request = { method: "GET", url, headers: accept(acceptHeader), params: {}, query: url.searchParams } as unknown as ApiRequest;
+  const url = new URL(`https://${host}${path}`);
+  const headers = accept(acceptHeader);
+  headers.set("Host", host);
+  const request = { method: "GET", url, headers, params: {}, query: url.searchParams } as unknown as ApiRequest;
   return Promise.resolve(route.handle(request, undefined as never));
 }
 
@@ -51,7 +53,9 @@ test("/api aggregated carries the exact Content-Type and every served resource w
 });
 
 test("legacy discovery: APIVersions, an empty APIGroupList and the v1 APIResourceList with subresources", async () => {
-  expect(await (await get("/api", "application/json, */*")).json()).toEqual({ kind: "APIVersions", versions: ["v1"] });
+  // serverAddressByClientCIDRs is required by the Python client (CoreApi().get_api_versions() raises without it): the address the client dialed.
+  expect(await (await get("/api", "application/json, */*")).json()).toEqual({ kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "127.0.0.1:6443" }] });
+  expect(await (await get("/api", "application/json", "[::1]:7443")).json()).toMatchObject({ serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "[::1]:7443" }] });
   expect(await (await get("/apis", "application/json")).json()).toEqual({ kind: "APIGroupList", apiVersion: "v1", groups: [] });
   const list = (await (await get("/api/v1", "application/json, */*")).json()) as { resources: { name: string }[] };
   expect(list).toMatchObject({ kind: "APIResourceList", groupVersion: "v1" });
