@@ -32,6 +32,8 @@ const READ = ["get", "list", "watch"];
 /** The core group's v1 resources, by name. */
 export const CORE_RESOURCES: readonly ServedResource[] = [
   { resource: "events", singular: "event", kind: "Event", scope: "Namespaced", verbs: READ, shortNames: ["ev"], subresources: [] },
+  // Created and deleted under `run` (refused under `serve`); never updated here.
+  { resource: "namespaces", singular: "namespace", kind: "Namespace", scope: "Cluster", verbs: ["create", "delete", "get", "list", "watch"], shortNames: ["ns"], subresources: [] },
   { resource: "nodes", singular: "node", kind: "Node", scope: "Cluster", verbs: READ, shortNames: ["no"], subresources: [] },
   {
     resource: "pods",

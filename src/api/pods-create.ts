@@ -13,16 +13,13 @@ import { isoTime } from "../status/time.ts";
 import type { ApiContext, PodWrites } from "./context.ts";
 import type { ApiRequest } from "./http.ts";
 import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
+import { admitCreateIn } from "./namespace-lifecycle.ts";
+import { clientMetadata, createdName, creationTime } from "./object-meta.ts";
 import { decodeBody, type ExpectedKind } from "./request-body.ts";
 import { ApiError } from "./status.ts";
 import { refuseCreate } from "./write-refusals.ts";
 
 const POD_KIND: ExpectedKind = { apiVersion: "v1", kind: "Pod", internalPackage: "core" };
-/** What the server sets, never the client: dropped from the submitted metadata, as the API server resets them. */
-const SERVER_METADATA = ["uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields"];
-/** The API server's generateName alphabet (no vowels, no look-alikes) and suffix length. */
-const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-const NAME_SUFFIX_LENGTH = 5;
 
 export async function createPod(request: ApiRequest, api: ApiContext): Promise<Response> {
   const writes = api.podWrites;
@@ -35,13 +32,13 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
   if (typeof metadata.namespace === "string" && metadata.namespace !== "" && metadata.namespace !== namespace) {
     throw ApiError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
   }
-  const name = podName(metadata);
-  for (const field of SERVER_METADATA) delete metadata[field];
+  admitCreateIn(api, namespace, "pods", typeof metadata.name === "string" ? metadata.name : "");
+  const name = createdName(metadata);
   // Whole seconds: metadata.creationTimestamp has no finer grain, and the pod reports this value.
-  const createdAt = Math.floor(api.clock.now() / 1000) * 1000;
+  const createdAt = creationTime(api.clock.now());
   const uid = randomUUID();
   const { status: _ignoredOnCreate, ...rest } = submitted;
-  const object = { ...rest, metadata: { ...metadata, name, namespace, uid, creationTimestamp: isoTime(createdAt) } };
+  const object = { ...rest, metadata: { ...clientMetadata(metadata), name, namespace, uid, creationTimestamp: isoTime(createdAt) } };
 
   let admitted;
   try {
@@ -68,15 +65,6 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
     served.metadata.resourceVersion = String(resourceVersion);
   }
   return new Response(JSON.stringify(served), { status: 201, headers });
-}
-
-/** metadata.name, else generateName with the API server's random suffix; "" lets validation say it is required. */
-function podName(metadata: Record<string, unknown>): string {
-  if (typeof metadata.name === "string" && metadata.name !== "") return metadata.name;
-  if (typeof metadata.generateName !== "string" || metadata.generateName === "") return "";
-  let suffix = "";
-  for (let i = 0; i < NAME_SUFFIX_LENGTH; i++) suffix += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
-  return `${metadata.generateName}${suffix}`;
 }
 
 /**

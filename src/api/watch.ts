@@ -195,6 +195,7 @@ class Watcher implements HubWatcher {
     const held = this.known.has(change.key);
     if (!change.deleted && this.matches(change)) {
       this.known.add(change.key);
+      if (held && change.presenceOnly) return undefined;
       return held ? "MODIFIED" : "ADDED";
     }
     this.known.delete(change.key);
