@@ -51,7 +51,22 @@ export const CORE_RESOURCES: readonly ServedResource[] = [
   },
 ];
 
-export const SERVED_GROUPS: readonly ServedGroup[] = [{ name: "", versions: [{ version: "v1", resources: CORE_RESOURCES }] }];
+/** A review: a create that stores nothing (auth-reviews.ts). */
+function review(resource: string, kind: string): ServedResource {
+  return { resource, singular: resource.replace(/s$/, ""), kind, scope: "Cluster", verbs: ["create"], subresources: [] };
+}
+
+const SELF_SUBJECT_REVIEWS = [review("selfsubjectreviews", "SelfSubjectReview")];
+
+export const SERVED_GROUPS: readonly ServedGroup[] = [
+  { name: "", versions: [{ version: "v1", resources: CORE_RESOURCES }] },
+  // v1beta1 too: kubectl 1.27's `auth whoami` asks for it (1.28 and later ask v1 first).
+  { name: "authentication.k8s.io", versions: [{ version: "v1", resources: SELF_SUBJECT_REVIEWS }, { version: "v1beta1", resources: SELF_SUBJECT_REVIEWS }] },
+  {
+    name: "authorization.k8s.io",
+    versions: [{ version: "v1", resources: [review("selfsubjectaccessreviews", "SelfSubjectAccessReview"), review("selfsubjectrulesreviews", "SelfSubjectRulesReview")] }],
+  },
+];
 
 /** The named groups (`/apis`), in the order discovery lists them. */
 export function namedGroups(): readonly ServedGroup[] {

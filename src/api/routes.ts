@@ -12,6 +12,7 @@ import { objectRoutes } from "./object-routes.ts";
 import { openApiRoutes } from "./openapi.ts";
 import { watchRoutes } from "./watch.ts";
 import { deprecatedWatchRoutes } from "./watch-paths.ts";
+import { authReviewRoutes } from "./auth-reviews.ts";
 
 export const apiRoutes: Route[] = [
   ...infoRoutes,
@@ -22,4 +23,5 @@ export const apiRoutes: Route[] = [
   ...openApiRoutes,
   ...logRoutes,
   ...execRoutes,
+  ...authReviewRoutes,
 ];
