@@ -49,6 +49,8 @@ export const CORE_RESOURCES: readonly ServedResource[] = [
       { subresource: "status", kind: "Pod", verbs: ["get"] },
     ],
   },
+  // Always empty (services-api.ts): listed so that cluster-info and get all find the resource.
+  { resource: "services", singular: "service", kind: "Service", scope: "Namespaced", verbs: READ, shortNames: ["svc"], categories: ["all"], subresources: [] },
 ];
 
 /** A review: a create that stores nothing (auth-reviews.ts). */

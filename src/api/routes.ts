@@ -13,6 +13,7 @@ import { openApiRoutes } from "./openapi.ts";
 import { watchRoutes } from "./watch.ts";
 import { deprecatedWatchRoutes } from "./watch-paths.ts";
 import { authReviewRoutes } from "./auth-reviews.ts";
+import { serviceRoutes } from "./services-api.ts";
 
 export const apiRoutes: Route[] = [
   ...infoRoutes,
@@ -24,4 +25,5 @@ export const apiRoutes: Route[] = [
   ...logRoutes,
   ...execRoutes,
   ...authReviewRoutes,
+  ...serviceRoutes,
 ];

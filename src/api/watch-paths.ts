@@ -1,6 +1,6 @@
 /**
  * The deprecated watch paths the API server still serves (`/api/v1/watch/pods`,
- * `/api/v1/watch/namespaces/NS/pods[/NAME]`, the same for events, `/api/v1/watch/namespaces[/NAME]`): the stream of `?watch=true` on
+ * `/api/v1/watch/namespaces/NS/pods[/NAME]`, the same for events and services, `/api/v1/watch/namespaces[/NAME]`): the stream of `?watch=true` on
  * the collection, whatever `watch` says. A path naming one object watches it through a
  * metadata.name field selector; an explicit field selector must then ask for exactly that name.
  */
@@ -10,6 +10,7 @@ import { POD_FIELDS } from "./pods-api.ts";
 import { exactField, parseFieldSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
 import { NAMESPACE_FIELDS } from "./namespace-table.ts";
+import { SERVICE_FIELDS, serviceKind } from "./services-api.ts";
 import { namespaceKind } from "./namespace-watch.ts";
 import { eventKind, podKind, type WatchKind } from "./watch-kinds.ts";
 import { serveWatch } from "./watch.ts";
@@ -51,4 +52,7 @@ export const deprecatedWatchRoutes: Route[] = [
   watchPath("/api/v1/watch/namespaces/:namespace/events/:name", eventKind, EVENT_FIELDS),
   watchPath("/api/v1/watch/namespaces", namespaceKind, NAMESPACE_FIELDS),
   watchPath("/api/v1/watch/namespaces/:name", namespaceKind, NAMESPACE_FIELDS),
+  watchPath("/api/v1/watch/services", serviceKind, SERVICE_FIELDS),
+  watchPath("/api/v1/watch/namespaces/:namespace/services", serviceKind, SERVICE_FIELDS),
+  watchPath("/api/v1/watch/namespaces/:namespace/services/:name", serviceKind, SERVICE_FIELDS),
 ];
