@@ -8,6 +8,10 @@ import { describe, expect, test } from "bun:test";
 import { queryFlag } from "../../src/api/query-flags.ts";
 import { isWatchRequest, parseWatchOptions } from "../../src/api/watch.ts";
 import { parsePodLogQuery } from "../../src/api/log-options.ts";
+import { podRoutes } from "../../src/api/pods-api.ts";
+import { call } from "../api-objects-fixtures.ts";
+import { namespacesAgent } from "../namespace-fixtures.ts";
+import { tempDir } from "../store-fixtures.ts";
 
 const query = (text: string) => new URLSearchParams(text);
 
@@ -53,5 +57,16 @@ describe("where the API reads a boolean", () => {
     expect(parsePodLogQuery(query("follow=True&previous=TRUE&timestamps=yes"), 0)).toMatchObject({ follow: true, previous: true, timestamps: true });
     expect(parsePodLogQuery(query("follow=FALSE&previous=0&timestamps=False"), 0)).toMatchObject({ follow: false, previous: false, timestamps: false });
     expect(parsePodLogQuery(query("follow=maybe"), 0).follow).toBe(true);
+  });
+});
+
+describe("unknown query parameters", () => {
+  test("are ignored, as the API server's query decoding ignores what it does not know: a list and a create answer as without them", async () => {
+    using dir = tempDir();
+    const a = namespacesAgent(dir.path);
+    const extra = { pretty: "true", timeout: "32s", bogus: "1", fieldManager: "kubectl-create" };
+    expect((await call(podRoutes, "GET", "/api/v1/namespaces/default/pods", a.api, { query: extra })).status).toBe(200);
+    expect((await a.send("POST", "/api/v1/namespaces", { metadata: { name: "team-a" } }, extra)).status).toBe(201);
+    a.h.close();
   });
 });
