@@ -25,7 +25,7 @@ export function apiContext(dbPath: string, clock: Clock, options: { nodeName?: s
 }
 
 /** Finds the route for `method path` in `routes` and calls it as the server would, Status errors included. */
-export async function call(routes: Route[], method: string, path: string, api: ApiContext, options: { accept?: string; query?: Record<string, string>; body?: string } = {}) {
+export async function call(routes: Route[], method: string, path: string, api: ApiContext, options: { accept?: string; query?: Record<string, string>; body?: string | Uint8Array; contentType?: string } = {}) {
   const url = new URL(`https://127.0.0.1:6443${path}`);
   for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, value);
   for (const route of routes) {
@@ -35,11 +35,11 @@ export async function call(routes: Route[], method: string, path: string, api: A
     const request: ApiRequest = {
       method,
       url,
-      headers: new Headers(options.accept ? { accept: options.accept } : {}),
+      headers: new Headers({ ...(options.accept && { accept: options.accept }), ...(options.contentType && { "content-type": options.contentType }) }),
       params,
       query: url.searchParams,
       signal: new AbortController().signal,
-      body: async () => new TextEncoder().encode(options.body ?? ""),
+      body: async () => (typeof options.body === "string" || options.body === undefined ? new TextEncoder().encode(options.body ?? "") : options.body),
       upgrade: () => undefined,
     };
     try {

@@ -1,79 +1,47 @@
 /**
  * Discovery: which resources this server serves, in the aggregated form kubectl asks for first
  * (`/api` and `/apis` as APIGroupDiscoveryList, with its exact Content-Type) and the legacy form
- * older clients and `Accept: application/json` get (`/api`, `/apis`, `/api/v1`). One table of
- * resources feeds both. Only the core group is served: an advertised group that then fails would
- * print an error on every kubectl command.
+ * older clients and `Accept: application/json` get (`/api` as APIVersions, `/apis` as
+ * APIGroupList, then `/api/v1`, `/apis/GROUP` and `/apis/GROUP/VERSION`). Both are drawn from one
+ * table (discovery-resources.ts).
  */
-import type { Route } from "./http.ts";
+import { namedGroups, SERVED_GROUPS, type ServedGroup, type ServedResource, type ServedVersion } from "./discovery-resources.ts";
+import type { ApiRequest, Route } from "./http.ts";
 import { aggregatedDiscoveryContentType, aggregatedDiscoveryVersion } from "./negotiate.ts";
+import { ApiError } from "./status.ts";
 
-interface ServedResource {
-  resource: string;
-  singular: string;
-  kind: string;
-  scope: "Namespaced" | "Cluster";
-  verbs: string[];
-  shortNames?: string[];
-  categories?: string[];
-  subresources: { subresource: string; kind: string; verbs: string[] }[];
-}
-
-/** What the read API serves; writes are answered 405, so they are not advertised. */
-const READ = ["get", "list", "watch"];
-export const SERVED_RESOURCES: readonly ServedResource[] = [
-  { resource: "events", singular: "event", kind: "Event", scope: "Namespaced", verbs: READ, shortNames: ["ev"], subresources: [] },
-  { resource: "nodes", singular: "node", kind: "Node", scope: "Cluster", verbs: READ, shortNames: ["no"], subresources: [] },
-  {
-    resource: "pods",
-    singular: "pod",
-    kind: "Pod",
-    scope: "Namespaced",
-    verbs: READ,
-    shortNames: ["po"],
-    categories: ["all"],
-    subresources: [
-      { subresource: "ephemeralcontainers", kind: "Pod", verbs: ["get", "patch", "update"] },
-      { subresource: "exec", kind: "PodExecOptions", verbs: ["create", "get"] },
-      { subresource: "log", kind: "Pod", verbs: ["get"] },
-      { subresource: "portforward", kind: "PodPortForwardOptions", verbs: ["create", "get"] },
-      { subresource: "status", kind: "Pod", verbs: ["get"] },
-    ],
-  },
-];
-
-function aggregatedCore() {
+function aggregatedResource(group: string, version: string, served: ServedResource) {
   return {
-    metadata: { name: "", creationTimestamp: null },
-    versions: [
-      {
-        version: "v1",
-        freshness: "Current",
-        resources: SERVED_RESOURCES.map((served) => ({
-          resource: served.resource,
-          singularResource: served.singular,
-          responseKind: { group: "", version: "v1", kind: served.kind },
-          scope: served.scope,
-          verbs: served.verbs,
-          ...(served.shortNames ? { shortNames: served.shortNames } : {}),
-          ...(served.categories ? { categories: served.categories } : {}),
-          subresources: served.subresources.map((sub) => ({
-            subresource: sub.subresource,
-            responseKind: { group: "", version: "v1", kind: sub.kind },
-            verbs: sub.verbs,
-          })),
-        })),
-      },
-    ],
+    resource: served.resource,
+    singularResource: served.singular,
+    responseKind: { group, version, kind: served.kind },
+    scope: served.scope,
+    verbs: served.verbs,
+    ...(served.shortNames ? { shortNames: served.shortNames } : {}),
+    ...(served.categories ? { categories: served.categories } : {}),
+    subresources: served.subresources.map((sub) => ({ subresource: sub.subresource, responseKind: { group, version, kind: sub.kind }, verbs: sub.verbs })),
   };
 }
 
-function legacyResourceList() {
+function aggregatedGroup(group: ServedGroup) {
+  return {
+    metadata: { name: group.name, creationTimestamp: null },
+    versions: group.versions.map((version) => ({
+      version: version.version,
+      freshness: "Current",
+      resources: version.resources.map((served) => aggregatedResource(group.name, version.version, served)),
+    })),
+  };
+}
+
+/** An APIResourceList: `/api/v1` or `/apis/GROUP/VERSION`. */
+function legacyResourceList(group: string, version: ServedVersion) {
+  const groupVersion = group ? `${group}/${version.version}` : version.version;
   return {
     kind: "APIResourceList",
     apiVersion: "v1",
-    groupVersion: "v1",
-    resources: SERVED_RESOURCES.flatMap((served) => [
+    groupVersion,
+    resources: version.resources.flatMap((served) => [
       {
         name: served.resource,
         singularName: served.singular,
@@ -88,6 +56,22 @@ function legacyResourceList() {
   };
 }
 
+/** An APIGroup as `/apis` lists it and `/apis/GROUP` serves it. */
+function legacyGroup(group: ServedGroup) {
+  const versions = group.versions.map((version) => ({ groupVersion: `${group.name}/${version.version}`, version: version.version }));
+  return { name: group.name, versions, preferredVersion: versions[0]! };
+}
+
+/**
+ * `/api` as APIVersions. serverAddressByClientCIDRs is where clients reach this server (the Python
+ * client refuses an APIVersions without it): the address the client dialed, from its Host header,
+ * for every client network (the API server's 0.0.0.0/0 entry for its external address).
+ */
+function apiVersions(request: ApiRequest) {
+  const serverAddress = request.headers.get("host") || request.url.host;
+  return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }] };
+}
+
 /** `/api` or `/apis`: aggregated when the client asks for it (never a 406: kubectl has no fallback). */
 function discoveryRoute(path: "/api" | "/apis"): Route {
   return {
@@ -95,17 +79,35 @@ function discoveryRoute(path: "/api" | "/apis"): Route {
     path,
     handle(request) {
       const version = aggregatedDiscoveryVersion(request.headers);
+      const groups = path === "/api" ? SERVED_GROUPS.filter((group) => group.name === "") : namedGroups();
       if (version) {
-        const body = { kind: "APIGroupDiscoveryList", apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: path === "/api" ? [aggregatedCore()] : [] };
+        const body = { kind: "APIGroupDiscoveryList", apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: groups.map(aggregatedGroup) };
         return new Response(JSON.stringify(body), { headers: { "Content-Type": aggregatedDiscoveryContentType(version) } });
       }
-      return Response.json(path === "/api" ? { kind: "APIVersions", versions: ["v1"] } : { kind: "APIGroupList", apiVersion: "v1", groups: [] });
+      return Response.json(path === "/api" ? apiVersions(request) : { kind: "APIGroupList", apiVersion: "v1", groups: groups.map(legacyGroup) });
     },
   };
+}
+
+function namedGroup(name: string): ServedGroup {
+  const group = namedGroups().find((candidate) => candidate.name === name);
+  // The API server's router answers an unserved group with its bare 404.
+  if (!group) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+  return group;
 }
 
 export const discoveryRoutes: Route[] = [
   discoveryRoute("/api"),
   discoveryRoute("/apis"),
-  { method: "GET", path: "/api/v1", handle: () => Response.json(legacyResourceList()) },
+  { method: "GET", path: "/api/v1", handle: () => Response.json(legacyResourceList("", SERVED_GROUPS[0]!.versions[0]!)) },
+  { method: "GET", path: "/apis/:group", handle: (request) => Response.json({ kind: "APIGroup", apiVersion: "v1", ...legacyGroup(namedGroup(request.params.group!)) }) },
+  {
+    method: "GET",
+    path: "/apis/:group/:version",
+    handle(request) {
+      const version = namedGroup(request.params.group!).versions.find((candidate) => candidate.version === request.params.version);
+      if (!version) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+      return Response.json(legacyResourceList(request.params.group!, version));
+    },
+  },
 ];

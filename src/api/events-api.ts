@@ -123,7 +123,7 @@ function getEvent(request: ApiRequest, api: ApiContext): Response {
     .events({ namespace, pod })
     .map((row) => apiEvent(row, api.nodeName))
     .find((e) => e.metadata.name === name);
-  if (!event) throw ApiError.notFound("events", name, "events");
+  if (!event) throw ApiError.notFound("events", name);
   return eventsResponse([event], request, api, { resourceVersion: event.metadata.resourceVersion }, true);
 }
 

@@ -3,6 +3,7 @@
  * does not parse, or breaks a rule, is a 400 naming the parameter.
  */
 import type { LogQuery } from "../logs/attempt-logs.ts";
+import { queryFlag } from "./query-flags.ts";
 import { ApiError } from "./status.ts";
 
 export interface PodLogRequest extends LogQuery {
@@ -48,13 +49,9 @@ function invalid(name: string, value: number, rule: string): ApiError {
   return ApiError.badRequest(`${name}: Invalid value: ${value}: ${rule}`);
 }
 
-/** Go's strconv.ParseBool, as the API server decodes a boolean query parameter. */
+/** A PodLogOptions boolean, decoded as the API server decodes it (query-flags.ts): absent is false. */
 function flag(query: URLSearchParams, name: string): boolean {
-  const value = query.get(name);
-  if (value === null || value === "") return false;
-  if (["1", "t", "T", "true", "TRUE", "True"].includes(value)) return true;
-  if (["0", "f", "F", "false", "FALSE", "False"].includes(value)) return false;
-  throw ApiError.badRequest(`${name}: Invalid value: "${value}": must be true or false`);
+  return queryFlag(query, name) ?? false;
 }
 
 function whole(query: URLSearchParams, name: string): number | undefined {

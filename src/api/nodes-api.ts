@@ -153,7 +153,7 @@ function listNodes(request: ApiRequest, api: ApiContext): Response {
 
 function getNode(request: ApiRequest, api: ApiContext): Response {
   const name = request.params.name!;
-  if (name !== api.nodeName) throw ApiError.notFound("nodes", name, "nodes");
+  if (name !== api.nodeName) throw ApiError.notFound("nodes", name);
   const node = currentNode(api);
   return nodesResponse([node], request, api, node.metadata.resourceVersion!, true);
 }
@@ -162,7 +162,7 @@ function getNode(request: ApiRequest, api: ApiContext): Response {
 function getLease(request: ApiRequest, api: ApiContext): Response {
   const { namespace, name } = request.params as { namespace: string; name: string };
   if (namespace !== LEASE_NAMESPACE || name !== api.nodeName) {
-    throw new ApiError(404, "NotFound", `leases.coordination.k8s.io "${name}" not found`, { name, group: "coordination.k8s.io", kind: "leases" });
+    throw ApiError.notFound("leases", name, "coordination.k8s.io");
   }
   const createdAt = databaseCreatedAt(api.dbPath);
   const renewAt = api.runtime ? api.clock.now() : (api.store.lastUpdateAt() ?? createdAt);

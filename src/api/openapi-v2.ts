@@ -6,51 +6,9 @@
  * for operations in the v3 document).
  */
 import { buildOpenApiDocument } from "./openapi-document.ts";
+import { ProtoWriter } from "./protobuf/writer.ts";
 
 type Schema = Record<string, any>;
-
-/** A protobuf message being written: fields appended in order, each tagged with its number. */
-class ProtoWriter {
-  private readonly chunks: Uint8Array[] = [];
-  private static readonly encoder = new TextEncoder();
-
-  private varint(value: number): void {
-    const bytes: number[] = [];
-    while (value > 0x7f) {
-      bytes.push((value & 0x7f) | 0x80);
-      value >>>= 7;
-    }
-    bytes.push(value);
-    this.chunks.push(Uint8Array.from(bytes));
-  }
-
-  bytes(field: number, data: Uint8Array): this {
-    this.varint((field << 3) | 2);
-    this.varint(data.length);
-    this.chunks.push(data);
-    return this;
-  }
-
-  string(field: number, value: string | undefined): this {
-    return value === undefined ? this : this.bytes(field, ProtoWriter.encoder.encode(value));
-  }
-
-  message(field: number, build: (writer: ProtoWriter) => void): this {
-    const writer = new ProtoWriter();
-    build(writer);
-    return this.bytes(field, writer.finish());
-  }
-
-  finish(): Uint8Array {
-    const out = new Uint8Array(this.chunks.reduce((size, chunk) => size + chunk.length, 0));
-    let offset = 0;
-    for (const chunk of this.chunks) {
-      out.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return out;
-  }
-}
 
 // Field numbers of gnostic's openapi.v2 messages (openapiv2/OpenAPIv2.proto).
 const DOCUMENT = { swagger: 1, info: 2, definitions: 9 };

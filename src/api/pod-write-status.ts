@@ -28,10 +28,7 @@ export function invalidPod(name: string, issues: readonly Issue[], strict: boole
   if (strict && unknown.length > 0) {
     return ApiError.badRequest(`strict decoding error: ${unknown.map((issue) => `unknown field ${JSON.stringify(formatPath(issue.path))}`).join(", ")}`);
   }
-  const causes = issues.filter((issue) => !issue.unknownField).map(issueCause);
-  const rendered = causes.map((cause) => (cause.field ? `${cause.field}: ${cause.message}` : cause.message));
-  const list = rendered.length === 1 ? rendered[0] : `[${rendered.join(", ")}]`;
-  return new ApiError(422, "Invalid", `Pod "${name}" is invalid: ${list}`, { name, kind: "Pod", causes });
+  return ApiError.invalid("Pod", name, issues.filter((issue) => !issue.unknownField).map(issueCause));
 }
 
 /** Unknown fields a lenient write (fieldValidation=Warn) accepted: one `Warning` header each, which kubectl prints. */

@@ -114,7 +114,7 @@ export function listPods(request: ApiRequest, api: ApiContext): Response {
 export function getPod(request: ApiRequest, api: ApiContext): Response {
   const { namespace, name } = request.params as { namespace: string; name: string };
   const row = api.store.livePods({ namespace, name })[0];
-  if (!row) throw ApiError.notFound("pods", name, "pods");
+  if (!row) throw ApiError.notFound("pods", name);
   const pod = apiPod(row);
   const version = tableVersion(request.headers);
   if (!version) return jsonResponse(pod);

@@ -12,16 +12,14 @@ import { podObject, unsyncedStatus } from "../status/pod-object.ts";
 import { isoTime } from "../status/time.ts";
 import type { ApiContext, PodWrites } from "./context.ts";
 import type { ApiRequest } from "./http.ts";
-import { decodeRequestObject } from "./request-object.ts";
 import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
+import { admitCreateIn } from "./namespace-lifecycle.ts";
+import { clientMetadata, createdName, creationTime } from "./object-meta.ts";
+import { decodeBody, type ExpectedKind } from "./request-body.ts";
 import { ApiError } from "./status.ts";
 import { refuseCreate } from "./write-refusals.ts";
 
-/** What the server sets, never the client: dropped from the submitted metadata, as the API server resets them. */
-const SERVER_METADATA = ["uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields"];
-/** The API server's generateName alphabet (no vowels, no look-alikes) and suffix length. */
-const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-const NAME_SUFFIX_LENGTH = 5;
+const POD_KIND: ExpectedKind = { apiVersion: "v1", kind: "Pod", internalPackage: "core" };
 
 export async function createPod(request: ApiRequest, api: ApiContext): Promise<Response> {
   const writes = api.podWrites;
@@ -29,18 +27,18 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
   const namespace = request.params.namespace!;
   const strict = fieldValidation(request.query) === "Strict";
   const dryRun = isDryRun(request.query);
-  const submitted = await decodePod(request);
+  const submitted = await decodeBody(request, POD_KIND);
   const metadata = isPlainObject(submitted.metadata) ? { ...submitted.metadata } : {};
   if (typeof metadata.namespace === "string" && metadata.namespace !== "" && metadata.namespace !== namespace) {
     throw ApiError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
   }
-  const name = podName(metadata);
-  for (const field of SERVER_METADATA) delete metadata[field];
+  admitCreateIn(api, namespace, "pods", typeof metadata.name === "string" ? metadata.name : "");
+  const name = createdName(metadata);
   // Whole seconds: metadata.creationTimestamp has no finer grain, and the pod reports this value.
-  const createdAt = Math.floor(api.clock.now() / 1000) * 1000;
+  const createdAt = creationTime(api.clock.now());
   const uid = randomUUID();
   const { status: _ignoredOnCreate, ...rest } = submitted;
-  const object = { ...rest, metadata: { ...metadata, name, namespace, uid, creationTimestamp: isoTime(createdAt) } };
+  const object = { ...rest, metadata: { ...clientMetadata(metadata), name, namespace, uid, creationTimestamp: isoTime(createdAt) } };
 
   let admitted;
   try {
@@ -67,22 +65,6 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
     served.metadata.resourceVersion = String(resourceVersion);
   }
   return new Response(JSON.stringify(served), { status: 201, headers });
-}
-
-/** The body (JSON, YAML or protobuf) as an object; anything else is the API server's 400 or 415. */
-async function decodePod(request: ApiRequest): Promise<Record<string, unknown>> {
-  const body = decodeRequestObject(await request.body(), request.headers.get("content-type"), "Pod");
-  if (!isPlainObject(body)) throw ApiError.badRequest("the request body is not a JSON object");
-  return body;
-}
-
-/** metadata.name, else generateName with the API server's random suffix; "" lets validation say it is required. */
-function podName(metadata: Record<string, unknown>): string {
-  if (typeof metadata.name === "string" && metadata.name !== "") return metadata.name;
-  if (typeof metadata.generateName !== "string" || metadata.generateName === "") return "";
-  let suffix = "";
-  for (let i = 0; i < NAME_SUFFIX_LENGTH; i++) suffix += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
-  return `${metadata.generateName}${suffix}`;
 }
 
 /**

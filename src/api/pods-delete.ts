@@ -11,7 +11,7 @@ import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../manifest/defaults.t
 import { ApiPodWriteError, type ApiPodDeletion, type DeletePreconditions, type StoredApiPod } from "../store/api-pod-store.ts";
 import { podObject, unsyncedStatus } from "../status/pod-object.ts";
 import type { V1Pod } from "../status/v1.ts";
-import type { ApiContext } from "./context.ts";
+import type { ApiContext, PodWrites } from "./context.ts";
 import type { ApiRequest } from "./http.ts";
 import { apiPod } from "./pods-api.ts";
 import { isDryRun, storeRefusal } from "./pod-write-status.ts";
@@ -28,6 +28,31 @@ export async function deletePod(request: ApiRequest, api: ApiContext): Promise<R
   const stored = writes?.store.get(namespace, name);
   if (!writes || !stored) return refuseDelete(request, api);
   const options = await deleteOptions(request);
+  let deleted: DeletedPod;
+  try {
+    deleted = deleteApiPod(api, writes, stored, options);
+  } catch (error) {
+    if (error instanceof ApiPodWriteError) throw storeRefusal(error);
+    throw error;
+  }
+  if (!options.dryRun) writes.changed();
+  return jsonResponse({ ...deleted.served, metadata: { ...deleted.served.metadata, resourceVersion: String(deleted.resourceVersion) } });
+}
+
+export interface DeletedPod {
+  /** The pod as the delete's answer serves it (and a GET serves next). */
+  served: V1Pod;
+  resourceVersion: number;
+}
+
+/**
+ * Marks an API pod Terminating with the grace `options` give (else its own), in one transaction
+ * (or a savepoint of the caller's: a namespace's delete deletes its pods in its own), drawing the
+ * Pod it is served as once and saving it with the row. Throws ApiPodWriteError (a precondition's
+ * Conflict); the caller wakes the loop (`writes.changed()`) once it has committed.
+ */
+export function deleteApiPod(api: ApiContext, writes: PodWrites, stored: StoredApiPod, options: { gracePeriodSeconds?: number; preconditions?: DeletePreconditions; dryRun?: boolean } = {}): DeletedPod {
+  const { namespace, name } = stored;
   const gracePeriodSeconds = options.gracePeriodSeconds ?? specGrace(stored);
   const current = api.store.livePods({ namespace, name }).find((row) => row.uid === stored.uid);
   // Drawn once, with the deletion the write ends with, and saved with it: the answer is what a GET serves next.
@@ -37,25 +62,12 @@ export async function deletePod(request: ApiRequest, api: ApiContext): Promise<R
     return podObject(spec, { createdAt: stored.createdAt, deletion: { requestedAt: deletion.requestedAt, graceSeconds: deletion.gracePeriodSeconds } }, status);
   };
   const requested = { requestedAt: api.clock.now(), gracePeriodSeconds };
-  let served: V1Pod;
-  let resourceVersion: number;
-  try {
-    if (options.dryRun) {
-      served = draw(stored.deletion ?? requested);
-      resourceVersion = writes.store.resourceVersion(namespace, name) ?? stored.resourceVersion;
-    } else {
-      let drawn: V1Pod | undefined;
-      const deleting = writes.store.markDeleting(namespace, name, requested, options.preconditions, (deletion) => (drawn = draw(deletion)) as unknown as Record<string, unknown>);
-      // A second delete that does not shorten the grace changes nothing: the pod is served as it was.
-      served = drawn ?? (current ? apiPod(current) : draw(deleting.deletion!));
-      resourceVersion = Math.max(deleting.resourceVersion, current?.revision ?? 0);
-    }
-  } catch (error) {
-    if (error instanceof ApiPodWriteError) throw storeRefusal(error);
-    throw error;
-  }
-  if (!options.dryRun) writes.changed();
-  return jsonResponse({ ...served, metadata: { ...served.metadata, resourceVersion: String(resourceVersion) } });
+  if (options.dryRun) return { served: draw(stored.deletion ?? requested), resourceVersion: writes.store.resourceVersion(namespace, name) ?? stored.resourceVersion };
+  let drawn: V1Pod | undefined;
+  const deleting = writes.store.markDeleting(namespace, name, requested, options.preconditions, (deletion) => (drawn = draw(deletion)) as unknown as Record<string, unknown>);
+  // A second delete that does not shorten the grace changes nothing: the pod is served as it was.
+  const served = drawn ?? (current ? apiPod(current) : draw(deleting.deletion!));
+  return { served, resourceVersion: Math.max(deleting.resourceVersion, current?.revision ?? 0) };
 }
 
 interface DeleteOptions {

@@ -43,7 +43,7 @@ function updateEphemeral(request: ApiRequest, api: ApiContext, next: (current: J
   const { namespace, name } = request.params as { namespace: string; name: string };
   if (api.podWrites?.fileOf(namespace, name)) throw staticPodRefusal(name);
   const target = updateTarget(request, api, () => refuseChange("change")(request, api));
-  if (!target) throw ApiError.notFound("pods", name, "pods");
+  if (!target) throw ApiError.notFound("pods", name);
   const { writes, stored, current } = target;
   const proposed = next(current);
   const metadata = (isObject(proposed.metadata) ? proposed.metadata : {}) as Json;
@@ -64,8 +64,7 @@ function updateEphemeral(request: ApiRequest, api: ApiContext, next: (current: J
   const problems = onlyAdded(listOf(before.ephemeralContainers), listOf(after.ephemeralContainers));
   if (problems.length > 0) {
     const causes = problems.map((message) => ({ reason: "FieldValueForbidden", message: `Forbidden: ${message}`, field: "spec.ephemeralContainers" }));
-    const rendered = causes.map((cause) => `${cause.field}: ${cause.message}`);
-    throw new ApiError(422, "Invalid", `Pod "${name}" is invalid: ${rendered.length === 1 ? rendered[0] : `[${rendered.join(", ")}]`}`, { name, kind: "Pod", causes });
+    throw ApiError.invalid("Pod", name, causes);
   }
   const answer = podObject(admitted.pod, { createdAt: stored.createdAt, ...deletionOf(stored) }, (current.status ?? {}) as V1PodStatus);
   let resourceVersion = Number((current.metadata as Json | undefined)?.resourceVersion ?? 0);
@@ -102,7 +101,7 @@ function listOf(value: unknown): Json[] {
  */
 function staticPodRefusal(name: string): ApiError {
   const message = "Forbidden: static pods do not support ephemeral containers";
-  return new ApiError(422, "Invalid", `Pod "${name}" is invalid: []: ${message}`, { name, kind: "Pod", causes: [{ reason: "FieldValueForbidden", message, field: "[]" }] });
+  return ApiError.invalid("Pod", name, [{ reason: "FieldValueForbidden", message, field: "[]" }]);
 }
 
 export const podEphemeralRoutes: Route[] = [

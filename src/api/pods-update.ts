@@ -134,7 +134,7 @@ async function patchPod(request: ApiRequest, api: ApiContext): Promise<Response>
   for (let attempt = 1; ; attempt++) {
     const target = updateTarget(request, api, () => refuseChange("change")(request, api));
     if (!target && patchKind(request.headers.get("content-type")) === "apply") return applyCreate(request, api, body);
-    if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
+    if (!target) throw ApiError.notFound("pods", request.params.name!);
     const base = Number((target.current.metadata as Json).resourceVersion);
     const next = patchedPod(request, target.current, body);
     const asked = expectedResourceVersion((next.metadata as Json | undefined)?.resourceVersion);
@@ -169,7 +169,7 @@ async function applyCreate(request: ApiRequest, api: ApiContext, body: Uint8Arra
 
 async function replacePod(request: ApiRequest, api: ApiContext): Promise<Response> {
   const target = updateTarget(request, api, () => refuseChange("change")(request, api));
-  if (!target) throw ApiError.notFound("pods", request.params.name!, "pods");
+  if (!target) throw ApiError.notFound("pods", request.params.name!);
   const body = decodeRequestObject(await request.body(), request.headers.get("content-type"), "Pod");
   if (!isObject(body)) throw ApiError.badRequest("the body of a PUT must be a Pod object");
   return updatePod(request, api, target, body, expectedResourceVersion((body.metadata as Json | undefined)?.resourceVersion));

@@ -12,14 +12,20 @@ import { objectRoutes } from "./object-routes.ts";
 import { openApiRoutes } from "./openapi.ts";
 import { portForwardRoutes } from "./portforward-api.ts";
 import { watchRoutes } from "./watch.ts";
+import { deprecatedWatchRoutes } from "./watch-paths.ts";
+import { authReviewRoutes } from "./auth-reviews.ts";
+import { serviceRoutes } from "./services-api.ts";
 
 export const apiRoutes: Route[] = [
   ...infoRoutes,
   ...discoveryRoutes,
   ...watchRoutes,
+  ...deprecatedWatchRoutes,
   ...objectRoutes,
   ...openApiRoutes,
   ...logRoutes,
   ...execRoutes,
   ...portForwardRoutes,
+  ...authReviewRoutes,
+  ...serviceRoutes,
 ];

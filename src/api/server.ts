@@ -16,6 +16,7 @@ import type { Clock } from "../clock.ts";
 import type { ApiContext } from "./context.ts";
 import { openFrontDoor } from "./front-door.ts";
 import type { ApiRequest, ApiSocket, Route, WebSocketSession } from "./http.ts";
+import { queryFlag } from "./query-flags.ts";
 import { acceptSpdy } from "./spdy.ts";
 import { ApiError, statusResponse } from "./status.ts";
 
@@ -70,9 +71,9 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       if (refused) return refused;
       const url = new URL(request.url);
       const found = table.find(url.pathname, request.method);
-      // The API server fills details even here (empty): clients read details.name off every 404 (kubectl debug does).
+      // The API server fills details even here (empty, NewGenericServerResponse): clients read details.name off every 404 (kubectl debug does).
       if (found === "no-path") throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
-      if (found === "no-method") throw new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+      if (found === "no-method") throw new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
       if (keepsConnectionOpen(url, request)) via.server?.timeout(request, 0);
       const apiRequest = toApiRequest(request, url, found.params, via, stopping.signal, context.limits.maxBodyBytes);
       const response = await found.route.handle(apiRequest, context);
@@ -84,7 +85,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
     } catch (error) {
       if (error instanceof ApiError) return statusResponse(error);
       log(`api: ${request.method} ${new URL(request.url).pathname}: ${(error as Error)?.stack ?? String(error)}`);
-      return statusResponse(new ApiError(500, "InternalError", `Internal error occurred: ${(error as Error)?.message ?? String(error)}`));
+      return statusResponse(ApiError.internal((error as Error)?.message ?? String(error)));
     }
   }
 
@@ -117,7 +118,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
     },
     error(error) {
       log(`api: ${error.stack ?? error.message}`);
-      return statusResponse(new ApiError(500, "InternalError", `Internal error occurred: ${error.message}`));
+      return statusResponse(ApiError.internal(error.message));
     },
   });
 
@@ -179,10 +180,10 @@ function checkToken(request: Request, expected: Buffer): Response | undefined {
   return statusResponse(new ApiError(401, "Unauthorized", "Unauthorized"), { "WWW-Authenticate": 'Bearer realm="minikubelet"' });
 }
 
-/** Watches, followed logs and upgrades stay open as long as their client wants: no idle cut-off. */
+/** Watches (the deprecated watch paths too), followed logs and upgrades stay open as long as their client wants: no idle cut-off. */
 function keepsConnectionOpen(url: URL, request: Request): boolean {
-  const yes = (name: string) => ["true", "1"].includes(url.searchParams.get(name) ?? "");
-  return yes("watch") || yes("follow") || request.headers.get("upgrade") !== null;
+  const yes = (name: string) => queryFlag(url.searchParams, name) === true;
+  return yes("watch") || yes("follow") || request.headers.get("upgrade") !== null || url.pathname.startsWith("/api/v1/watch/");
 }
 
 /** How a request's connection can be taken over: Bun.serve's WebSocket upgrade, or the raw socket. */

@@ -60,11 +60,48 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** `pods "web" not found`, as the API server words a missing object. */
-  static notFound(resource: string, name: string, kind = resource.replace(/s$/, "")): ApiError {
-    return new ApiError(404, "NotFound", `${resource} "${name}" not found`, { name, kind });
+  /** NewNotFound: `pods "web" not found`; details name the object and its resource (group "" is the core group). */
+  static notFound(resource: string, name: string, group = ""): ApiError {
+    return new ApiError(404, "NotFound", `${qualified(resource, group)} "${name}" not found`, objectDetails(resource, name, group));
   }
 
+  /** NewAlreadyExists: `namespaces "demo" already exists`. */
+  static alreadyExists(resource: string, name: string, group = ""): ApiError {
+    return new ApiError(409, "AlreadyExists", `${qualified(resource, group)} "${name}" already exists`, objectDetails(resource, name, group));
+  }
+
+  /** NewConflict: `Operation cannot be fulfilled on pods "web": <reason>`. */
+  static conflict(resource: string, name: string, reason: string, group = ""): ApiError {
+    return new ApiError(409, "Conflict", `Operation cannot be fulfilled on ${qualified(resource, group)} "${name}": ${reason}`, objectDetails(resource, name, group));
+  }
+
+  /** NewForbidden: `namespaces "default" is forbidden: <reason>` (`pods is forbidden: ...` without a name); `causes` as admission adds them. */
+  static forbidden(resource: string, name: string, reason: string, group = "", causes?: StatusCause[]): ApiError {
+    const what = name === "" ? qualified(resource, group) : `${qualified(resource, group)} "${name}"`;
+    return new ApiError(403, "Forbidden", `${what} is forbidden: ${reason}`, { ...objectDetails(resource, name, group), ...(causes && { causes }) });
+  }
+
+  /**
+   * NewInvalid: `Pod "web" is invalid: <field>: <message>` (several causes in brackets, comma
+   * separated); details name the kind, not the resource, and carry every cause.
+   */
+  static invalid(kind: string, name: string, causes: StatusCause[], group = ""): ApiError {
+    const rendered = causes.map((cause) => (cause.field ? `${cause.field}: ${cause.message}` : cause.message));
+    const list = rendered.length === 0 ? "" : `: ${rendered.length === 1 ? rendered[0] : `[${rendered.join(", ")}]`}`;
+    return new ApiError(422, "Invalid", `${group ? `${kind}.${group}` : kind} "${name}" is invalid${list}`, { ...objectDetails(kind, name, group), causes });
+  }
+
+  /** NewMethodNotSupported: `create is not supported on resources of kind "services"`; details name the resource only. */
+  static methodNotSupported(resource: string, action: string, group = ""): ApiError {
+    return new ApiError(405, "MethodNotAllowed", `${action} is not supported on resources of kind "${qualified(resource, group)}"`, objectDetails(resource, "", group));
+  }
+
+  /** NewInternalError: `Internal error occurred: <message>`, the message also its one cause. */
+  static internal(message: string): ApiError {
+    return new ApiError(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] });
+  }
+
+  /** NewBadRequest: the message alone, no details. */
   static badRequest(message: string): ApiError {
     return new ApiError(400, "BadRequest", message);
   }
@@ -74,6 +111,16 @@ export class ApiError extends Error {
     if (this.details) status.details = this.details;
     return status;
   }
+}
+
+/** A GroupResource as the API server prints it: `pods`, `leases.coordination.k8s.io`. */
+function qualified(resource: string, group: string): string {
+  return group ? `${resource}.${group}` : resource;
+}
+
+/** The details the API server's constructors fill; an empty name or group is left out, as Go's omitempty does. */
+function objectDetails(kind: string, name: string, group: string): StatusDetails {
+  return { ...(name && { name }), ...(group && { group }), kind };
 }
 
 /** The JSON response for an error, with Retry-After when it says when to retry; `headers` adds e.g. `WWW-Authenticate`. */

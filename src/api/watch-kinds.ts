@@ -20,16 +20,24 @@ export interface WatchChange {
   /** The revision that inserted the row: newer than a watcher's cursor means ADDED. */
   createdRevision: number;
   deleted: boolean;
+  /** The object's namespace; "" for a cluster-scoped object. */
   namespace: string;
   object: WatchObject;
+  /**
+   * The object itself did not change, only (perhaps) whether it exists: a watcher that holds it
+   * and still sees it sends nothing (a namespace that exists because it holds pods, when a pod changes).
+   */
+  presenceOnly?: boolean;
 }
 
 /** Does an object match the request's `fieldSelector` and `labelSelector`. */
 export type ObjectMatcher = (object: WatchObject) => boolean;
 
 export interface WatchKind {
-  resource: "pods" | "events";
-  kind: "Pod" | "Event";
+  /** `pods`: the resource, as the API names it. */
+  resource: string;
+  /** `Pod`: the kind a bookmark carries. */
+  kind: string;
   /**
    * Whether a change can move an object into or out of a field selector (a pod's status.phase):
    * the watcher then remembers which objects the client holds, to send ADDED/DELETED for them.

@@ -13,6 +13,7 @@ import type { ApiContext } from "./context.ts";
 import { listEvents } from "./events-api.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { listPods } from "./pods-api.ts";
+import { queryFlag } from "./query-flags.ts";
 import { ApiError } from "./status.ts";
 import { hubFor, reserveWatch, READ_PAGE, type HubWatcher } from "./watch-hub.ts";
 import { includeObject, tableVersion, type TableVersion } from "./table.ts";
@@ -30,10 +31,9 @@ export const BOOKMARK_INTERVAL_MS = 60_000;
 
 type Handler = (request: ApiRequest, api: ApiContext) => Response | Promise<Response>;
 
-/** `watch=true` or `watch=1`, as the API server's query decoding reads the boolean. */
+/** Whether the query asks for a watch, read as the API server reads a boolean (query-flags.ts: `watch=True` is one). */
 export function isWatchRequest(query: URLSearchParams): boolean {
-  const watch = query.get("watch");
-  return watch === "true" || watch === "1";
+  return queryFlag(query, "watch") === true;
 }
 
 /** The pods or events collection: a watch when the query asks for one, else `list`. */
@@ -63,10 +63,7 @@ export function parseWatchOptions(query: URLSearchParams): WatchOptions {
   }
   const timeout = query.get("timeoutSeconds");
   if (timeout !== null && !/^\d+$/.test(timeout)) throw ApiError.badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(timeout)}: must be a non-negative integer`);
-  const flag = (name: string): boolean | undefined => {
-    const value = query.get(name);
-    return value === null ? undefined : value === "true" || value === "1";
-  };
+  const flag = (name: string) => queryFlag(query, name);
   return {
     resourceVersion: rv === "" || rv === "0" ? undefined : Number(rv),
     timeoutSeconds: timeout === null || timeout === "0" ? undefined : Number(timeout),
@@ -198,6 +195,7 @@ class Watcher implements HubWatcher {
     const held = this.known.has(change.key);
     if (!change.deleted && this.matches(change)) {
       this.known.add(change.key);
+      if (held && change.presenceOnly) return undefined;
       return held ? "MODIFIED" : "ADDED";
     }
     this.known.delete(change.key);

@@ -58,7 +58,7 @@ export function refuseChange(verb: "delete" | "change") {
   return (request: ApiRequest, api: ApiContext): never => {
     const { namespace, name } = request.params as { namespace: string; name: string };
     const row = api.store.livePods({ namespace, name })[0];
-    if (!row) throw ApiError.notFound("pods", name, "pods");
+    if (!row) throw ApiError.notFound("pods", name);
     const spec = api.store.podRecord(row.uid)?.spec;
     if (spec?.api) {
       const how = api.podWrites ? "is not served yet" : "needs the agent (minikubelet run): this server only reads its database";

@@ -5,6 +5,7 @@
  * is the whole set-up.
  */
 import { stringify } from "yaml";
+import { API_USER } from "../api/api-user.ts";
 import { apiDirOf, loadCredentials, readServerAddress } from "../api/tls.ts";
 import { resolveDbPath } from "../store/db-path.ts";
 import { UserError } from "./errors.ts";
@@ -31,12 +32,14 @@ export function kubeconfigText(dbPath: string): string {
     throw new UserError(`no API has listened for ${dbPath} yet (nothing in ${apiDirOf(dbPath)}): start "minikubelet run" or "minikubelet serve" on it first`);
   }
   const name = "minikubelet";
+  // The user is named as the API knows it (`kubectl auth whoami` prints the same name).
+  const user = API_USER.username;
   return stringify({
     apiVersion: "v1",
     kind: "Config",
     clusters: [{ name, cluster: { server, "certificate-authority-data": Buffer.from(credentials.caPem).toString("base64") } }],
-    users: [{ name, user: { token: credentials.token } }],
-    contexts: [{ name, context: { cluster: name, user: name, namespace: "default" } }],
+    users: [{ name: user, user: { token: credentials.token } }],
+    contexts: [{ name, context: { cluster: name, user, namespace: "default" } }],
     "current-context": name,
   });
 }

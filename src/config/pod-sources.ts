@@ -10,6 +10,7 @@ import { admitApiPod } from "../manifest/api-pod.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { SqliteApiPodStore } from "../store/api-pod-store.ts";
+import { SqliteNamespaceStore } from "../store/namespace-store.ts";
 import type { SqliteStore } from "../store/pod-store.ts";
 
 export interface PodSourcesOptions {
@@ -35,12 +36,14 @@ export class PodSources {
   private kubelet?: SourcesLoop;
 
   constructor(options: PodSourcesOptions) {
-    const store = new SqliteApiPodStore(options.db, options.store.revisions);
+    const namespaces = new SqliteNamespaceStore(options.db, options.store.revisions);
+    const store = new SqliteApiPodStore(options.db, options.store.revisions, namespaces);
     this.api = new ApiPodSource({ store, node: options.node, rules: options.rules, log: options.log });
     // Read before the first scan: adoption must see the API's pods too.
     this.api.read();
     this.writes = {
       store,
+      namespaces,
       admit: (object, identity, strict, stage = "stored") => {
         const name = (object.metadata as { name?: unknown } | undefined)?.name;
         const meta = { createdAt: identity.createdAt };

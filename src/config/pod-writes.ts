@@ -4,13 +4,16 @@
  */
 import type { AdmittedPod } from "../manifest/admit.ts";
 import type { ApiPodStore } from "../store/api-pod-store.ts";
+import type { NamespaceStore } from "../store/namespace-store.ts";
 
 /**
- * What the write routes use under `run`: the agent's store of API pods (its write connection), the
+ * What the write routes use under `run`: the agent's stores of API pods and namespaces (its write connection), the
  * agent's admission rules, and the source to wake once a write is committed.
  */
 export interface PodWrites {
   store: ApiPodStore;
+  /** The namespaces created through the API, on the same connection and counter (a namespace's delete deletes its pods in one transaction). */
+  namespaces: NamespaceStore;
   /**
    * Admits a pod by the rules a manifest file meets on this agent (`strict`: unknown fields
    * refused); a pod being created (`stage` "create") may not have ephemeral containers, a stored

@@ -5,6 +5,7 @@
  * reaches open watches like any other; a write returns only after its commit.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { SqliteNamespaceStore, type NamespaceStore } from "./namespace-store.ts";
 import { RevisionCounter } from "./revisions.ts";
 
 /** A pod created through the API, as stored. */
@@ -76,7 +77,10 @@ export interface ApiPodStore {
    * Preconditions that do not hold are a Conflict; an absent pod is NotFound.
    */
   markDeleting(namespace: string, name: string, deletion: ApiPodDeletion, preconditions?: DeletePreconditions, draw?: DrawDeleted): StoredApiPod;
-  /** Removes the row of that incarnation (`uid`) once its pod is gone; false when it was not there. */
+  /**
+   * Removes the row of that incarnation (`uid`) once its pod is gone; false when it was not there.
+   * The last API pod of a Terminating namespace takes the namespace with it, in the same transaction.
+   */
   remove(namespace: string, name: string, uid: string): boolean;
 }
 
@@ -110,10 +114,11 @@ const COLUMNS = "uid, namespace, name, object_json, resource_version, created_at
 export class SqliteApiPodStore implements ApiPodStore {
   private readonly sql: Record<"byName" | "all" | "insert" | "update" | "markDeleting" | "remove" | "statusRevision", Statement>;
 
-  /** `revisions` is the agent's SqliteStore's counter: one counter per database. */
+  /** `revisions` is the agent's SqliteStore's counter: one counter per database; `namespaces` the store of the same connection. */
   constructor(
     private readonly db: Database,
     private readonly revisions: RevisionCounter,
+    private readonly namespaces: Pick<NamespaceStore, "finishIfEmpty"> = new SqliteNamespaceStore(db, revisions),
   ) {
     this.sql = {
       byName: db.prepare(`SELECT ${COLUMNS} FROM api_pods WHERE namespace = ? AND name = ?`),
@@ -197,7 +202,11 @@ export class SqliteApiPodStore implements ApiPodStore {
   }
 
   remove(namespace: string, name: string, uid: string): boolean {
-    return this.revisions.transact(this.db, () => this.sql.remove.run(namespace, name, uid).changes > 0);
+    return this.revisions.transact(this.db, () => {
+      if (this.sql.remove.run(namespace, name, uid).changes === 0) return false;
+      this.namespaces.finishIfEmpty(namespace);
+      return true;
+    });
   }
 
   private existing(namespace: string, name: string): ApiPodRow {

@@ -12,6 +12,7 @@ import agentSettings from "../../migrations/0006_agent_settings.sql" with { type
 import node from "../../migrations/0007_node.sql" with { type: "text" };
 import dbBounds from "../../migrations/0008_dbbounds.sql" with { type: "text" };
 import servedPod from "../../migrations/0009_served_pod.sql" with { type: "text" };
+import namespaces from "../../migrations/0010_namespaces.sql" with { type: "text" };
 
 export interface Migration {
   /** 1, 2, 3 ...: the number in the file name. */
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: "0007_node.sql", sql: node },
   { version: 8, name: "0008_dbbounds.sql", sql: dbBounds },
   { version: 9, name: "0009_served_pod.sql", sql: servedPod },
+  { version: 10, name: "0010_namespaces.sql", sql: namespaces },
 ];
 
 /** Hex sha256 of a migration's text, as recorded when it was applied. */

@@ -6,6 +6,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { backoffKey, type BackoffSettings } from "../kubelet/backoff.ts";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 import { parseRecord } from "./pod-record-json.ts";
+import { MAX_REVISION_SQL } from "./revisions.ts";
 import { attemptRow, EVENT_COLUMNS, eventFilterSql, eventRow, POD_COLUMNS, podRow, refusedRow, type AttemptRow, type EventFilter, type EventRow, type PodRow, type RefusedPodRow } from "./rows.ts";
 
 export { EVENT_COLUMNS, eventFilterSql, eventRow, type AttemptRow, type EventFilter, type EventRow, type PodRow, type RefusedPodRow } from "./rows.ts";
@@ -183,7 +184,7 @@ export class StoreReader {
 
   /** The highest revision written so far (a pruned one included): `-w` and the API's lists start there. */
   revision(): number {
-    const row = this.query("SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests UNION ALL SELECT max(resource_version) FROM api_pods UNION ALL SELECT revision FROM compaction)").get() as { revision: number | null } | null;
+    const row = this.query(MAX_REVISION_SQL).get() as { revision: number | null } | null;
     return row?.revision ?? 0;
   }
 

@@ -1,5 +1,6 @@
 /** Every statement the agent's writer runs, prepared once per connection and reused by every pass. */
 import type { Database, Statement } from "bun:sqlite";
+import { MAX_REVISION_SQL } from "./revisions.ts";
 
 export interface WriteStatements {
   maxRevision: Statement;
@@ -57,10 +58,7 @@ export function prepareWrites(db: Database): WriteStatements {
       db.prepare("DELETE FROM attempts WHERE pod_uid = ?1 AND EXISTS (SELECT 1 FROM pods WHERE uid = ?1 AND deleted_at IS NOT NULL)"),
       db.prepare("DELETE FROM containers WHERE pod_uid = ?1 AND EXISTS (SELECT 1 FROM pods WHERE uid = ?1 AND deleted_at IS NOT NULL)"),
     ],
-    maxRevision: db.prepare(
-      // The compacted revision counts: a pruned row must never have its revision handed out again.
-      "SELECT max(revision) AS revision FROM (SELECT max(revision) AS revision FROM pods UNION ALL SELECT max(revision) FROM events UNION ALL SELECT max(revision) FROM invalid_manifests UNION ALL SELECT max(resource_version) FROM api_pods UNION ALL SELECT revision FROM compaction)",
-    ),
+    maxRevision: db.prepare(MAX_REVISION_SQL),
     upsertPod: db.prepare(`
       INSERT INTO pods (uid, pod_key, namespace, name, config_hash, source, created_at, deletion_requested_at,
                         deleted_at, phase, record_json, object_json, updated_at, revision, created_revision)

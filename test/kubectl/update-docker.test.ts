@@ -63,6 +63,8 @@ describeDocker(
             "",
           ].join("\n"),
         );
+        // As on a cluster, the namespace exists before a pod is created in it (NamespaceLifecycle).
+        expect((await session.run(kubectl, ["create", "namespace", NAMESPACE])).status).toBe(0);
         expect((await session.run(kubectl, ["apply", "-f", file])).status).toBe(0);
         await agent.waitForOutput(`Started ${NAMESPACE}/web side`, 60_000);
         await agent.waitForOutput(`Started ${NAMESPACE}/web web`, 60_000);

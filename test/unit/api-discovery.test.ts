@@ -25,10 +25,12 @@ test("aggregated discovery: v2 first, v2beta1 when that is all the client knows,
   expect(aggregatedDiscoveryVersion(accept("application/json, */*"))).toBeUndefined();
 });
 
-function get(path: string, acceptHeader: string): Promise<Response> {
+function get(path: string, acceptHeader: string, host = "127.0.0.1:6443"): Promise<Response> {
   const route = discoveryRoutes.find((candidate) => candidate.path === path)!;
-  const url = new URL(`https://127.0.0.1${path}`);
-  const request = { method: "GET", url, headers: accept(acceptHeader), params: {}, query: url.searchParams } as unknown as ApiRequest;
+  const url = new URL(`https://${host}${path}`);
+  const headers = accept(acceptHeader);
+  headers.set("Host", host);
+  const request = { method: "GET", url, headers, params: {}, query: url.searchParams } as unknown as ApiRequest;
   return Promise.resolve(route.handle(request, undefined as never));
 }
 
@@ -38,7 +40,13 @@ test("/api aggregated carries the exact Content-Type and every served resource w
   const body = (await response.json()) as { items: { versions: { resources: { resource: string }[] }[] }[] };
   expect(body).toMatchObject({ kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2" });
   const resources = body.items[0]!.versions[0]!.resources;
-  expect(resources.map((resource: { resource: string }) => resource.resource)).toEqual(["events", "nodes", "pods"]);
+  expect(resources.map((resource: { resource: string }) => resource.resource)).toEqual(["events", "namespaces", "nodes", "pods", "services"]);
+  expect(resources.find((resource: { resource: string }) => resource.resource === "namespaces")).toMatchObject({
+    responseKind: { group: "", version: "v1", kind: "Namespace" },
+    scope: "Cluster",
+    shortNames: ["ns"],
+    verbs: ["create", "delete", "get", "list", "watch"],
+  });
   expect(resources.find((resource: { resource: string }) => resource.resource === "pods")).toMatchObject({
     responseKind: { group: "", version: "v1", kind: "Pod" },
     scope: "Namespaced",
@@ -47,14 +55,18 @@ test("/api aggregated carries the exact Content-Type and every served resource w
     verbs: ["get", "list", "watch"],
   });
   const apis = await get("/apis", KUBECTL_DISCOVERY);
-  expect(await apis.json()).toMatchObject({ kind: "APIGroupDiscoveryList", items: [] });
+  // The named groups are the review APIs (api-auth-reviews.test.ts).
+  expect(((await apis.json()) as { items: { metadata: { name: string } }[] }).items.map((item) => item.metadata.name)).toEqual(["authentication.k8s.io", "authorization.k8s.io"]);
 });
 
-test("legacy discovery: APIVersions, an empty APIGroupList and the v1 APIResourceList with subresources", async () => {
-  expect(await (await get("/api", "application/json, */*")).json()).toEqual({ kind: "APIVersions", versions: ["v1"] });
-  expect(await (await get("/apis", "application/json")).json()).toEqual({ kind: "APIGroupList", apiVersion: "v1", groups: [] });
+test("legacy discovery: APIVersions, the APIGroupList and the v1 APIResourceList with subresources", async () => {
+  // serverAddressByClientCIDRs is required by the Python client (CoreApi().get_api_versions() raises without it): the address the client dialed.
+  expect(await (await get("/api", "application/json, */*")).json()).toEqual({ kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "127.0.0.1:6443" }] });
+  expect(await (await get("/api", "application/json", "[::1]:7443")).json()).toMatchObject({ serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "[::1]:7443" }] });
+  expect(await (await get("/apis", "application/json")).json()).toMatchObject({ kind: "APIGroupList", apiVersion: "v1", groups: [{ name: "authentication.k8s.io" }, { name: "authorization.k8s.io" }] });
   const list = (await (await get("/api/v1", "application/json, */*")).json()) as { resources: { name: string }[] };
   expect(list).toMatchObject({ kind: "APIResourceList", groupVersion: "v1" });
-  expect(list.resources.map((resource: { name: string }) => resource.name)).toEqual(["events", "nodes", "pods", "pods/ephemeralcontainers", "pods/exec", "pods/log", "pods/portforward", "pods/status"]);
+  expect(list.resources.map((resource: { name: string }) => resource.name)).toEqual(["events", "namespaces", "nodes", "pods", "pods/ephemeralcontainers", "pods/exec", "pods/log", "pods/portforward", "pods/status", "services"]);
+  expect(list.resources.find((resource: { name: string }) => resource.name === "namespaces")).toMatchObject({ namespaced: false, kind: "Namespace", shortNames: ["ns"] });
   expect(list.resources.find((resource: { name: string }) => resource.name === "nodes")).toMatchObject({ namespaced: false, kind: "Node", shortNames: ["no"] });
 });

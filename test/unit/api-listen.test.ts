@@ -44,8 +44,8 @@ test("kubeconfig: the CA, the recorded address, the token and namespace default"
     apiVersion: "v1",
     kind: "Config",
     clusters: [{ name: "minikubelet", cluster: { server: "https://127.0.0.1:6443", "certificate-authority-data": Buffer.from(credentials.caPem).toString("base64") } }],
-    users: [{ name: "minikubelet", user: { token: credentials.token } }],
-    contexts: [{ name: "minikubelet", context: { cluster: "minikubelet", user: "minikubelet", namespace: "default" } }],
+    users: [{ name: "minikubelet-admin", user: { token: credentials.token } }],
+    contexts: [{ name: "minikubelet", context: { cluster: "minikubelet", user: "minikubelet-admin", namespace: "default" } }],
     "current-context": "minikubelet",
   });
 });

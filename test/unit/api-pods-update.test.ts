@@ -11,6 +11,7 @@ import { podUpdateRoutes } from "../../src/api/pods-update.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { admitApiPod } from "../../src/manifest/api-pod.ts";
 import { POD_UPDATE_FORBIDDEN } from "../../src/manifest/pod-update.ts";
+import { SqliteNamespaceStore } from "../../src/store/namespace-store.ts";
 import { SqliteApiPodStore } from "../../src/store/api-pod-store.ts";
 import { openAgentDatabase } from "../../src/store/open.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";
@@ -34,6 +35,7 @@ function setup(path: string) {
   let wakes = 0;
   const podWrites: PodWrites = {
     store: apiPods,
+    namespaces: new SqliteNamespaceStore(agent.db, store.revisions),
     admit: (object, identity, strict, stage = "stored") => admitApiPod(object, { uid: identity.uid, node: "", label: "pod web", meta: { createdAt: identity.createdAt }, stage }, { runtime: "process", strict }),
     fileOf: (namespace, name) => (name === "static" ? "/manifests/static.yaml" : undefined),
     changed: () => void wakes++,

@@ -97,6 +97,31 @@ describe("pod writes over HTTP", () => {
     h.close();
   });
 
+  test("a body without apiVersion and kind takes them from the URL, as the API server defaults the GVK from the request path", async () => {
+    using dir = tempDir();
+    const { h, sources, create } = writableApi(dir.path);
+    const { apiVersion: _apiVersion, kind: _kind, ...bare } = web;
+    const response = await create(bare);
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" } });
+    expect(sources.writes.store.get("default", "web")!.object).toMatchObject({ apiVersion: "v1", kind: "Pod" });
+    const kindOnly = await create({ ...bare, kind: "Pod", metadata: { name: "web2" } });
+    expect(kindOnly.status).toBe(201);
+    h.close();
+  });
+
+  test("a body of another kind or version is the API server's 400: it cannot be handled as a Pod", async () => {
+    using dir = tempDir();
+    const { h, create } = writableApi(dir.path);
+    const service = await refusal(create({ ...web, kind: "Service" }));
+    expect(service.toStatus()).toMatchObject({ code: 400, reason: "BadRequest", message: 'Service in version "v1" cannot be handled as a Pod: converting (v1.Service) to (core.Pod): unknown conversion' });
+    const v2 = await refusal(create({ ...web, apiVersion: "v2" }));
+    expect(v2.message).toBe('Pod in version "v2" cannot be handled as a Pod: no kind "Pod" is registered for version "v2"');
+    const deployment = await refusal(create({ ...web, apiVersion: "apps/v1", kind: "Deployment" }));
+    expect(deployment.message).toBe('Deployment in version "v1" cannot be handled as a Pod: converting (v1.Deployment) to (core.Pod): unknown conversion');
+    h.close();
+  });
+
   test("a delete takes its grace from DeleteOptions, else the query, else the pod; preconditions and dryRun are honoured", async () => {
     using dir = tempDir();
     const { h, sources, create, remove } = writableApi(dir.path);
