@@ -21,7 +21,7 @@ afterAll(async () => {
   await agent?.terminate();
   session?.[Symbol.dispose]();
   ws?.cleanup();
-});
+}, 60_000);
 
 describeWithKubectl("run --api-listen", KUBECTL.default, (kubectl) => {
   test("minikubelet kubeconfig points kubectl at the running agent", async () => {

@@ -32,7 +32,7 @@ describeDocker("kubectl debug on the docker runtime", () => {
     ws?.cleanup();
     const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podNamespace}=${NAMESPACE}`] } });
     await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
-  });
+  }, 60_000);
 
   describeWithKubectl("debug --target", KUBECTL.versions["1.33"], (kubectl) => {
     const run = (...args: string[]) => session.run(kubectl, ["-n", NAMESPACE, ...args], { timeoutMs: 60_000 });

@@ -26,7 +26,7 @@ afterAll(async () => {
   await agent?.terminate();
   session?.[Symbol.dispose]();
   ws?.cleanup();
-});
+}, 60_000);
 
 const kubectl = (binary: string, ...args: string[]) => session.run(binary, args, { timeoutMs: 60_000 });
 

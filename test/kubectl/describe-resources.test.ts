@@ -72,7 +72,7 @@ describe("kubectl writes pods with resources to the compiled agent (process runt
     await agent?.terminate();
     session?.[Symbol.dispose]();
     ws?.cleanup();
-  });
+  }, 60_000);
 
   const podFile = (name: string, resources: string): string => {
     const path = join(session.dir, `${name}.yaml`);

@@ -82,7 +82,7 @@ function execSuite(runtime: "process" | "docker", image: string): void {
   afterAll(async () => {
     await agent?.terminate();
     ws?.cleanup();
-  });
+  }, 60_000);
 
   const kubectls = {
     dispatcher: KUBECTL.default,

@@ -38,7 +38,7 @@ function agentLogs(runtime: "process" | "docker", image: string): void {
   afterAll(async () => {
     await agent?.terminate();
     ws?.cleanup();
-  });
+  }, 60_000);
 
   describeWithKubectl(`pods/log from the agent (${runtime} runtime)`, KUBECTL.default, (kubectl) => {
     test("the previous attempt, and a follow of the current one that ends when it exits", async () => {

@@ -24,7 +24,7 @@ afterAll(async () => {
   await agent?.terminate();
   first?.[Symbol.dispose]();
   ws?.cleanup();
-});
+}, 60_000);
 
 for (const [label, binary] of KUBECTLS_UNDER_TEST) {
   describeWithKubectl(`namespaces with ${label}`, binary, (kubectl) => {

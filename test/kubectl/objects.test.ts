@@ -72,7 +72,7 @@ for (const { runtime, namespace: ns, node, image, wrap } of RUNS) {
         const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podNamespace}=${ns}`] } });
         await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
       }
-    });
+    }, 60_000);
 
     for (const [label, binary] of KUBECTLS_UNDER_TEST) {
       describeWithKubectl(label, binary, (kubectl) => {

@@ -20,7 +20,7 @@ const agents: Agent[] = [];
 afterAll(async () => {
   for (const agent of agents) await agent.terminate();
   ws.cleanup();
-});
+}, 60_000);
 
 async function startAgent(): Promise<{ agent: Agent; session: KubectlSession }> {
   ensureBinary();

@@ -42,7 +42,7 @@ for (const { runtime, namespace: ns, node, image, pull, wrap } of RUNS) {
         const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podNamespace}=${ns}`] } });
         await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
       }
-    });
+    }, 60_000);
 
     /** A pod manifest in the session's folder (not the manifest directory: kubectl sends it). */
     function podFile(name: string, text: string): string {

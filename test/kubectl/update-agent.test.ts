@@ -26,7 +26,7 @@ afterAll(async () => {
   await agent?.terminate();
   session?.[Symbol.dispose]();
   ws?.cleanup();
-});
+}, 60_000);
 
 /** A pod of two sleeping containers, `web` and `side`, as a file kubectl applies. */
 function manifest(name: string, web: { image?: string; command?: string } = {}): string {

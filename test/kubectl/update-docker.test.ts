@@ -34,7 +34,7 @@ describeDocker(
       ws?.cleanup();
       const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podNamespace}=${NAMESPACE}`] } });
       await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
-    });
+    }, 60_000);
 
     /** The registry's digest of the test image: the same image under a reference the node has not pulled by. */
     async function digestReference(): Promise<string> {

@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.terminate();
   ws?.cleanup();
-});
+}, 60_000);
 
 describeWithKubectl("get pods -w against the agent", KUBECTL.default, (kubectl) => {
   test("a crash loop's restarts and back-off reach kubectl as they happen", async () => {
