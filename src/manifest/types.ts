@@ -94,9 +94,9 @@ export interface ContainerSpec {
   name: string;
   image: string;
   imagePullPolicy: PullPolicy;
-  /** Replaces the image's ENTRYPOINT; required by the process runtime, which has no image. */
+  /** Replaces the image's ENTRYPOINT. The process runtime, which has no image, runs command + args. */
   command: string[];
-  /** Replaces the image's CMD. */
+  /** Replaces the image's CMD; without command, the process runtime runs args (args[0] the program). */
   args: string[];
   workingDir?: string;
   env: EnvVar[];

@@ -247,13 +247,15 @@ describe("runtime rules", () => {
       spec: { volumes: [{ name: "data", emptyDir: {} }], containers: [{ name: "main", image: "busybox", ...container }], ...extra },
     });
 
-  test("a container without command is an error on the process runtime only", () => {
+  test("a container with neither command nor args is an error on the process runtime only; args alone are enough", () => {
     write("web.json", manifest({}));
     expect(loadManifests(dir).errors).toEqual([]);
     expect(loadManifests(dir, "", { runtime: "docker" }).errors).toEqual([]);
     expect(loadManifests(dir, "", { runtime: "process" }).errors.map((e) => e.message)).toEqual([
-      "web.json: spec.containers[0].command: required: the process runtime has no image entrypoint",
+      "web.json: spec.containers[0]: required: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)",
     ]);
+    write("web.json", manifest({ args: ["sleep", "10"] }));
+    expect(loadManifests(dir, "", { runtime: "process" }).errors).toEqual([]);
   });
 
   test("fields the process runtime cannot honour are warnings naming each field", () => {
