@@ -102,7 +102,8 @@ describe("pod writes over HTTP", () => {
     const { h, sources, create } = writableApi(dir.path);
     const response = await create({ ...web, spec: { containers: [{ name: "app", image: "busybox", args: ["sleep", "10"] }] } });
     expect(response.status).toBe(201);
-    expect(sources.writes.store.get("default", "web")!.object.spec.containers[0]).toMatchObject({ args: ["sleep", "10"] });
+    expect((await response.json()) as unknown).toMatchObject({ spec: { containers: [{ args: ["sleep", "10"] }] } });
+    expect(sources.writes.store.get("default", "web")).toBeDefined();
     const neither = await refusal(create({ ...web, metadata: { name: "neither" }, spec: { containers: [{ name: "app", image: "busybox" }] } }));
     expect(neither.message).toBe('Pod "neither" is invalid: spec.containers[0]: Required value: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)');
     h.close();
