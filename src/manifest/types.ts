@@ -108,6 +108,14 @@ export interface ContainerSpec {
   preStop?: LifecycleHandler;
   /** Absent when the container sets none (and in records written before resources were read). */
   resources?: ResourceRequirements;
+  /**
+   * The container's own stdin stays open for `kubectl attach -i` (absent: false); with `stdinOnce`
+   * it is closed once the first attach's stdin ends; `tty` runs it on a terminal. The runtimes that
+   * cannot honour them say so (runtime-rules.ts runtimeWarnings, Runtime.attachSupport).
+   */
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
   /** Only on init containers: "Always" makes it a native sidecar. */
   restartPolicy?: "Always";
   terminationMessagePath: string;
