@@ -33,6 +33,7 @@ export const SERVED_RESOURCES: readonly ServedResource[] = [
     shortNames: ["po"],
     categories: ["all"],
     subresources: [
+      { subresource: "attach", kind: "PodAttachOptions", verbs: ["create", "get"] },
       { subresource: "exec", kind: "PodExecOptions", verbs: ["create", "get"] },
       { subresource: "log", kind: "Pod", verbs: ["get"] },
       { subresource: "status", kind: "Pod", verbs: ["get"] },

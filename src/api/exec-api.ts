@@ -26,7 +26,7 @@ export const execRoutes: Route[] = [
 async function handleExec(request: ApiRequest, api: ApiContext): Promise<Response> {
   const { namespace = "", name = "" } = request.params;
   const options = parseExecOptions(request.query);
-  const pod = findPod(api, namespace, name);
+  const pod = findPod(api, namespace, name).object;
   const phase = pod.status?.phase;
   if (phase === "Succeeded" || phase === "Failed") throw ApiError.badRequest(`cannot exec into a container in a completed pod; current phase is ${phase}`);
   const container = chooseContainer(pod, options.container);

@@ -4,6 +4,7 @@
  * runtime, and the container's running attempt.
  */
 import type { Runtime } from "../runtime/runtime.ts";
+import type { PodRow } from "../store/queries.ts";
 import type { V1Container, V1Pod } from "../status/v1.ts";
 import type { ApiContext } from "./context.ts";
 import { ApiError } from "./status.ts";
@@ -11,9 +12,9 @@ import { ApiError } from "./status.ts";
 /** The annotation naming the container kubectl and the API default to. */
 export const DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container";
 
-/** The pod as served, or the API server's 404. */
-export function findPod(api: ApiContext, namespace: string, name: string): V1Pod {
-  const pod = api.store.livePods({ namespace, name })[0]?.object;
+/** The pod's row (its served object in `object`), or the API server's 404. */
+export function findPod(api: ApiContext, namespace: string, name: string): PodRow {
+  const pod = api.store.livePods({ namespace, name })[0];
   if (!pod) throw ApiError.notFound("pods", name);
   return pod;
 }

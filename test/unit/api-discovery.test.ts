@@ -55,6 +55,6 @@ test("legacy discovery: APIVersions, an empty APIGroupList and the v1 APIResourc
   expect(await (await get("/apis", "application/json")).json()).toEqual({ kind: "APIGroupList", apiVersion: "v1", groups: [] });
   const list = (await (await get("/api/v1", "application/json, */*")).json()) as { resources: { name: string }[] };
   expect(list).toMatchObject({ kind: "APIResourceList", groupVersion: "v1" });
-  expect(list.resources.map((resource: { name: string }) => resource.name)).toEqual(["events", "nodes", "pods", "pods/exec", "pods/log", "pods/status"]);
+  expect(list.resources.map((resource: { name: string }) => resource.name)).toEqual(["events", "nodes", "pods", "pods/attach", "pods/exec", "pods/log", "pods/status"]);
   expect(list.resources.find((resource: { name: string }) => resource.name === "nodes")).toMatchObject({ namespaced: false, kind: "Node", shortNames: ["no"] });
 });
