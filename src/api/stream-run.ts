@@ -73,6 +73,8 @@ export class StreamRun {
   private closed = false;
   private unsentBytes = 0;
   private drained: (() => void) | undefined;
+  /** Resizes in the order they came: kubectl attach sends its size + 1 then its size, and the last must win. */
+  private resizing: Promise<void> = Promise.resolve();
 
   constructor(private readonly config: StreamRunOptions) {}
 
@@ -109,7 +111,7 @@ export class StreamRun {
 
   resize(size: TerminalSize): void {
     this.size = size;
-    if (this.target && this.config.flags.tty) void this.target.resize(size);
+    if (this.target && this.config.flags.tty) this.applySize(this.target, size);
   }
 
   /** The client went away: the remote side is aborted. */
@@ -130,12 +132,17 @@ export class StreamRun {
     this.target = target;
     for (const data of this.early) target.write(data);
     this.early = [];
-    if (this.size && this.config.flags.tty) void target.resize(this.size);
+    if (this.size && this.config.flags.tty) this.applySize(target, this.size);
     if (this.stdinClosed) target.closeStdin();
     target.status.then(
       (status) => this.finish(status),
       (error: unknown) => this.finish(errorStatus(String(error))),
     );
+  }
+
+  /** Each resize waits for the one before: two engine calls in flight could land in either order. */
+  private applySize(target: StreamTarget, size: TerminalSize): void {
+    this.resizing = this.resizing.then(() => target.resize(size)).catch(() => undefined);
   }
 
   private send(stream: "stdout" | "stderr", data: Uint8Array): void | Promise<void> {
