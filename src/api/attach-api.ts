@@ -12,8 +12,9 @@ import type { ApiRequest, Route } from "./http.ts";
 import { ApiError } from "./status.ts";
 import type { StreamFlags, StreamRun } from "./stream-run.ts";
 import { StreamSpdySession } from "./stream-spdy.ts";
-import { agentRuntime, chooseContainer, containerSpec, findPod, runningContainerId } from "./stream-target.ts";
+import { chooseContainer, containerSpec, findPod, runningContainerId } from "./stream-target.ts";
 import { upgradeStream } from "./stream-upgrade.ts";
+import { requireRuntime } from "./streaming.ts";
 import { StreamWebSocketSession } from "./stream-websocket.ts";
 
 const ATTACH_PATH = "/api/v1/namespaces/:namespace/pods/:name/attach";
@@ -33,7 +34,7 @@ async function handleAttach(request: ApiRequest, api: ApiContext): Promise<Respo
   // kubectl's own words; it checks this before asking, and so does the API for other clients.
   if (phase === "Succeeded" || phase === "Failed") throw ApiError.badRequest(`cannot attach a container in a completed pod; current phase is ${phase}`);
   const container = chooseContainer(pod, asked.container);
-  const runtime = agentRuntime(api, "attach");
+  const runtime = requireRuntime(api, "attach");
   // The kubelet's words (GetAttach finds only running containers; its pod full name is NAME_NAMESPACE).
   const containerId = runningContainerId(pod, container, `container ${container} not found in pod ${name}_${namespace}: it is not running`);
   const spec = containerSpec(pod, container);

@@ -10,8 +10,9 @@ import { ExecSpdySession } from "./exec-spdy-session.ts";
 import { parseExecOptions } from "./exec-protocol.ts";
 import type { ApiRequest, Route } from "./http.ts";
 import { ApiError } from "./status.ts";
-import { agentRuntime, chooseContainer, findPod, runningContainerId } from "./stream-target.ts";
+import { chooseContainer, findPod, runningContainerId } from "./stream-target.ts";
 import { upgradeStream } from "./stream-upgrade.ts";
+import { requireRuntime } from "./streaming.ts";
 
 export { DEFAULT_CONTAINER_ANNOTATION } from "./stream-target.ts";
 
@@ -30,7 +31,7 @@ async function handleExec(request: ApiRequest, api: ApiContext): Promise<Respons
   const phase = pod.status?.phase;
   if (phase === "Succeeded" || phase === "Failed") throw ApiError.badRequest(`cannot exec into a container in a completed pod; current phase is ${phase}`);
   const container = chooseContainer(pod, options.container);
-  const runtime = agentRuntime(api, "exec");
+  const runtime = requireRuntime(api, "exec");
   // The kubelet's words for a container with no running attempt.
   const containerId = runningContainerId(pod, container, `container not found ("${container}"): it is not running`);
   return upgradeStream(request, api, "exec", {

@@ -60,6 +60,14 @@ const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 /** After our last frame (or GOAWAY), the time a client has to close the connection before it is cut. */
 export const CLOSE_GRACE_MS = 5000;
 
+/**
+ * How long a client has to open the streams that belong together (exec's channels, a port-forward
+ * connection's data and error pair). The kubelet allows 30 s, as long as kubectl waits for each
+ * stream's reply; kubectl opens them within a few round trips, so a set still incomplete after this
+ * is stuck, and is ended with an error rather than left hanging.
+ */
+export const STREAM_CREATION_TIMEOUT_MS = 10_000;
+
 export function acceptSpdy(socket: Duplex, clock: Clock): SpdyConnection {
   const connection = (transport as { connection: { create(socket: Duplex, options: object): TransportConnection } }).connection.create(socket, {
     protocol: "spdy",

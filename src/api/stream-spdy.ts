@@ -9,18 +9,13 @@
 import type { Clock } from "../clock.ts";
 import { errorStatus, parseTerminalSize } from "./exec-protocol.ts";
 import type { SpdySession } from "./http.ts";
-import type { SpdyConnection, SpdyStream } from "./spdy.ts";
+import { STREAM_CREATION_TIMEOUT_MS, type SpdyConnection, type SpdyStream } from "./spdy.ts";
 import type { StreamFlags, StreamRun } from "./stream-run.ts";
 
 /** The only version served over SPDY: the first with the exit code in its Status (v1-v3 have none). */
 export const SPDY_STREAM_PROTOCOL = "v4.channel.k8s.io";
 
-/**
- * How long the client has to open the streams it asked for. The kubelet allows 30 s, as long as
- * kubectl waits for each stream's reply; kubectl opens them within a few round trips, so a session
- * still missing one after this is stuck, and is ended with an error rather than left hanging.
- */
-export const STREAM_CREATION_TIMEOUT_MS = 10_000;
+export { STREAM_CREATION_TIMEOUT_MS };
 
 /** A resize stream's buffered bytes past which it is no longer read (a message is some 30 bytes). */
 const MAX_RESIZE_BUFFER = 4096;

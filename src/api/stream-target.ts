@@ -1,9 +1,8 @@
 /**
  * What `pods/NAME/exec` and `pods/NAME/attach` check before they upgrade, so a refusal is a plain
- * Status kubectl prints: the pod, the container (as asked, else the default one), the agent's
- * runtime, and the container's running attempt.
+ * Status kubectl prints: the pod, the container (as asked, else the default one) and its running
+ * attempt (the agent's runtime is streaming.ts's requireRuntime).
  */
-import type { Runtime } from "../runtime/runtime.ts";
 import type { PodRow } from "../store/queries.ts";
 import type { V1Container, V1Pod } from "../status/v1.ts";
 import type { ApiContext } from "./context.ts";
@@ -37,12 +36,6 @@ export function chooseContainer(pod: V1Pod, asked: string | undefined): string {
 /** The container's spec as served (chooseContainer found it). */
 export function containerSpec(pod: V1Pod, container: string): V1Container | undefined {
   return [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((candidate) => candidate.name === container);
-}
-
-/** The agent's runtime, or the 503 of `serve`, which only reads the database. */
-export function agentRuntime(api: ApiContext, what: "exec" | "attach"): Runtime {
-  if (api.runtime) return api.runtime;
-  throw new ApiError(503, "ServiceUnavailable", `${what} needs the running agent: \`minikubelet serve\` only reads the database (start the pods with \`minikubelet run\`)`);
 }
 
 /** The runtime id of the container's running attempt, from the status the agent recorded; else a 400 with `notRunning`. */

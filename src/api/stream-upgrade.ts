@@ -1,15 +1,17 @@
 /**
  * The upgrade of `pods/NAME/exec` and `pods/NAME/attach` (kubectl 1.30+ over WebSocket, a GET; 1.27
  * to 1.29 over SPDY/3.1, a POST, which 1.29 and 1.30+ also fall back to when a WebSocket upgrade is
- * refused): the protocol chosen from the client's offer, a slot among the API's open sessions
- * (`limits.maxExecSessions`, shared by exec and attach), and the session handed to the connection.
+ * refused): the protocol chosen from the client's offer, a slot among the API's open sessions of
+ * its kind (streaming.ts; `limits.maxExecSessions` each for exec and attach), and the session handed
+ * to the connection.
  */
 import type { Clock } from "../clock.ts";
 import type { ApiContext } from "./context.ts";
 import { chooseExecProtocol, EXEC_PROTOCOLS, type ExecProtocol } from "./exec-protocol.ts";
 import type { ApiRequest, SpdySession, WebSocketSession } from "./http.ts";
 import { SPDY_STREAM_PROTOCOL } from "./stream-spdy.ts";
-import { ApiError, statusResponse } from "./status.ts";
+import { ApiError } from "./status.ts";
+import { offersProtocol, takeSessionSlot, upgradeSpdy } from "./streaming.ts";
 
 /** The session of each framing, for a run whose end calls `onEnd` (which frees its slot). */
 export interface SessionFactory {
@@ -17,48 +19,26 @@ export interface SessionFactory {
   spdy(onEnd: () => void, clock: Clock): SpdySession;
 }
 
-/** Sessions open per API server (its context), against `limits.maxExecSessions`. */
-const openSessions = new WeakMap<ApiContext, { count: number }>();
-
 /** Upgrades the request to the framing it asks for; a request that cannot be is a 400 (or 429) Status. */
-export function upgradeStream(request: ApiRequest, api: ApiContext, what: "exec" | "attach", sessions: SessionFactory): Response {
+export function upgradeStream(request: ApiRequest, api: ApiContext, kind: "exec" | "attach", sessions: SessionFactory): Response {
   const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase();
   if (upgrade !== "websocket" && upgrade !== "spdy/3.1") {
-    throw ApiError.badRequest(`${what} needs a connection upgrade: to websocket (${EXEC_PROTOCOLS.join(", ")}) or SPDY/3.1 (${SPDY_STREAM_PROTOCOL})`);
+    throw ApiError.badRequest(`${kind} needs a connection upgrade: to websocket (${EXEC_PROTOCOLS.join(", ")}) or SPDY/3.1 (${SPDY_STREAM_PROTOCOL})`);
   }
   const spdy = upgrade === "spdy/3.1";
   const offer = request.headers.get(spdy ? "x-stream-protocol-version" : "sec-websocket-protocol");
   const webSocketProtocol = spdy ? undefined : chooseExecProtocol(offer);
-  if (spdy ? !offersSpdyProtocol(offer) : !webSocketProtocol) {
+  if (spdy ? !offersProtocol(offer, SPDY_STREAM_PROTOCOL) : !webSocketProtocol) {
     const supported = spdy ? SPDY_STREAM_PROTOCOL : EXEC_PROTOCOLS.join(", ");
     throw ApiError.badRequest(`requested protocol(s) are not supported: ${offer ?? "none"}; supports ${supported}`);
   }
-  const slots = openSessions.get(api) ?? { count: 0 };
-  openSessions.set(api, slots);
-  if (slots.count >= api.limits.maxExecSessions) {
-    const busy = new ApiError(429, "TooManyRequests", `too many ${what} sessions open (limit ${api.limits.maxExecSessions}); try again later`, { retryAfterSeconds: 1 });
-    return statusResponse(busy);
-  }
-  slots.count += 1;
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    slots.count -= 1;
-  };
+  // Each kind has its own slots; attach is bounded as exec is.
+  const release = takeSessionSlot(api, kind, api.limits.maxExecSessions);
+  if (release instanceof Response) return release;
   const refused = webSocketProtocol ? request.upgrade(sessions.webSocket(webSocketProtocol, release, api.clock)) : upgradeSpdy(request, sessions.spdy(release, api.clock));
   if (refused) {
     release();
     return refused;
   }
   return new Response(null, { status: 101 });
-}
-
-function offersSpdyProtocol(offer: string | null): boolean {
-  return (offer ?? "").split(",").some((protocol) => protocol.trim() === SPDY_STREAM_PROTOCOL);
-}
-
-function upgradeSpdy(request: ApiRequest, session: SpdySession): Response | undefined {
-  if (!request.upgradeSpdy) return statusResponse(ApiError.badRequest("this server does not serve SPDY upgrades"));
-  return request.upgradeSpdy(session);
 }
