@@ -39,7 +39,7 @@ export interface ApiLimits {
   maxBodyBytes: number;
   /** Watches open at once; one more gets 429. */
   maxWatches: number;
-  /** Exec and attach sessions open at once (one count for both); one more gets 429. */
+  /** Exec sessions open at once, and as many attach sessions (each kind counted apart); one more gets 429. */
   maxExecSessions: number;
   /** Largest `limit` a list accepts; a larger one is a 400 naming this bound. */
   maxListLimit: number;
