@@ -28,6 +28,7 @@ export interface FakeAttach {
   detached: boolean;
 }
 
+/** The attaches of one FakeRuntime: seeded through `support` and `script`, read through `opened`. */
 export class FakeAttaches {
   /** Every attach opened, in order. */
   readonly opened: FakeAttach[] = [];

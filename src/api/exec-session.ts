@@ -12,6 +12,7 @@ import { StreamWebSocketSession } from "./stream-websocket.ts";
 export { MAX_EARLY_INPUT_BYTES, MAX_UNSENT_BYTES } from "./stream-run.ts";
 export { WEBSOCKET_START_DELAY_MS } from "./stream-websocket.ts";
 
+/** One exec: the runtime that runs it, the container, the query's options, and the session's end. */
 export interface ExecRunOptions {
   runtime: Pick<Runtime, "execStream">;
   containerId: string;

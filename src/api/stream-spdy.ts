@@ -32,6 +32,7 @@ export function expectedStreams(options: StreamFlags): StreamType[] {
   return wanted;
 }
 
+/** One session's SPDY connection: the client's streams to `run`, its output and end back on them. */
 export class StreamSpdySession implements SpdySession {
   readonly protocol = SPDY_STREAM_PROTOCOL;
   private readonly streams = new Map<StreamType, SpdyStream>();

@@ -24,6 +24,7 @@ const INTERNAL_ERROR = 1011;
  */
 export const WEBSOCKET_START_DELAY_MS = 250;
 
+/** One session's WebSocket: client messages to `run`, its output and end back as channel frames. */
 export class StreamWebSocketSession implements WebSocketSession {
   private cancelStart: () => void = () => {};
   /** Until the remote side starts or the client leaves. */

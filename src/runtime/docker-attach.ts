@@ -10,6 +10,7 @@ import type Dockerode from "dockerode";
 import { HijackedStream, plainEndpoint } from "./docker-hijack.ts";
 import type { AttachRequest, AttachSession, TerminalSize } from "./runtime.ts";
 
+/** Attaches to container `containerId`'s main process; resolves once the engine has taken the attach. */
 export async function attachDockerContainer(docker: Dockerode, containerId: string, request: AttachRequest): Promise<AttachSession> {
   const endpoint = plainEndpoint(docker, "attach");
   // logs=0: what the container writes from now on; what it wrote before is `logs`'.
