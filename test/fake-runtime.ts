@@ -1,4 +1,7 @@
 import type {
+  AttachRequest,
+  AttachSession,
+  AttachSupport,
   ContainerConfig,
   ContainerInfo,
   ContainerStatus,
@@ -16,6 +19,7 @@ import { ContainerStartError, ImagePullError } from "../src/runtime/runtime.ts";
 import { containerLabels, sandboxLabels } from "../src/runtime/labels.ts";
 import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
 import type { FakeClock } from "./fake-clock.ts";
+import { FakeAttaches } from "./fake-attach.ts";
 
 /** How a fake container behaves once started; seeded per container name by the test. */
 export interface FakeBehaviour {
@@ -87,6 +91,8 @@ export class FakeRuntime implements Runtime {
   };
   /** Every interactive exec started, in order. */
   readonly execs: FakeExec[] = [];
+  /** Every attach, its support answer and its script (fake-attach.ts). */
+  readonly attaches = new FakeAttaches();
   /** Images whose pull fails; the rest are pulled (policy Always) or present. */
   missingImages = new Set<string>();
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
@@ -230,6 +236,17 @@ export class FakeRuntime implements Runtime {
     };
   }
 
+  attachSupport(request: { stdin: boolean; tty: boolean }): AttachSupport {
+    return this.attaches.support(request);
+  }
+
+  async attachContainer(id: string, request: AttachRequest): Promise<AttachSession> {
+    const container = this.containers.get(id);
+    if (!container || container.state !== "running") throw new Error(`attach to container ${id}: container is not running`);
+    this.calls.push(`attach ${container.config.container.name}`);
+    return this.attaches.open(id, container.config, request);
+  }
+
   async removeContainer(id: string): Promise<void> {
     const container = this.containers.get(id);
     if (!container) return;
@@ -267,6 +284,7 @@ export class FakeRuntime implements Runtime {
     if (signal !== undefined) container.signal = signal;
     if (reason !== undefined) container.reason = reason;
     container.finishedAt = this.clock.now();
+    this.attaches.exited(id);
     for (const listener of this.listeners) listener({ type: "exited", containerId: id });
   }
 

@@ -94,6 +94,9 @@ function written(spec: ContainerSpec): Record<string, unknown> {
     imagePullPolicy: spec.imagePullPolicy,
     ...(spec.restartPolicy && { restartPolicy: spec.restartPolicy }),
     ...(spec.resources && { resources: spec.resources }),
+    ...(spec.stdin && { stdin: true }),
+    ...(spec.stdinOnce && { stdinOnce: true }),
+    ...(spec.tty && { tty: true }),
   };
 }
 

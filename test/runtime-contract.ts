@@ -324,6 +324,10 @@ export function runtimeContract(
       await expect(runtime.execStream(id, { command: ["true"], stdin: false, tty: false, output: () => undefined })).rejects.toThrow();
     });
 
+    test("attach without stdin or a terminal (what `kubectl attach POD` asks) is never refused", () => {
+      expect(runtime.attachSupport({ stdin: false, tty: false }).kind).not.toBe("refused");
+    });
+
     test("watch() reports the exit promptly, from an event rather than a poll", async () => {
       const { id } = await start("sleep 30");
       const seen: RuntimeEvent[] = [];

@@ -39,7 +39,7 @@ export interface ApiLimits {
   maxBodyBytes: number;
   /** Watches open at once; one more gets 429. */
   maxWatches: number;
-  /** Exec sessions open at once; one more gets 429. */
+  /** Exec sessions open at once, and as many attach sessions (each kind counted apart); one more gets 429. */
   maxExecSessions: number;
   /** Port-forward sessions (one per kubectl port-forward, however many connections it carries) open at once; one more gets 429. */
   maxPortForwardSessions: number;

@@ -44,6 +44,7 @@ export const CORE_RESOURCES: readonly ServedResource[] = [
     shortNames: ["po"],
     categories: ["all"],
     subresources: [
+      { subresource: "attach", kind: "PodAttachOptions", verbs: ["create", "get"] },
       { subresource: "ephemeralcontainers", kind: "Pod", verbs: ["get", "patch", "update"] },
       { subresource: "exec", kind: "PodExecOptions", verbs: ["create", "get"] },
       { subresource: "log", kind: "Pod", verbs: ["get"] },

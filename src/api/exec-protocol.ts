@@ -44,6 +44,14 @@ export function chooseExecProtocol(offer: string | null): ExecProtocol | undefin
 export function parseExecOptions(query: URLSearchParams): ExecOptions {
   const command = query.getAll("command");
   if (command.length === 0) throw ApiError.badRequest("you must specify at least one command for the container");
+  return { command, ...parseStreamOptions(query) };
+}
+
+/**
+ * The query's container and streams (PodExecOptions and PodAttachOptions share them), as the
+ * API server and kubelet parse them; a bad value, or no stream at all, is a 400.
+ */
+export function parseStreamOptions(query: URLSearchParams): Omit<ExecOptions, "command"> {
   const flag = (name: string): boolean => {
     const value = query.get(name);
     if (value === null || value === "") return false;
@@ -53,7 +61,7 @@ export function parseExecOptions(query: URLSearchParams): ExecOptions {
   };
   const tty = flag("tty");
   // The kubelet's rule: a terminal has one output stream, so stderr is dropped, not refused.
-  const options: ExecOptions = { command, stdin: flag("stdin"), stdout: flag("stdout"), stderr: flag("stderr") && !tty, tty };
+  const options: Omit<ExecOptions, "command"> = { stdin: flag("stdin"), stdout: flag("stdout"), stderr: flag("stderr") && !tty, tty };
   const container = query.get("container");
   if (container) options.container = container;
   if (!options.stdin && !options.stdout && !options.stderr) throw ApiError.badRequest("you must specify at least 1 of stdin, stdout, stderr");
@@ -107,7 +115,7 @@ export function exitStatusFrame(exitCode: number): Uint8Array {
 
 /** The end of a session as the v1 Status JSON (SPDY's error stream carries it as is). */
 export function exitStatus(exitCode: number): string {
-  if (exitCode === 0) return JSON.stringify({ metadata: {}, status: "Success" });
+  if (exitCode === 0) return successStatus();
   return JSON.stringify({
     metadata: {},
     status: "Failure",
@@ -115,6 +123,11 @@ export function exitStatus(exitCode: number): string {
     reason: "NonZeroExitCode",
     details: { causes: [{ reason: "ExitCode", message: String(exitCode) }] },
   });
+}
+
+/** The end of a session that went well (an attach's end always, as the kubelet words it). */
+export function successStatus(): string {
+  return JSON.stringify({ metadata: {}, status: "Success" });
 }
 
 /** The channel 3 message for a session that failed before or without an exit code (kubectl prints the message). */

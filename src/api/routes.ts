@@ -4,6 +4,7 @@
  * before the object routes, whose collection lists they wrap.
  */
 import { discoveryRoutes } from "./discovery.ts";
+import { attachRoutes } from "./attach-api.ts";
 import { execRoutes } from "./exec-api.ts";
 import type { Route } from "./http.ts";
 import { infoRoutes } from "./info.ts";
@@ -28,4 +29,5 @@ export const apiRoutes: Route[] = [
   ...portForwardRoutes,
   ...authReviewRoutes,
   ...serviceRoutes,
+  ...attachRoutes,
 ];

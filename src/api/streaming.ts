@@ -1,6 +1,6 @@
 /**
- * What the streaming subresources (exec, port-forward) share before they take over a connection:
- * the runtime they need (absent under `serve`), a bound on sessions open at once per API server and
+ * What the streaming subresources (exec, attach, port-forward) share before they take over a
+ * connection: the runtime they need (absent under `serve`), a bound on sessions open at once per API server and
  * kind, the protocol offer check, and the hand-over of a SPDY upgrade. The sessions themselves are
  * each subresource's own.
  */
@@ -9,7 +9,7 @@ import type { ApiRequest, SpdySession } from "./http.ts";
 import { ApiError, statusResponse } from "./status.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 
-export type StreamingKind = "exec" | "port-forward";
+export type StreamingKind = "exec" | "attach" | "port-forward";
 
 /** The agent's runtime; under `serve` (none) a 503 naming `kind`, the same Status for every kind. */
 export function requireRuntime(api: ApiContext, kind: StreamingKind): Runtime {

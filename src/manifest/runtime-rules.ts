@@ -15,16 +15,21 @@ export function isRuntimeName(value: unknown): value is RuntimeName {
   return (RUNTIME_NAMES as readonly unknown[]).includes(value);
 }
 
-/** A field of one container the runtime refuses, with why. */
+/** What of one container the runtime refuses (a field, or the container itself), with why. */
 export interface ContainerProblem {
-  field: string;
+  /** The field at fault; absent when the problem is the container's as a whole. */
+  field?: string;
   message: string;
 }
 
-/** Why `runtime` cannot start `container` at all, or undefined. */
+/**
+ * Why `runtime` cannot start `container` at all, or undefined. The process runtime has no image:
+ * what an image without ENTRYPOINT does with its CMD, it does with `args` (`kubectl run x
+ * --image=busybox -- sleep 10` sets only args), so it needs one of the two.
+ */
 export function containerStartProblem(container: ContainerSpec, runtime: RuntimeName): ContainerProblem | undefined {
-  if (runtime === "process" && container.command.length === 0) {
-    return { field: "command", message: "required: the process runtime has no image entrypoint" };
+  if (runtime === "process" && container.command.length === 0 && container.args.length === 0) {
+    return { message: "required: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)" };
   }
   return undefined;
 }
@@ -42,7 +47,7 @@ export function runtimeErrors(pod: PodSpec, runtime: RuntimeName): Issue[] {
     if (Array.isArray(written) && written.length !== containers.length) continue;
     containers.forEach((container, index) => {
       const problem = containerStartProblem(container, runtime);
-      if (problem) issues.push({ path: ["spec", list, index, problem.field], message: problem.message });
+      if (problem) issues.push({ path: ["spec", list, index, ...(problem.field ? [problem.field] : [])], message: problem.message });
     });
   }
   return issues;
@@ -69,8 +74,10 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
         issues.push({ path: at("securityContext", key), message: `not honoured by ${name}${runtime === "process" ? ": every process runs as the agent's user" : ""}` });
       }
       resourceWarnings(container, at, issues, name);
-      for (const key of ["stdin", "stdinOnce", "tty"] as const) {
-        if (container[key] === true) issues.push({ path: at(key), message: `not honoured by ${name}: no terminal or stdin is attached` });
+      // docker's engine holds a container's stdin and terminal (runtime/docker-attach.ts); the
+      // process runtime's monitor holds neither yet (runtime/process-attach.ts).
+      for (const key of runtime === "process" ? (["stdin", "stdinOnce", "tty"] as const) : []) {
+        if (container[key] === true) issues.push({ path: at(key), message: `not honoured by ${name}: a container's stdin is /dev/null and it has no terminal (kubectl attach follows its output only)` });
       }
       for (const key of ["terminationMessagePath", "terminationMessagePolicy"] as const) {
         if (container[key] !== undefined) issues.push({ path: at(key), message: `not honoured by ${name}: no termination message is read` });

@@ -94,9 +94,9 @@ export interface ContainerSpec {
   name: string;
   image: string;
   imagePullPolicy: PullPolicy;
-  /** Replaces the image's ENTRYPOINT; required by the process runtime, which has no image. */
+  /** Replaces the image's ENTRYPOINT. The process runtime, which has no image, runs command + args. */
   command: string[];
-  /** Replaces the image's CMD. */
+  /** Replaces the image's CMD; without command, the process runtime runs args (args[0] the program). */
   args: string[];
   workingDir?: string;
   env: EnvVar[];
@@ -108,6 +108,14 @@ export interface ContainerSpec {
   preStop?: LifecycleHandler;
   /** Absent when the container sets none (and in records written before resources were read). */
   resources?: ResourceRequirements;
+  /**
+   * The container's own stdin stays open for `kubectl attach -i` (absent: false); with `stdinOnce`
+   * it is closed once the first attach's stdin ends; `tty` runs it on a terminal. The runtimes that
+   * cannot honour them say so (runtime-rules.ts runtimeWarnings, Runtime.attachSupport).
+   */
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
   /** Only on init containers: "Always" makes it a native sidecar. */
   restartPolicy?: "Always";
   /** Only on ephemeral containers: the container whose process namespace it joins (`kubectl debug --target`). */

@@ -1,6 +1,6 @@
 /**
  * One container (init or app): names, image and pull policy, command, env, ports, volume mounts,
- * resources, probes and the preStop hook, with the API server's defaults filled in.
+ * stdin and terminal, resources, probes and the preStop hook, with the API server's defaults filled in.
  */
 import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "./types.ts";
 import { describeValue, Fields } from "./fields.ts";
@@ -60,6 +60,8 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
   };
   const workingDir = fields.string("workingDir");
   if (workingDir) container.workingDir = workingDir;
+  // Set only when true: a spec recorded before these were read reads the same as one without them.
+  for (const key of ["stdin", "stdinOnce", "tty"] as const) if (fields.bool(key, false)) container[key] = true;
   if (fields.has("envFrom")) {
     fields.fail("envFrom", "not supported: static pods cannot reference ConfigMaps or Secrets");
   }

@@ -107,8 +107,11 @@ export function containerCreateOptions(
     Env: container.env.map((e) => `${e.name}=${e.value}`),
     WorkingDir: container.workingDir,
     Labels: containerLabels(config, owner),
-    Tty: false,
-    OpenStdin: false,
+    // As dockershim made them: the container's own stdin (kept open for `kubectl attach -i`), and
+    // its terminal. The engine then holds both, and closes stdin after one attach with StdinOnce.
+    Tty: container.tty === true,
+    OpenStdin: container.stdin === true,
+    StdinOnce: container.stdinOnce === true,
     HostConfig: {
       NetworkMode: joined,
       IpcMode: joined,

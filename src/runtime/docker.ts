@@ -18,6 +18,7 @@ import { engineAddressOf, engineEndpoint, useFetchTransport } from "./docker-tra
 import { streamEngineLogs } from "./docker-logs.ts";
 import { execWithTimeout, rethrowExecError } from "./docker-exec.ts";
 import { startDockerExec } from "./docker-exec-stream.ts";
+import { attachDockerContainer } from "./docker-attach.ts";
 import { DockerImages } from "./docker-images.ts";
 import { listSandboxes, removeSandbox, runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
@@ -25,6 +26,9 @@ import { joinedSandbox, statusFromInspect } from "./docker-status.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
 import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
 import type {
+  AttachRequest,
+  AttachSession,
+  AttachSupport,
   ContainerConfig,
   ContainerInfo,
   ContainerStatus,
@@ -182,6 +186,17 @@ export class DockerRuntime implements Runtime {
     } catch (error) {
       rethrowExecError(error, request.command, id);
     }
+  }
+
+  /** The engine holds every container's stdin and terminal: everything attach asks can be served. */
+  attachSupport(_request: { stdin: boolean; tty: boolean }): AttachSupport {
+    return { kind: "streams" };
+  }
+
+  async attachContainer(id: string, request: AttachRequest): Promise<AttachSession> {
+    return attachDockerContainer(this.docker, id, request).catch((error: unknown) => {
+      throw new Error(`attach to container ${id.slice(0, 12)}: ${(error as Error).message}`, { cause: error });
+    });
   }
 
   async removeContainer(id: string): Promise<void> {

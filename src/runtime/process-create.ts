@@ -46,7 +46,7 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   };
   // validate and the file source refuse such a pod already; a checkpointed spec may predate that.
   const problem = containerStartProblem(container, "process");
-  if (problem) fail(`${problem.field} is ${problem.message}`);
+  if (problem) fail(problem.field ? `${problem.field}: ${problem.message}` : problem.message);
   if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
   const env = containerEnv({ pod, container, podDir, volumeDir: (name) => layout.volumeDir(pod.uid, name) }, fail);
   const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;

@@ -20,6 +20,8 @@ import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
 import type {
+  AttachSession,
+  AttachSupport,
   ContainerConfig,
   ContainerInfo,
   ContainerStatus,
@@ -35,6 +37,7 @@ import type {
 } from "./runtime.ts";
 import { ContainerEvents } from "./process-events.ts";
 import { execInContainer } from "./process-exec.ts";
+import { NO_ATTACH_STREAMS, processAttachSupport } from "./process-attach.ts";
 import { startExecBeside } from "./process-exec-stream.ts";
 import { ProcessLayout, SAFE_NAME, ensureDir, readExit, readJson, readPid, readText, type ContainerRecord } from "./process-files.ts";
 import { createContainerDir } from "./process-create.ts";
@@ -198,6 +201,15 @@ export class ProcessRuntime implements Runtime {
       isRunning: () => this.readStatus(id).state === "running",
     };
     return startExecBeside(target, { cwd: record.workingDir, env: record.env, clock: this.clock, request });
+  }
+
+  attachSupport(request: { stdin: boolean; tty: boolean }): AttachSupport {
+    return processAttachSupport(request);
+  }
+
+  /** Never offered (attachSupport says "output-log" at best), so always a rejection naming why. */
+  async attachContainer(id: string): Promise<AttachSession> {
+    throw new Error(`attach to container ${id}: ${NO_ATTACH_STREAMS}`);
   }
 
   /** The container's recorded config, for an exec; throws unless the container is running. */

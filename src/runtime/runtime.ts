@@ -103,6 +103,44 @@ export interface ExecSession {
   exited: Promise<number>;
 }
 
+/** What `kubectl attach` asks of a container's main process: its own stdin and terminal, and its output from now on. */
+export interface AttachRequest {
+  /** Feed the container's stdin (it was created with stdin): `AttachSession.write` and `closeStdin`. */
+  stdin: boolean;
+  /** The container runs on a terminal (its spec's tty): its output all arrives as "stdout", resizes apply. */
+  tty: boolean;
+  /** The terminal's size to set at once (tty only). */
+  size?: TerminalSize;
+  /** As ExecStreamRequest.output: a returned promise holds further output back where the runtime can. */
+  output(stream: "stdout" | "stderr", data: Uint8Array): void | Promise<void>;
+  /** Aborting detaches: the session ends, the container runs on. */
+  signal?: AbortSignal;
+}
+
+/** One attach to a running container. */
+export interface AttachSession {
+  /** Writes to the container's stdin; ignored without stdin or once closed. */
+  write(data: Uint8Array): void;
+  /**
+   * The client's stdin ended. With `stdinOnce` (and no terminal) the container's stdin is closed
+   * and the session goes on until the container exits; otherwise the session ends (a detach), as
+   * the engine and containerd do. Idempotent.
+   */
+  closeStdin(): void;
+  /** Resizes the container's terminal (tty only; otherwise ignored). */
+  resize(size: TerminalSize): Promise<void>;
+  /** Settles once the session is over (the container exited, or it was detached), every byte of output handed on first. */
+  ended: Promise<void>;
+}
+
+/**
+ * How a runtime can serve `kubectl attach` to a container, decided before the connection is
+ * upgraded so a refusal is a plain Status: `attachContainer` serves it ("streams"); only the
+ * output can be had, followed from the container's log as `logs -f` follows it ("output-log");
+ * or not at all, with why.
+ */
+export type AttachSupport = { kind: "streams" } | { kind: "output-log" } | { kind: "refused"; reason: string };
+
 export type RuntimeEvent =
   | { type: "exited"; containerId: string }
   | { type: "started"; containerId: string }
@@ -153,6 +191,16 @@ export interface ContainerManager {
    * container is not running or the command cannot be started. Callers bound how many run at once.
    */
   execStream(id: string, request: ExecStreamRequest): Promise<ExecSession>;
+  /**
+   * Whether an attach can be served: `stdin`, the client asks for the stdin of a container created
+   * with one; `tty`, the container has a terminal (its spec's). Pure: nothing is asked of the runtime.
+   */
+  attachSupport(request: { stdin: boolean; tty: boolean }): AttachSupport;
+  /**
+   * Attaches to a running container's main process (attachSupport "streams"): output from now on,
+   * stdin and resizes as asked. Rejects when the container is not running or cannot be attached.
+   */
+  attachContainer(id: string, request: AttachRequest): Promise<AttachSession>;
   /** Removes an exited container and its logs. Removing a removed container is a no-op. */
   removeContainer(id: string): Promise<void>;
   /** Every container carrying minikubelet's labels, running or exited. */

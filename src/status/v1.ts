@@ -33,6 +33,10 @@ export interface V1Container {
   args?: string[];
   /** Only on init containers: `Always` makes it a restartable ("sidecar") init container. */
   restartPolicy?: string;
+  /** The container's own stdin and terminal, which `kubectl attach` reaches. */
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
 }
 
 export interface V1PodReadinessGate {

@@ -25,9 +25,9 @@ test("an invalid file shows in get pods as Invalid, stops the pod it ran, and di
   }, 15_000, () => agent.stdout + agent.stderr);
   expect(podTable(ws, "e2e")["bad-n1"]).toEqual(["0/0", "Invalid", "0"]);
   const badFile = join(ws.manifests, "bad.yaml");
-  await agent.waitForOutput(`Warning Invalid e2e/bad-n1: manifest ${badFile} is invalid, not run until it is fixed: unknown field "spec.containers[0].comand"; spec.containers[0].command: required`);
+  await agent.waitForOutput(`Warning Invalid e2e/bad-n1: manifest ${badFile} is invalid, not run until it is fixed: unknown field "spec.containers[0].comand"; spec.containers[0]: required: command or args`);
   expect(ws.cli("describe", "pod", "bad-n1", "-n", "e2e")).toContain(
-    'Problems:\n  unknown field "spec.containers[0].comand"\n  spec.containers[0].command: required: the process runtime has no image entrypoint\n',
+    'Problems:\n  unknown field "spec.containers[0].comand"\n  spec.containers[0]: required: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)\n',
   );
   expect(ws.cli("events", "--for", "pod/bad-n1")).toContain("Invalid");
 

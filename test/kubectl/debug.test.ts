@@ -53,6 +53,8 @@ for (const version of ["1.27", "1.33"]) {
       const get = await kubectl(binary, "get", "pod", pod, "--no-headers");
       expect(get.stdout).toMatch(new RegExp(`^${pod} +1/1 +Running +0 `));
       expect((await waitFor("the debug container's output", async () => ((await kubectl(binary, "logs", pod, "-c", "dbg")).stdout || undefined), 10_000))).toBe("debugging\n");
+      // exec reaches it as any container of the pod (the API server's VisitContainers includes ephemeral ones).
+      expect(await kubectl(binary, "exec", pod, "-c", "dbg", "--", "echo", "inside")).toMatchObject({ status: 0, stdout: "inside\n" });
       const describe = await kubectl(binary, "describe", "pod", pod);
       expect(describe.stdout).toMatch(/\nEphemeral Containers:\n  dbg:\n    Container ID: +process:\/\//);
     }, 90_000);

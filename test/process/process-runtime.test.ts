@@ -134,12 +134,20 @@ describe("process runtime", () => {
     started.length = 0;
   });
 
-  test("an empty command is refused with a StartError naming the container", async () => {
+  test("neither command nor args is refused with a StartError naming the container", async () => {
     const runtime = make(tempRoot());
     const error = await startIn(runtime, []).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContainerStartError);
     expect((error as ContainerStartError).reason).toBe("StartError");
-    expect((error as ContainerStartError).message).toContain("container main: command is required");
+    expect((error as ContainerStartError).message).toContain("container main: required: command or args");
+  });
+
+  test("args without command run as the command, args[0] the program (an image without ENTRYPOINT runs its CMD)", async () => {
+    const runtime = make(tempRoot());
+    const { id } = await startIn(runtime, [], (c) => (c.args = ["sh", "-c", "echo ran as $0; exit 4"]));
+    const status = await waitForStatus(runtime, id, (s) => s.state === "exited");
+    expect(status.exitCode).toBe(4);
+    expect(await runtime.readLogs(id)).toBe("ran as sh\n");
   });
 
   test("a missing executable is a StartError in containerd's words", async () => {

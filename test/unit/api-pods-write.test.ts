@@ -82,8 +82,8 @@ describe("pod writes over HTTP", () => {
     const invalid = await refusal(create({ ...web, spec: { restartPolicy: "Sometimes", containers: [{ name: "app" }] } }));
     expect(invalid.code).toBe(422);
     expect(invalid.details!.causes!.map((cause) => `${cause.field}: ${cause.message.split(":")[0]}`).sort()).toEqual([
-      "spec.containers[0].command: Required value",
       "spec.containers[0].image: Required value",
+      "spec.containers[0]: Required value",
       "spec.restartPolicy: Invalid value",
     ]);
     const typo = { ...web, spec: { containers: [{ ...web.spec.containers[0], comand: ["x"] }] } };
@@ -119,6 +119,18 @@ describe("pod writes over HTTP", () => {
     expect(v2.message).toBe('Pod in version "v2" cannot be handled as a Pod: no kind "Pod" is registered for version "v2"');
     const deployment = await refusal(create({ ...web, apiVersion: "apps/v1", kind: "Deployment" }));
     expect(deployment.message).toBe('Deployment in version "v1" cannot be handled as a Pod: converting (v1.Deployment) to (core.Pod): unknown conversion');
+    h.close();
+  });
+
+  test("on the process runtime, args without command are a valid pod (kubectl run NAME --image=busybox -- sleep 10): args[0] is the program", async () => {
+    using dir = tempDir();
+    const { h, sources, create } = writableApi(dir.path);
+    const response = await create({ ...web, spec: { containers: [{ name: "app", image: "busybox", args: ["sleep", "10"] }] } });
+    expect(response.status).toBe(201);
+    expect((await response.json()) as unknown).toMatchObject({ spec: { containers: [{ args: ["sleep", "10"] }] } });
+    expect(sources.writes.store.get("default", "web")).toBeDefined();
+    const neither = await refusal(create({ ...web, metadata: { name: "neither" }, spec: { containers: [{ name: "app", image: "busybox" }] } }));
+    expect(neither.message).toBe('Pod "neither" is invalid: spec.containers[0]: Required value: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)');
     h.close();
   });
 

@@ -247,13 +247,15 @@ describe("runtime rules", () => {
       spec: { volumes: [{ name: "data", emptyDir: {} }], containers: [{ name: "main", image: "busybox", ...container }], ...extra },
     });
 
-  test("a container without command is an error on the process runtime only", () => {
+  test("a container with neither command nor args is an error on the process runtime only; args alone are enough", () => {
     write("web.json", manifest({}));
     expect(loadManifests(dir).errors).toEqual([]);
     expect(loadManifests(dir, "", { runtime: "docker" }).errors).toEqual([]);
     expect(loadManifests(dir, "", { runtime: "process" }).errors.map((e) => e.message)).toEqual([
-      "web.json: spec.containers[0].command: required: the process runtime has no image entrypoint",
+      "web.json: spec.containers[0]: required: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)",
     ]);
+    write("web.json", manifest({ args: ["sleep", "10"] }));
+    expect(loadManifests(dir, "", { runtime: "process" }).errors).toEqual([]);
   });
 
   test("fields the process runtime cannot honour are warnings naming each field", () => {
@@ -275,14 +277,18 @@ describe("runtime rules", () => {
     ]);
   });
 
-  test("a terminal, stdin and a termination message are honoured by neither runtime", () => {
-    write("web.json", manifest({ command: ["sleep"], tty: true, stdin: false, terminationMessagePolicy: "FallbackToLogsOnError" }));
-    for (const runtime of ["process", "docker"] as const) {
-      expect(loadManifests(dir, "", { runtime }).warnings.get("demo/web")!.map(formatIssue)).toEqual([
-        `spec.containers[0].tty: not honoured by the ${runtime} runtime: no terminal or stdin is attached`,
-        `spec.containers[0].terminationMessagePolicy: not honoured by the ${runtime} runtime: no termination message is read`,
-      ]);
-    }
+  test("a terminal and stdin are honoured by the docker runtime only; a termination message by neither", () => {
+    write("web.json", manifest({ command: ["sleep"], tty: true, stdin: true, stdinOnce: true, terminationMessagePolicy: "FallbackToLogsOnError" }));
+    const why = "not honoured by the process runtime: a container's stdin is /dev/null and it has no terminal (kubectl attach follows its output only)";
+    expect(loadManifests(dir, "", { runtime: "process" }).warnings.get("demo/web")!.map(formatIssue)).toEqual([
+      `spec.containers[0].stdin: ${why}`,
+      `spec.containers[0].stdinOnce: ${why}`,
+      `spec.containers[0].tty: ${why}`,
+      "spec.containers[0].terminationMessagePolicy: not honoured by the process runtime: no termination message is read",
+    ]);
+    expect(loadManifests(dir, "", { runtime: "docker" }).warnings.get("demo/web")!.map(formatIssue)).toEqual([
+      "spec.containers[0].terminationMessagePolicy: not honoured by the docker runtime: no termination message is read",
+    ]);
   });
 });
 

@@ -53,7 +53,7 @@ describe("minikubelet validate", () => {
     expect(result.stderr.split("\n")).toEqual([
       "bad-probe.yaml: spec.containers[0].env[0].value: must be a string (found number 8080); quote it; " +
         "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none); " +
-        "spec.containers[0].command: required: the process runtime has no image entrypoint",
+        `spec.containers[0]: required: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)`,
       "dup-crash.yaml: pod demo/crash is already defined in crash.json; ignoring this file",
       "",
     ]);
@@ -92,12 +92,18 @@ describe("minikubelet validate, as strict as run", () => {
   const manifest = (container: Record<string, unknown>) =>
     JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "busybox", ...container }] } });
 
-  test("a container without command is refused under the process runtime (run's default), accepted under docker", () => {
+  test("a container with neither command nor args is refused under the process runtime (run's default), accepted under docker", () => {
     writeFileSync(join(dir, "web.json"), manifest({}));
-    const refusal = "web.json: spec.containers[0].command: required: the process runtime has no image entrypoint\n";
+    const refusal = `web.json: spec.containers[0]: required: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)\n`;
     expect(run(dir)).toMatchObject({ code: 1, stderr: refusal });
     expect(run(dir, undefined, { runtime: "process" })).toMatchObject({ code: 1, stderr: refusal });
     expect(run(dir, undefined, { runtime: "docker" })).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  test("args without command are valid under the process runtime: args[0] is the program, as an image's CMD without ENTRYPOINT", () => {
+    writeFileSync(join(dir, "web.json"), manifest({ args: ["sleep", "10"] }));
+    expect(run(dir)).toMatchObject({ code: 0, stderr: "" });
+    expect(run(dir).stdout).toContain("Pod web (web.json)");
   });
 
   test("an unknown runtime is a usage error", () => {

@@ -199,6 +199,15 @@ const cases: Case[] = [
   { name: "a negative grace period is refused", edit: (p) => (p.spec.terminationGracePeriodSeconds = -1), error: "spec.terminationGracePeriodSeconds: must be greater than or equal to 0 (found -1)" },
   { name: "a fractional grace period is refused", edit: (p) => (p.spec.terminationGracePeriodSeconds = 2.5), error: "spec.terminationGracePeriodSeconds: must be an integer (found number 2.5)" },
 
+  // stdin and terminal (kubectl run -it sets all three)
+  {
+    name: "stdin, stdinOnce and tty are read when true, absent otherwise",
+    edit: (p) => Object.assign(app(p), { stdin: true, stdinOnce: true, tty: true }),
+    check: (pod) => expect(pod.containers[0]).toMatchObject({ stdin: true, stdinOnce: true, tty: true }),
+  },
+  { name: "stdin false leaves the fields unset", edit: (p) => Object.assign(app(p), { stdin: false }), check: (pod) => expect(["stdin", "stdinOnce", "tty"].filter((key) => key in pod.containers[0]!)).toEqual([]) },
+  { name: "a stdin that is no boolean is refused", edit: (p) => (app(p).stdin = "yes"), error: 'spec.containers[0].stdin: must be true or false (found string "yes")' },
+
   // volumes
   {
     name: "emptyDir and hostPath volumes with mounts are admitted",

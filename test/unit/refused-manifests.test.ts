@@ -82,7 +82,7 @@ test("get, describe and events show a refused file until it is fixed", async () 
   // Every problem with its field path; the unknown field, a warning alone, explains the missing command.
   expect(described.stdout).toContain(
     'Problems:\n  unknown field "spec.containers[0].comand"\n  spec.containers[0].image: required\n' +
-      "  spec.containers[0].command: required: the process runtime has no image entrypoint\nEvents:\n",
+      "  spec.containers[0]: required: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)\nEvents:\n",
   );
   expect(described.stdout).toContain(
     `Warning  Invalid  5s    kubelet  manifest ${file} is invalid, not run until it is fixed: unknown field "spec.containers[0].comand"; spec.containers[0].image: required`,
