@@ -1,7 +1,8 @@
 /**
  * `kubectl debug POD --target` on the docker runtime: the ephemeral container joins the pod's
  * network (it has the pod's IP) and, aimed at a container, that container's PID namespace (it sees
- * the target's processes), while the pod's own containers run on untouched.
+ * the target's processes), while the pod's own containers run on untouched; `debug -it` attaches to
+ * it, a terminal's typed input reaching its shell.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { LABEL } from "../../src/runtime/labels.ts";
 import { BUSYBOX, describeDocker, docker } from "../docker/helpers.ts";
 import { Agent, ensureBinary, waitFor, Workspace } from "../e2e/helpers.ts";
 import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";
+import { onTerminal } from "./terminal.ts";
 
 const NAMESPACE = "kubectl-debug";
 
@@ -52,6 +54,8 @@ describeDocker("kubectl debug on the docker runtime", () => {
           "",
         ].join("\n"),
       );
+      // As on a cluster, the namespace exists before a pod is created in it (NamespaceLifecycle).
+      expect((await session.run(kubectl, ["create", "namespace", NAMESPACE])).status).toBe(0);
       expect((await session.run(kubectl, ["apply", "-f", file])).status).toBe(0);
       await agent.waitForOutput(`Started ${NAMESPACE}/web web`, 60_000);
       const script = "ps -o pid,args; ip -4 -o addr show eth0; sleep 600";
@@ -71,5 +75,20 @@ describeDocker("kubectl debug on the docker runtime", () => {
       const statuses = await run("get", "pod", "web", "-o", "jsonpath={.status.containerStatuses[0].restartCount} {.status.ephemeralContainerStatuses[0].name} {.status.ephemeralContainerStatuses[0].containerID}");
       expect(statuses.stdout).toMatch(/^0 dbg docker:\/\/[0-9a-f]{64}$/);
     }, 120_000);
+
+    test("debug -it --target: kubectl attaches to the debug container's shell, which sees the target's processes", async () => {
+      const args = ["-n", NAMESPACE, "debug", "-it", "web", `--image=${BUSYBOX}`, "--image-pull-policy=Never", "-c", "shell", "--target=web", "--", "sh"];
+      // The shell reads what is typed once kubectl has attached: it prints the target's sleep, then exits 3.
+      const { screen, status } = await onTerminal(session, kubectl, args, "ps -o args | grep -c '^sleep 3601'; exit 3\r", 60_000);
+      expect(screen).toContain('Targeting container "web"');
+      expect(screen).toMatch(/\r\n1\r\n/);
+      // An attach ends with Success when the container exits (the kubelet's attach carries no exit code); the status has it.
+      expect(status).toBe(0);
+      const state = await waitFor("the shell's end in its status", async () => {
+        const { stdout } = await run("get", "pod", "web", "-o", 'jsonpath={.status.ephemeralContainerStatuses[?(@.name=="shell")].state.terminated.exitCode}');
+        return stdout || undefined;
+      }, 20_000);
+      expect(state).toBe("3");
+    }, 90_000);
   });
 });
