@@ -1,0 +1,89 @@
+/**
+ * npm's @kubernetes/client-node (1.4.0: the newest whose dependencies run on Node 20; 2.x needs
+ * undici 8, Node 22.19) under Node against the compiled agent (process runtime), as a user's
+ * script drives it (node-client.mjs): a body without apiVersion or kind is created (the API server
+ * takes them from the URL); an informer and the library's Watch see it added, running and
+ * deleted; list, read log (readNamespacedPodLog and Log), exec (WebSocket, its Status with the
+ * exit code), port-forward (WebSocket) and delete.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Agent, freePort, Workspace } from "../e2e/helpers.ts";
+import { KubectlSession, startAgentWithApi } from "../kubectl/harness.ts";
+
+const SCRIPT = new URL("./node-client.mjs", import.meta.url).pathname;
+
+interface Step {
+  step: string;
+  error?: unknown;
+  [fact: string]: unknown;
+}
+
+describe("the @kubernetes/client-node client under Node", () => {
+  let ws: Workspace;
+  let agent: Agent;
+  let session: KubectlSession;
+  let steps: Map<string, Step>;
+
+  beforeAll(async () => {
+    ws = new Workspace();
+    ({ agent, session } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
+    const port = await freePort();
+    // Node itself, not Bun: the library as its users run it.
+    const run = Bun.spawn(["node", SCRIPT, session.kubeconfig, "default", "node-web", String(port)], { stdout: "pipe", stderr: "pipe" });
+    const timer = setTimeout(() => run.kill(), 90_000);
+    const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+    clearTimeout(timer);
+    steps = new Map(out.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Step).map((step) => [step.step, step]));
+    if (steps.size === 0) throw new Error(`node-client.mjs printed nothing; stderr:\n${err}`);
+  }, 120_000);
+
+  afterAll(async () => {
+    await agent?.terminate();
+    session?.[Symbol.dispose]();
+    ws?.cleanup();
+  });
+
+  const step = (name: string): Step => {
+    const found = steps.get(name);
+    if (!found) throw new Error(`no "${name}" step reported`);
+    if (found.error) throw new Error(`${name} failed: ${JSON.stringify(found.error)}`);
+    return found;
+  };
+
+  test("a body without apiVersion or kind is created as a Pod", () => {
+    step("informer-start");
+    step("watch-start");
+    expect(step("create")).toMatchObject({ name: "node-web", kind: "Pod", phase: "Pending" });
+  });
+
+  test("the informer and the Watch see it added and running", () => {
+    const running = step("running") as Step & { watch: string[]; informer: string[]; cached: string[] };
+    expect(running.watch[0]).toBe("ADDED:Pending");
+    expect(running.watch.at(-1)).toBe("MODIFIED:Running");
+    expect(running.informer[0]).toBe("add:node-web:Pending");
+    expect(running.informer).toContain("update:node-web:Running");
+    expect(running.informer.some((event) => event.startsWith("error:"))).toBe(false);
+    expect(running.cached).toEqual(["node-web"]);
+  });
+
+  test("list by label, read the log both ways, exec with separate streams and its exit code", () => {
+    expect(step("list")).toMatchObject({ names: ["node-web"], resourceVersion: expect.stringMatching(/^\d+$/) });
+    expect(step("log")).toMatchObject({ text: "hello from node\n", streamed: "hello from node\n" });
+    expect(step("exec")).toMatchObject({ stdout: "out\n", stderr: "err\n", status: "Failure", reason: "NonZeroExitCode", exitCode: "3" });
+  });
+
+  test("port-forward reaches the pod's port", () => {
+    const forwarded = step("portforward") as Step & { answer: string };
+    expect(forwarded.answer).toStartWith("HTTP/1.1 200");
+    expect(forwarded.answer).toEndWith("pong");
+    expect(forwarded.errors).toBe("");
+  });
+
+  test("delete answers the pod with its deletionTimestamp; the informer and the Watch see it go", () => {
+    expect(step("delete")).toMatchObject({ kind: "Pod", deletionTimestamp: expect.stringMatching(/^\d{4}-/) });
+    const gone = step("gone") as Step & { watch: string[]; informer: string[]; cached: string[] };
+    expect(gone.watch.at(-1)).toStartWith("DELETED:");
+    expect(gone.informer.at(-1)).toStartWith("delete:node-web:");
+    expect(gone.cached).toEqual([]);
+  });
+});
