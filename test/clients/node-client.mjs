@@ -88,7 +88,10 @@ await attempt("log", async () => {
   let text = "";
   await until("the pod's output", async () => (text = await core.readNamespacedPodLog({ name: pod, namespace })).includes("hello"), 10_000);
   const streamed = collector();
-  await new Promise((resolve, reject) => new k8s.Log(kc).log(namespace, pod, "web", streamed.stream, resolve, { follow: false }).catch(reject));
+  // 1.4.0's Log pipes the body into the stream and never calls its done callback: the stream's finish is the end.
+  const finished = new Promise((resolve) => streamed.stream.on("finish", resolve));
+  await new k8s.Log(kc).log(namespace, pod, "web", streamed.stream, { follow: false });
+  await finished;
   report("log", { text, streamed: streamed.text });
 });
 

@@ -41,7 +41,7 @@ describe("the @kubernetes/client-node client under Node", () => {
     await agent?.terminate();
     session?.[Symbol.dispose]();
     ws?.cleanup();
-  });
+  }, 60_000);
 
   const step = (name: string): Step => {
     const found = steps.get(name);
@@ -58,10 +58,11 @@ describe("the @kubernetes/client-node client under Node", () => {
 
   test("the informer and the Watch see it added and running", () => {
     const running = step("running") as Step & { watch: string[]; informer: string[]; cached: string[] };
-    expect(running.watch[0]).toBe("ADDED:Pending");
-    expect(running.watch.at(-1)).toBe("MODIFIED:Running");
-    expect(running.informer[0]).toBe("add:node-web:Pending");
-    expect(running.informer).toContain("update:node-web:Running");
+    // A watch event carries the object as it is when the event is sent: the pod may already run.
+    expect(running.watch[0]).toStartWith("ADDED:");
+    expect(running.watch.at(-1)).toBe(running.watch.length === 1 ? "ADDED:Running" : "MODIFIED:Running");
+    expect(running.informer[0]).toStartWith("add:node-web:");
+    expect(running.informer.at(-1)).toEndWith(":node-web:Running");
     expect(running.informer.some((event) => event.startsWith("error:"))).toBe(false);
     expect(running.cached).toEqual(["node-web"]);
   });

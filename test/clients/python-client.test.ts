@@ -57,7 +57,7 @@ describeWithPythonClient("the Python kubernetes client", () => {
     await agent?.terminate();
     session?.[Symbol.dispose]();
     ws?.cleanup();
-  });
+  }, 60_000);
 
   const step = (name: string): Step => {
     const found = steps.get(name);
