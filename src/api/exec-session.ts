@@ -8,8 +8,9 @@
  */
 import type { Clock } from "../clock.ts";
 import type { ExecSession, Runtime, TerminalSize } from "../runtime/runtime.ts";
-import { CHANNEL, errorStatus, exitStatus, frame, parseClientMessage, type ClientMessage, type ExecOptions, type ExecProtocol } from "./exec-protocol.ts";
+import { CHANNEL, errorStatus, exitStatus, parseClientMessage, type ClientMessage, type ExecOptions, type ExecProtocol } from "./exec-protocol.ts";
 import type { ApiSocket, WebSocketSession } from "./http.ts";
+import { channelFrame } from "./ws-channels.ts";
 
 /** Output queued for a client that stopped reading, past which a terminal session is ended. */
 export const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
@@ -184,9 +185,9 @@ export class ExecWebSocketSession implements WebSocketSession {
     this.startable = false;
     this.cancelStart();
     this.run.start({
-      send: (stream, data) => socket.send(frame(stream === "stdout" ? CHANNEL.stdout : CHANNEL.stderr, data)) > 0,
+      send: (stream, data) => socket.send(channelFrame(stream === "stdout" ? CHANNEL.stdout : CHANNEL.stderr, data)) > 0,
       finish: (status) => {
-        socket.send(frame(CHANNEL.error, status));
+        socket.send(channelFrame(CHANNEL.error, status));
         socket.close(NORMAL_CLOSURE);
       },
       abort: (reason) => socket.close(INTERNAL_ERROR, reason),
