@@ -40,7 +40,6 @@ export interface PortForwardWebSocketOptions extends ForwardTarget {
 
 /** One forwarded port: its channels and its one connection. */
 interface ForwardedPort {
-  port: number;
   data: WebSocketChannel;
   error: WebSocketChannel;
   connection: ForwardedConnection;
@@ -77,7 +76,7 @@ export class PortForwardWebSocketSession implements WebSocketSession {
       return { port, data, error };
     });
     for (const { port, data, error } of channels) {
-      const forwarded: ForwardedPort = { port, data, error, connection: new ForwardedConnection(data, error, port, this.options), flushed: false };
+      const forwarded: ForwardedPort = { data, error, connection: new ForwardedConnection(data, error, port, this.options), flushed: false };
       this.forwarded.push(forwarded);
       void forwarded.connection.done.then(() => this.connectionOver(socket, forwarded));
     }
