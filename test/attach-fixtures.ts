@@ -97,6 +97,9 @@ export function openWebSocket(session: WebSocketSession, clock: FakeClock): WebS
         client.frames.push(data.slice());
         return data.length;
       },
+      sendText(text) {
+        throw new Error(`attach sends binary messages only, not text: ${text}`);
+      },
       close(code) {
         client.closed = { code };
         session.close(client.socket, code ?? 1005, "");

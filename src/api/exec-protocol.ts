@@ -1,12 +1,13 @@
 /**
  * The Kubernetes remotecommand protocol over WebSocket (apimachinery's util/remotecommand, the
  * kubelet's streaming server), as kubectl 1.30+ speaks it: each binary message is one channel byte
- * and its payload. Server to client: 1 stdout, 2 stderr, 3 the end as a v1 Status. Client to
+ * and its payload (ws-channels.ts). Server to client: 1 stdout, 2 stderr, 3 the end as a v1 Status. Client to
  * server: 0 stdin, 4 a resize `{"Width":w,"Height":h}`, and in v5 255 with one byte, the channel
  * the client closes (0: end of stdin). v4 has no close message: stdin ends with the connection.
  * Pure: no sockets here, only bytes in and out.
  */
 import { ApiError } from "./status.ts";
+import { channelFrame, decodeChannelMessage } from "./ws-channels.ts";
 import type { TerminalSize } from "../runtime/runtime.ts";
 
 export const EXEC_PROTOCOLS = ["v5.channel.k8s.io", "v4.channel.k8s.io"] as const;
@@ -68,19 +69,10 @@ export function parseStreamOptions(query: URLSearchParams): Omit<ExecOptions, "c
   return options;
 }
 
-/** One server message: the channel byte, then the payload. */
-export function frame(channel: number, payload: Uint8Array | string): Uint8Array {
-  const bytes = typeof payload === "string" ? new TextEncoder().encode(payload) : payload;
-  const message = new Uint8Array(bytes.length + 1);
-  message[0] = channel;
-  message.set(bytes, 1);
-  return message;
-}
-
 export function parseClientMessage(protocol: ExecProtocol, message: Uint8Array): ClientMessage {
-  if (message.length === 0) return { kind: "ignored" };
-  const channel = message[0] as number;
-  const payload = message.subarray(1);
+  const decoded = decodeChannelMessage("binary", message);
+  if (!decoded) return { kind: "ignored" };
+  const { channel, payload } = decoded;
   if (channel === CHANNEL.stdin) return payload.length > 0 ? { kind: "stdin", data: payload } : { kind: "ignored" };
   if (channel === CHANNEL.resize) return parseResize(payload);
   if (channel === CHANNEL.close && protocol === "v5.channel.k8s.io" && payload.length > 0) return { kind: "close", channel: payload[0] as number };
@@ -110,7 +102,7 @@ export function parseTerminalSize(text: string): TerminalSize | undefined {
  * whose ExitCode cause kubectl turns into its own exit code ("command terminated with exit code N").
  */
 export function exitStatusFrame(exitCode: number): Uint8Array {
-  return frame(CHANNEL.error, exitStatus(exitCode));
+  return channelFrame(CHANNEL.error, exitStatus(exitCode));
 }
 
 /** The end of a session as the v1 Status JSON (SPDY's error stream carries it as is). */
@@ -132,7 +124,7 @@ export function successStatus(): string {
 
 /** The channel 3 message for a session that failed before or without an exit code (kubectl prints the message). */
 export function errorStatusFrame(message: string): Uint8Array {
-  return frame(CHANNEL.error, errorStatus(message));
+  return channelFrame(CHANNEL.error, errorStatus(message));
 }
 
 export function errorStatus(message: string): string {

@@ -59,5 +59,7 @@ export interface SpdySession {
 export interface ApiSocket {
   /** Sends one binary message; a negative or zero result means back-pressure (see `drain`). */
   send(data: Uint8Array): number;
+  /** Sends one text message (the base64 channel protocols' framing); the same result as `send`. */
+  sendText(text: string): number;
   close(code?: number, reason?: string): void;
 }

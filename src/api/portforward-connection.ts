@@ -1,16 +1,17 @@
 /**
  * One forwarded connection of a port-forward session: a client's data and error stream pair joined
- * to a TCP connection to the pod's port, as the kubelet's httpStreamHandler.portForward and its
- * runtime's PortForward do. Bytes are copied both ways with back-pressure (pipe), and each side's
- * end is passed on (the client's end of its data stream half-closes the pod's socket). When the pod
- * closes, the data stream ends, then the error stream: kubectl closes its local connection only once
- * it has read the error stream's end. A failure (the dial, a reset mid-way) is written on the error
- * stream first, in the kubelet's words, which kubectl prints as
+ * to a TCP connection to the pod's port, as the kubelet's httpStreamHandler.portForward (SPDY) or
+ * websocketStreamHandler.portForward (a WebSocket's channel pair) and its runtime's PortForward do.
+ * Bytes are copied both ways with back-pressure (pipe), and each side's end is passed on (the
+ * client's end of its data stream half-closes the pod's socket). When the pod closes, the data
+ * stream ends, then the error stream: kubectl closes its local connection only once it has read the
+ * error stream's end. A failure (the dial, a reset mid-way) is written on the error stream first, in
+ * the kubelet's words, which kubectl prints as
  * `an error occurred forwarding 8080 -> 80: error forwarding port 80 to pod ID, uid : ...`.
  */
+import type { Duplex, Writable } from "node:stream";
 import type { Clock } from "../clock.ts";
 import { dialErrorMessage, dialPod, transferErrorMessage, type PodAddress } from "./portforward-dial.ts";
-import type { SpdyStream } from "./spdy.ts";
 import type { TcpDuplex } from "./tcp-duplex.ts";
 
 /** Where the pod of a session is, as its connections need it. */
@@ -30,8 +31,8 @@ export class ForwardedConnection {
   private over = false;
 
   constructor(
-    private readonly data: SpdyStream,
-    private readonly error: SpdyStream,
+    private readonly data: Duplex,
+    private readonly error: Writable,
     private readonly port: number,
     private readonly target: ForwardTarget,
   ) {
@@ -39,6 +40,11 @@ export class ForwardedConnection {
     // Closed before we ended it: the client reset it (kubectl does once it has read the pod's end).
     data.once("close", () => this.finish());
     void this.connect();
+  }
+
+  /** Whether the connection is over (its streams ended, the pod's socket closed or never made). */
+  get isOver(): boolean {
+    return this.over;
   }
 
   /** The session is over: the pod's socket is closed now, with nothing said on the streams. */
@@ -72,7 +78,7 @@ export class ForwardedConnection {
   }
 
   /** Says why on the error stream, as the kubelet does for an error from its runtime, and ends the connection. */
-  private fail(message: string): void {
+  fail(message: string): void {
     if (this.over) return;
     this.error.write(`error forwarding port ${this.port} to pod ${this.target.sandboxId}, uid : ${message}`);
     this.finish();

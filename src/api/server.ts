@@ -258,6 +258,7 @@ function guard(ws: ServerWebSocket<SocketData>, log: (message: string) => void, 
 function apiSocket(ws: ServerWebSocket<SocketData>): ApiSocket {
   return {
     send: (data) => ws.sendBinary(data),
+    sendText: (text) => ws.sendText(text),
     close: (code, reason) => ws.close(code, reason),
   };
 }

@@ -56,7 +56,7 @@ export class WebSocketTunnel extends Duplex {
   private waiting: (() => void) | undefined;
   private socketClosed = false;
 
-  constructor(private readonly socket: ApiSocket) {
+  constructor(private readonly socket: Pick<ApiSocket, "send" | "close">) {
     super();
   }
 

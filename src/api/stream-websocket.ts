@@ -4,7 +4,8 @@
  * WEBSOCKET_START_DELAY_MS after the upgrade.
  */
 import type { Clock } from "../clock.ts";
-import { CHANNEL, frame, parseClientMessage, type ClientMessage, type ExecProtocol } from "./exec-protocol.ts";
+import { CHANNEL, parseClientMessage, type ClientMessage, type ExecProtocol } from "./exec-protocol.ts";
+import { channelFrame } from "./ws-channels.ts";
 import type { ApiSocket, WebSocketSession } from "./http.ts";
 import type { StreamRun } from "./stream-run.ts";
 
@@ -45,9 +46,9 @@ export class StreamWebSocketSession implements WebSocketSession {
     this.startable = false;
     this.cancelStart();
     this.run.start({
-      send: (stream, data) => socket.send(frame(stream === "stdout" ? CHANNEL.stdout : CHANNEL.stderr, data)) > 0,
+      send: (stream, data) => socket.send(channelFrame(stream === "stdout" ? CHANNEL.stdout : CHANNEL.stderr, data)) > 0,
       finish: (status) => {
-        socket.send(frame(CHANNEL.error, status));
+        socket.send(channelFrame(CHANNEL.error, status));
         socket.close(NORMAL_CLOSURE);
       },
       abort: (reason) => socket.close(INTERNAL_ERROR, reason),

@@ -72,6 +72,11 @@ async function call(api: ApiContext, query: string, options: { method?: "GET" | 
 }
 
 /** Opens the session on a socket that records what is sent; `send` answers with `sendResult`. */
+/** Exec's protocols (v4, v5) are binary: a text message would be a bug. */
+function binaryOnly(): never {
+  throw new Error("exec sent a text message");
+}
+
 function connect(session: WebSocketSession, clock: FakeClock, sendResult?: () => number): { socket: ApiSocket; sent: Sent; ended: Promise<void> } {
   const sent: Sent = { frames: [] };
   let markEnded: () => void = () => undefined;
@@ -81,6 +86,7 @@ function connect(session: WebSocketSession, clock: FakeClock, sendResult?: () =>
       sent.frames.push(data.slice());
       return sendResult ? sendResult() : data.length;
     },
+    sendText: binaryOnly,
     close(code, reason) {
       sent.closed = { code, reason };
       session.close(socket, code ?? 1005, reason ?? "");
@@ -117,7 +123,7 @@ test("with nothing from the client, the command starts WEBSOCKET_START_DELAY_MS 
   h.runtime.exec = () => ({ exitCode: 0, output: "hi\n" });
   const { upgraded } = await call(api, "command=echo&command=hi&container=web&stdout=true");
   const sent: Uint8Array[] = [];
-  const socket: ApiSocket = { send: (data) => sent.push(data.slice()), close: () => undefined };
+  const socket: ApiSocket = { send: (data) => sent.push(data.slice()), sendText: binaryOnly, close: () => undefined };
   upgraded!.open(socket);
   h.clock.step(WEBSOCKET_START_DELAY_MS - 1);
   await Promise.resolve();
@@ -135,7 +141,7 @@ test("the client's first message starts the command at once, the terminal at the
   };
   const { upgraded } = await call(api, "command=sh&container=web&stdin=true&stdout=true&tty=true");
   const sent: Uint8Array[] = [];
-  const socket: ApiSocket = { send: (data) => sent.push(data.slice()), close: () => undefined };
+  const socket: ApiSocket = { send: (data) => sent.push(data.slice()), sendText: binaryOnly, close: () => undefined };
   const timers = h.clock.pendingTimers();
   upgraded!.open(socket);
   upgraded!.message(socket, message(4, '{"Width":100,"Height":30}'));
@@ -150,7 +156,7 @@ test("the client's first message starts the command at once, the terminal at the
 test("a client that leaves before the command started leaves no command behind", async () => {
   const { h, api } = await agent({ maxExecSessions: 1 });
   const { upgraded } = await call(api, "command=ls&container=web&stdout=true");
-  const socket: ApiSocket = { send: () => 1, close: () => undefined };
+  const socket: ApiSocket = { send: () => 1, sendText: binaryOnly, close: () => undefined };
   upgraded!.open(socket);
   upgraded!.close(socket, 1001, "gone");
   h.clock.step(WEBSOCKET_START_DELAY_MS);

@@ -3,13 +3,13 @@ import {
   chooseExecProtocol,
   errorStatusFrame,
   exitStatusFrame,
-  frame,
   parseClientMessage,
   parseExecOptions,
 } from "../../src/api/exec-protocol.ts";
+import { channelFrame } from "../../src/api/ws-channels.ts";
 import { ApiError } from "../../src/api/status.ts";
 
-const bytes = (channel: number, text: string) => frame(channel, text);
+const bytes = (channel: number, text: string) => channelFrame(channel, text);
 const statusOf = (message: Uint8Array) => ({ channel: message[0], status: JSON.parse(new TextDecoder().decode(message.subarray(1))) });
 
 function badRequest(query: string): string {

@@ -38,6 +38,9 @@ function tunnelled() {
       clientSide.push(Buffer.from(data));
       return data.length;
     },
+    sendText: () => {
+      throw new Error("the tunnel sent a text message: SPDY's bytes go in binary ones");
+    },
     close: (code) => void (closed = code),
   };
   const clientSide = new Duplex({
