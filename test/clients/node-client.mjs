@@ -67,7 +67,11 @@ await attempt("create", async () => {
   const server = `require("node:http").createServer((q, s) => s.end("pong")).listen(${port}, "127.0.0.1")`;
   const body = {
     metadata: { name: pod, labels: { client: "node" } },
-    spec: { containers: [{ name: "web", image: "busybox", command: [process.execPath, "-e", `console.log("hello from node"); ${server}`] }], terminationGracePeriodSeconds: 1 },
+    // Ready a second after it runs, so the informer and the watch see it change, not only appear.
+    spec: {
+      containers: [{ name: "web", image: "busybox", command: [process.execPath, "-e", `console.log("hello from node"); ${server}`], readinessProbe: { exec: { command: ["true"] }, initialDelaySeconds: 1, periodSeconds: 1 } }],
+      terminationGracePeriodSeconds: 1,
+    },
   };
   const created = await core.createNamespacedPod({ namespace, body });
   report("create", { name: created.metadata.name, kind: created.kind, phase: created.status?.phase });

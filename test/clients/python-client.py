@@ -42,7 +42,8 @@ def create():
     body = {
         "metadata": {"name": pod, "labels": {"client": "python"}},
         "spec": {
-            "containers": [{"name": "web", "image": "busybox", "command": ["/usr/bin/python3", "-c", f"print('hello from python', flush=True); {server}"]}],
+            # Ready a second after it runs, so the watch below sees it change, not only appear.
+            "containers": [{"name": "web", "image": "busybox", "command": ["/usr/bin/python3", "-c", f"print('hello from python', flush=True); {server}"], "readinessProbe": {"exec": {"command": ["true"]}, "initialDelaySeconds": 1, "periodSeconds": 1}}],
             "terminationGracePeriodSeconds": 1,
         },
     }
