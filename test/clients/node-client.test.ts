@@ -4,19 +4,14 @@
  * script drives it (node-client.mjs): a body without apiVersion or kind is created (the API server
  * takes them from the URL); an informer and the library's Watch see it added, running and
  * deleted; list, read log (readNamespacedPodLog and Log), exec (WebSocket, its Status with the
- * exit code), port-forward (WebSocket) and delete.
+ * exit code) and delete (port-forward: portforward-clients.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Agent, freePort, Workspace } from "../e2e/helpers.ts";
+import { Agent, Workspace } from "../e2e/helpers.ts";
 import { KubectlSession, startAgentWithApi } from "../kubectl/harness.ts";
+import { runClientScript, stepOf, type Step } from "./client-script.ts";
 
 const SCRIPT = new URL("./node-client.mjs", import.meta.url).pathname;
-
-interface Step {
-  step: string;
-  error?: unknown;
-  [fact: string]: unknown;
-}
 
 describe("the @kubernetes/client-node client under Node", () => {
   let ws: Workspace;
@@ -27,14 +22,8 @@ describe("the @kubernetes/client-node client under Node", () => {
   beforeAll(async () => {
     ws = new Workspace();
     ({ agent, session } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
-    const port = await freePort();
     // Node itself, not Bun: the library as its users run it.
-    const run = Bun.spawn(["node", SCRIPT, session.kubeconfig, "default", "node-web", String(port)], { stdout: "pipe", stderr: "pipe" });
-    const timer = setTimeout(() => run.kill(), 90_000);
-    const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
-    clearTimeout(timer);
-    steps = new Map(out.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Step).map((step) => [step.step, step]));
-    if (steps.size === 0) throw new Error(`node-client.mjs printed nothing; stderr:\n${err}`);
+    steps = await runClientScript(["node", SCRIPT, session.kubeconfig, "default", "node-web"]);
   }, 120_000);
 
   afterAll(async () => {
@@ -43,12 +32,8 @@ describe("the @kubernetes/client-node client under Node", () => {
     ws?.cleanup();
   }, 60_000);
 
-  const step = (name: string): Step => {
-    const found = steps.get(name);
-    if (!found) throw new Error(`no "${name}" step reported`);
-    if (found.error) throw new Error(`${name} failed: ${JSON.stringify(found.error)}`);
-    return found;
-  };
+  const step = (name: string): Step => stepOf(steps, name);
+
 
   test("a body without apiVersion or kind is created as a Pod", () => {
     step("informer-start");
@@ -75,12 +60,6 @@ describe("the @kubernetes/client-node client under Node", () => {
     expect(step("exec")).toMatchObject({ stdout: "out\n", stderr: "err\n", status: "Failure", reason: "NonZeroExitCode", exitCode: "3" });
   });
 
-  test("port-forward reaches the pod's port", () => {
-    const forwarded = step("portforward") as Step & { answer: string };
-    expect(forwarded.answer).toStartWith("HTTP/1.1 200");
-    expect(forwarded.answer).toEndWith("pong");
-    expect(forwarded.errors).toBe("");
-  });
 
   test("delete answers the pod with its deletionTimestamp; the informer and the Watch see it go", () => {
     expect(step("delete")).toMatchObject({ kind: "Pod", deletionTimestamp: expect.stringMatching(/^\d{4}-/) });

@@ -9,26 +9,17 @@
  * library its part is skipped, or fails under CI=true (scripts/test installs it with apt).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readlinkSync } from "node:fs";
+import { readdirSync, readlinkSync } from "node:fs";
 import { DEFAULT_LIMITS } from "../../src/api/context.ts";
 import { Agent, freePort, waitFor, Workspace } from "../e2e/helpers.ts";
 import { startAgentWithApi, type KubectlSession } from "../kubectl/harness.ts";
 import { httpGet, tcpConnections } from "../kubectl/port-forward-helpers.ts";
+import { describeWithPythonClient, PYTHON, runClientScript, stepOf, type Step } from "./client-script.ts";
 
-/** Debian's interpreter: the one its python3-kubernetes package installs for (not a pyenv shim on PATH). */
-const PYTHON = "/usr/bin/python3";
-const hasPythonLibrary = existsSync(PYTHON) && spawnSync(PYTHON, ["-c", "import kubernetes"]).status === 0;
 const ROUNDS = 20;
 const PARALLEL = DEFAULT_LIMITS.maxPortForwardSessions;
 /** The agent's pod name for manifest `web` under `--node n1` (the e2e Agent's node). */
 const POD = "web-n1";
-
-interface Step {
-  step: string;
-  error?: unknown;
-  [fact: string]: unknown;
-}
 
 let ws: Workspace;
 let agent: Agent;
@@ -93,38 +84,13 @@ async function nothingLeftOpen(baseline: number): Promise<void> {
 }
 
 /** Runs a client script to its end; its steps by name. */
-async function runClient(command: string[]): Promise<Map<string, Step>> {
-  const args = [session.kubeconfig, "default", POD, String(ports.a), String(ports.b), String(ports.dead), String(ROUNDS), String(PARALLEL)];
-  const run = Bun.spawn([...command, ...args], { stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => run.kill(), 90_000);
-  const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
-  clearTimeout(timer);
-  const steps = new Map(out.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Step).map((step) => [step.step, step]));
-  if (steps.size === 0) throw new Error(`${command.join(" ")} printed nothing; stderr:\n${err}`);
-  return steps;
-}
-
-function stepOf(steps: Map<string, Step>, name: string): Step {
-  const found = steps.get(name);
-  if (!found) throw new Error(`no "${name}" step reported`);
-  if (found.error) throw new Error(`${name} failed: ${JSON.stringify(found.error)}`);
-  return found;
+function runClient(command: string[]): Promise<Map<string, Step>> {
+  return runClientScript([...command, session.kubeconfig, "default", POD, String(ports.a), String(ports.b), String(ports.dead), String(ROUNDS), String(PARALLEL)]);
 }
 
 const refusedMessage = () => `error forwarding port ${ports.dead} to pod ${podUid}, uid : dial tcp4 127.0.0.1:${ports.dead}: connect: connection refused`;
 const inTurn = Array.from({ length: ROUNDS }, () => "a");
 const atOnce = Array.from({ length: PARALLEL }, (_, i) => (i % 2 ? "b" : "a"));
-
-function describeWithPythonClient(name: string, body: () => void): void {
-  if (hasPythonLibrary) return describe(name, body);
-  if (process.env.CI === "true") {
-    test(`${name}: python3-kubernetes is installed (CI=true)`, () => {
-      throw new Error(`${PYTHON} cannot import kubernetes; CI needs Debian's python3-kubernetes (apt-get install python3-kubernetes)`);
-    });
-    return;
-  }
-  describe.skip(`${name} (skipped: ${PYTHON} cannot import kubernetes)`, body);
-}
 
 describeWithPythonClient("python3-kubernetes's portforward", () => {
   let steps: Map<string, Step>;

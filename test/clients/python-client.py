@@ -1,8 +1,9 @@
 """
 Drives the agent's API with Debian's python3-kubernetes, as a user's script would, and prints one
 JSON line per step for python-client.test.ts to check: versions, create (a bare body, without
-apiVersion or kind), the library's watch helper, list, read log, exec, port-forward, delete.
-Usage: python-client.py KUBECONFIG NAMESPACE POD PORT
+apiVersion or kind), the library's watch helper, list, read log, exec, delete (port-forward has its
+own script, portforward-python.py).
+Usage: python-client.py KUBECONFIG NAMESPACE POD
 """
 import json
 import sys
@@ -10,9 +11,9 @@ import time
 
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
-from kubernetes.stream import portforward, stream
+from kubernetes.stream import stream
 
-kubeconfig, namespace, pod, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+kubeconfig, namespace, pod = sys.argv[1], sys.argv[2], sys.argv[3]
 config.load_kube_config(config_file=kubeconfig)
 core = client.CoreV1Api()
 
@@ -38,12 +39,11 @@ def versions():
 
 def create():
     # A bare dict: the library sends it as given, with neither apiVersion nor kind.
-    server = f"import http.server as h; h.HTTPServer(('127.0.0.1', {port}), type('H', (h.BaseHTTPRequestHandler,), {{'do_GET': lambda s: (s.send_response(200), s.end_headers(), s.wfile.write(b'pong'))}})).serve_forever()"
     body = {
         "metadata": {"name": pod, "labels": {"client": "python"}},
         "spec": {
             # Ready a second after it runs, so the watch below sees it change, not only appear.
-            "containers": [{"name": "web", "image": "busybox", "command": ["/usr/bin/python3", "-c", f"print('hello from python', flush=True); {server}"], "readinessProbe": {"exec": {"command": ["true"]}, "initialDelaySeconds": 1, "periodSeconds": 1}}],
+            "containers": [{"name": "web", "image": "busybox", "command": ["/usr/bin/python3", "-c", "import time; print('hello from python', flush=True); time.sleep(600)"], "readinessProbe": {"exec": {"command": ["true"]}, "initialDelaySeconds": 1, "periodSeconds": 1}}],
             "terminationGracePeriodSeconds": 1,
         },
     }
@@ -85,21 +85,6 @@ def exec_command():
     session.close()
 
 
-def port_forward():
-    forward = portforward(core.connect_get_namespaced_pod_portforward, pod, namespace, ports=str(port))
-    sock = forward.socket(port)
-    sock.setblocking(True)
-    sock.sendall(b"GET / HTTP/1.0\r\nHost: pod\r\n\r\n")
-    answer = b""
-    while True:
-        chunk = sock.recv(4096)
-        if not chunk:
-            break
-        answer += chunk
-    sock.close()
-    report("portforward", answer=answer.decode(errors="replace"), error=forward.error(port))
-
-
 def delete():
     deleted = core.delete_namespaced_pod(pod, namespace)
     report("delete", kind=deleted.kind, deletionTimestamp=str(deleted.metadata.deletion_timestamp) if deleted.metadata.deletion_timestamp else None)
@@ -114,5 +99,5 @@ def delete():
     report("gone", status=None)
 
 
-for name, action in [("versions", versions), ("create", create), ("watch", watch_until_running), ("list", list_pods), ("log", read_log), ("exec", exec_command), ("portforward", port_forward), ("delete", delete)]:
+for name, action in [("versions", versions), ("create", create), ("watch", watch_until_running), ("list", list_pods), ("log", read_log), ("exec", exec_command), ("delete", delete)]:
     attempt(name, action)

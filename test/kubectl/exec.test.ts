@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Agent, ensureBinary, Workspace } from "../e2e/helpers.ts";
 import { BUSYBOX, describeDocker } from "../docker/helpers.ts";
 import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";
-
+import { onTerminal } from "./terminal.ts";
 
 function manifest(image: string): string {
   const container = (name: string) => `    - {name: ${name}, image: ${image}, command: [sh, -c, 'sleep 600'], env: [{name: WHO, value: ${name}}]}\n`;
@@ -19,49 +19,6 @@ function manifest(image: string): string {
  * session fails the test in this time with what kubectl printed, well before the test's own limit.
  */
 const EXEC_BOUND_MS = 15_000;
-
-/** A shell prompt at the end of the screen, escape sequences aside. */
-const PROMPT = /[#$] $/;
-const ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]/g;
-/** busybox's line editor asks the terminal where the cursor is (DSR); a terminal answers. */
-const CURSOR_QUERY = "\x1b[6n";
-
-/**
- * Runs `kubectl exec -it POD -- sh` on a pseudo-terminal and types `typed` once the prompt shows
- * and the screen has settled (as a person would), answering cursor queries like a terminal;
- * returns what showed and kubectl's exit code.
- */
-async function interactive(session: KubectlSession, kubectl: string, pod: string, typed: string): Promise<{ screen: string; status: number }> {
-  let screen = "";
-  let lastOutput = Date.now();
-  const child = Bun.spawn([kubectl, "--kubeconfig", session.kubeconfig, "--cache-dir", session.cacheDir, "exec", "-it", pod, "--", "sh"], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: session.dir, TERM: "xterm" },
-    terminal: {
-      cols: 100,
-      rows: 30,
-      data: (terminal, data) => {
-        const text = new TextDecoder().decode(data);
-        screen += text;
-        lastOutput = Date.now();
-        if (text.includes(CURSOR_QUERY)) terminal.write("\x1b[1;5R");
-      },
-    },
-  });
-  // Bounded whatever happens: a kubectl that never shows the prompt or never exits is killed and its
-  // terminal closed, so the test fails with the screen it saw instead of hanging to the suite's limit.
-  const deadline = Date.now() + EXEC_BOUND_MS;
-  const giveUp = () => {
-    child.kill("SIGKILL");
-    child.terminal?.close();
-  };
-  while (!(PROMPT.test(screen.replace(ESCAPES, "")) && Date.now() - lastOutput > 300) && child.exitCode === null && Date.now() < deadline) await Bun.sleep(50);
-  child.terminal?.write(typed);
-  const killer = setTimeout(giveUp, Math.max(0, deadline - Date.now()) + 5_000);
-  const status = await Promise.race([child.exited, Bun.sleep(EXEC_BOUND_MS + 10_000).then(() => -1)]);
-  clearTimeout(killer);
-  child.terminal?.close();
-  return { screen, status };
-}
 
 function execSuite(runtime: "process" | "docker", image: string): void {
   // A node of its own: a docker engine takes one agent per node name.
@@ -108,7 +65,7 @@ function execSuite(runtime: "process" | "docker", image: string): void {
 
       test("-it on a terminal: a shell of the terminal's size that computes and exits 0", async () => {
         using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
-        const { screen, status } = await interactive(session, kubectl, POD, "stty size; echo $((6*7)); exit\r");
+        const { screen, status } = await onTerminal(session, kubectl, ["exec", "-it", POD, "--", "sh"], "stty size; echo $((6*7)); exit\r", EXEC_BOUND_MS);
         expect(screen).toContain("\r\n30 100\r\n42\r\n");
         expect(status).toBe(0);
       }, 60_000);
