@@ -6,34 +6,22 @@
  * deleted; list, read log (readNamespacedPodLog and Log), exec (WebSocket, its Status with the
  * exit code) and delete (port-forward: portforward-clients.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Agent, Workspace } from "../e2e/helpers.ts";
-import { KubectlSession, startAgentWithApi } from "../kubectl/harness.ts";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { useAgentWithApi } from "../kubectl/harness.ts";
 import { runClientScript, stepOf, type Step } from "./client-script.ts";
 
 const SCRIPT = new URL("./node-client.mjs", import.meta.url).pathname;
 
 describe("the @kubernetes/client-node client under Node", () => {
-  let ws: Workspace;
-  let agent: Agent;
-  let session: KubectlSession;
+  const live = useAgentWithApi();
   let steps: Map<string, Step>;
 
   beforeAll(async () => {
-    ws = new Workspace();
-    ({ agent, session } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
     // Node itself, not Bun: the library as its users run it.
-    steps = await runClientScript(["node", SCRIPT, session.kubeconfig, "default", "node-web"]);
+    steps = await runClientScript(["node", SCRIPT, live.session.kubeconfig, "default", "node-web"]);
   }, 120_000);
 
-  afterAll(async () => {
-    await agent?.terminate();
-    session?.[Symbol.dispose]();
-    ws?.cleanup();
-  }, 60_000);
-
   const step = (name: string): Step => stepOf(steps, name);
-
 
   test("a body without apiVersion or kind is created as a Pod", () => {
     step("informer-start");

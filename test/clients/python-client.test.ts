@@ -6,33 +6,21 @@
  * delete (port-forward: portforward-clients.test.ts). The library has no informer. Without the library the test is skipped,
  * or fails under CI=true (scripts/test installs it with apt).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Agent, Workspace } from "../e2e/helpers.ts";
-import { KubectlSession, startAgentWithApi } from "../kubectl/harness.ts";
+import { beforeAll, expect, test } from "bun:test";
+import { useAgentWithApi } from "../kubectl/harness.ts";
 import { describeWithPythonClient, PYTHON, runClientScript, stepOf, type Step } from "./client-script.ts";
 
 const SCRIPT = new URL("./python-client.py", import.meta.url).pathname;
 
 describeWithPythonClient("the Python kubernetes client", () => {
-  let ws: Workspace;
-  let agent: Agent;
-  let session: KubectlSession;
+  const live = useAgentWithApi();
   let steps: Map<string, Step>;
 
   beforeAll(async () => {
-    ws = new Workspace();
-    ({ agent, session } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
-    steps = await runClientScript([PYTHON, SCRIPT, session.kubeconfig, "default", "py-web"]);
+    steps = await runClientScript([PYTHON, SCRIPT, live.session.kubeconfig, "default", "py-web"]);
   }, 120_000);
 
-  afterAll(async () => {
-    await agent?.terminate();
-    session?.[Symbol.dispose]();
-    ws?.cleanup();
-  }, 60_000);
-
   const step = (name: string): Step => stepOf(steps, name);
-
 
   test("get_api_versions reads /api, whose serverAddressByClientCIDRs names the address dialed", () => {
     expect(step("versions")).toMatchObject({ versions: ["v1"], addresses: [expect.stringMatching(/^127\.0\.0\.1:\d+$/)] });

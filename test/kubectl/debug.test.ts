@@ -5,45 +5,30 @@
  * starts once beside the others and reports in ephemeralContainerStatuses and describe; a file
  * pod is refused in the API server's words for a static pod.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, waitFor, Workspace } from "../e2e/helpers.ts";
-import { describeWithKubectl, KUBECTL, KubectlSession, startAgentWithApi } from "./harness.ts";
+import { waitFor } from "../e2e/helpers.ts";
+import { describeWithKubectl, KUBECTL, useAgentWithApi } from "./harness.ts";
 
-let ws: Workspace;
-let agent: Agent;
-let session: KubectlSession;
+const live = useAgentWithApi((ws) => ws.write("static.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: static}\nspec:\n  containers:\n    - {name: app, image: busybox, command: [sleep, '600']}\n"));
 
-beforeAll(async () => {
-  ws = new Workspace();
-  ws.write("static.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: static}\nspec:\n  containers:\n    - {name: app, image: busybox, command: [sleep, '600']}\n");
-  ({ agent, session } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
-  await agent.waitForOutput("Started default/static-n1 app", 15_000);
-}, 120_000);
-
-afterAll(async () => {
-  await agent?.terminate();
-  session?.[Symbol.dispose]();
-  ws?.cleanup();
-}, 60_000);
-
-const kubectl = (binary: string, ...args: string[]) => session.run(binary, args, { timeoutMs: 60_000 });
+const kubectl = (binary: string, ...args: string[]) => live.session.run(binary, args, { timeoutMs: 60_000 });
 
 for (const version of ["1.27", "1.33"]) {
   describeWithKubectl(`kubectl ${version} debug`, KUBECTL.versions[version], (binary) => {
     const pod = `web-${version.replace(".", "")}`;
 
     test("debug POD --target adds an ephemeral container that runs once, beside the pod's, and is reported apart", async () => {
-      const file = join(session.dir, `${pod}.yaml`);
+      const file = join(live.session.dir, `${pod}.yaml`);
       writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: {name: ${pod}}\nspec:\n  containers:\n    - {name: web, image: busybox, command: [sleep, '600']}\n`);
       expect((await kubectl(binary, "apply", "-f", file)).status).toBe(0);
-      await agent.waitForOutput(`Started default/${pod} web`, 15_000);
+      await live.agent.waitForOutput(`Started default/${pod} web`, 15_000);
       const debug = await kubectl(binary, "debug", pod, "--image=busybox", "-c", "dbg", "--target=web", "--", "sh", "-c", "echo debugging; sleep 600");
       expect(debug.stderr).not.toContain("panic");
       expect(debug).toMatchObject({ status: 0 });
       expect(debug.stdout).toContain('Targeting container "web"');
-      await agent.waitForOutput(`Started default/${pod} dbg`, 15_000);
+      await live.agent.waitForOutput(`Started default/${pod} dbg`, 15_000);
       const state = await waitFor("the debug container running", async () => {
         const { stdout } = await kubectl(binary, "get", "pod", pod, "-o", "jsonpath={.status.ephemeralContainerStatuses[0].name}:{.status.ephemeralContainerStatuses[0].ready}:{.status.ephemeralContainerStatuses[0].state.running.startedAt}");
         return stdout.split(":").length > 2 && !stdout.endsWith(":") ? stdout : undefined;

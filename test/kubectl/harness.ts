@@ -18,7 +18,7 @@ import { startApi, type RunningApi } from "../../src/api/start.ts";
 import { kubeconfigText } from "../../src/cli/kubeconfig.ts";
 import type { Clock } from "../../src/clock.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
-import { Agent, ensureBinary, waitFor, type Workspace } from "../e2e/helpers.ts";
+import { Agent, ensureBinary, waitFor, Workspace } from "../e2e/helpers.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { openAgentDatabase } from "../../src/store/open.ts";
 
@@ -187,4 +187,33 @@ export async function startAgentWithApi(ws: Workspace, extra: string[] = []): Pr
   const url = await waitFor("the API address in the run banner", () => /minikubelet: api +(https:\/\/\S+)/.exec(agent.stderr)?.[1], 15_000, () => agent.stderr);
   const session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
   return { agent, session, url };
+}
+
+/** The compiled agent and a kubectl session on its API, once useAgentWithApi's beforeAll has run. */
+export interface AgentWithApi {
+  ws: Workspace;
+  agent: Agent;
+  session: KubectlSession;
+  url: string;
+}
+
+/**
+ * Registers the hooks of a file (or describe) whose tests share one compiled agent: beforeAll fills
+ * a workspace (`prepare`: manifests), starts `run --stop-pods-on-exit` serving its API and opens a
+ * kubectl session; afterAll stops the agent (its pods' grace periods may take a while) and removes
+ * what it made. The handle's fields are set once beforeAll has run.
+ */
+export function useAgentWithApi(prepare: (ws: Workspace) => void = () => {}, extra: string[] = []): AgentWithApi {
+  const handle = {} as AgentWithApi;
+  beforeAll(async () => {
+    handle.ws = new Workspace();
+    prepare(handle.ws);
+    Object.assign(handle, await startAgentWithApi(handle.ws, ["--stop-pods-on-exit", ...extra]));
+  }, 120_000);
+  afterAll(async () => {
+    await handle.agent?.terminate();
+    handle.session?.[Symbol.dispose]();
+    handle.ws?.cleanup();
+  }, 60_000);
+  return handle;
 }

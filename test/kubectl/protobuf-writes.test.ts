@@ -4,28 +4,15 @@
  * --copy-to` and `debug node/NAME` create their pods and the pods run. Before, 1.33's were 400
  * `the request body is not a JSON object`.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, waitFor, Workspace } from "../e2e/helpers.ts";
-import { describeWithKubectl, KUBECTL, KubectlSession, startAgentWithApi } from "./harness.ts";
+import { waitFor } from "../e2e/helpers.ts";
+import { describeWithKubectl, KUBECTL, useAgentWithApi } from "./harness.ts";
 
-let ws: Workspace;
-let agent: Agent;
-let session: KubectlSession;
+const live = useAgentWithApi();
 
-beforeAll(async () => {
-  ws = new Workspace();
-  ({ agent, session } = await startAgentWithApi(ws, ["--stop-pods-on-exit"]));
-}, 120_000);
-
-afterAll(async () => {
-  await agent?.terminate();
-  session?.[Symbol.dispose]();
-  ws?.cleanup();
-}, 60_000);
-
-const kubectl = (binary: string, ...args: string[]) => session.run(binary, args, { timeoutMs: 60_000 });
+const kubectl = (binary: string, ...args: string[]) => live.session.run(binary, args, { timeoutMs: 60_000 });
 
 /** The pod's phase and its containers' ready flags once it runs (undefined until then). */
 async function running(binary: string, pod: string): Promise<string | undefined> {
@@ -38,17 +25,17 @@ for (const [version, encoding] of [["1.27", "application/json"], ["1.33", "appli
     const web = `web-${version.replace(".", "")}`;
 
     test("debug POD --copy-to creates the copy, with the debug container beside the pod's, and it runs", async () => {
-      const file = join(session.dir, `${web}.yaml`);
+      const file = join(live.session.dir, `${web}.yaml`);
       writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: {name: ${web}}\nspec:\n  containers:\n    - {name: web, image: busybox, command: [sleep, '600']}\n`);
       expect((await kubectl(binary, "apply", "-f", file)).status).toBe(0);
-      await agent.waitForOutput(`Started default/${web} web`, 15_000);
+      await live.agent.waitForOutput(`Started default/${web} web`, 15_000);
       const debug = await kubectl(binary, "-v=8", "debug", web, `--copy-to=${web}-copy`, "--image=busybox", "--", "sleep", "60");
       // The create's own headers: the first Content-Type after the POST line (1.27 and 1.33 print them differently).
       const create = debug.stderr.slice(debug.stderr.search(/POST[^\n]*\/namespaces\/default\/pods/));
       expect(/Content-Type: (\S+)/.exec(create)?.[1]).toBe(encoding);
       expect(debug.stderr).not.toContain("not a JSON object");
       expect(debug.status).toBe(0);
-      await agent.waitForOutput(`Started default/${web}-copy web`, 15_000);
+      await live.agent.waitForOutput(`Started default/${web}-copy web`, 15_000);
       expect(await waitFor(`${web}-copy running`, () => running(binary, `${web}-copy`), 15_000)).toBe("Running true true");
       const names = await kubectl(binary, "get", "pod", `${web}-copy`, "-o", "jsonpath={.spec.containers[*].name}");
       expect(names.stdout).toMatch(/^web debugger-[a-z0-9]{5}$/);
