@@ -23,6 +23,8 @@ test("a lock held by a zombie (killed, not yet reaped) is stale and taken over",
   const parent = spawn("sh", ["-c", "sleep 100 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
   try {
     const pid = await new Promise<number>((resolve) => parent.stdout!.once("data", (chunk) => resolve(Number(String(chunk).trim()))));
+    // Killed while the shell is still a shell, the child is reaped by it; once it is `sleep`, nothing reaps.
+    for (let i = 0; i < 500 && readFileSync(`/proc/${parent.pid}/comm`, "utf8").trim() !== "sleep"; i++) await Bun.sleep(10);
     const { startTicks } = statOf(pid);
     writeFileSync(`${db}.lock`, `${pid} ${startTicks}\n`);
     process.kill(pid, "SIGKILL");
