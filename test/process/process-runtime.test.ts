@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { realClock } from "../../src/clock.ts";
 import type { ContainerSpec, PodSpec } from "../../src/manifest/types.ts";
 import { ContainerStartError, type RuntimeEvent } from "../../src/runtime/runtime.ts";
 import { ProcessRuntime, volumeEnvName } from "../../src/runtime/process.ts";
@@ -210,19 +211,29 @@ describe("process runtime", () => {
     expect(gone()).toBe(true);
   });
 
-  test("a monitor killed under a running container: the exit is recorded as lost (255) by the backstop", async () => {
+  test("a monitor killed under a running container: the exit is recorded as lost (255) by the relist's look at unwatched monitors", async () => {
     const root = tempRoot();
-    const runtime = make(root);
+    // Real time, which the relist's once-a-minute look at monitors no longer our children can be moved past.
+    let ahead = 0;
+    const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root), clock: { ...realClock, now: () => Date.now() + ahead } });
+    open.push(runtime);
     const { id, pod } = await startIn(runtime, ["sleep", "30"]);
     const pid = readPid(join(root, "pods", pod.uid, "containers", id));
     expect(pid).toBeDefined();
     process.kill(pid?.monitorPid as number, "SIGKILL");
-    expect((await runtime.containerStatus(id)).state).toBe("running");
     const events: RuntimeEvent[] = [];
     runtime.watch((event) => events.push(event));
+    // The monitor's end is heard while its container still runs: nothing to report yet, and nothing will
+    // tell of the container's end but the relist.
+    const monitorGone = () => !isSameProcessAlive(pid!.monitorPid, pid!.monitorStartTicks);
+    for (let i = 0; i < 500 && !monitorGone(); i++) await Bun.sleep(10);
+    await Bun.sleep(50);
+    expect((await runtime.containerStatus(id)).state).toBe("running");
     process.kill(pid?.pid as number, "SIGKILL");
-    await waitForStatus(runtime, id, (s) => {
-      // containerStatus alone would record it too; drive the backstop pass the agent runs periodically.
+    void runtime.relist();
+    expect(events).toEqual([]);
+    ahead = 61_000;
+    await waitForStatus(runtime, id, () => {
       void runtime.relist();
       return events.some((e) => e.type === "exited" && e.containerId === id);
     });
