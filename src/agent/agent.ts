@@ -81,6 +81,11 @@ export interface RunningAgent {
   stop(): Promise<V1Pod[]>;
   /** Stops every pod (preStop, SIGTERM, the grace, SIGKILL), then releases all; resolves with how each pod ended. */
   shutdown(): Promise<V1Pod[]>;
+  /**
+   * Gives up the runtime's node lock only, for an exit at once in the middle of either: the next
+   * agent on this node finds the lock free, and finds the pods and the database as after a kill -9.
+   */
+  unlock(): Promise<void>;
 }
 
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
@@ -210,6 +215,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       await kubelet.shutdown();
       await release();
       return [...final.values()];
+    },
+    async unlock() {
+      await chosen.unlock?.();
     },
   };
 }

@@ -64,7 +64,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const log = (message: string) => stderr(`minikubelet: ${message}`);
 
   // Listening first: a SIGTERM during start-up must end the agent the same orderly way, not kill it mid-write.
-  const signalled = waitForSignal();
+  let unlock = async () => {};
+  const signalled = waitForSignal(() => unlock());
   const agent = await startAgent({
     ...flags,
     dbPath: resolveDbPath(options.db),
@@ -78,6 +79,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     log,
     stderr,
   });
+  unlock = () => agent.unlock();
   await signalled;
   if (options.stopPodsOnExit === true) {
     stderr("minikubelet: stopping pods (press Ctrl-C again to exit at once)");
@@ -102,13 +104,20 @@ export function eventLine(event: KubeEvent, started: number): string {
   return `${seconds}s ${event.type} ${event.reason} ${subject}: ${event.message}`;
 }
 
-function waitForSignal(): Promise<void> {
+/** How long an exit at once waits for the node lock's release (docker: one engine call) before it goes anyway. */
+const UNLOCK_BOUND_MS = 2_000;
+
+/** Resolves on the first SIGINT or SIGTERM; a second one exits at once, giving up the node lock on the way (`unlock`). */
+function waitForSignal(unlock: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
     const onSignal = () => {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
-      // A second signal while pods are stopping means "now".
-      const force = () => process.exit(130);
+      // A second signal while pods are stopping means "now", but not leaving the node locked for the next agent.
+      const force = () => {
+        const bound = new Promise((done) => setTimeout(done, UNLOCK_BOUND_MS));
+        void Promise.race([unlock().catch(() => {}), bound]).finally(() => process.exit(130));
+      };
       process.once("SIGINT", force);
       process.once("SIGTERM", force);
       resolve();

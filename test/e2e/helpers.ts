@@ -124,14 +124,21 @@ export class Agent {
   }
 
   /** SIGTERM, then the agent's own shutdown (pods keep running unless --stop-pods-on-exit); resolves with the exit code. */
-  async terminate(timeoutMs = 20_000): Promise<number | null> {
+  /**
+   * SIGTERM, and SIGKILL after `timeoutMs`. With `hurryAfterMs`, a second SIGTERM then (the agent's
+   * exit at once: it gives up its node lock and leaves its pods), for a test whose pods would wait out
+   * long grace periods and which removes their containers itself.
+   */
+  async terminate(timeoutMs = 20_000, hurryAfterMs?: number): Promise<number | null> {
     if (this.done) return this.child.exitCode;
     process.kill(this.pid, "SIGTERM");
+    const hurry = hurryAfterMs === undefined ? undefined : setTimeout(() => !this.done && process.kill(this.pid, "SIGTERM"), hurryAfterMs);
     const timer = setTimeout(() => this.child.kill("SIGKILL"), timeoutMs);
     try {
       return await this.exited;
     } finally {
       clearTimeout(timer);
+      clearTimeout(hurry);
     }
   }
 

@@ -66,7 +66,8 @@ for (const { runtime, namespace: ns, node, image, wrap } of RUNS) {
     }, 180_000);
 
     afterAll(async () => {
-      await agent?.terminate();
+      // Their sleeps as PID 1 wait out a 30 s grace under docker: the agent is hurried, the containers removed below.
+      await agent?.terminate(20_000, runtime === "docker" ? 2_000 : undefined);
       ws?.cleanup();
       if (runtime === "docker") {
         const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podNamespace}=${ns}`] } });

@@ -35,7 +35,8 @@ for (const { runtime, namespace: ns, node, image, pull, wrap } of RUNS) {
     }, 120_000);
 
     afterAll(async () => {
-      await agent?.terminate();
+      // Their sleeps as PID 1 wait out a 30 s grace under docker: the agent is hurried, the containers removed below.
+      await agent?.terminate(20_000, runtime === "docker" ? 2_000 : undefined);
       session?.[Symbol.dispose]();
       ws?.cleanup();
       if (runtime === "docker") {

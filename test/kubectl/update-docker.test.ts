@@ -29,7 +29,8 @@ describeDocker(
     }, 120_000);
 
     afterAll(async () => {
-      await agent?.terminate();
+      // Their sleeps as PID 1 wait out a 30 s grace under docker: the agent is hurried, the containers removed below.
+      await agent?.terminate(20_000, 2_000);
       session?.[Symbol.dispose]();
       ws?.cleanup();
       const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podNamespace}=${NAMESPACE}`] } });
