@@ -21,7 +21,9 @@ import {
   Workspace,
 } from "./helpers.ts";
 
-const BACKOFF = ["--backoff-base", "1", "--backoff-max", "8"];
+// Base 2 puts the third restart's wait at 8 s, which leaves a new agent on a loaded machine (a
+// compiled binary starting beside other suites) seconds to adopt before that wait ends.
+const BACKOFF = ["--backoff-base", "2", "--backoff-max", "16"];
 
 const e2e = processE2E();
 
@@ -64,16 +66,16 @@ test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-of
   const attempts = (container: string) => attemptRows(workspace, container);
   const delayOf = () => backoffDelay(workspace, "crash");
 
-  // Web ready, and the crash loop three restarts in, waiting out its 4s back-off with time to spare.
+  // Web ready, and the crash loop three restarts in, waiting out its 8s back-off with time to spare.
   await waitFor(
-    "web ready and crash in its 4s back-off",
+    "web ready and crash in its 8s back-off",
     () => {
       const [crash, web] = containers();
-      if (!web?.ready || crash?.state !== "waiting" || crash.restart_count !== 3 || delayOf() !== 4000) return false;
+      if (!web?.ready || crash?.state !== "waiting" || crash.restart_count !== 3 || delayOf() !== 8000) return false;
       const finished = attempts("crash")[3]?.finished_at;
-      return finished != null && finished + 4000 - Date.now() > 2500;
+      return finished != null && finished + 8000 - Date.now() > 5000;
     },
-    15_000,
+    25_000,
     () => JSON.stringify(containers()) + first.stdout,
   );
   expect(podTable(workspace, "e2e")).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
@@ -99,13 +101,13 @@ test("kill -9 of the agent: the next one adopts pids, counts, readiness, back-of
       const row = attempts("crash")[4];
       return row?.started_at ?? undefined;
     },
-    10_000,
+    15_000,
     () => second.stdout + second.stderr,
   );
-  // The wait continued from the crash before the kill: finish + 4s, not at once and not a fresh base wait.
+  // The wait continued from the crash before the kill: finish + 8s, not at once and not a fresh base wait.
   const finished = before.crash[3]!.finished_at!;
-  expect(crashStarted - (finished + 4000)).toBeGreaterThanOrEqual(-50);
-  expect(crashStarted - (finished + 4000)).toBeLessThan(1000);
+  expect(crashStarted - (finished + 8000)).toBeGreaterThanOrEqual(-50);
+  expect(crashStarted - (finished + 8000)).toBeLessThan(1000);
   expect(crashStarted - second.startedAt).toBeGreaterThan(1000);
 
   // Same web process, same attempt, same id; the crash attempts before the kill are untouched.
