@@ -57,7 +57,7 @@ describeDocker("lifecycle hooks on the docker runtime", () => {
     const started = new Promise<void>((resolve) =>
       h.kubelet.onPodSynced((record) => {
         const status = podStatus(record, { runtimeName: "docker" }).containerStatuses?.[0];
-        if (status?.state.waiting?.reason === "ContainerCreating" && record.app[0]?.containerId) sawCreating = true;
+        if (status?.state?.waiting?.reason === "ContainerCreating" && record.app[0]?.containerId) sawCreating = true;
         if (status?.started && startedAt === undefined) {
           startedAt = Date.now();
           resolve();

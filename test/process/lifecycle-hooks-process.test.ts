@@ -40,7 +40,7 @@ describe("lifecycle hooks with real processes", () => {
       h.kubelet.onPodSynced((record) => {
         const status = podStatus(record, { runtimeName: "process" }).containerStatuses?.[0];
         if (!status) return;
-        seen.push({ started: status.started === true, ...(status.state.waiting?.reason && { waiting: status.state.waiting.reason }), hookDone: existsSync(marker) });
+        seen.push({ started: status.started === true, ...(status.state?.waiting?.reason && { waiting: status.state.waiting.reason }), hookDone: existsSync(marker) });
         if (status.started) resolve();
       }),
     );

@@ -106,7 +106,7 @@ describe("postStart", () => {
     await h.advance(30);
     expect(h.runtime.calls.filter((c) => c.startsWith("start"))).toEqual(["start job attempt=0"]);
     const record = h.pod(job.key)!;
-    expect(statusOf(record, "job").state.terminated).toMatchObject({ exitCode: 143, reason: "Error" });
+    expect(statusOf(record, "job").state?.terminated).toMatchObject({ exitCode: 143, reason: "Error" });
     expect(record.phase).toBe("Failed");
   });
 
