@@ -46,7 +46,7 @@ export async function runLifecycleHandler(
         message: `Exec lifecycle hook ([${hook.command.join(" ")}]) ${where} failed - error: ${error}, message: ${JSON.stringify(output)}`,
       });
       try {
-        const result = await runtime.execSync(target.containerId, hook.command, timeoutMs);
+        const result = await runtime.execSync(target.containerId, hook.command, timeoutMs, signal);
         if (result.timedOut) return failed(`command '${hook.command.join(" ")}' timed out`, result.output);
         if (result.exitCode !== 0) return failed(`command '${hook.command.join(" ")}' exited with ${result.exitCode}: ${result.output}`, result.output);
         return { ok: true, message: "" };

@@ -4,7 +4,7 @@
  * a hook that outlasts its grace is not held by it, and a preStop sleep delays SIGTERM.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
@@ -28,6 +28,15 @@ afterEach(async () => {
   await h.close();
   rmSync(root, { recursive: true, force: true });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const sh = (name: string, script: string, extra = {}) => container(name, { command: ["sh", "-c", script], ...extra });
 
@@ -71,6 +80,25 @@ describe("lifecycle hooks with real processes", () => {
     // SIGTERM at once (sleep exits on it); the 2s floor is the most a stop may take.
     expect(Date.now() - began).toBeLessThan(4000);
     expect(h.events.find((e) => e.reason === "Exited")!.message).toBe("Container web exited with code 143 (Error)");
+  });
+
+  test("a postStart exec that outlasts the grace does not hold the pod's removal, and is killed with it", async () => {
+    const pidFile = join(root, "hook.pid");
+    const web = pod({ name: "stuck", grace: 1, containers: [sh("web", "exec sleep 60", { postStart: { type: "exec", command: ["sh", "-c", `echo $$ > ${pidFile}; exec sleep 60`] } })] });
+    await h.kubelet.sync(desired(web));
+    for (let tries = 0; !existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === ""; tries++) {
+      expect(tries).toBeLessThan(500);
+      await Bun.sleep(10);
+    }
+    const hookPid = Number(readFileSync(pidFile, "utf8").trim());
+    const began = Date.now();
+    await h.kubelet.sync(desired());
+    await h.event((e) => e.reason === "PodRemoved", 6000);
+    expect(Date.now() - began).toBeLessThan(4000);
+    for (let tries = 0; alive(hookPid); tries++) {
+      expect(tries).toBeLessThan(300);
+      await Bun.sleep(10);
+    }
   });
 
   test("preStop sleep holds SIGTERM back for its seconds", async () => {
