@@ -9,6 +9,7 @@ import { allContainers, type ContainerRecord, type PodRecord, type Termination }
 import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
 import { exitedSuffix, killCauseOf } from "./kill-cause.ts";
+import { beginPostStart } from "./post-start.ts";
 
 /** Reads a live container's status from the runtime and records an exit if there was one. */
 export async function refreshContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
@@ -54,6 +55,7 @@ export function applyTermination(container: ContainerRecord, termination: Termin
   container.ready = false;
   container.started = false;
   container.stopping = undefined;
+  container.postStart = undefined;
 }
 
 /** The `Exited` event's type and message for an ended attempt. */
@@ -133,6 +135,7 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   ctx.event(pod, "Normal", "Started", container, `Started container ${container.name}`);
   const unenforced = ctx.runtime.unenforcedLimits?.(id);
   if (unenforced) ctx.event(pod, "Warning", "LimitsNotEnforced", container, `Resource limits of container ${container.name} are not enforced: ${unenforced}`);
+  beginPostStart(ctx, pod, container);
 }
 
 /** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */
@@ -144,6 +147,7 @@ export function beginAttempt(container: ContainerRecord, attempt: number, id: st
   container.waiting = undefined;
   container.terminated = undefined;
   container.stopping = undefined;
+  container.postStart = undefined;
   container.started = !container.spec.startupProbe;
   container.probeCounters = undefined;
   container.definitionChanged = undefined;

@@ -3,9 +3,15 @@
  * to be restarted counts as stopped, not waiting, so a crash-looping pod under Always stays Running.
  */
 import type { ContainerRecord, PodPhase, PodRecord } from "./pod-state.ts";
+import { reportedState } from "./post-start.ts";
 
 function hasStopped(container: ContainerRecord): boolean {
-  return container.state === "terminated" || (container.state === "waiting" && container.lastTermination !== undefined);
+  const state = reportedState(container);
+  return state === "terminated" || (state === "waiting" && container.lastTermination !== undefined);
+}
+
+function isRunning(container: ContainerRecord): boolean {
+  return reportedState(container) === "running";
 }
 
 function lastExitCode(container: ContainerRecord): number | undefined {
@@ -26,10 +32,10 @@ export function podPhase(pod: PodRecord, options: { terminal?: boolean } = {}): 
   let failedInit = 0;
   for (const container of pod.init) {
     if (container.kind === "sidecar") {
-      if (!(container.state === "running" && container.started)) pendingSidecars++;
+      if (!(isRunning(container) && container.started)) pendingSidecars++;
       continue;
     }
-    if (container.state === "running") pendingInit++;
+    if (isRunning(container)) pendingInit++;
     else if (hasStopped(container)) {
       if (lastExitCode(container) !== 0) failedInit++;
       else if (container.state !== "terminated") pendingInit++;
@@ -41,7 +47,7 @@ export function podPhase(pod: PodRecord, options: { terminal?: boolean } = {}): 
   let stopped = 0;
   let succeeded = 0;
   for (const container of pod.app) {
-    if (container.state === "running") running++;
+    if (isRunning(container)) running++;
     else if (hasStopped(container)) {
       stopped++;
       if (lastExitCode(container) === 0) succeeded++;

@@ -13,6 +13,7 @@ import { containerShouldRestart } from "./restart-policy.ts";
 import { ensureSandboxAlive } from "./sandbox-check.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
+import { applyPostStart, postStartRunning } from "./post-start.ts";
 
 /** A failed sandbox creation is tried again this much later. */
 const SANDBOX_RETRY_MS = 5000;
@@ -45,7 +46,9 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
       return;
     }
   }
-  if (!isTerminalPhase(podPhase(pod))) {
+  // The kubelet's worker is held inside a start until its postStart hook returns: nothing else of the pod starts meanwhile.
+  const hookRunning = takePostStartOutcomes(ctx, pod);
+  if (!isTerminalPhase(podPhase(pod)) && !hookRunning) {
     restartChangedContainers(ctx, pod);
     // Before the init containers, as the kubelet's SyncPod does: a debug container runs even while an init container fails.
     await startEphemeral(ctx, pod);
@@ -75,10 +78,21 @@ export async function syncTerminating(pass: PodPass, pod: PodRecord): Promise<bo
   return !allContainers(pod).some((c) => c.state === "running");
 }
 
-/** Keeps a running attempt probed, and acts on its verdicts; an attempt being stopped is probed no more. */
+/** True while a postStart hook runs; a failed one has its container killed (`FailedPostStartHook`) and the restart policy takes it from there. */
+function takePostStartOutcomes(ctx: SyncContext, pod: PodRecord): boolean {
+  let running = false;
+  for (const container of allContainers(pod)) {
+    const state = applyPostStart(ctx, pod, container);
+    if (state === "running") running = true;
+    else if (state === "failed") beginStop(ctx, pod, container, "postStart", pod.spec.terminationGracePeriodSeconds * 1000);
+  }
+  return running;
+}
+
+/** Keeps a running attempt probed, and acts on its verdicts; an attempt being stopped, or whose postStart hook runs, is not probed. */
 function syncProbes(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, probes: ProbeDriver): void {
   const id = container.containerId;
-  if (!id || container.state !== "running" || container.startedAt === undefined) return;
+  if (!id || container.state !== "running" || container.startedAt === undefined || postStartRunning(container)) return;
   if (container.stopping) return probes.forget(id);
   probes.probe({ podKey: pod.spec.key, containerId: id, container: container.spec, startedAt: container.startedAt, podIP: pod.sandbox?.ip ?? "127.0.0.1", saved: container.probeCounters });
   applyProbeVerdicts(ctx, pod, container, probes.results);
@@ -99,6 +113,7 @@ async function syncInit(ctx: SyncContext, pod: PodRecord): Promise<boolean> {
   for (const container of pod.init) {
     if (container.kind === "sidecar") {
       if (container.state !== "running") await startOrBackOff(ctx, pod, container);
+      if (postStartRunning(container)) return false;
       if (pod.initialized || (container.state === "running" && container.started)) continue;
       return false;
     }
@@ -124,6 +139,7 @@ async function syncApps(ctx: SyncContext, pod: PodRecord): Promise<void> {
     // A changed definition restarts whatever the policy, as the kubelet does.
     if (container.attempts > 0 && last && !container.definitionChanged && !containerShouldRestart(pod.spec.restartPolicy, container, last.exitCode)) continue;
     await startOrBackOff(ctx, pod, container);
+    if (postStartRunning(container)) return;
   }
 }
 

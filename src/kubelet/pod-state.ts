@@ -63,6 +63,11 @@ export interface ContainerRecord {
   started: boolean;
   stopping?: Stopping;
   /**
+   * The current attempt's postStart hook (post-start.ts): running since `startedAt`, or `failed`
+   * with the handler's message while the container is killed for it.
+   */
+  postStart?: { startedAt: number; failed?: string };
+  /**
    * The probe trackers' counters for the current attempt, so a restarted agent carries on where it
    * was (a liveness probe 2 failures into 3 needs one more, not three). Cleared on a new attempt.
    */

@@ -9,6 +9,7 @@ import { isoTime } from "../status/time.ts";
 import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../status/v1.ts";
 import { podConditions } from "./pod-conditions.ts";
 import { restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
+import { POST_START_HOOK_ERROR, postStartFailed, postStartRunning } from "./post-start.ts";
 
 export interface PodStatusOptions {
   /** Container ids are prefixed with it, like `containerd://` or `docker://`. */
@@ -29,6 +30,10 @@ function terminatedState(termination: Termination, runtimeName: string): V1Conta
 }
 
 function currentState(container: ContainerRecord, runtimeName: string): V1ContainerState {
+  // As the kubelet's status stands while its worker is held in the start: the container is still being created.
+  if (postStartRunning(container)) return { waiting: { reason: "ContainerCreating" } };
+  const hookError = postStartFailed(container);
+  if (hookError !== undefined) return { waiting: { reason: POST_START_HOOK_ERROR, message: hookError } };
   switch (container.state) {
     case "running":
       return { running: { startedAt: isoTime(container.startedAt ?? 0) } };
@@ -44,18 +49,20 @@ function currentState(container: ContainerRecord, runtimeName: string): V1Contai
 }
 
 export function containerStatus(container: ContainerRecord, runtimeName: string): V1ContainerStatus {
+  // The kubelet counts an attempt once its start returned, after the hook.
+  const hookRunning = postStartRunning(container);
   const status: V1ContainerStatus = {
     name: container.name,
     image: container.spec.image,
     imageID: "",
     ready: container.ready,
-    restartCount: restartCountOf(container),
+    restartCount: hookRunning ? restartCountOf({ attempts: container.attempts - 1 }) : restartCountOf(container),
     started: container.state === "running" && container.started,
     state: currentState(container, runtimeName),
     lastState: container.lastTermination ? terminatedState(container.lastTermination, runtimeName) : {},
   };
   const id = container.containerId ?? container.terminated?.containerId;
-  if (id) status.containerID = `${runtimeName}://${id}`;
+  if (id && !hookRunning) status.containerID = `${runtimeName}://${id}`;
   return status;
 }
 

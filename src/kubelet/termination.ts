@@ -3,9 +3,10 @@
  * out of the grace period), then SIGTERM, then SIGKILL once the remaining grace (at least 2s) is
  * gone. Each step is started here and its outcome picked up by a later pass.
  */
-import type { ContainerRecord, PodRecord, Stopping } from "./pod-state.ts";
+import { podFullDescription, type ContainerRecord, type PodRecord, type Stopping } from "./pod-state.ts";
 import { MIN_GRACE_MS, type SyncContext } from "./sync-context.ts";
-import { runPreStop } from "./lifecycle-hooks.ts";
+import { runLifecycleHandler } from "./lifecycle-hooks.ts";
+import { abandonPostStart } from "./post-start.ts";
 import { goDuration } from "../status/go-duration.ts";
 
 /** How soon a SIGKILL is sent again while its container still runs. */
@@ -19,6 +20,9 @@ function killingMessage(container: ContainerRecord, cause: Stopping["cause"]): s
       return `Container ${container.name} failed startup probe, will be restarted`;
     case "changed":
       return `Container ${container.name} definition changed, will be restarted`;
+    case "postStart":
+      // The kubelet's killContainer is given the bare reason as its message.
+      return "FailedPostStartHook";
     default:
       return `Stopping container ${container.name}`;
   }
@@ -36,6 +40,8 @@ export function beginStop(
   const now = ctx.clock.now();
   container.stopping = { cause, startedAt: now, graceMs, stage: "preStop" };
   container.ready = false;
+  // The kubelet cancels a hook still running when the pod is stopped: the stop never waits on it.
+  if (cause !== "postStart") abandonPostStart(container);
   ctx.event(pod, "Normal", "Killing", container, killingMessage(container, cause));
   const hook = container.spec.preStop;
   if (!hook || graceMs <= 0) {
@@ -44,11 +50,14 @@ export function beginStop(
   }
   const id = container.containerId;
   ctx.wakeAt(pod, now + graceMs);
-  runPreStop(ctx.runtime, ctx.clock, hook, { containerId: id, podIP: pod.sandbox?.ip ?? "127.0.0.1" }, graceMs)
+  const target = { containerId: id, podIP: pod.sandbox?.ip ?? "127.0.0.1", container: container.name, pod: podFullDescription(pod) };
+  runLifecycleHandler(ctx.runtime, ctx.clock, hook, target, graceMs)
     .then((result) => {
-      if (!result.ok) ctx.event(pod, "Warning", "FailedPreStopHook", container, `PreStopHook failed: ${result.message}`);
+      if (result.ok || ctx.stopped()) return;
+      // The kubelet keeps the handler's message out of the event (it may hold secrets) and logs it.
+      ctx.log(`${pod.spec.fullName} ${container.name}: ${result.message}`);
+      ctx.event(pod, "Warning", "FailedPreStopHook", container, "PreStopHook failed");
     })
-    .catch((error) => ctx.event(pod, "Warning", "FailedPreStopHook", container, `PreStopHook failed: ${error}`))
     .finally(() => {
       if (ctx.stopped()) return;
       if (container.containerId === id && container.stopping?.stage === "preStop") {

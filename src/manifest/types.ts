@@ -105,6 +105,8 @@ export interface ContainerSpec {
   startupProbe?: Probe;
   livenessProbe?: Probe;
   readinessProbe?: Probe;
+  /** Runs right after the container starts; it is not started (nor probed) until the hook returns. */
+  postStart?: LifecycleHandler;
   preStop?: LifecycleHandler;
   /** Absent when the container sets none (and in records written before resources were read). */
   resources?: ResourceRequirements;

@@ -1,6 +1,6 @@
 /**
  * One container (init or app): names, image and pull policy, command, env, ports, volume mounts,
- * stdin and terminal, resources, probes and the preStop hook, with the API server's defaults filled in.
+ * stdin and terminal, resources, probes and the lifecycle hooks, with the API server's defaults filled in.
  */
 import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "./types.ts";
 import { describeValue, Fields } from "./fields.ts";
@@ -29,6 +29,8 @@ export interface ContainerContext {
   kind: ContainerKind;
   /** Names declared in spec.volumes, which volumeMounts must reference. */
   volumeNames: ReadonlySet<string>;
+  /** The pod's terminationGracePeriodSeconds, which a hook's sleep may not exceed; unset: not checked. */
+  gracePeriodSeconds?: number;
 }
 
 const PROBE_FIELDS: readonly [string, ProbeKind][] = [
@@ -83,7 +85,7 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
     const probe = probeFields && validateProbe(probeFields, kind, scope);
     if (probe) container[`${kind}Probe`] = probe;
   }
-  readLifecycle(fields, scope, mayHaveProbes, container);
+  readLifecycle(fields, scope, mayHaveProbes, container, context.gracePeriodSeconds);
   return container;
 }
 
@@ -126,17 +128,19 @@ function readRestartPolicy(fields: Fields, kind: ContainerKind, container: Conta
   }
 }
 
-function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, container: ContainerSpec): void {
+/** postStart and preStop, each checked as the API server's validateLifecycle checks both. */
+function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, container: ContainerSpec, gracePeriodSeconds: number | undefined): void {
   const lifecycle = fields.object("lifecycle");
   if (!lifecycle) return;
   if (!allowed) {
     fields.fail("lifecycle", "may not be set for init containers without restartPolicy: Always");
     return;
   }
-  if (lifecycle.has("postStart")) lifecycle.fail("postStart", "postStart hooks are not supported by minikubelet");
-  const preStop = lifecycle.object("preStop");
-  const handler = preStop && validateLifecycleHandler(preStop, scope);
-  if (handler) container.preStop = handler;
+  for (const key of ["postStart", "preStop"] as const) {
+    const hook = lifecycle.object(key);
+    const handler = hook && validateLifecycleHandler(hook, scope, gracePeriodSeconds);
+    if (handler) container[key] = handler;
+  }
 }
 
 function readEnv(fields: Fields): EnvVar[] {

@@ -68,8 +68,8 @@ export function validateProbe(fields: Fields, kind: ProbeKind, scope: PortScope)
   return handler === undefined ? undefined : probe;
 }
 
-/** `lifecycle.preStop`: exactly one of exec, httpGet, sleep. */
-export function validateLifecycleHandler(fields: Fields, scope: PortScope): LifecycleHandler | undefined {
+/** `lifecycle.postStart` or `lifecycle.preStop`: exactly one of exec, httpGet, sleep. */
+export function validateLifecycleHandler(fields: Fields, scope: PortScope, gracePeriodSeconds?: number): LifecycleHandler | undefined {
   const handlerName = pickHandler(fields, LIFECYCLE_HANDLERS, ["tcpSocket"]);
   switch (handlerName) {
     case undefined:
@@ -79,7 +79,7 @@ export function validateLifecycleHandler(fields: Fields, scope: PortScope): Life
     case "httpGet":
       return readHttpGet(fields, scope);
     case "sleep":
-      return readSleep(fields);
+      return readSleep(fields, gracePeriodSeconds);
   }
 }
 
@@ -158,11 +158,19 @@ function readTcpSocket(parent: Fields, scope: PortScope): TcpSocketAction | unde
   return { type: "tcpSocket", host: fields.string("host") ?? "", ...readPort(fields, scope) };
 }
 
-function readSleep(parent: Fields): SleepAction | undefined {
+/**
+ * The API server's validateSleepAction (zero allowed since PodLifecycleSleepActionAllowZero, GA in
+ * 1.34): the error is on `sleep` itself, bounded by the pod's grace period.
+ */
+function readSleep(parent: Fields, gracePeriodSeconds: number | undefined): SleepAction | undefined {
   const fields = parent.object("sleep");
   if (!fields) return undefined;
   if (!fields.has("seconds")) fields.fail("seconds", "required");
-  return { type: "sleep", seconds: fields.int("seconds", { min: 0, default: 0 }) };
+  const seconds = fields.int("seconds", { default: 0 });
+  if (gracePeriodSeconds !== undefined && (seconds < 0 || seconds > gracePeriodSeconds)) {
+    parent.fail("sleep", `${seconds}: must be non-negative and less than terminationGracePeriodSeconds (${gracePeriodSeconds})`);
+  }
+  return { type: "sleep", seconds: Math.max(seconds, 0) };
 }
 
 /** A port number (1-65535) or the name of one of the container's ports. */

@@ -75,8 +75,11 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   if (!spec && !root.has("spec")) root.fail("spec", "required");
   const volumes = spec ? readVolumes(spec) : [];
   const volumeNames = new Set(volumes.map((volume) => volume.name));
-  const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames) : [];
-  const containers = spec ? readContainers(spec, "containers", "app", volumeNames) : [];
+  // Read before the containers: a hook's sleep may not outlast it.
+  const terminationGracePeriodSeconds =
+    spec?.int("terminationGracePeriodSeconds", { min: 0, default: DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS }) ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+  const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames, terminationGracePeriodSeconds) : [];
+  const containers = spec ? readContainers(spec, "containers", "app", volumeNames, terminationGracePeriodSeconds) : [];
   const ephemeralContainers = spec ? readEphemeralContainers(spec, context, volumeNames, [...initContainers, ...containers]) : [];
   if (spec && !spec.has("containers")) spec.fail("containers", "required: a pod needs at least one container");
   else if (spec && Array.isArray(spec.raw("containers")) && (spec.raw("containers") as unknown[]).length === 0) {
@@ -84,8 +87,6 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   }
   if (spec) checkUniqueContainerNames(spec, initContainers, containers, ephemeralContainers);
   const restartPolicy = spec?.oneOf<RestartPolicy>("restartPolicy", ["Always", "OnFailure", "Never"], "Always") ?? "Always";
-  const terminationGracePeriodSeconds =
-    spec?.int("terminationGracePeriodSeconds", { min: 0, default: DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS }) ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   const hostNetwork = spec?.bool("hostNetwork", false) ?? false;
   const shareProcessNamespace = spec?.bool("shareProcessNamespace", false) ?? false;
 
@@ -151,8 +152,8 @@ function readStringMap(metadata: Fields | undefined, key: string, isLabels: bool
   return map;
 }
 
-function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNames: ReadonlySet<string>): ContainerSpec[] {
-  return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames }));
+function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNames: ReadonlySet<string>, gracePeriodSeconds?: number): ContainerSpec[] {
+  return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames, ...(gracePeriodSeconds !== undefined && { gracePeriodSeconds }) }));
 }
 
 /**

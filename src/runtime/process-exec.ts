@@ -15,6 +15,8 @@ export interface ExecOptions {
   env: Record<string, string>;
   timeoutMs: number;
   clock: Clock;
+  /** Kills the command as the timeout does (reported as timed out). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -33,13 +35,17 @@ export async function execInContainer(options: ExecOptions): Promise<ExecResult>
     stderr: "ignore",
   });
   let timedOut = false;
-  const cancel = options.clock.setTimeout(() => {
+  const kill = () => {
     timedOut = true;
     killGroup(child.pid, "SIGKILL");
-  }, options.timeoutMs);
+  };
+  const cancel = options.clock.setTimeout(kill, options.timeoutMs);
+  if (options.signal?.aborted) kill();
+  options.signal?.addEventListener("abort", kill, { once: true });
   const output = readLimited(child.stdout, EXEC_OUTPUT_LIMIT);
   const exitCode = await child.exited;
   cancel();
+  options.signal?.removeEventListener("abort", kill);
   // Kill stragglers that kept the pipe open, so reading the output cannot hang.
   killGroup(child.pid, "SIGKILL");
   return { exitCode: child.signalCode ? 128 + signalNumber(child.signalCode) : exitCode, output: await output, timedOut };

@@ -186,9 +186,10 @@ export class ProcessRuntime implements Runtime {
     if (dir) signalContainer(dir, signal);
   }
 
-  async execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult> {
+  /** An exec here is no child of the container: one given up (`signal`) is killed, or it would outlive the container's stop. */
+  async execSync(id: string, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<ExecResult> {
     const record = this.runningRecord(id);
-    return execInContainer({ argv: command, cwd: record.workingDir, env: record.env, timeoutMs, clock: this.clock });
+    return execInContainer({ argv: command, cwd: record.workingDir, env: record.env, timeoutMs, clock: this.clock, ...(signal && { signal }) });
   }
 
   async execStream(id: string, request: ExecStreamRequest): Promise<ExecSession> {

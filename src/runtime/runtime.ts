@@ -184,8 +184,12 @@ export interface ContainerManager {
   containerStatus(id: string): Promise<ContainerStatus>;
   /** Sends a signal to the container's processes. Signalling an exited container is a no-op. */
   killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void>;
-  /** Runs a command inside the container; a command still running at the timeout is killed. */
-  execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult>;
+  /**
+   * Runs a command inside the container; a command still running at the timeout, or when `signal`
+   * aborts (a hook given up), is killed. A runtime whose commands die with their container may
+   * leave `signal` to the container's stop.
+   */
+  execSync(id: string, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<ExecResult>;
   /**
    * Starts an interactive command in a running container (`kubectl exec`). Rejects when the
    * container is not running or the command cannot be started. Callers bound how many run at once.

@@ -19,6 +19,7 @@ export type Cause =
   | "liveness-kill"
   | "startup-kill"
   | "grace-expired"
+  | "poststart-failed"
   | "stopped"
   | "outside-sigkill"
   | "outside-sigterm"
@@ -89,6 +90,15 @@ export function explainExit(end: Termination, stops: StopFacts, context: { kind:
         probe === "liveness"
           ? "Check the probe before the code: a liveness probe must fail only when restarting helps (not on a slow dependency), with a timeout and failureThreshold that fit the process. A hang it rightly catches is the program's to fix."
           : "The process did not pass its startup probe in time: raise startupProbe.failureThreshold x periodSeconds to cover the real start time, or find why the start is slow.",
+    };
+  }
+  // The kubelet's Killing message for a container whose postStart hook failed.
+  if (stops.agentStop?.event.message === "FailedPostStartHook") {
+    return {
+      cause: "poststart-failed",
+      endedBy: "agent",
+      title: `Killed because its postStart hook failed (FailedPostStartHook), exit ${code}${ran}: the hook failed, not the program`,
+      change: "Fix the postStart hook: the container waited with reason PostStartHookError and the hook's message (the agent's log has it too), and it counts as started only once the hook succeeds.",
     };
   }
   if (stops.graceExpired) {

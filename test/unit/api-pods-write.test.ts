@@ -58,6 +58,20 @@ describe("pod writes over HTTP", () => {
     h.close();
   });
 
+  test("lifecycle hooks: a sleep past the grace or below 0 is a 422 with the API server's message and path; postStart is created", async () => {
+    using dir = tempDir();
+    const { h, create } = writableApi(dir.path);
+    const withLifecycle = (lifecycle: unknown, grace = 5) => ({ ...web, spec: { terminationGracePeriodSeconds: grace, containers: [{ ...web.spec.containers[0], lifecycle }] } });
+    const long = await refusal(create(withLifecycle({ preStop: { sleep: { seconds: 6 } } })));
+    expect(long.code).toBe(422);
+    expect(long.message).toBe('Pod "web" is invalid: spec.containers[0].lifecycle.preStop.sleep: Invalid value: 6: must be non-negative and less than terminationGracePeriodSeconds (5)');
+    const negative = await refusal(create(withLifecycle({ postStart: { sleep: { seconds: -1 } } })));
+    expect(negative.details!.causes).toEqual([{ reason: "FieldValueInvalid", message: "Invalid value: -1: must be non-negative and less than terminationGracePeriodSeconds (5)", field: "spec.containers[0].lifecycle.postStart.sleep" }]);
+    const created = (await (await create(withLifecycle({ postStart: { exec: { command: ["true"] } }, preStop: { sleep: { seconds: 0 } } }))).json()) as any;
+    expect(created.spec.containers[0].lifecycle).toEqual({ postStart: { exec: { command: ["true"] } }, preStop: { sleep: { seconds: 0 } } });
+    h.close();
+  });
+
   test("resources: a request above its limit is a 422 in the API server's words, a malformed quantity its 400, and a created pod serves canonical quantities", async () => {
     using dir = tempDir();
     const { h, create } = writableApi(dir.path);

@@ -10,7 +10,7 @@ import { harness } from "../kubelet-harness.ts";
 import { ScriptedProber } from "../scripted-prober.ts";
 
 /** The kubelet's own wordings, which say which probe or image rather than which container. */
-const KUBELET_WORDING_WITHOUT_NAME = new Set(["Unhealthy", "ProbeWarning", "Failed", "FailedPreStopHook", "Pulling", "Pulled"]);
+const KUBELET_WORDING_WITHOUT_NAME = new Set(["Unhealthy", "ProbeWarning", "Failed", "FailedPreStopHook", "FailedPostStartHook", "Pulling", "Pulled"]);
 
 async function lifeOfTwoPods(): Promise<KubeEvent[]> {
   let prober!: ScriptedProber;

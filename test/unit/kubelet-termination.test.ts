@@ -83,8 +83,9 @@ describe("termination", () => {
     ]);
   });
 
-  test("a failing preStop hook is reported and the stop goes on", async () => {
-    const h = harness();
+  test("a failing preStop hook is reported in the kubelet's words and the stop goes on", async () => {
+    const logs: string[] = [];
+    const h = harness({ log: (line) => logs.push(line) });
     h.runtime.exec = () => ({ exitCode: 1, output: "boom" });
     const web = pod({ containers: [container("web", { preStop: { type: "exec", command: ["false"] } })] });
     await h.kubelet.sync(desired(web));
@@ -92,8 +93,34 @@ describe("termination", () => {
     await h.advance(1);
     const failed = h.events.find((e) => e.reason === "FailedPreStopHook")!;
     expect(failed.type).toBe("Warning");
-    expect(failed.message).toContain("exited with 1: boom");
+    // The kubelet keeps the handler's output out of the event (it may hold secrets) and logs it.
+    expect(failed.message).toBe("PreStopHook failed");
+    expect(logs.some((line) => line.includes(`Exec lifecycle hook ([false]) for Container "web" in Pod "web-lab_demo(uid-web-1)" failed - error: command 'false' exited with 1: boom, message: "boom"`))).toBe(true);
     expect(h.kubelet.pods.size).toBe(0);
+  });
+
+  test("a preStop sleep (KEP-3960) waits its seconds before SIGTERM, out of the grace", async () => {
+    const h = harness();
+    h.runtime.behaviours.set("web", { ignoreSigterm: true });
+    const web = pod({ grace: 5, containers: [container("web", { preStop: { type: "sleep", seconds: 2 } })] });
+    await h.kubelet.sync(desired(web));
+    await h.kubelet.sync(desired());
+    await h.advance(1.9);
+    expect(h.runtime.calls.filter((c) => c.startsWith("kill"))).toEqual([]);
+    await h.advance(0.2);
+    expect(h.runtime.calls.filter((c) => c.startsWith("kill"))).toEqual(["kill web SIGTERM"]);
+    // 3s of the grace are left after the sleep: SIGKILL at 5s.
+    await h.advance(3);
+    expect(h.lines((e) => ["Killing", "GraceExpired", "PodRemoved"].includes(e.reason))).toEqual(["0.0s Killing web", "5.0s GraceExpired web", "5.0s PodRemoved"]);
+  });
+
+  test("a preStop sleep of 0 seconds sends SIGTERM at once", async () => {
+    const h = harness();
+    const web = pod({ grace: 5, containers: [container("web", { preStop: { type: "sleep", seconds: 0 } })] });
+    await h.kubelet.sync(desired(web));
+    await h.kubelet.sync(desired());
+    await h.advance(0.1);
+    expect(h.lines((e) => ["Killing", "Exited", "PodRemoved", "FailedPreStopHook"].includes(e.reason))).toEqual(["0.0s Killing web", "0.0s Exited web exited with code 143 (Error)", "0.0s PodRemoved"]);
   });
 
   test("a changed manifest replaces the pod: the old one stops completely, the new one starts with the new hash", async () => {

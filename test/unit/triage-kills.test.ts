@@ -156,3 +156,21 @@ describe("143 is SIGTERM: stopped by us, a liveness kill the process honoured, o
     h.agent.close();
   });
 });
+
+describe("a postStart failure is the hook's, not the program's", () => {
+  test("FailedPostStartHook, then Killing FailedPostStartHook before the exit", async () => {
+    using dir = tempDir();
+    const h = triageHarness(dir.path);
+    h.runtime.exec = () => ({ exitCode: 3, output: "not warm" });
+    const app = pod({ name: "app", grace: 2, containers: [container("app", { postStart: { type: "exec", command: ["warm-up"] } })] });
+    await h.kubelet.sync(desired(app));
+    await h.advance(1);
+    const report = await h.report("app-lab");
+    expect(report.verdict.cause).toBe("poststart-failed");
+    expect(report.verdict.endedBy).toBe("agent");
+    expect(report.verdict.summary).toStartWith("Killed because its postStart hook failed (FailedPostStartHook), exit 143");
+    expect(texts(report).some((t) => t.startsWith("event Warning FailedPostStartHook") && t.endsWith(": PostStartHook failed"))).toBe(true);
+    expect(texts(report).some((t) => t.startsWith("event Normal Killing") && t.endsWith(": FailedPostStartHook"))).toBe(true);
+    h.agent.close();
+  });
+});
