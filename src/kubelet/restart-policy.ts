@@ -41,6 +41,11 @@ export function ruleMatches(rule: ContainerRestartRule, exitCode: number): boole
   return rule.exitCodes.operator === "In" ? listed : !listed;
 }
 
+/** A rule as the reports print it: `In [42]`, `NotIn [0, 1]`. */
+export function ruleText(rule: ContainerRestartRule): string {
+  return `${rule.exitCodes.operator} [${rule.exitCodes.values.join(", ")}]`;
+}
+
 /** The index of the first rule matching `exitCode`, or -1. */
 export function matchingRule(spec: RestartSpec, exitCode: number): number {
   return (spec.restartPolicyRules ?? []).findIndex((rule) => ruleMatches(rule, exitCode));

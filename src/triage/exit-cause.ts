@@ -3,10 +3,9 @@
  * never guessed from the code alone where the records can tell (137 and 143 above all). Pure.
  */
 import { goDuration } from "../status/go-duration.ts";
-import { restartDecision } from "../kubelet/restart-policy.ts";
+import { restartDecision, ruleText } from "../kubelet/restart-policy.ts";
 import type { ContainerRestartRule, RestartPolicy } from "../manifest/types.ts";
 import type { ContainerKind, PodFacts } from "./facts.ts";
-import { ruleText } from "./restart-text.ts";
 import { signalName } from "./signals.ts";
 import type { StopFacts } from "./stops.ts";
 

@@ -3,14 +3,8 @@
  * policy decided the ended attempt's fate, in the kubelet's order (restart-policy.ts). A
  * container that has no policy of its own follows the pod's, which the headline already names.
  */
-import { restartDecision, type RestartDecision } from "../kubelet/restart-policy.ts";
-import type { ContainerRestartRule } from "../manifest/types.ts";
+import { restartDecision, ruleText, type RestartDecision } from "../kubelet/restart-policy.ts";
 import type { ContainerFacts, PodFacts } from "./facts.ts";
-
-/** `In [42]`, `NotIn [0, 1]`. */
-export function ruleText(rule: ContainerRestartRule): string {
-  return `${rule.exitCodes.operator} [${rule.exitCodes.values.join(", ")}]`;
-}
 
 /** The decision for `exitCode`, the same one the loop made. An init container that exited 0 is done, never restarted. */
 export function decisionFor(container: ContainerFacts, podPolicy: PodFacts["restartPolicy"], exitCode: number): RestartDecision {
