@@ -82,3 +82,14 @@ export function isContainerRestartable(podPolicy: RestartPolicy, container: Pick
   if (restartPolicy === undefined) return podPolicy !== "Never";
   return (restartPolicyRules ?? []).length > 0 || restartPolicy !== "Never";
 }
+
+/**
+ * Whether a running container killed by its liveness or startup probe is to start again, as
+ * computePodActions decides at the kill: no exit code yet, so no rule is read, only the
+ * container's own policy (anything but Never restarts), else the pod's. The exit that follows is
+ * then decided by restartDecision like any other; this only words the Killing event.
+ */
+export function restartsAfterProbeKill(podPolicy: RestartPolicy, container: Pick<ContainerRecord, "kind" | "spec">): boolean {
+  if (container.kind === "sidecar") return true;
+  return (container.spec.restartPolicy ?? podPolicy) !== "Never";
+}

@@ -7,16 +7,19 @@ import type { ContainerRecord, PodRecord, Stopping } from "./pod-state.ts";
 import { MIN_GRACE_MS, type SyncContext } from "./sync-context.ts";
 import { runPreStop } from "./lifecycle-hooks.ts";
 import { goDuration } from "../status/go-duration.ts";
+import { restartsAfterProbeKill } from "./restart-policy.ts";
 
 /** How soon a SIGKILL is sent again while its container still runs. */
 const SIGKILL_RETRY_MS = 2000;
 
-function killingMessage(container: ContainerRecord, cause: Stopping["cause"]): string {
+/** The kubelet's words: ", will be restarted" only when the policy at the kill says it will be. */
+function killingMessage(pod: PodRecord, container: ContainerRecord, cause: Stopping["cause"]): string {
+  const then = restartsAfterProbeKill(pod.spec.restartPolicy, container) ? ", will be restarted" : "";
   switch (cause) {
     case "liveness":
-      return `Container ${container.name} failed liveness probe, will be restarted`;
+      return `Container ${container.name} failed liveness probe${then}`;
     case "startup":
-      return `Container ${container.name} failed startup probe, will be restarted`;
+      return `Container ${container.name} failed startup probe${then}`;
     case "changed":
       return `Container ${container.name} definition changed, will be restarted`;
     default:
@@ -36,7 +39,7 @@ export function beginStop(
   const now = ctx.clock.now();
   container.stopping = { cause, startedAt: now, graceMs, stage: "preStop" };
   container.ready = false;
-  ctx.event(pod, "Normal", "Killing", container, killingMessage(container, cause));
+  ctx.event(pod, "Normal", "Killing", container, killingMessage(pod, container, cause));
   const hook = container.spec.preStop;
   if (!hook || graceMs <= 0) {
     sendTerm(ctx, pod, container);
