@@ -93,6 +93,7 @@ function written(spec: ContainerSpec): Record<string, unknown> {
     ...(spec.args.length > 0 && { args: spec.args }),
     imagePullPolicy: spec.imagePullPolicy,
     ...(spec.restartPolicy && { restartPolicy: spec.restartPolicy }),
+    ...(spec.restartPolicyRules && { restartPolicyRules: spec.restartPolicyRules }),
     ...(spec.resources && { resources: spec.resources }),
     ...(spec.stdin && { stdin: true }),
     ...(spec.stdinOnce && { stdinOnce: true }),

@@ -10,6 +10,7 @@ import { writeAtomic } from "../runtime/process-files.ts";
 import { allContainers, type PodRecord } from "../kubelet/pod-state.ts";
 import { timelineContainers } from "../timeline/endings.ts";
 import type { TimelineContainer } from "../timeline/model.ts";
+import { restartNote } from "../timeline/restart-note.ts";
 import { MIN_WIDTH } from "../timeline/frame.ts";
 import { timelineText } from "../timeline/render-text.ts";
 import { agentNotRunningNote } from "../store/agent-status.ts";
@@ -93,7 +94,13 @@ function readContainers(store: StoreReader, podUid: string, record: PodRecord, o
       const { attempts, total } = store.latestAttempts(podUid, container.name, ATTEMPTS_READ);
       return { name: container.name, kind: container.kind, attempts, totalAttempts: total, waitingNow: container.waiting?.reason === "CrashLoopBackOff" };
     });
-  return timelineContainers(histories, store.eventsForPod(podUid), now);
+  const containers = timelineContainers(histories, store.eventsForPod(podUid), now);
+  for (const container of containers) {
+    const spec = records.find((r) => r.name === container.name)!.spec;
+    const note = restartNote({ ...container, spec, podPolicy: record.spec.restartPolicy });
+    if (note) container.restartNote = note;
+  }
+  return containers;
 }
 
 /** `-o text`, `-o svg` (to stdout), or `-o FILE.svg` (written atomically). */

@@ -8,6 +8,7 @@
 import { statSync } from "node:fs";
 import type { ContainerSpec, PodSpec, Probe } from "../manifest/types.ts";
 import { isSidecar } from "../manifest/types.ts";
+import { ruleText } from "../kubelet/restart-policy.ts";
 import { describeProbe } from "../manifest/describe-probe.ts";
 import { podQosClass } from "../manifest/qos.ts";
 import { ManifestSourceError } from "../manifest/errors.ts";
@@ -65,7 +66,7 @@ export function validateCommand(path: string, options: ValidateCommandOptions, o
   return Math.max(code, reviewFiles([...new Set(pods.map((pod) => pod.source))], { format: "text" }, output));
 }
 
-/** One pod: identity, restart policy, containers, QoS class, and each container's resources and probes. */
+/** One pod: identity, restart policy, containers, QoS class, and each container's own restart policy and rules, resources and probes. */
 export function formatPod(pod: PodSpec): string {
   const file = pod.source.slice(pod.source.lastIndexOf("/") + 1);
   const lines = [
@@ -86,7 +87,12 @@ export function formatPod(pod: PodSpec): string {
       const probe = pick(container);
       return probe ? [`    ${`${label}:`.padEnd(11)} ${describeProbe(probe)}`] : [];
     });
-    if (resources.length + probes.length > 0) lines.push(`  ${container.name}:`, ...resources, ...probes);
+    // A container's own policy overrides the pod's (KEP-5307); a sidecar's Always is already shown as "(sidecar)".
+    const restart =
+      container.restartPolicy && !(pod.initContainers.includes(container) && isSidecar(container))
+        ? [`    ${"Restart:".padEnd(11)} ${container.restartPolicy}${container.restartPolicyRules ? `, restartPolicyRules: ${container.restartPolicyRules.map(ruleText).join(", ")}` : ""}`]
+        : [];
+    if (resources.length + probes.length + restart.length > 0) lines.push(`  ${container.name}:`, ...restart, ...resources, ...probes);
   }
   return `${lines.join("\n")}\n`;
 }

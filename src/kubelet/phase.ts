@@ -1,9 +1,14 @@
 /**
- * The pod phase by the kubelet's rule (getPhase in pkg/kubelet/kubelet_pods.go): a container waiting
- * to be restarted counts as stopped, not waiting, so a crash-looping pod under Always stays Running.
+ * The pod phase by the kubelet's rule (getPhase in pkg/kubelet/kubelet_pods.go, 1.35): a container
+ * waiting to be restarted counts as stopped, not waiting, so a crash-looping pod under Always stays
+ * Running. Whether a stopped container will restart is each container's own decision (its rules,
+ * its policy, else the pod's: restart-policy.ts), so a pod under Never whose container exits with
+ * a code a rule restarts stays Running, and one under Always whose containers all stopped for good
+ * ends Succeeded or Failed.
  */
 import type { ContainerRecord, PodPhase, PodRecord } from "./pod-state.ts";
 import { reportedState } from "./post-start.ts";
+import { containerShouldRestart } from "./restart-policy.ts";
 
 function hasStopped(container: ContainerRecord): boolean {
   const state = reportedState(container);
@@ -37,8 +42,10 @@ export function podPhase(pod: PodRecord, options: { terminal?: boolean } = {}): 
     }
     if (isRunning(container)) pendingInit++;
     else if (hasStopped(container)) {
-      if (lastExitCode(container) !== 0) failedInit++;
-      else if (container.state !== "terminated") pendingInit++;
+      const code = lastExitCode(container) ?? 0;
+      // A failed init container that will run again only holds the pod in Pending.
+      if (code !== 0 && !containerShouldRestart(pod.spec.restartPolicy, container, code)) failedInit++;
+      else if (code !== 0 || container.state !== "terminated") pendingInit++;
     } else pendingInit++;
   }
 
@@ -46,25 +53,27 @@ export function podPhase(pod: PodRecord, options: { terminal?: boolean } = {}): 
   let waiting = 0;
   let stopped = 0;
   let succeeded = 0;
+  let stoppedForGood = 0;
   for (const container of pod.app) {
     if (isRunning(container)) running++;
     else if (hasStopped(container)) {
       stopped++;
-      if (lastExitCode(container) === 0) succeeded++;
+      const code = lastExitCode(container) ?? 0;
+      if (code === 0) succeeded++;
+      if (!containerShouldRestart(pod.spec.restartPolicy, container, code)) stoppedForGood++;
     } else waiting++;
   }
 
-  if (failedInit > 0 && pod.spec.restartPolicy === "Never") return "Failed";
+  if (failedInit > 0) return "Failed";
   // Once initialized, a sidecar restarting later does not send the pod back to Pending.
   if (!pod.initialized && (pendingInit > 0 || failedInit > 0 || pendingSidecars > 0)) return "Pending";
   if (waiting > 0) return "Pending";
   if (running > 0) return "Running";
   if (stopped > 0) {
     if (options.terminal) return stopped === succeeded ? "Succeeded" : "Failed";
-    if (pod.spec.restartPolicy === "Always") return "Running";
-    if (stopped === succeeded) return "Succeeded";
-    if (pod.spec.restartPolicy === "Never") return "Failed";
-    return "Running";
+    // Some container will start again.
+    if (stopped !== stoppedForGood) return "Running";
+    return stopped === succeeded ? "Succeeded" : "Failed";
   }
   return "Pending";
 }

@@ -121,7 +121,7 @@ async function syncInit(ctx: SyncContext, pod: PodRecord): Promise<boolean> {
     if (container.state === "terminated" && container.terminated?.exitCode === 0) continue;
     if (container.state === "running") return false;
     const lastExit = (container.terminated ?? container.lastTermination)?.exitCode;
-    if (container.attempts > 0 && lastExit !== 0 && pod.spec.restartPolicy === "Never") {
+    if (container.attempts > 0 && lastExit !== undefined && lastExit !== 0 && !containerShouldRestart(pod.spec.restartPolicy, container, lastExit)) {
       pod.initFailed = true;
       return false;
     }

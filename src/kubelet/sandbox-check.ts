@@ -10,6 +10,7 @@
  * in the new sandbox (their restart counts go on; Init:0/N shows meanwhile).
  */
 import { allContainers, type PodRecord } from "./pod-state.ts";
+import { isContainerRestartable } from "./restart-policy.ts";
 import type { SyncContext } from "./sync-context.ts";
 
 /**
@@ -21,9 +22,11 @@ import type { SyncContext } from "./sync-context.ts";
 export async function ensureSandboxAlive(ctx: SyncContext, pod: PodRecord): Promise<void> {
   const old = pod.sandbox;
   if (!old) return;
-  // Like computePodActions: a pod that must not restart (Never) and has run gets no new sandbox;
-  // what ran in the dead one is stopped and the pod finishes with what it has.
-  if (pod.spec.restartPolicy === "Never" && allContainers(pod).some((c) => c.attempts > 0)) {
+  // Like computePodActions: a pod that must not restart (Never, and no app container whose own
+  // policy or rules could restart it) and has run gets no new sandbox; what ran in the dead one
+  // is stopped and the pod finishes with what it has.
+  const runOnce = pod.spec.restartPolicy === "Never" && !pod.app.some((c) => isContainerRestartable(pod.spec.restartPolicy, c));
+  if (runOnce && allContainers(pod).some((c) => c.attempts > 0)) {
     const alive = (await ctx.runtime.listPodSandboxes()).some((s) => s.id === old.id && s.ready);
     if (!alive) await killStranded(ctx, pod, "its pod sandbox died and restartPolicy is Never");
     return;

@@ -8,16 +8,19 @@ import { MIN_GRACE_MS, type SyncContext } from "./sync-context.ts";
 import { runLifecycleHandler } from "./lifecycle-hooks.ts";
 import { abandonPostStart } from "./post-start.ts";
 import { goDuration } from "../status/go-duration.ts";
+import { restartsAfterProbeKill } from "./restart-policy.ts";
 
 /** How soon a SIGKILL is sent again while its container still runs. */
 const SIGKILL_RETRY_MS = 2000;
 
-function killingMessage(container: ContainerRecord, cause: Stopping["cause"]): string {
+/** The kubelet's words: ", will be restarted" only when the policy at the kill says it will be. */
+function killingMessage(pod: PodRecord, container: ContainerRecord, cause: Stopping["cause"]): string {
+  const then = restartsAfterProbeKill(pod.spec.restartPolicy, container) ? ", will be restarted" : "";
   switch (cause) {
     case "liveness":
-      return `Container ${container.name} failed liveness probe, will be restarted`;
+      return `Container ${container.name} failed liveness probe${then}`;
     case "startup":
-      return `Container ${container.name} failed startup probe, will be restarted`;
+      return `Container ${container.name} failed startup probe${then}`;
     case "changed":
       return `Container ${container.name} definition changed, will be restarted`;
     case "postStart":
@@ -42,7 +45,7 @@ export function beginStop(
   container.ready = false;
   // The kubelet cancels a hook still running when the pod is stopped: the stop never waits on it.
   if (cause !== "postStart") abandonPostStart(container);
-  ctx.event(pod, "Normal", "Killing", container, killingMessage(container, cause));
+  ctx.event(pod, "Normal", "Killing", container, killingMessage(pod, container, cause));
   const hook = container.spec.preStop;
   if (!hook || graceMs <= 0) {
     sendTerm(ctx, pod, container);

@@ -44,7 +44,7 @@ const container: Schema = {
   ports: { name: any, hostPort: any, containerPort: any, protocol: any, hostIP: any },
   envFrom: any, env: { name: any, value: any, valueFrom: any },
   resources: { limits: any, requests: any, claims: any },
-  resizePolicy: any, restartPolicy: any, restartPolicyRules: any,
+  resizePolicy: any, restartPolicy: any, restartPolicyRules: { action: any, exitCodes: { operator: any, values: any } },
   volumeMounts: { name: any, readOnly: any, recursiveReadOnly: any, mountPath: any, subPath: any, mountPropagation: any, subPathExpr: any },
   volumeDevices: any,
   livenessProbe: probe, readinessProbe: probe, startupProbe: probe,

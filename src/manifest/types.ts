@@ -7,6 +7,12 @@
 export type PodKey = string;
 
 export type RestartPolicy = "Always" | "OnFailure" | "Never";
+
+/** `restartPolicyRules[]`: 1.35 knows one action and one condition, an exit code In or NotIn a set. */
+export interface ContainerRestartRule {
+  action: "Restart";
+  exitCodes: { operator: "In" | "NotIn"; values: number[] };
+}
 export type PullPolicy = "Always" | "IfNotPresent" | "Never";
 export type ProbeKind = "startup" | "liveness" | "readiness";
 
@@ -118,8 +124,13 @@ export interface ContainerSpec {
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;
-  /** Only on init containers: "Always" makes it a native sidecar. */
-  restartPolicy?: "Always";
+  /**
+   * The container's own restart policy (KEP-5307, beta in 1.35), overriding the pod's; absent: the
+   * pod's applies. On an init container "Always" makes it a native sidecar (KEP-753) instead.
+   */
+  restartPolicy?: RestartPolicy;
+  /** Evaluated in order on each exit before restartPolicy, which they require (KEP-5307); absent when none. */
+  restartPolicyRules?: ContainerRestartRule[];
   /** Only on ephemeral containers: the container whose process namespace it joins (`kubectl debug --target`). */
   targetContainerName?: string;
   terminationMessagePath: string;
@@ -174,7 +185,7 @@ export interface ApiPodMeta {
 /** PodSpec.source of a pod created through the API (a file pod's is its file's absolute path). */
 export const API_POD_SOURCE = "api";
 
-/** A restartable init container (KEP-753): started in order, then kept running beside the app. */
+/** For an init container: restartable (KEP-753), started in order, then kept running beside the app. */
 export function isSidecar(container: ContainerSpec): boolean {
   return container.restartPolicy === "Always";
 }

@@ -1,6 +1,7 @@
 /**
  * One container (init or app): names, image and pull policy, command, env, ports, volume mounts,
- * stdin and terminal, resources, probes and the lifecycle hooks, with the API server's defaults filled in.
+ * stdin and terminal, resources, restart policy and rules, probes and the lifecycle hooks, with the
+ * API server's defaults filled in.
  */
 import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "./types.ts";
 import { describeValue, Fields } from "./fields.ts";
@@ -8,6 +9,7 @@ import { checkDns1123Label, checkEnvVarName, checkPortName } from "./names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
 import { validateResources } from "./validate-resources.ts";
 import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "./defaults.ts";
+import { readContainerRestart } from "./validate-restart-policy.ts";
 
 export type ContainerKind = "init" | "app" | "ephemeral";
 
@@ -23,6 +25,7 @@ const NOT_FOR_EPHEMERAL: readonly (readonly [field: string, key: string])[] = [
   ["resources", "resources"],
   ["startupProbe", "startupprobe"],
   ["restartPolicy", "restartPolicy"],
+  ["restartPolicyRules", "restartpolicyrules"],
 ];
 
 export interface ContainerContext {
@@ -71,7 +74,7 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
   const resources = validateResources(fields);
   if (resources) container.resources = resources;
 
-  readRestartPolicy(fields, context.kind, container);
+  Object.assign(container, readContainerRestart(fields, context.kind === "init" ? "init" : "app"));
   // Probes and hooks on a plain init container would never run: it must exit for the pod to go on.
   const mayHaveProbes = context.kind === "app" || container.restartPolicy === "Always";
   const scope: PortScope = { ports, path: fields.at("ports") };
@@ -113,19 +116,6 @@ function validateEphemeralContainer(fields: Fields, context: ContainerContext): 
 function withoutFields(fields: Fields, keys: readonly string[]): Fields {
   const rest = Object.fromEntries(Object.entries(fields.obj).filter(([key]) => !keys.includes(key) && key !== "targetContainerName"));
   return new Fields(rest, fields.path, fields.issues);
-}
-
-function readRestartPolicy(fields: Fields, kind: ContainerKind, container: ContainerSpec): void {
-  if (!fields.has("restartPolicy")) return;
-  const value = fields.string("restartPolicy");
-  if (value === undefined) return;
-  if (kind === "app") {
-    fields.fail("restartPolicy", "may only be set on init containers (restartPolicy: Always makes a sidecar); use spec.restartPolicy for the pod");
-  } else if (value !== "Always") {
-    fields.fail("restartPolicy", `must be "Always" (found ${JSON.stringify(value)})`);
-  } else {
-    container.restartPolicy = "Always";
-  }
 }
 
 /** postStart and preStop, each checked as the API server's validateLifecycle checks both. */

@@ -47,6 +47,12 @@ export interface ReviewContainer {
   ports: ReviewPort[];
   /** A native sidecar (an init container with restartPolicy Always): the only init container that may have probes. */
   sidecar: boolean;
+  /**
+   * It runs until stopped: a long-running kind whose restart policy for it is Always, the
+   * container's own (KEP-5307) else the pod's. A container with its own Never or OnFailure (a
+   * setup step beside a server, restarted at most on the exit codes its rules name) runs to completion.
+   */
+  longRunning: boolean;
   probes: Partial<Record<ProbeKind, ReviewProbe>>;
 }
 

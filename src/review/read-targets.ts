@@ -66,8 +66,8 @@ function readTarget(root: Fields, kind: string, document: number): ReviewTarget 
   const spec = fields;
   const restartPolicy = spec.string("restartPolicy") ?? "Always";
   const containers = [
-    ...spec.objectList("initContainers").flatMap((container) => (container.string("restartPolicy") === "Always" ? [readContainer(container, true)] : [])),
-    ...spec.objectList("containers").map((container) => readContainer(container, false)),
+    ...spec.objectList("initContainers").flatMap((container) => (container.string("restartPolicy") === "Always" ? [readContainer(container, true, where.longRunning)] : [])),
+    ...spec.objectList("containers").map((container) => readContainer(container, false, where.longRunning && (container.string("restartPolicy") ?? restartPolicy) === "Always")),
   ];
   return {
     kind,
@@ -79,7 +79,7 @@ function readTarget(root: Fields, kind: string, document: number): ReviewTarget 
   };
 }
 
-function readContainer(fields: Fields, sidecar: boolean): ReviewContainer {
+function readContainer(fields: Fields, sidecar: boolean, longRunning: boolean): ReviewContainer {
   const probes: ReviewContainer["probes"] = {};
   for (const [key, kind] of PROBE_FIELDS) {
     const probe = fields.object(key);
@@ -87,7 +87,7 @@ function readContainer(fields: Fields, sidecar: boolean): ReviewContainer {
     const read = readProbe(probe, kind);
     if (read) probes[kind] = read;
   }
-  return { name: fields.string("name") ?? "", path: fields.path, ports: readPorts(fields), sidecar, probes };
+  return { name: fields.string("name") ?? "", path: fields.path, ports: readPorts(fields), sidecar, longRunning, probes };
 }
 
 function readPorts(fields: Fields): ReviewPort[] {

@@ -33,7 +33,7 @@ export function kindFindings(target: ReviewTarget, container: ReviewContainer, h
       }),
     );
   }
-  if (!readiness && !container.sidecar && target.longRunning) {
+  if (!readiness && !container.sidecar && container.longRunning) {
     const served = servedPort(container);
     if (served !== undefined) {
       out.push(

@@ -31,8 +31,9 @@ export interface V1Container {
   image?: string;
   command?: string[];
   args?: string[];
-  /** Only on init containers: `Always` makes it a restartable ("sidecar") init container. */
+  /** On an init container `Always` makes it a restartable ("sidecar") init container; on an app container its own policy (KEP-5307). */
   restartPolicy?: string;
+  restartPolicyRules?: { action: string; exitCodes?: { operator: string; values?: number[] } }[];
   /** The container's own stdin and terminal, which `kubectl attach` reaches. */
   stdin?: boolean;
   stdinOnce?: boolean;

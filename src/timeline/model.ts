@@ -45,4 +45,6 @@ export interface TimelineContainer {
   waitingNow: boolean;
   /** Older attempts the query did not load (the store returns the newest ones). */
   unloadedAttempts: number;
+  /** What its own restart policy and rules did (restart-note.ts); absent when it follows the pod's. */
+  restartNote?: string;
 }

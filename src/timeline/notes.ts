@@ -19,6 +19,7 @@ export function timelineNotes(layout: TimelineLayout, utcOffsetMinutes: number):
     const span = `${clockTime(range.fromAt, utcOffsetMinutes)} to ${clockTime(range.toAt, utcOffsetMinutes)}`;
     notes.push(`~ ${span} (${shortDuration(range.toAt - range.fromAt)}) is compressed; the rest is to one scale`);
   }
+  for (const row of layout.rows) if (row.container.restartNote) notes.push(row.container.restartNote);
   for (const row of layout.rows) {
     const seen = new Set<string>();
     for (const { mark } of row.marks) {

@@ -10,6 +10,7 @@ import { endedAttempt, type EndedAttempt } from "./ended-attempt.ts";
 import { explainExit, type ExitCause } from "./exit-cause.ts";
 import type { ContainerFacts, TriageFacts } from "./facts.ts";
 import { nextSteps } from "./next-steps.ts";
+import { decisionFor, restartRuleLine } from "./restart-text.ts";
 import { blockingInit, pickContainer } from "./pick-container.ts";
 import type { Evidence, Role, StateCause, TriageReport } from "./report.ts";
 import { eventsDuring, stopsDuring, type StopFacts } from "./stops.ts";
@@ -38,8 +39,14 @@ export function analyze(facts: TriageFacts): TriageReport {
   } else if (ended) {
     const window = attemptWindow(container, ended, facts.now);
     const stops: StopFacts = window ? stopsDuring(container.events, window) : { uncertain: [] };
-    exitCause = explainExit(ended.termination, stops, { kind: container.kind, restartPolicy: facts.pod.restartPolicy });
-    verdict = { cause: exitCause.cause, endedBy: exitCause.endedBy, summary: framed(role, container, facts, exitCause.title), details: [crashOrKill(exitCause, stops, ended), ...(stops.deduced ? [deduction(stops.deduced)] : []), ...stops.uncertain.map(uncertainty)] };
+    exitCause = explainExit(ended.termination, stops, { kind: container.kind, restartPolicy: facts.pod.restartPolicy, own: container });
+    const ruleLine = restartRuleLine(container, facts.pod.restartPolicy, ended.termination.exitCode);
+    verdict = {
+      cause: exitCause.cause,
+      endedBy: exitCause.endedBy,
+      summary: framed(role, container, facts, exitCause.title),
+      details: [crashOrKill(exitCause, stops, ended), ...(ruleLine ? [ruleLine] : []), ...(stops.deduced ? [deduction(stops.deduced)] : []), ...stops.uncertain.map(uncertainty)],
+    };
     if (window) {
       for (const found of eventsDuring(container.events, window)) if (telling(found.event)) evidence.push(eventEvidence(found.event, found.spans));
     } else {
@@ -140,8 +147,8 @@ function logEvidence(facts: TriageFacts, ended: EndedAttempt): Evidence[] {
 function framed(role: Role, container: ContainerFacts, facts: TriageFacts, title: string): string {
   switch (role) {
     case "init-blocking":
-      return facts.pod.restartPolicy === "Never" && container.status?.state?.terminated
-        ? `Init container ${container.name} failed and the pod has failed (restartPolicy Never): ${title}`
+      return container.status?.state?.terminated && !decisionFor(container, facts.pod.restartPolicy, container.status.state.terminated.exitCode).restart
+        ? `Init container ${container.name} failed and the pod has failed (${container.restartPolicy === undefined ? "restartPolicy" : "its restartPolicy"} ${container.restartPolicy ?? facts.pod.restartPolicy}): ${title}`
         : `Init container ${container.name} blocks the pod (${facts.pod.statusColumn}): the app containers wait until it exits 0. ${title}`;
     case "sidecar": {
       const holds = blockingInit(facts.containers, facts.pod.initialized) === container ? "; the containers after it wait until it runs" : "";
@@ -216,10 +223,7 @@ function stateVerdict(container: ContainerFacts, facts: TriageFacts, blocking: C
 /** Whether the agent will start the container again after the ended attempt. */
 function willRestart(container: ContainerFacts, facts: TriageFacts, ended: EndedAttempt): boolean {
   if (facts.pod.deletedAt !== undefined) return false;
-  const code = ended.termination.exitCode;
-  if (container.kind === "sidecar") return true;
-  if (container.kind === "init") return code !== 0 && facts.pod.restartPolicy !== "Never";
-  return facts.pod.restartPolicy === "Always" || (facts.pod.restartPolicy === "OnFailure" && code !== 0);
+  return decisionFor(container, facts.pod.restartPolicy, ended.termination.exitCode).restart;
 }
 
 function backoffSection(container: ContainerFacts, facts: TriageFacts, ended: EndedAttempt): NonNullable<TriageReport["backoff"]> {

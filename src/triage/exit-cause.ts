@@ -3,6 +3,8 @@
  * never guessed from the code alone where the records can tell (137 and 143 above all). Pure.
  */
 import { goDuration } from "../status/go-duration.ts";
+import { restartDecision, ruleText } from "../kubelet/restart-policy.ts";
+import type { ContainerRestartRule, RestartPolicy } from "../manifest/types.ts";
 import type { ContainerKind, PodFacts } from "./facts.ts";
 import { signalName } from "./signals.ts";
 import type { StopFacts } from "./stops.ts";
@@ -51,7 +53,30 @@ export interface ExitCause {
 /** The runtime's reasons for a container it could not create or start (exit 128, no process). */
 const START_REASONS = new Set(["StartError", "CreateContainerError", "CreateContainerConfigError", "RunContainerError", "ContainerCannotRun"]);
 
-export function explainExit(end: Termination, stops: StopFacts, context: { kind: ContainerKind; restartPolicy: PodFacts["restartPolicy"] }): ExitCause {
+/** Who the exit happened to: its kind, the pod's policy, and the container's own policy and rules when it has them (KEP-5307). */
+export interface ExitContext {
+  kind: ContainerKind;
+  restartPolicy: PodFacts["restartPolicy"];
+  own?: { restartPolicy?: RestartPolicy; restartPolicyRules?: ContainerRestartRule[] };
+}
+
+/** What starts a finished (exit 0) app container or sidecar again, or undefined when nothing does. */
+function restartsAfterSuccess(context: ExitContext): string | undefined {
+  if (context.kind === "init") return undefined;
+  const { restart, decider } = restartDecision(context.restartPolicy, context.kind, context.own ?? {}, 0);
+  if (!restart) return undefined;
+  switch (decider.by) {
+    case "sidecar":
+    case "pod":
+      return "restartPolicy Always";
+    case "container":
+      return "the container's restartPolicy Always";
+    case "rule":
+      return `restartPolicyRules[${decider.index}] (${ruleText(decider.rule)})`;
+  }
+}
+
+export function explainExit(end: Termination, stops: StopFacts, context: ExitContext): ExitCause {
   const code = end.exitCode;
   const ran = end.ranMs === undefined ? "" : ` after ${goDuration(end.ranMs)}`;
   if (end.reason === "OOMKilled") {
@@ -118,12 +143,12 @@ export function explainExit(end: Termination, stops: StopFacts, context: { kind:
     };
   }
   if (code === 0) {
-    const restarts = context.kind === "sidecar" || (context.kind === "app" && context.restartPolicy === "Always");
+    const restarts = restartsAfterSuccess(context);
     return restarts
       ? {
           cause: "completed-restarted",
           endedBy: "itself",
-          title: `The program finished successfully (exit 0, Completed)${ran}, and restartPolicy Always starts it again`,
+          title: `The program finished successfully (exit 0, Completed)${ran}, and ${restarts} starts it again`,
           change: "A job-like program under restartPolicy Always loops into CrashLoopBackOff with exit code 0: keep it running (a server, a loop), or run it as a Job / under restartPolicy OnFailure or Never.",
         }
       : { cause: "completed", endedBy: "itself", title: `The program finished successfully (exit 0, Completed)${ran}`, change: "Nothing: it did its job." };

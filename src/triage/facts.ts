@@ -6,6 +6,7 @@
 import type { BackoffSettings } from "../kubelet/backoff.ts";
 import type { BackoffSource } from "./backoff-outlook.ts";
 import type { V1ContainerStatus } from "../status/v1.ts";
+import type { ContainerRestartRule, RestartPolicy } from "../manifest/types.ts";
 import type { AttemptRow, EventRow } from "../store/queries.ts";
 
 export type ContainerKind = "init" | "sidecar" | "app";
@@ -22,6 +23,9 @@ export interface ContainerFacts {
   image: string;
   command: string[];
   probes: { startup: boolean; liveness: boolean; readiness: boolean };
+  /** The container's own restart policy and rules (KEP-5307); absent: the pod's policy applies. */
+  restartPolicy?: RestartPolicy;
+  restartPolicyRules?: ContainerRestartRule[];
   /** The v1 status (state, lastState, restartCount); absent before the agent reported one. */
   status?: V1ContainerStatus;
   /** Every recorded start, oldest first. */

@@ -44,6 +44,9 @@ export function containerFacts(store: StoreReader, pod: PodRow, record: PodRecor
       attempts: store.attempts(pod.uid, container.name).map(({ attempt, runtimeId, startedAt, finishedAt, exitCode, reason, signal }) => ({ attempt, runtimeId, startedAt, finishedAt, exitCode, reason, signal })),
       events: events.filter((e) => e.container === container.name).map((e) => e.fact),
     };
+    // A sidecar's Always marks it a sidecar; it is not a policy that triage explains.
+    if (spec.restartPolicy && container.kind !== "sidecar") facts.restartPolicy = spec.restartPolicy;
+    if (spec.restartPolicyRules) facts.restartPolicyRules = spec.restartPolicyRules;
     const backoff = store.backoffEntry(pod.uid, container.name);
     if (backoff) facts.backoff = backoff;
     return facts;

@@ -109,6 +109,12 @@ for (const { runtime, namespace: ns, node, image, pull, wrap } of RUNS) {
         const unknown = await session.run(kubectl, ["-n", ns, "create", "-f", podFile("bad3.yaml", podYaml("bad3").replace("command:", "comand: [x], command:"))]);
         expect(unknown.status).toBe(1);
         expect(unknown.stderr).toContain('unknown field "spec.containers[0].comand"');
+        // KEP-5307: rules need the container's own restartPolicy, and only In and NotIn compare exit codes.
+        const rules = await session.run(kubectl, ["-n", ns, "create", "-f", podFile("bad4.yaml", podYaml("bad4").replace("command:", "restartPolicyRules: [{action: Restart, exitCodes: {operator: Is, values: [42]}}], command:"))]);
+        expect(rules.status).toBe(1);
+        expect(rules.stderr).toContain('The Pod "bad4" is invalid: \n');
+        expect(rules.stderr).toContain("* spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used");
+        expect(rules.stderr).toContain('* spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Is": supported values: "In", "NotIn"');
         expect((await session.run(kubectl, ["-n", ns, "get", "pods", "-o", "name"])).stdout).not.toContain("bad");
       }, 60_000);
 

@@ -82,6 +82,26 @@ describe("probes in the loop", () => {
     await t.h.advance(5);
     expect(t.h.runtime.startsOf("web")).toBe(1);
     expect(t.h.pod(t.web.key)!.phase).toBe("Failed");
+    // The kubelet promises a restart only when the policy at the kill gives one.
+    expect(t.h.events.find((e) => e.reason === "Killing")!.message).toBe("Container web failed liveness probe");
+  });
+
+  test("liveness kill of a container whose own restartPolicy is Never under pod Always (KEP-5307): no restart promised, none made; with its own OnFailure under pod Never, restarted", async () => {
+    const never = setup({ restartPolicy: "Never", livenessProbe: probe(exec, { periodSeconds: 1, failureThreshold: 1 }) });
+    never.prober().scripts.set("web/liveness", () => ({ ok: false }));
+    await never.h.kubelet.sync(desired(never.web));
+    await never.h.advance(5);
+    expect(never.h.events.find((e) => e.reason === "Killing")!.message).toBe("Container web failed liveness probe");
+    expect(never.h.runtime.startsOf("web")).toBe(1);
+    expect(never.h.pod(never.web.key)!.phase).toBe("Failed");
+
+    const onFailure = setup({ restartPolicy: "OnFailure", livenessProbe: probe(exec, { periodSeconds: 1, failureThreshold: 1 }) }, { restartPolicy: "Never" });
+    onFailure.prober().scripts.set("web/liveness", (call) => ({ ok: call > 0 }));
+    await onFailure.h.kubelet.sync(desired(onFailure.web));
+    await onFailure.h.advance(5);
+    expect(onFailure.h.events.find((e) => e.reason === "Killing")!.message).toBe("Container web failed liveness probe, will be restarted");
+    expect(onFailure.h.runtime.startsOf("web")).toBe(2);
+    expect(onFailure.h.pod(onFailure.web.key)!.phase).toBe("Running");
   });
 
   test("startup gates liveness and readiness; once it succeeds they begin", async () => {

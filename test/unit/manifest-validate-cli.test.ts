@@ -47,6 +47,24 @@ describe("minikubelet validate", () => {
     });
   });
 
+  test("a container's own restart policy and rules (KEP-5307) are listed with it; a bad rule is refused on its path", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mk-validate-rules-"));
+    try {
+      const pod = (rules: string) =>
+        `apiVersion: v1\nkind: Pod\nmetadata: {name: job}\nspec:\n  restartPolicy: Never\n  containers:\n    - name: worker\n      image: busybox\n      command: [sh, -c, "exit 42"]\n      restartPolicy: Never\n      restartPolicyRules: ${rules}\n`;
+      writeFileSync(join(dir, "job.yaml"), pod("[{action: Restart, exitCodes: {operator: In, values: [42]}}, {action: Restart, exitCodes: {operator: NotIn, values: [0, 1]}}]"));
+      const ok = run(dir);
+      expect(ok.code).toBe(0);
+      expect(ok.stdout).toContain("  worker:\n    Restart:    Never, restartPolicyRules: In [42], NotIn [0, 1]\n");
+      writeFileSync(join(dir, "job.yaml"), pod("[{action: Restart, exitCodes: {operator: Is, values: [42]}}]"));
+      const bad = run(dir);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toBe('job.yaml: spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Is": supported values: "In", "NotIn"\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("prints every bad file as one line on stderr and exits 1; hidden, other and nested files are ignored", () => {
     const result = run(join(fixtures, "mixed"));
     expect(result.code).toBe(1);

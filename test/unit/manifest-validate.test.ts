@@ -179,8 +179,8 @@ const cases: Case[] = [
     edit: (p) => (p.spec.initContainers = [{ name: "proxy", image: "busybox", restartPolicy: "Always", startupProbe: { tcpSocket: { port: 15000 } } }]),
     check: (pod) => expect(pod.initContainers[0]).toMatchObject({ restartPolicy: "Always", startupProbe: { handler: { type: "tcpSocket", port: 15000 } } }),
   },
-  { name: "an init container restartPolicy other than Always is refused", edit: (p) => (p.spec.initContainers = [{ name: "init", image: "busybox", restartPolicy: "OnFailure" }]), error: 'spec.initContainers[0].restartPolicy: must be "Always" (found "OnFailure")' },
-  { name: "an app container restartPolicy is refused", edit: (p) => (app(p).restartPolicy = "Always"), error: "spec.containers[0].restartPolicy: may only be set on init containers (restartPolicy: Always makes a sidecar); use spec.restartPolicy for the pod" },
+  { name: "an unknown init container restartPolicy is refused", edit: (p) => (p.spec.initContainers = [{ name: "init", image: "busybox", restartPolicy: "Sometimes" }]), error: 'spec.initContainers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"' },
+  { name: "an app container's own restartPolicy is kept (KEP-5307)", edit: (p) => (app(p).restartPolicy = "Never"), check: (pod) => expect(pod.containers[0]!.restartPolicy).toBe("Never") },
   { name: "initContainers as a map is refused", edit: (p) => (p.spec.initContainers = { init: {} }), error: "spec.initContainers: must be a list (found an object)" },
 
   // lifecycle

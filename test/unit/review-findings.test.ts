@@ -140,6 +140,17 @@ describe("review: each workload kind's pod template", () => {
     expect(mixed.targets.map((target) => [target.kind, target.document])).toEqual([["Pod", 1]]);
   });
 
+  test("a container's own restart policy (KEP-5307): a run-to-completion container beside a server is not asked for readiness; one with its own Always in a pod under Never is", () => {
+    const pod = (podPolicy: string, ownPolicy: string) =>
+      parseReviewText(
+        `kind: Pod\nmetadata: {name: p}\nspec:\n  restartPolicy: ${podPolicy}\n  containers:\n    - name: app\n      restartPolicy: ${ownPolicy}\n      restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]\n      ports: [{containerPort: 80}]\n`,
+        "p.yaml",
+        "yaml",
+      );
+    expect(reviewTarget(pod("Always", "Never").targets[0]!).findings.map((finding) => finding.id)).toEqual([]);
+    expect(reviewTarget(pod("Never", "Always").targets[0]!).findings.map((finding) => `${finding.id} ${formatPath(finding.path)}`)).toEqual(["no-readiness-probe spec.containers[0].readinessProbe"]);
+  });
+
   test("a List (kubectl get -o yaml) and a typed list whose items carry no kind: each item's template, at its items[N] path", () => {
     const list = parseReviewText(
       "apiVersion: v1\nkind: List\nitems:\n  - kind: Service\n    metadata: {name: s}\n  - kind: Deployment\n    metadata: {name: d}\n    spec:\n      template:\n        spec:\n          containers: [{name: app, livenessProbe: {tcpSocket: {port: 80}, failureThreshold: 1}}]\n",

@@ -222,3 +222,25 @@ test("a long crash loop: the newest 100 attempts are read, the picture shows the
   expect(out).toContain(`${total - drawn} older attempts before `);
   h.agent.close();
 });
+
+describe("timeline of a container with its own restart rules (KEP-5307)", () => {
+  test("under pod Never: the restarts its In [42] rule made, and why the exit 1 after them stayed down", async () => {
+    using dir = tempDir();
+    const h = storeHarness(dir.path);
+    h.runtime.behaviours.set("worker", (n) => ({ exitAfterMs: 1000, exitCode: n < 2 ? 42 : 1 }));
+    const rules = [{ action: "Restart" as const, exitCodes: { operator: "In" as const, values: [42] } }];
+    await h.kubelet.sync(desired(pod({ name: "job", restartPolicy: "Never", containers: [container("worker", { restartPolicy: "Never", restartPolicyRules: rules })] })));
+    await h.advance(30);
+    const out = await timeline("job-lab", { db: h.dbPath }, { clock: h.clock });
+    // Notes wrap at the width, continued with an indent.
+    expect(out.replace(/\n  /g, " ")).toContain("worker: 2 restarts by restartPolicyRules[0] (In [42]); not restarted after exit 1: it matches no rule and the container's restartPolicy is Never (the pod's restartPolicy is Never)\n");
+    h.agent.close();
+  });
+
+  test("a container following the pod's policy gets no such line", async () => {
+    using dir = tempDir();
+    const h = await crashLoopDatabase(dir.path);
+    expect(await timeline("lab-lab", { db: h.dbPath }, { clock: h.clock })).not.toContain("restartPolicy");
+    h.agent.close();
+  });
+});
