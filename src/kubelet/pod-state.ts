@@ -71,6 +71,8 @@ export interface ContainerRecord {
   backoffAnnouncedFor?: number;
   /** The pod was updated in place with a new definition for this container: restart it (container-changes.ts). */
   definitionChanged?: true;
+  /** The current attempt's stop signal as the runtime reported it (docker: the image's STOPSIGNAL). */
+  stopSignal?: string;
 }
 
 export interface PodRecord {

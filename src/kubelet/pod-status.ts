@@ -8,6 +8,7 @@ import { podObject } from "../status/pod-object.ts";
 import { isoTime } from "../status/time.ts";
 import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../status/v1.ts";
 import { podConditions } from "./pod-conditions.ts";
+import { stopSignalOf } from "./stop-signal.ts";
 import { restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 
 export interface PodStatusOptions {
@@ -56,6 +57,8 @@ export function containerStatus(container: ContainerRecord, runtimeName: string)
   };
   const id = container.containerId ?? container.terminated?.containerId;
   if (id) status.containerID = `${runtimeName}://${id}`;
+  // What the CRI reports for a container it has: so for an attempt that exists, not one waiting to be made.
+  if (id) status.stopSignal = stopSignalOf(container);
   return status;
 }
 

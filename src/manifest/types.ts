@@ -106,6 +106,8 @@ export interface ContainerSpec {
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   preStop?: LifecycleHandler;
+  /** `lifecycle.stopSignal`: what a stop sends instead of the image's or the runtime's default (KEP-4960). */
+  stopSignal?: string;
   /** Absent when the container sets none (and in records written before resources were read). */
   resources?: ResourceRequirements;
   /**

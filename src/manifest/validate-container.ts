@@ -8,6 +8,7 @@ import { checkDns1123Label, checkEnvVarName, checkPortName } from "./names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
 import { validateResources } from "./validate-resources.ts";
 import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "./defaults.ts";
+import { readStopSignal, type PodOS } from "./validate-stop-signal.ts";
 
 export type ContainerKind = "init" | "app" | "ephemeral";
 
@@ -29,6 +30,8 @@ export interface ContainerContext {
   kind: ContainerKind;
   /** Names declared in spec.volumes, which volumeMounts must reference. */
   volumeNames: ReadonlySet<string>;
+  /** `spec.os.name` (null: no spec.os), which a stop signal needs; absent reads as no spec.os. */
+  os?: PodOS;
 }
 
 const PROBE_FIELDS: readonly [string, ProbeKind][] = [
@@ -83,7 +86,7 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
     const probe = probeFields && validateProbe(probeFields, kind, scope);
     if (probe) container[`${kind}Probe`] = probe;
   }
-  readLifecycle(fields, scope, mayHaveProbes, container);
+  readLifecycle(fields, scope, mayHaveProbes, container, context.os ?? null);
   return container;
 }
 
@@ -126,7 +129,7 @@ function readRestartPolicy(fields: Fields, kind: ContainerKind, container: Conta
   }
 }
 
-function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, container: ContainerSpec): void {
+function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, container: ContainerSpec, os: PodOS): void {
   const lifecycle = fields.object("lifecycle");
   if (!lifecycle) return;
   if (!allowed) {
@@ -137,6 +140,8 @@ function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, conta
   const preStop = lifecycle.object("preStop");
   const handler = preStop && validateLifecycleHandler(preStop, scope);
   if (handler) container.preStop = handler;
+  const stopSignal = readStopSignal(lifecycle, os);
+  if (stopSignal) container.stopSignal = stopSignal;
 }
 
 function readEnv(fields: Fields): EnvVar[] {

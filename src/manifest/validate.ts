@@ -11,6 +11,7 @@ import { validateContainer, type ContainerKind } from "./validate-container.ts";
 import { configHash, podUid } from "./hash.ts";
 import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./defaults.ts";
 import { withoutUnknownFields } from "./known-fields.ts";
+import { readPodOS, type PodOS } from "./validate-stop-signal.ts";
 
 export const DEFAULT_NAMESPACE = "default";
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
@@ -75,8 +76,9 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   if (!spec && !root.has("spec")) root.fail("spec", "required");
   const volumes = spec ? readVolumes(spec) : [];
   const volumeNames = new Set(volumes.map((volume) => volume.name));
-  const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames) : [];
-  const containers = spec ? readContainers(spec, "containers", "app", volumeNames) : [];
+  const os = spec ? readPodOS(spec) : null;
+  const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames, os) : [];
+  const containers = spec ? readContainers(spec, "containers", "app", volumeNames, os) : [];
   const ephemeralContainers = spec ? readEphemeralContainers(spec, context, volumeNames, [...initContainers, ...containers]) : [];
   if (spec && !spec.has("containers")) spec.fail("containers", "required: a pod needs at least one container");
   else if (spec && Array.isArray(spec.raw("containers")) && (spec.raw("containers") as unknown[]).length === 0) {
@@ -151,8 +153,8 @@ function readStringMap(metadata: Fields | undefined, key: string, isLabels: bool
   return map;
 }
 
-function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNames: ReadonlySet<string>): ContainerSpec[] {
-  return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames }));
+function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNames: ReadonlySet<string>, os: PodOS = null): ContainerSpec[] {
+  return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames, os }));
 }
 
 /**

@@ -112,6 +112,8 @@ export function containerCreateOptions(
     Tty: container.tty === true,
     OpenStdin: container.stdin === true,
     StdinOnce: container.stdinOnce === true,
+    // The spec's stop signal replaces the image's STOPSIGNAL; without one the engine keeps the image's.
+    ...(container.stopSignal && { StopSignal: container.stopSignal }),
     HostConfig: {
       NetworkMode: joined,
       IpcMode: joined,

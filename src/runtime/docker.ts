@@ -43,6 +43,7 @@ import type {
   SandboxInfo,
 } from "./runtime.ts";
 import { DEFAULT_PAUSE_IMAGE } from "./pause-image.ts";
+import type { SignalName } from "../manifest/signals.ts";
 
 export { DEFAULT_PAUSE_IMAGE };
 
@@ -162,7 +163,7 @@ export class DockerRuntime implements Runtime {
     }
   }
 
-  async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+  async killContainer(id: string, signal: SignalName): Promise<void> {
     try {
       await this.docker.getContainer(id).kill({ signal });
     } catch (error) {

@@ -49,6 +49,7 @@ import { removeContainerFiles, signalContainer } from "./process-remove.ts";
 import { installMonitorScript, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
+import type { SignalName } from "../manifest/signals.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -181,7 +182,7 @@ export class ProcessRuntime implements Runtime {
     return this.readStatus(id);
   }
 
-  async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+  async killContainer(id: string, signal: SignalName): Promise<void> {
     const dir = this.findDir(id);
     if (dir) signalContainer(dir, signal);
   }

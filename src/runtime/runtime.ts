@@ -4,6 +4,7 @@
  * Every runtime (fake, process, docker) runs the same contract suite in test/runtime-contract.ts.
  */
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+import type { SignalName } from "../manifest/signals.ts";
 
 /** RunPodSandbox's result: the thing every container of a pod joins. */
 export interface Sandbox {
@@ -44,6 +45,11 @@ export interface ContainerStatus {
   pid?: number;
   /** A file holding the container's combined stdout/stderr, when the runtime keeps one. */
   logPath?: string;
+  /**
+   * The signal a graceful stop sends, when the runtime knows it better than the spec does (the CRI's
+   * ContainerStatus.stop_signal): the spec's, else the image's STOPSIGNAL, else SIGTERM.
+   */
+  stopSignal?: SignalName;
 }
 
 /** A container the runtime has, with the labels minikubelet put on it: what adoption reads. */
@@ -182,8 +188,11 @@ export interface ContainerManager {
   startContainer(config: ContainerConfig): Promise<string>;
   /** Current status. An id the runtime no longer knows gives state "unknown". */
   containerStatus(id: string): Promise<ContainerStatus>;
-  /** Sends a signal to the container's processes. Signalling an exited container is a no-op. */
-  killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void>;
+  /**
+   * Sends a signal (any of manifest/signals.ts, by name) to the container's processes. Signalling an
+   * exited container is a no-op.
+   */
+  killContainer(id: string, signal: SignalName): Promise<void>;
   /** Runs a command inside the container; a command still running at the timeout is killed. */
   execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult>;
   /**
