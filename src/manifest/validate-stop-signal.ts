@@ -16,7 +16,7 @@ export function readPodOS(spec: Fields): PodOS {
   if (!os) return null;
   const name = os.string("name");
   if (name === undefined || name === "") {
-    if (name !== undefined || !os.has("name")) os.fail("name", "Required value");
+    if (name !== undefined || !os.has("name")) os.fail("name", "required");
     return "";
   }
   if (!(POD_OS_NAMES as readonly string[]).includes(name)) os.fail("name", unsupported(name, POD_OS_NAMES));
