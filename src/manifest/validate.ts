@@ -12,6 +12,7 @@ import { configHash, podUid } from "./hash.ts";
 import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./defaults.ts";
 import { withoutUnknownFields } from "./known-fields.ts";
 import { readPodOS, type PodOS } from "./validate-stop-signal.ts";
+import { readEmptyDir } from "./validate-empty-dir.ts";
 
 export const DEFAULT_NAMESPACE = "default";
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
@@ -212,8 +213,7 @@ function readVolumes(spec: Fields): Volume[] {
     }
     const source = sources[0]!;
     if (source === "emptyDir") {
-      item.object("emptyDir");
-      volumes.push({ name, type: "emptyDir" });
+      volumes.push(readEmptyDir(item, name));
     } else if (source === "hostPath") {
       const hostPath = item.object("hostPath");
       if (!hostPath) continue;
