@@ -76,6 +76,8 @@ export class FakeRuntime implements Runtime {
   readonly sandboxes = new Map<string, SandboxInfo>();
   /** Per container name; a function gets the attempt number. */
   behaviours = new Map<string, FakeBehaviour | ((attempt: number) => FakeBehaviour)>();
+  /** Where a pod's emptyDir is, for the eviction manager to measure; unset: the runtime has no host volumes. */
+  emptyDirPath?: (pod: PodSpec, volume: string) => string | undefined;
   /** Exec results per command line ("sh -c exit 1"); default exit 0 at once. */
   exec: (container: ContainerConfig, command: string[]) => { exitCode: number; output?: string; durationMs?: number } = () => ({
     exitCode: 0,

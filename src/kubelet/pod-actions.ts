@@ -13,6 +13,7 @@ import { containerShouldRestart } from "./restart-policy.ts";
 import { ensureSandboxAlive } from "./sandbox-check.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
+import { stopEvicted } from "./empty-dir-eviction.ts";
 
 /** A failed sandbox creation is tried again this much later. */
 const SANDBOX_RETRY_MS = 5000;
@@ -45,6 +46,7 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
       return;
     }
   }
+  if (pod.evicted) stopEvicted(ctx, pod);
   if (!isTerminalPhase(podPhase(pod))) {
     restartChangedContainers(ctx, pod);
     // Before the init containers, as the kubelet's SyncPod does: a debug container runs even while an init container fails.

@@ -107,6 +107,11 @@ export interface PodRecord {
    * nothing of it runs until the pressure clears, when it is admitted as a new pod is.
    */
   waitingForNode?: { reason: string; message: string };
+  /**
+   * Evicted by the kubelet's eviction manager (an emptyDir past its sizeLimit): Failed at once with
+   * reason Evicted and this message, its containers stopped, nothing restarted (eviction/, empty-dir-eviction.ts).
+   */
+  evicted?: { message: string };
   /** Each condition's status and when it last changed (lastTransitionTime), by condition type. */
   conditions: Record<string, { status: "True" | "False"; since: number }>;
 }

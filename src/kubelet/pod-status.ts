@@ -85,6 +85,11 @@ export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatu
     status.message = pod.rejected.message;
     delete status.containerStatuses;
   }
+  if (pod.evicted) {
+    // As the eviction manager's status: the containers keep their statuses, the pod says why it failed.
+    status.reason = "Evicted";
+    status.message = pod.evicted.message;
+  }
   if (pod.waitingForNode) {
     // As a cluster shows a pod no node will take yet: one PodScheduled condition, no container statuses.
     status.conditions = [

@@ -156,6 +156,11 @@ export class ProcessRuntime implements Runtime {
     return { host: "127.0.0.1", port };
   }
 
+  /** The volume's directory (a tmpfs mounted there for a memory medium counts the same way). */
+  emptyDirPath(pod: PodSpec, volume: string): string {
+    return this.layout.volumeDir(pod.uid, volume);
+  }
+
   async startContainer(config: ContainerConfig): Promise<string> {
     const created = createContainerDir({ layout: this.layout, config, owner: this.owner, podPidsLimit: this.podPidsLimit, clock: this.clock });
     const { id, dir, limits } = created;

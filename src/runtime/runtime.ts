@@ -181,6 +181,11 @@ export interface SandboxManager {
    * address to dial.
    */
   portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number };
+  /**
+   * Where the pod's emptyDir `volume` is on this host, for the eviction manager to measure against
+   * its sizeLimit; undefined when it is not a host directory the agent can read. Asks nothing of the runtime.
+   */
+  emptyDirPath?(pod: PodSpec, volume: string): string | undefined;
 }
 
 export interface ContainerManager {

@@ -79,3 +79,25 @@ describe("signal numbers", () => {
     expect(["SIGUSR1", "usr1", "10", "RTMIN+3", "6", "", "SIGNOPE"].map(canonicalSignalName)).toEqual(["SIGUSR1", "SIGUSR1", "SIGUSR1", "SIGRTMIN+3", "SIGABRT", undefined, undefined]);
   });
 });
+
+describe("emptyDir medium and sizeLimit", () => {
+  const withVolume = (emptyDir: Json) => ({ ...manifest(undefined), spec: { ...manifest(undefined).spec, volumes: [{ name: "scratch", emptyDir }] } });
+  const read = (emptyDir: Json) => validatePod(withVolume(emptyDir), { file: "web.yaml", source: "/m/web.yaml", node: "" }).volumes[0];
+
+  test("a memory medium with a limit: the limit as the API server prints it, and in bytes", () => {
+    expect(read({ medium: "Memory", sizeLimit: "1Mi" })).toEqual({ name: "scratch", type: "emptyDir", medium: "Memory", sizeLimit: "1Mi", sizeLimitBytes: 1048576 });
+    expect(read({ sizeLimit: "1.5M" })).toEqual({ name: "scratch", type: "emptyDir", sizeLimit: "1500k", sizeLimitBytes: 1_500_000 });
+  });
+
+  test("zero is no limit", () => {
+    expect(read({ sizeLimit: "0" })).toEqual({ name: "scratch", type: "emptyDir" });
+  });
+
+  test("refusals: negative (the API server's Forbidden), malformed (its decoding error), an unknown or hugepages medium", () => {
+    expect(issues(withVolume({ sizeLimit: "-1Mi" }))).toEqual(["spec.volumes[0].emptyDir.sizeLimit: Forbidden: SizeLimit field must be a valid resource quantity"]);
+    expect(issues(withVolume({ sizeLimit: "lots" }))).toHaveLength(1);
+    expect(issues(withVolume({ sizeLimit: "lots" }))[0]).toStartWith("spec.volumes[0].emptyDir.sizeLimit: quantities must match the regular expression");
+    expect(issues(withVolume({ medium: "Disk" }))).toEqual(['spec.volumes[0].emptyDir.medium: unknown storage medium "Disk" (supported: "", "Memory")']);
+    expect(issues(withVolume({ medium: "HugePages-2Mi" }))).toEqual(["spec.volumes[0].emptyDir.medium: hugepages-backed emptyDir volumes are not supported by minikubelet"]);
+  });
+});
