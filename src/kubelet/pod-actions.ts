@@ -38,8 +38,10 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
   }
   if (!pod.sandbox) {
     try {
-      pod.sandbox = await ctx.runtime.runPodSandbox(pod.spec);
+      const { warnings, ...sandbox } = await ctx.runtime.runPodSandbox(pod.spec);
+      pod.sandbox = sandbox;
       ctx.track(pod.sandbox.id, pod);
+      for (const warning of warnings ?? []) ctx.event(pod, "Warning", "MemoryMediumUnavailable", undefined, warning);
     } catch (error) {
       ctx.event(pod, "Warning", "FailedCreatePodSandBox", undefined, `Failed to create pod sandbox: ${error instanceof Error ? error.message : String(error)}`);
       ctx.wakeAt(pod, ctx.clock.now() + SANDBOX_RETRY_MS);

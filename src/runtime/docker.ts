@@ -10,6 +10,7 @@ import { realClock, type Clock } from "../clock.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
 import { defaultVolumeRoot, emptyDirPath } from "./docker-container-config.ts";
+import { ensureMemoryVolumes } from "./docker-memory-volumes.ts";
 import { createAndStart, type ContainerEngine } from "./docker-container-start.ts";
 import { isConflict, isNotFound, rethrowUnreachable } from "./docker-errors.ts";
 import { DockerEventWatcher } from "./docker-events.ts";
@@ -113,6 +114,7 @@ export class DockerRuntime implements Runtime {
   }
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
+    await ensureMemoryVolumes(this.engine, pod);
     return runSandbox(this.engine, pod);
   }
 

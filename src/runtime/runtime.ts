@@ -12,6 +12,8 @@ export interface Sandbox {
   /** The pod IP: 127.0.0.1 for the process runtime, the pause container's address for docker. */
   ip: string;
   podUid: string;
+  /** What the runtime set up differently than asked (a memory emptyDir on disk), for a Warning event each; not kept. */
+  warnings?: string[];
 }
 
 export type ContainerKind = "init" | "sidecar" | "app" | "ephemeral";
