@@ -10,6 +10,7 @@ import { harness } from "../kubelet-harness.ts";
 import { podStatus } from "../../src/kubelet/pod-status.ts";
 import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import type { DirUsage } from "../../src/eviction/dir-usage.ts";
+import { memoryMediumFallback } from "../../src/runtime/process-tmpfs.ts";
 
 const MI = 1024 * 1024;
 
@@ -102,5 +103,22 @@ describe("emptyDir sizeLimit eviction", () => {
     expect(calls).toBe(1);
     release();
     await Promise.all([first, second]);
+  });
+});
+
+describe("a memory emptyDir the runtime cannot put in memory", () => {
+  test("is said once, with a Warning event at the sandbox's creation; the warning is not kept with the sandbox", async () => {
+    const h = harness();
+    const run = h.runtime.runPodSandbox.bind(h.runtime);
+    h.runtime.runPodSandbox = async (spec) => ({ ...(await run(spec)), warnings: [memoryMediumFallback("cache", "mounting a tmpfs needs root (the agent runs as uid 1000)")] });
+    const web = limitedPod("web", [{ name: "cache", type: "emptyDir", medium: "Memory" }]);
+    await h.kubelet.sync(desired(web));
+    await h.advance(30);
+    await h.kubelet.sync(desired(web));
+    expect(h.events.filter((e) => e.reason === "MemoryMediumUnavailable").map((e) => `${e.type} ${e.message}`)).toEqual([
+      'Warning emptyDir volume "cache" asks for medium Memory, but mounting a tmpfs needs root (the agent runs as uid 1000): it is a directory on the node\'s disk',
+    ]);
+    expect(h.pod(web.key)!.sandbox).not.toHaveProperty("warnings");
+    expect(h.pod(web.key)!.phase).toBe("Running");
   });
 });

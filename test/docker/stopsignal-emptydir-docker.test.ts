@@ -1,7 +1,8 @@
 /**
- * KEP-4960 on a real dockerd: the spec's stop signal becomes the container's StopSignal (what the
+ * On a real dockerd: KEP-4960, the spec's stop signal becomes the container's StopSignal (what the
  * engine reports back, and what a stop sends), so a container that handles only SIGUSR1 stops
- * within its grace; the engine's default is reported as SIGTERM.
+ * within its grace; the engine's default is reported as SIGTERM. And a memory emptyDir: one tmpfs
+ * engine volume of the sizeLimit's size, shared by the pod's containers, removed with the pod.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
@@ -34,6 +35,8 @@ afterEach(async () => {
   for (const spec of created.splice(0)) {
     const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podUid}=${spec.uid}`] } });
     await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+    const volumes = (await docker.listVolumes({ filters: { label: [`${LABEL.podUid}=${spec.uid}`] } })).Volumes ?? [];
+    await Promise.all(volumes.map((v) => docker.getVolume(v.Name).remove().catch(() => undefined)));
   }
   rmSync(volumeRoot, { recursive: true, force: true });
 });
@@ -66,5 +69,29 @@ describeDocker("stop signals on docker", () => {
     const exited = await h.event((e) => e.reason === "Exited" && e.container === "web", 15_000);
     expect(exited.message).toBe("Container web exited with code 0 (Completed)");
     expect(Date.now() - stopAt).toBeLessThan(10_000);
+  });
+});
+
+describeDocker("a memory emptyDir on docker", () => {
+  test("is a tmpfs of its sizeLimit that the pod's containers share, removed with the pod", async () => {
+    const MI = 1024 * 1024;
+    const mount = { name: "mem", mountPath: "/mem", readOnly: false };
+    const writer = bbContainer("writer", `echo shared > /mem/note; dd if=/dev/zero of=/mem/blob bs=1024 count=2048 2>/dev/null || echo full; ${"trap 'exit 0' TERM; while true; do sleep 0.2; done"}`, { volumeMounts: [mount] });
+    const reader = bbContainer("reader", `while [ ! -f /mem/note ]; do sleep 0.1; done; cat /mem/note; grep ' /mem ' /proc/mounts; trap 'exit 0' TERM; while true; do sleep 0.2; done`, { volumeMounts: [mount] });
+    const web = mkPod("mem", [writer, reader]);
+    web.volumes = [{ name: "mem", type: "emptyDir", medium: "Memory", sizeLimit: "1Mi", sizeLimitBytes: MI }];
+    await h.kubelet.sync(desired(web));
+    await h.count((e) => e.reason === "Started", 2, 20_000);
+    const [writerId, readerId] = h.kubelet.pods.get(web.key)!.app.map((c) => c.containerId!);
+    expect(await waitForLog(runtime, writerId!, "full", 10_000)).toContain("full");
+    const seen = await waitForLog(runtime, readerId!, "/mem", 10_000);
+    expect(seen).toContain("shared");
+    expect(seen).toMatch(/ \/mem tmpfs .*size=1024k/);
+    const volumes = async () => (await docker.listVolumes({ filters: { label: [`${LABEL.podUid}=${web.uid}`] } })).Volumes ?? [];
+    expect((await volumes()).length).toBe(1);
+    await h.kubelet.sync(desired());
+    await h.count((e) => e.reason === "Exited", 2, 15_000);
+    await h.kubelet.idle();
+    expect(await volumes()).toEqual([]);
   });
 });
