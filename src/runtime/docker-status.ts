@@ -5,7 +5,7 @@
  */
 import type Dockerode from "dockerode";
 import type { ContainerStatus, RuntimeContainerState } from "./runtime.ts";
-import { canonicalSignalName, DEFAULT_STOP_SIGNAL } from "../manifest/signals.ts";
+import { canonicalSignalName } from "../manifest/signals.ts";
 
 /** The engine's zero time, which it reports for "never started" / "never finished". */
 const ZERO_TIME = "0001-01-01T00:00:00Z";
@@ -17,8 +17,9 @@ export function statusFromInspect(info: Dockerode.ContainerInspectInfo): Contain
   const started = parseEngineTime(state.StartedAt);
   if (started !== undefined) status.startedAt = started;
   if (status.state === "running" && state.Pid > 0) status.pid = state.Pid;
-  // The engine's own default when neither the create call nor the image named one.
-  status.stopSignal = canonicalSignalName((info.Config as { StopSignal?: string } | undefined)?.StopSignal ?? "") ?? DEFAULT_STOP_SIGNAL;
+  // The create call's, else the image's STOPSIGNAL; without either the kubelet's default (SIGTERM) is the engine's too.
+  const stopSignal = canonicalSignalName((info.Config as { StopSignal?: string } | undefined)?.StopSignal ?? "");
+  if (status.state === "running" && stopSignal) status.stopSignal = stopSignal;
   if (status.state === "exited") {
     status.exitCode = state.ExitCode;
     const finished = parseEngineTime(state.FinishedAt);
