@@ -1,6 +1,6 @@
 /**
  * A memory-backed emptyDir on docker: an engine volume on a tmpfs (the local driver's
- * `type=tmpfs`), sized by the sizeLimit, that every container of the pod mounts by name, so they
+ * `type=tmpfs`), sized as the kubelet sizes one (manifest/memory-medium.ts), that every container of the pod mounts by name, so they
  * share it as they share a disk emptyDir. The engine mounts it, so the agent need not be root; its
  * pages are charged to the cgroup of the container writing them (the pod's memory). Made with the
  * sandbox, removed with it, labelled like it so only this agent's are touched.
@@ -9,6 +9,7 @@ import type Dockerode from "dockerode";
 import type { PodSpec, Volume } from "../manifest/types.ts";
 import { isNotFound } from "./docker-errors.ts";
 import { LABEL, sandboxLabels } from "./labels.ts";
+import { memoryMediumSizeBytes } from "../manifest/memory-medium.ts";
 
 export interface VolumeEngine {
   docker: Dockerode;
@@ -29,7 +30,8 @@ export function isMemoryEmptyDir(volume: Volume | undefined): boolean {
 export async function ensureMemoryVolumes(engine: VolumeEngine, pod: PodSpec): Promise<void> {
   for (const volume of pod.volumes) {
     if (volume.type !== "emptyDir" || volume.medium !== "Memory") continue;
-    const o = ["mode=1777", ...(volume.sizeLimitBytes ? [`size=${volume.sizeLimitBytes}`] : [])].join(",");
+    const size = memoryMediumSizeBytes(pod, volume);
+    const o = ["mode=1777", ...(size ? [`size=${size}`] : [])].join(",");
     const { [LABEL.sandbox]: _sandbox, ...labels } = sandboxLabels(pod, engine.owner);
     // The local driver answers a create of an existing name with that volume.
     await engine.docker.createVolume({ Name: memoryVolumeName(pod.uid, volume.name), Driver: "local", DriverOpts: { type: "tmpfs", device: "tmpfs", o }, Labels: labels });

@@ -12,6 +12,7 @@ import { ProcessLayout, SAFE_NAME, ensureDir, writeJson, type SandboxRecord } fr
 import type { ProcessOwnership } from "./process-ownership.ts";
 import type { Sandbox, SandboxInfo } from "./runtime.ts";
 import { memoryMediumFallback, mountTmpfs, unmountTmpfs } from "./process-tmpfs.ts";
+import { memoryMediumSizeBytes } from "../manifest/memory-medium.ts";
 
 export interface ProcessSandboxesOptions {
   layout: ProcessLayout;
@@ -38,7 +39,7 @@ export class ProcessSandboxes {
       const path = layout.volumeDir(pod.uid, volume.name);
       ensureDir(path);
       if (volume.medium !== "Memory") continue;
-      const why = await mountTmpfs(path, volume);
+      const why = await mountTmpfs(path, memoryMediumSizeBytes(pod, volume));
       if (why) warnings.push(memoryMediumFallback(volume.name, why));
     }
     const file = join(dir, "sandbox.json");

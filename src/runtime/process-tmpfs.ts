@@ -1,14 +1,11 @@
 /**
- * The process runtime's memory-backed emptyDir: a tmpfs mounted on the volume's directory, sized by
- * its sizeLimit, as the kubelet's emptyDir plugin mounts one. Its pages are charged to the memory
+ * The process runtime's memory-backed emptyDir: a tmpfs mounted on the volume's directory, sized as
+ * the kubelet's emptyDir plugin sizes one (manifest/memory-medium.ts). Its pages are charged to the memory
  * cgroup of the container that writes them, so they count toward the pod's memory. Mounting needs
  * root; without it the volume stays a directory on disk and the caller is told why, to say once.
  */
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Volume } from "../manifest/types.ts";
-
-type EmptyDir = Extract<Volume, { type: "emptyDir" }>;
 
 /** Whether `dir` is a mount point: on another filesystem than its parent. */
 export function isMountPoint(dir: string): boolean {
@@ -20,14 +17,14 @@ export function isMountPoint(dir: string): boolean {
 }
 
 /**
- * Mounts a tmpfs on `dir` unless one is there (a sandbox set up again, an adopted pod); resolves
+ * Mounts a tmpfs of `sizeBytes` (undefined: the kernel's default) on `dir` unless one is there (a sandbox set up again, an adopted pod); resolves
  * with why it could not, or undefined once mounted.
  */
-export async function mountTmpfs(dir: string, volume: EmptyDir): Promise<string | undefined> {
+export async function mountTmpfs(dir: string, sizeBytes: number | undefined): Promise<string | undefined> {
   if (isMountPoint(dir)) return undefined;
   const uid = process.getuid?.();
   if (uid !== 0) return `mounting a tmpfs needs root (the agent runs as uid ${uid})`;
-  const options = ["mode=1777", ...(volume.sizeLimitBytes ? [`size=${volume.sizeLimitBytes}`] : [])].join(",");
+  const options = ["mode=1777", ...(sizeBytes ? [`size=${sizeBytes}`] : [])].join(",");
   const child = Bun.spawn(["mount", "-t", "tmpfs", "-o", options, "tmpfs", dir], { stdout: "ignore", stderr: "pipe" });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
   return code === 0 ? undefined : `mount -t tmpfs failed: ${stderr.trim() || `exit code ${code}`}`;

@@ -11,6 +11,7 @@ import { podStatus } from "../../src/kubelet/pod-status.ts";
 import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import type { DirUsage } from "../../src/eviction/dir-usage.ts";
 import { memoryMediumFallback } from "../../src/runtime/process-tmpfs.ts";
+import { memoryMediumSizeBytes } from "../../src/manifest/memory-medium.ts";
 
 const MI = 1024 * 1024;
 
@@ -120,5 +121,21 @@ describe("a memory emptyDir the runtime cannot put in memory", () => {
     ]);
     expect(h.pod(web.key)!.sandbox).not.toHaveProperty("warnings");
     expect(h.pod(web.key)!.phase).toBe("Running");
+  });
+});
+
+describe("a memory emptyDir's size", () => {
+  const sized = (limits: (string | undefined)[], sizeLimitBytes?: number, init: (string | undefined)[] = []) => {
+    const spec = pod({ containers: limits.map((memory, i) => container(`c${i}`, memory ? { resources: { limits: { memory }, requests: { memory } } } : {})) });
+    spec.initContainers = init.map((memory, i) => container(`i${i}`, memory ? { resources: { limits: { memory }, requests: { memory } } } : {}));
+    return memoryMediumSizeBytes(spec, { name: "m", type: "emptyDir", medium: "Memory", ...(sizeLimitBytes && { sizeLimit: "x", sizeLimitBytes }) });
+  };
+  test("the pod's memory limit, or the sizeLimit when smaller; without a limit on every container, the sizeLimit alone", () => {
+    expect(sized(["64Mi", "64Mi"])).toBe(128 * MI);
+    expect(sized(["64Mi", "64Mi"], MI)).toBe(MI);
+    expect(sized(["1Mi"], 64 * MI)).toBe(MI);
+    expect(sized(["64Mi", undefined], 2 * MI)).toBe(2 * MI);
+    expect(sized([undefined])).toBeUndefined();
+    expect(sized(["1Mi"], undefined, ["8Mi"])).toBe(8 * MI);
   });
 });
