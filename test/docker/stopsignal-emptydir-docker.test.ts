@@ -16,7 +16,7 @@ import { containerStatus } from "../../src/kubelet/pod-status.ts";
 import { desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { waitForLog } from "../runtime-contract.ts";
-import { bbContainer, describeDocker, docker, PAUSE } from "./helpers.ts";
+import { bbContainer, BUSYBOX, describeDocker, docker, PAUSE } from "./helpers.ts";
 
 const RUN = randomBytes(3).toString("hex");
 let volumeRoot: string;
@@ -69,6 +69,33 @@ describeDocker("stop signals on docker", () => {
     const exited = await h.event((e) => e.reason === "Exited" && e.container === "web", 15_000);
     expect(exited.message).toBe("Container web exited with code 0 (Completed)");
     expect(Date.now() - stopAt).toBeLessThan(10_000);
+  });
+});
+
+describeDocker("an image's STOPSIGNAL on docker", () => {
+  test("without a spec signal the image's STOPSIGNAL stops the container, and is reported", async () => {
+    // A commit keeps the container's config: its StopSignal becomes the image's STOPSIGNAL.
+    const base = await docker.createContainer({ Image: BUSYBOX, Cmd: ["true"], StopSignal: "SIGUSR1", Labels: { "io.minikubelet.test": RUN } });
+    const image = `minikubelet-test/stopsignal:${RUN}`;
+    try {
+      await base.commit({ repo: "minikubelet-test/stopsignal", tag: RUN });
+      expect(((await docker.getImage(image).inspect()).Config as { StopSignal?: string }).StopSignal).toBe("SIGUSR1");
+      const web = mkPod("image", [bbContainer("web", ONLY_USR1, { image, imagePullPolicy: "Never" })]);
+      await h.kubelet.sync(desired(web));
+      await h.event((e) => e.reason === "Started", 20_000);
+      const id = h.kubelet.pods.get(web.key)!.app[0]!.containerId!;
+      await waitForLog(runtime, id, "ready", 10_000);
+      await h.kubelet.sync(desired(web)); // the pass that reads the engine's report back
+      expect(containerStatus(h.kubelet.pods.get(web.key)!.app[0]!, "docker").stopSignal).toBe("SIGUSR1");
+      const stopAt = Date.now();
+      await h.kubelet.sync(desired());
+      const exited = await h.event((e) => e.reason === "Exited", 15_000);
+      expect(exited.message).toBe("Container web exited with code 0 (Completed)");
+      expect(Date.now() - stopAt).toBeLessThan(10_000);
+    } finally {
+      await base.remove({ force: true }).catch(() => undefined);
+      await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+    }
   });
 });
 
