@@ -19,6 +19,7 @@ import { ContainerStartError, ImagePullError } from "../src/runtime/runtime.ts";
 import { containerLabels, sandboxLabels } from "../src/runtime/labels.ts";
 import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
 import type { FakeClock } from "./fake-clock.ts";
+import { signalNumber, type SignalName } from "../src/manifest/signals.ts";
 import { FakeAttaches } from "./fake-attach.ts";
 
 /** How a fake container behaves once started; seeded per container name by the test. */
@@ -32,6 +33,10 @@ export interface FakeBehaviour {
   ignoreSigterm?: boolean;
   /** Time between SIGTERM and the exit (143) for a container that handles it. */
   termDelayMs?: number;
+  /** Handles only this signal, exiting 0 on it (after termDelayMs); every other but SIGKILL is ignored. */
+  exitsOn?: string;
+  /** What containerStatus reports as the stop signal, as docker reports an image's STOPSIGNAL. */
+  reportedStopSignal?: string;
   /** Make startContainer fail with this message (a StartError). */
   startError?: string;
 }
@@ -71,6 +76,8 @@ export class FakeRuntime implements Runtime {
   readonly sandboxes = new Map<string, SandboxInfo>();
   /** Per container name; a function gets the attempt number. */
   behaviours = new Map<string, FakeBehaviour | ((attempt: number) => FakeBehaviour)>();
+  /** Where a pod's emptyDir is, for the eviction manager to measure; unset: the runtime has no host volumes. */
+  emptyDirPath?: (pod: PodSpec, volume: string) => string | undefined;
   /** Exec results per command line ("sh -c exit 1"); default exit 0 at once. */
   exec: (container: ContainerConfig, command: string[]) => { exitCode: number; output?: string; durationMs?: number } = () => ({
     exitCode: 0,
@@ -160,21 +167,27 @@ export class FakeRuntime implements Runtime {
     const container = this.containers.get(id);
     if (!container) return { id, state: "unknown" };
     const { config: _config, cancelExit: _cancel, logs: _logs, labels: _labels, ...status } = container;
-    return { ...status };
+    const { behaviour, ...rest } = status as typeof status & { behaviour?: FakeBehaviour };
+    const reported = behaviour?.reportedStopSignal;
+    return reported ? { ...rest, stopSignal: reported } : { ...rest };
   }
 
-  async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+  async killContainer(id: string, signal: SignalName): Promise<void> {
     const container = this.containers.get(id);
     if (!container || container.state !== "running") return;
     this.calls.push(`kill ${container.config.container.name} ${signal}`);
     const behaviour = (container as FakeContainer & { behaviour?: FakeBehaviour }).behaviour ?? {};
     if (signal === "SIGKILL") return this.finish(id, 137, 9);
-    if (behaviour.ignoreSigterm) return;
+    if (behaviour.exitsOn !== undefined ? signal !== behaviour.exitsOn : behaviour.ignoreSigterm) return;
+    const number = signalNumber(signal);
+    if (number === undefined) throw new Error(`fake runtime: unknown signal ${signal}`);
+    // A handled signal ends the process cleanly; an unhandled one kills it, reported as 128 + n.
+    const end = () => (behaviour.exitsOn !== undefined ? this.finish(id, 0) : this.finish(id, 128 + number, number));
     container.cancelExit?.();
     if (behaviour.termDelayMs) {
-      container.cancelExit = this.clock.setTimeout(() => this.finish(id, 143, 15), behaviour.termDelayMs);
+      container.cancelExit = this.clock.setTimeout(end, behaviour.termDelayMs);
     } else {
-      this.finish(id, 143, 15);
+      end();
     }
   }
 

@@ -210,8 +210,8 @@ function writeVolumes(w: TabWriter, volumes: Volume[]): void {
       w.write(`    HostPathType:\t${volume.hostPathType || ""}\n`);
     } else {
       w.write("    Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n");
-      w.write("    Medium:\t\n");
-      w.write("    SizeLimit:\t<unset>\n");
+      w.write(`    Medium:\t${volume.medium ?? ""}\n`);
+      w.write(`    SizeLimit:\t${volume.sizeLimit ?? "<unset>"}\n`);
     }
   }
 }

@@ -15,6 +15,7 @@ import { beginPostStart } from "./post-start.ts";
 export async function refreshContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
   if (container.state !== "running" || !container.containerId) return;
   const status = await ctx.runtime.containerStatus(container.containerId);
+  if (status.stopSignal) container.stopSignal = status.stopSignal;
   if (status.state === "exited" || status.state === "unknown") recordExit(ctx, pod, container, status);
   else noticeRestartInPlace(ctx, pod, container, status);
 }
@@ -151,6 +152,7 @@ export function beginAttempt(container: ContainerRecord, attempt: number, id: st
   container.started = !container.spec.startupProbe;
   container.probeCounters = undefined;
   container.definitionChanged = undefined;
+  container.stopSignal = undefined;
   container.ready = container.started && !container.spec.readinessProbe;
 }
 

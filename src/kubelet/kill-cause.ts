@@ -6,7 +6,7 @@
  * and leaves the Kubernetes-visible reason exactly as the kubelet sets it.
  */
 /** Why the agent stops a container: for the Killing event and for what follows (a liveness kill restarts, a pod removal does not). */
-export type StopCause = "removed" | "replaced" | "shutdown" | "liveness" | "startup" | "completed" | "changed" | "postStart";
+export type StopCause = "removed" | "replaced" | "shutdown" | "liveness" | "startup" | "completed" | "changed" | "postStart" | "evicted";
 
 /** oom: the kernel at the memory limit; otherwise why the agent stopped the container. */
 export type KillCause = "oom" | StopCause;
@@ -42,6 +42,7 @@ const CAUSE_WORDS: Record<KillCause, string> = {
   completed: "pod completed",
   changed: "spec changed",
   postStart: "postStart hook",
+  evicted: "pod evicted",
 };
 
 /** describe's Attempts column: `liveness probe`, `pod removed, grace expired`, `OOM`; `-` when it ended on its own. */

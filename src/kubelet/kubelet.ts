@@ -35,6 +35,9 @@ import type { SyncContext } from "./sync-context.ts";
 import { StatusManager, type PodListener } from "./status-manager.ts";
 import { SyncFailures } from "./sync-failures.ts";
 import { WakeTimers } from "./wake-timers.ts";
+import { emptyDirEviction } from "./empty-dir-eviction.ts";
+import { measureDir, type MeasureDir } from "../eviction/dir-usage.ts";
+import type { LocalStorageMonitor } from "../eviction/local-storage.ts";
 
 export type { ProbeDriver } from "./probe-actions.ts";
 export type { PodStateSink } from "./pod-checkpoints.ts";
@@ -63,6 +66,8 @@ export interface KubeletOptions {
    * runtime's event stream alone (not started: no relist), which the loop's tests drive directly.
    */
   pleg?: PodLifecycleEventGenerator;
+  /** How emptyDir usage is measured against sizeLimits (default: a bounded walk of the runtime's volume directory). */
+  measureDir?: MeasureDir;
 }
 
 export class Kubelet {
@@ -92,6 +97,7 @@ export class Kubelet {
   private readonly ctx: SyncContext;
   private readonly pass: PodPass;
   private readonly desiredLoop: DesiredLoop;
+  private readonly localStorage: LocalStorageMonitor;
 
   constructor(options: KubeletOptions) {
     this.runtime = options.runtime;
@@ -157,6 +163,12 @@ export class Kubelet {
       stopped: () => this.stopped,
     };
     this.pass = { ctx: this.ctx, probes: this.probes, sandboxSuspects: this.sandboxSuspects };
+    this.localStorage = emptyDirEviction({
+      ctx: this.ctx,
+      pods: this.pods,
+      volumePath: (pod, volume) => this.runtime.emptyDirPath?.(pod.spec, volume),
+      measure: options.measureDir ?? measureDir,
+    });
     this.desiredLoop = {
       pods: this.pods,
       admit: (spec, admitted) => this.admit(spec, this.clock.now(), admitted),
@@ -170,6 +182,13 @@ export class Kubelet {
   start(): void {
     this.stopped = false;
     this.unwatch ??= this.pleg.watch((event) => this.onPlegEvent(event));
+    // A runtime whose volumes the agent cannot read has nothing to measure.
+    if (this.runtime.emptyDirPath) this.localStorage.start();
+  }
+
+  /** One round of the eviction manager's emptyDir sizeLimit check (every 10 s once started). */
+  checkLocalStorage(): Promise<void> {
+    return this.localStorage.check();
   }
 
   /**
@@ -182,6 +201,7 @@ export class Kubelet {
     this.unwatch?.();
     this.unwatch = undefined;
     this.wakes.clear();
+    this.localStorage.stop();
     this.probes?.stop();
   }
 

@@ -31,7 +31,7 @@ function lastExitCode(container: ContainerRecord): number | undefined {
  * `describe` shows, so it ends the same way.
  */
 export function podPhase(pod: PodRecord, options: { terminal?: boolean } = {}): PodPhase {
-  if (pod.rejected) return "Failed";
+  if (pod.rejected || pod.evicted) return "Failed";
   let pendingInit = 0;
   let pendingSidecars = 0;
   let failedInit = 0;

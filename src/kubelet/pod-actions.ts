@@ -14,6 +14,7 @@ import { ensureSandboxAlive } from "./sandbox-check.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
 import { applyPostStart, postStartRunning } from "./post-start.ts";
+import { stopEvicted } from "./empty-dir-eviction.ts";
 
 /** A failed sandbox creation is tried again this much later. */
 const SANDBOX_RETRY_MS = 5000;
@@ -38,14 +39,17 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
   }
   if (!pod.sandbox) {
     try {
-      pod.sandbox = await ctx.runtime.runPodSandbox(pod.spec);
+      const { warnings, ...sandbox } = await ctx.runtime.runPodSandbox(pod.spec);
+      pod.sandbox = sandbox;
       ctx.track(pod.sandbox.id, pod);
+      for (const warning of warnings ?? []) ctx.event(pod, "Warning", "MemoryMediumUnavailable", undefined, warning);
     } catch (error) {
       ctx.event(pod, "Warning", "FailedCreatePodSandBox", undefined, `Failed to create pod sandbox: ${error instanceof Error ? error.message : String(error)}`);
       ctx.wakeAt(pod, ctx.clock.now() + SANDBOX_RETRY_MS);
       return;
     }
   }
+  if (pod.evicted) stopEvicted(ctx, pod);
   // The kubelet's worker is held inside a start until its postStart hook returns: nothing else of the pod starts meanwhile.
   const hookRunning = takePostStartOutcomes(ctx, pod);
   if (!isTerminalPhase(podPhase(pod)) && !hookRunning) {

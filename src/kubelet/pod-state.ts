@@ -76,6 +76,8 @@ export interface ContainerRecord {
   backoffAnnouncedFor?: number;
   /** The pod was updated in place with a new definition for this container: restart it (container-changes.ts). */
   definitionChanged?: true;
+  /** The current attempt's stop signal as the runtime reported it (docker: the image's STOPSIGNAL). */
+  stopSignal?: string;
 }
 
 export interface PodRecord {
@@ -110,6 +112,11 @@ export interface PodRecord {
    * nothing of it runs until the pressure clears, when it is admitted as a new pod is.
    */
   waitingForNode?: { reason: string; message: string };
+  /**
+   * Evicted by the kubelet's eviction manager (an emptyDir past its sizeLimit): Failed at once with
+   * reason Evicted and this message, its containers stopped, nothing restarted (eviction/, empty-dir-eviction.ts).
+   */
+  evicted?: { message: string };
   /** Each condition's status and when it last changed (lastTransitionTime), by condition type. */
   conditions: Record<string, { status: "True" | "False"; since: number }>;
 }

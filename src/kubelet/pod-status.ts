@@ -8,6 +8,7 @@ import { podObject } from "../status/pod-object.ts";
 import { isoTime } from "../status/time.ts";
 import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../status/v1.ts";
 import { podConditions } from "./pod-conditions.ts";
+import { stopSignalOf } from "./stop-signal.ts";
 import { restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import { POST_START_HOOK_ERROR, postStartFailed, postStartRunning } from "./post-start.ts";
 
@@ -63,6 +64,8 @@ export function containerStatus(container: ContainerRecord, runtimeName: string)
   };
   const id = container.containerId ?? container.terminated?.containerId;
   if (id && !hookRunning) status.containerID = `${runtimeName}://${id}`;
+  // What the CRI reports for a container it has: so for an attempt that exists, not one waiting to be made.
+  if (id && !hookRunning) status.stopSignal = stopSignalOf(container);
   return status;
 }
 
@@ -88,6 +91,11 @@ export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatu
     status.reason = pod.rejected.reason;
     status.message = pod.rejected.message;
     delete status.containerStatuses;
+  }
+  if (pod.evicted) {
+    // As the eviction manager's status: the containers keep their statuses, the pod says why it failed.
+    status.reason = "Evicted";
+    status.message = pod.evicted.message;
   }
   if (pod.waitingForNode) {
     // As a cluster shows a pod no node will take yet: one PodScheduled condition, no container statuses.

@@ -9,6 +9,7 @@ import { runLifecycleHandler } from "./lifecycle-hooks.ts";
 import { abandonPostStart } from "./post-start.ts";
 import { goDuration } from "../status/go-duration.ts";
 import { restartsAfterProbeKill } from "./restart-policy.ts";
+import { stopSignalOf } from "./stop-signal.ts";
 
 /** How soon a SIGKILL is sent again while its container still runs. */
 const SIGKILL_RETRY_MS = 2000;
@@ -78,7 +79,8 @@ function sendTerm(ctx: SyncContext, pod: PodRecord, container: ContainerRecord):
   stopping.stage = "sigterm";
   stopping.deadline = now + remaining;
   ctx.wakeAt(pod, stopping.deadline);
-  ctx.runtime.killContainer(container.containerId, "SIGTERM").catch((error) => ctx.log(`SIGTERM ${container.name}: ${error}`));
+  const signal = stopSignalOf(container);
+  ctx.runtime.killContainer(container.containerId, signal).catch((error) => ctx.log(`${signal} ${container.name}: ${error}`));
 }
 
 /** Moves a stop along: SIGTERM when preStop overran the grace, SIGKILL when the deadline passed. */

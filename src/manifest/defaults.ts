@@ -190,6 +190,17 @@ function servedQuantity(value: unknown): string | undefined {
   return new Quantity(quantity.nanos - remainder + step, quantity.format).toString();
 }
 
+/** Not a default: a Quantity is stored parsed and served canonical (`1024Ki` reads back `1Mi`). */
+function canonicalSizeLimit(emptyDir: Json | undefined): void {
+  const value = emptyDir?.sizeLimit;
+  if (isUnset(value) || (typeof value !== "string" && typeof value !== "number")) return;
+  try {
+    put(emptyDir!, "sizeLimit", quantityFromValue(value).toString());
+  } catch (error) {
+    if (!(error instanceof QuantityError)) throw error;
+  }
+}
+
 function defaultProbe(probe: Json): void {
   // SetDefaults_Probe, then the handler's defaults from the generated defaulter.
   defaultInt(probe, "timeoutSeconds", 1);
@@ -211,6 +222,7 @@ function defaultHttpGet(httpGet: Json): void {
 function defaultVolume(volume: Json): void {
   // SetDefaults_Volume: a volume naming no source is an emptyDir (deprecated, still applied).
   if (VOLUME_SOURCES.every((source) => isUnset(volume[source]))) put(volume, "emptyDir", {});
+  canonicalSizeLimit(record(volume, "emptyDir"));
   // Behind the ImageVolume gate in SetDefaults_Volume; applied, as the gate is on by default
   // from 1.35 (GA in 1.36). Static pods refuse image volumes either way.
   const image = record(volume, "image");

@@ -84,7 +84,16 @@ export interface VolumeMount {
 }
 
 export type Volume =
-  | { name: string; type: "emptyDir" }
+  | {
+      name: string;
+      type: "emptyDir";
+      /** A tmpfs instead of a directory on the node's disk. */
+      medium?: "Memory";
+      /** sizeLimit as the API server prints it (`1Mi`), for the eviction message; absent or zero: no limit. */
+      sizeLimit?: string;
+      /** The same in bytes: past it the pod is evicted; a memory medium's tmpfs size. */
+      sizeLimitBytes?: number;
+    }
   | { name: string; type: "hostPath"; path: string; hostPathType: string };
 
 /** Resource name to quantity as the API server serves it (`500m`, `128Mi`); parse with parseQuantity. */
@@ -114,6 +123,8 @@ export interface ContainerSpec {
   /** Runs right after the container starts; it is not started (nor probed) until the hook returns. */
   postStart?: LifecycleHandler;
   preStop?: LifecycleHandler;
+  /** `lifecycle.stopSignal`: what a stop sends instead of the image's or the runtime's default (KEP-4960). */
+  stopSignal?: string;
   /** Absent when the container sets none (and in records written before resources were read). */
   resources?: ResourceRequirements;
   /**

@@ -10,6 +10,7 @@ import { validateLifecycleHandler, validateProbe, type PortScope } from "./valid
 import { validateResources } from "./validate-resources.ts";
 import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "./defaults.ts";
 import { readContainerRestart } from "./validate-restart-policy.ts";
+import { readStopSignal, type PodOS } from "./validate-stop-signal.ts";
 
 export type ContainerKind = "init" | "app" | "ephemeral";
 
@@ -34,6 +35,8 @@ export interface ContainerContext {
   volumeNames: ReadonlySet<string>;
   /** The pod's terminationGracePeriodSeconds, which a hook's sleep may not exceed; unset: not checked. */
   gracePeriodSeconds?: number;
+  /** `spec.os.name` (null: no spec.os), which a stop signal needs; absent reads as no spec.os. */
+  os?: PodOS;
 }
 
 const PROBE_FIELDS: readonly [string, ProbeKind][] = [
@@ -88,7 +91,7 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
     const probe = probeFields && validateProbe(probeFields, kind, scope);
     if (probe) container[`${kind}Probe`] = probe;
   }
-  readLifecycle(fields, scope, mayHaveProbes, container, context.gracePeriodSeconds);
+  readLifecycle(fields, scope, mayHaveProbes, container, context.gracePeriodSeconds, context.os ?? null);
   return container;
 }
 
@@ -118,8 +121,8 @@ function withoutFields(fields: Fields, keys: readonly string[]): Fields {
   return new Fields(rest, fields.path, fields.issues);
 }
 
-/** postStart and preStop, each checked as the API server's validateLifecycle checks both. */
-function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, container: ContainerSpec, gracePeriodSeconds: number | undefined): void {
+/** postStart and preStop, each checked as the API server's validateLifecycle checks both, and the stop signal. */
+function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, container: ContainerSpec, gracePeriodSeconds: number | undefined, os: PodOS): void {
   const lifecycle = fields.object("lifecycle");
   if (!lifecycle) return;
   if (!allowed) {
@@ -131,6 +134,8 @@ function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, conta
     const handler = hook && validateLifecycleHandler(hook, scope, gracePeriodSeconds);
     if (handler) container[key] = handler;
   }
+  const stopSignal = readStopSignal(lifecycle, os);
+  if (stopSignal) container.stopSignal = stopSignal;
 }
 
 function readEnv(fields: Fields): EnvVar[] {

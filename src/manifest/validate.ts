@@ -11,6 +11,8 @@ import { validateContainer, type ContainerKind } from "./validate-container.ts";
 import { configHash, podUid } from "./hash.ts";
 import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./defaults.ts";
 import { withoutUnknownFields } from "./known-fields.ts";
+import { readPodOS, type PodOS } from "./validate-stop-signal.ts";
+import { readEmptyDir } from "./validate-empty-dir.ts";
 
 export const DEFAULT_NAMESPACE = "default";
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
@@ -78,8 +80,9 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   // Read before the containers: a hook's sleep may not outlast it.
   const terminationGracePeriodSeconds =
     spec?.int("terminationGracePeriodSeconds", { min: 0, default: DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS }) ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
-  const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames, terminationGracePeriodSeconds) : [];
-  const containers = spec ? readContainers(spec, "containers", "app", volumeNames, terminationGracePeriodSeconds) : [];
+  const os = spec ? readPodOS(spec) : null;
+  const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames, terminationGracePeriodSeconds, os) : [];
+  const containers = spec ? readContainers(spec, "containers", "app", volumeNames, terminationGracePeriodSeconds, os) : [];
   const ephemeralContainers = spec ? readEphemeralContainers(spec, context, volumeNames, [...initContainers, ...containers]) : [];
   if (spec && !spec.has("containers")) spec.fail("containers", "required: a pod needs at least one container");
   else if (spec && Array.isArray(spec.raw("containers")) && (spec.raw("containers") as unknown[]).length === 0) {
@@ -152,8 +155,8 @@ function readStringMap(metadata: Fields | undefined, key: string, isLabels: bool
   return map;
 }
 
-function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNames: ReadonlySet<string>, gracePeriodSeconds?: number): ContainerSpec[] {
-  return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames, ...(gracePeriodSeconds !== undefined && { gracePeriodSeconds }) }));
+function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNames: ReadonlySet<string>, gracePeriodSeconds?: number, os: PodOS = null): ContainerSpec[] {
+  return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames, os, ...(gracePeriodSeconds !== undefined && { gracePeriodSeconds }) }));
 }
 
 /**
@@ -211,8 +214,7 @@ function readVolumes(spec: Fields): Volume[] {
     }
     const source = sources[0]!;
     if (source === "emptyDir") {
-      item.object("emptyDir");
-      volumes.push({ name, type: "emptyDir" });
+      volumes.push(readEmptyDir(item, name));
     } else if (source === "hostPath") {
       const hostPath = item.object("hostPath");
       if (!hostPath) continue;

@@ -10,6 +10,7 @@ import type { ContainerSpec, PodSpec, Volume } from "../manifest/types.ts";
 import { resourceHostConfig, type NodeResourcePolicy } from "./docker-resources.ts";
 import { containerLabels, containerName, sandboxLabels, sandboxName } from "./labels.ts";
 import type { ContainerConfig } from "./runtime.ts";
+import { isMemoryEmptyDir, memoryVolumeName } from "./docker-memory-volumes.ts";
 
 /** The pause container: owns the pod's network (bridge, or the host's) and a shareable IPC namespace. */
 export function sandboxCreateOptions(pod: PodSpec, pauseImage: string, owner?: string): ContainerCreateOptions {
@@ -27,7 +28,7 @@ export function sandboxCreateOptions(pod: PodSpec, pauseImage: string, owner?: s
   };
 }
 
-/** A host directory bind-mounted into a container, resolved from a volumeMount. */
+/** A host directory (or a memory emptyDir's engine volume, by name) bind-mounted into a container, resolved from a volumeMount. */
 export interface ResolvedMount {
   /** The directory or file on the host. */
   source: string;
@@ -67,6 +68,11 @@ export function resolveMounts(pod: PodSpec, container: ContainerSpec, volumeRoot
       throw new Error(
         `container ${container.name}: volumeMounts[${index}].name ${JSON.stringify(mount.name)} names no volume of pod ${pod.key}`,
       );
+    }
+    if (isMemoryEmptyDir(volume)) {
+      // A named engine volume mounts whole: Binds cannot reach a path inside one.
+      if (mount.subPath) throw new Error(`container ${container.name}: volumeMounts[${index}].subPath into memory emptyDir ${JSON.stringify(volume.name)} is not supported on docker`);
+      return { source: memoryVolumeName(pod.uid, volume.name), target: mount.mountPath, readOnly: mount.readOnly };
     }
     const base = volume.type === "emptyDir" ? emptyDirPath(volumeRoot, pod.uid, volume.name) : volume.path;
     const source = mount.subPath ? join(base, mount.subPath) : base;
@@ -112,6 +118,8 @@ export function containerCreateOptions(
     Tty: container.tty === true,
     OpenStdin: container.stdin === true,
     StdinOnce: container.stdinOnce === true,
+    // The spec's stop signal replaces the image's STOPSIGNAL; without one the engine keeps the image's.
+    ...(container.stopSignal && { StopSignal: container.stopSignal }),
     HostConfig: {
       NetworkMode: joined,
       IpcMode: joined,

@@ -19,6 +19,7 @@ import { podVolumeDir, sandboxCreateOptions } from "./docker-container-config.ts
 import { dockerMessage, isConflict, isNotFound, rethrowUnreachable } from "./docker-errors.ts";
 import type { DockerImages } from "./docker-images.ts";
 import { LABEL } from "./labels.ts";
+import { removeMemoryVolumes } from "./docker-memory-volumes.ts";
 import type { Sandbox, SandboxInfo } from "./runtime.ts";
 
 export interface SandboxEngine {
@@ -89,7 +90,7 @@ async function createPause(engine: SandboxEngine, options: Dockerode.ContainerCr
   }
 }
 
-/** Removes the pod's containers, its pause container and its emptyDir volumes; a sandbox already gone is a no-op. */
+/** Removes the pod's containers, its pause container and its emptyDir volumes (memory ones too); a sandbox already gone is a no-op. */
 export async function removeSandbox(engine: SandboxEngine, id: string): Promise<void> {
   let podUid: string | undefined;
   try {
@@ -108,7 +109,10 @@ export async function removeSandbox(engine: SandboxEngine, id: string): Promise<
     await Promise.all(members.map((c) => engine.remove(c.Id)));
   }
   await engine.remove(id);
-  if (podUid) rmSync(podVolumeDir(engine.volumeRoot, podUid), { recursive: true, force: true });
+  if (podUid) {
+    await removeMemoryVolumes(engine, podUid);
+    rmSync(podVolumeDir(engine.volumeRoot, podUid), { recursive: true, force: true });
+  }
 }
 
 /** This agent's pause containers, running (ready) or not. */

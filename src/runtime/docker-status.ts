@@ -5,6 +5,7 @@
  */
 import type Dockerode from "dockerode";
 import type { ContainerStatus, RuntimeContainerState } from "./runtime.ts";
+import { canonicalSignalName } from "../manifest/signals.ts";
 
 /** The engine's zero time, which it reports for "never started" / "never finished". */
 const ZERO_TIME = "0001-01-01T00:00:00Z";
@@ -16,6 +17,9 @@ export function statusFromInspect(info: Dockerode.ContainerInspectInfo): Contain
   const started = parseEngineTime(state.StartedAt);
   if (started !== undefined) status.startedAt = started;
   if (status.state === "running" && state.Pid > 0) status.pid = state.Pid;
+  // The create call's, else the image's STOPSIGNAL; without either the kubelet's default (SIGTERM) is the engine's too.
+  const stopSignal = canonicalSignalName((info.Config as { StopSignal?: string } | undefined)?.StopSignal ?? "");
+  if (status.state === "running" && stopSignal) status.stopSignal = stopSignal;
   if (status.state === "exited") {
     status.exitCode = state.ExitCode;
     const finished = parseEngineTime(state.FinishedAt);

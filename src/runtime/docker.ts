@@ -9,7 +9,8 @@ import Dockerode from "dockerode";
 import { realClock, type Clock } from "../clock.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
-import { defaultVolumeRoot } from "./docker-container-config.ts";
+import { defaultVolumeRoot, emptyDirPath } from "./docker-container-config.ts";
+import { ensureMemoryVolumes } from "./docker-memory-volumes.ts";
 import { createAndStart, type ContainerEngine } from "./docker-container-start.ts";
 import { isConflict, isNotFound, rethrowUnreachable } from "./docker-errors.ts";
 import { DockerEventWatcher } from "./docker-events.ts";
@@ -43,6 +44,7 @@ import type {
   SandboxInfo,
 } from "./runtime.ts";
 import { DEFAULT_PAUSE_IMAGE } from "./pause-image.ts";
+import type { SignalName } from "../manifest/signals.ts";
 
 export { DEFAULT_PAUSE_IMAGE };
 
@@ -112,6 +114,7 @@ export class DockerRuntime implements Runtime {
   }
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
+    await ensureMemoryVolumes(this.engine, pod);
     return runSandbox(this.engine, pod);
   }
 
@@ -131,6 +134,12 @@ export class DockerRuntime implements Runtime {
   portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number } {
     if (!sandbox.ip) throw new Error(`sandbox ${sandbox.id.slice(0, 12)} has no IP address on the engine's network`);
     return { host: sandbox.ip, port };
+  }
+
+  /** A disk emptyDir's host directory; a memory one is the engine's tmpfs volume, sized by its limit, not measured. */
+  emptyDirPath(pod: PodSpec, volume: string): string | undefined {
+    const spec = pod.volumes.find((v) => v.name === volume);
+    return spec?.type === "emptyDir" && spec.medium !== "Memory" ? emptyDirPath(this.volumeRoot, pod.uid, volume) : undefined;
   }
 
   async startContainer(config: ContainerConfig): Promise<string> {
@@ -162,7 +171,7 @@ export class DockerRuntime implements Runtime {
     }
   }
 
-  async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+  async killContainer(id: string, signal: SignalName): Promise<void> {
     try {
       await this.docker.getContainer(id).kill({ signal });
     } catch (error) {

@@ -51,7 +51,7 @@ export async function execInContainer(options: ExecOptions): Promise<ExecResult>
   return { exitCode: child.signalCode ? 128 + signalNumber(child.signalCode) : exitCode, output: await output, timedOut };
 }
 
-export function killGroup(pid: number, signal: NodeJS.Signals): boolean {
+export function killGroup(pid: number, signal: NodeJS.Signals | number): boolean {
   try {
     process.kill(-pid, signal);
     return true;

@@ -11,9 +11,15 @@ import { killGroup } from "./process-exec.ts";
 import { isSameProcessAlive, readExit, readPid, type ProcessLayout } from "./process-files.ts";
 import { monitorsOf } from "./process-monitor.ts";
 import type { RuntimeContainerState } from "./runtime.ts";
+import { signalNumber, type SignalName } from "../manifest/signals.ts";
 
-/** Signals the container's process (its group once it has one); one that exited is left alone. */
-export function signalContainer(dir: string, signal: "SIGTERM" | "SIGKILL"): void {
+/**
+ * Signals the container's process (its group once it has one); one that exited is left alone. By
+ * number, since the real-time stop signals (SIGRTMIN+n) have no name the host's kill knows.
+ */
+export function signalContainer(dir: string, name: SignalName): void {
+  const signal = signalNumber(name);
+  if (signal === undefined) throw new Error(`unknown signal ${JSON.stringify(name)}`);
   if (readExit(dir)) return;
   const pid = readPid(dir);
   // The recorded start time guards against signalling a stranger that inherited the pid. Until
@@ -57,7 +63,7 @@ async function killMonitors(id: string, dir: string, events: Pick<ContainerEvent
   }
 }
 
-function killQuietly(pid: number, signal: NodeJS.Signals = "SIGKILL"): void {
+function killQuietly(pid: number, signal: NodeJS.Signals | number = "SIGKILL"): void {
   try {
     process.kill(pid, signal);
   } catch {

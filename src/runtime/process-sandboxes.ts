@@ -3,7 +3,7 @@
  * holding its `sandbox.json`, its emptyDir volumes and its containers. There is no pause process
  * and no network namespace: every pod's IP is the host's loopback.
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../clock.ts";
 import type { PodSpec } from "../manifest/types.ts";
@@ -11,6 +11,8 @@ import { sandboxLabels } from "./labels.ts";
 import { ProcessLayout, SAFE_NAME, ensureDir, writeJson, type SandboxRecord } from "./process-files.ts";
 import type { ProcessOwnership } from "./process-ownership.ts";
 import type { Sandbox, SandboxInfo } from "./runtime.ts";
+import { memoryMediumFallback, mountTmpfs, unmountTmpfs } from "./process-tmpfs.ts";
+import { memoryMediumSizeBytes } from "../manifest/memory-medium.ts";
 
 export interface ProcessSandboxesOptions {
   layout: ProcessLayout;
@@ -25,19 +27,27 @@ export interface ProcessSandboxesOptions {
 export class ProcessSandboxes {
   constructor(private readonly options: ProcessSandboxesOptions) {}
 
-  /** Creates the pod's directory, its emptyDir volumes and its sandbox.json; idempotent. */
+  /** Creates the pod's directory, its emptyDir volumes (a tmpfs for a memory medium, as root) and its sandbox.json; idempotent. */
   async run(pod: PodSpec): Promise<Sandbox> {
     const { layout } = this.options;
     if (!SAFE_NAME.test(pod.uid)) throw new Error(`pod ${pod.key}: uid "${pod.uid}" is not usable as a directory name`);
     const dir = layout.podDir(pod.uid);
     ensureDir(join(dir, "containers"));
-    for (const volume of pod.volumes) if (volume.type === "emptyDir") ensureDir(layout.volumeDir(pod.uid, volume.name));
+    const warnings: string[] = [];
+    for (const volume of pod.volumes) {
+      if (volume.type !== "emptyDir") continue;
+      const path = layout.volumeDir(pod.uid, volume.name);
+      ensureDir(path);
+      if (volume.medium !== "Memory") continue;
+      const why = await mountTmpfs(path, memoryMediumSizeBytes(pod, volume));
+      if (why) warnings.push(memoryMediumFallback(volume.name, why));
+    }
     const file = join(dir, "sandbox.json");
     if (!existsSync(file)) {
       const record: SandboxRecord = { id: pod.uid, podUid: pod.uid, labels: sandboxLabels(pod, this.options.owner), createdAt: this.options.clock.now() };
       writeJson(file, record);
     }
-    return { id: pod.uid, ip: "127.0.0.1", podUid: pod.uid };
+    return { id: pod.uid, ip: "127.0.0.1", podUid: pod.uid, ...(warnings.length > 0 && { warnings }) };
   }
 
   /**
@@ -52,6 +62,9 @@ export class ProcessSandboxes {
     if (!existsSync(dir)) return;
     if (!ownership.removable(`sandbox ${id}`, ownership.sandbox(dir))) return;
     for (const entry of layout.scanContainers().filter((c) => c.podUid === id)) await this.options.removeContainer(entry);
+    // A memory emptyDir's tmpfs goes first, or removing the directory would stop at its mount point.
+    const volumes = join(dir, "volumes");
+    if (existsSync(volumes)) for (const name of readdirSync(volumes)) await unmountTmpfs(join(volumes, name));
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
 

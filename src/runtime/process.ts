@@ -49,6 +49,7 @@ import { removeContainerFiles, signalContainer } from "./process-remove.ts";
 import { installMonitorScript, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
+import type { SignalName } from "../manifest/signals.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -155,6 +156,11 @@ export class ProcessRuntime implements Runtime {
     return { host: "127.0.0.1", port };
   }
 
+  /** The volume's directory (a tmpfs mounted there for a memory medium counts the same way). */
+  emptyDirPath(pod: PodSpec, volume: string): string {
+    return this.layout.volumeDir(pod.uid, volume);
+  }
+
   async startContainer(config: ContainerConfig): Promise<string> {
     const created = createContainerDir({ layout: this.layout, config, owner: this.owner, podPidsLimit: this.podPidsLimit, clock: this.clock });
     const { id, dir, limits } = created;
@@ -181,7 +187,7 @@ export class ProcessRuntime implements Runtime {
     return this.readStatus(id);
   }
 
-  async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+  async killContainer(id: string, signal: SignalName): Promise<void> {
     const dir = this.findDir(id);
     if (dir) signalContainer(dir, signal);
   }

@@ -4,6 +4,7 @@
  * Every runtime (fake, process, docker) runs the same contract suite in test/runtime-contract.ts.
  */
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+import type { SignalName } from "../manifest/signals.ts";
 
 /** RunPodSandbox's result: the thing every container of a pod joins. */
 export interface Sandbox {
@@ -11,6 +12,8 @@ export interface Sandbox {
   /** The pod IP: 127.0.0.1 for the process runtime, the pause container's address for docker. */
   ip: string;
   podUid: string;
+  /** What the runtime set up differently than asked (a memory emptyDir on disk), for a Warning event each; not kept. */
+  warnings?: string[];
 }
 
 export type ContainerKind = "init" | "sidecar" | "app" | "ephemeral";
@@ -44,6 +47,11 @@ export interface ContainerStatus {
   pid?: number;
   /** A file holding the container's combined stdout/stderr, when the runtime keeps one. */
   logPath?: string;
+  /**
+   * The signal a graceful stop sends, when the runtime knows it better than the spec does (the CRI's
+   * ContainerStatus.stop_signal): the spec's, else the image's STOPSIGNAL, else SIGTERM.
+   */
+  stopSignal?: SignalName;
 }
 
 /** A container the runtime has, with the labels minikubelet put on it: what adoption reads. */
@@ -175,6 +183,11 @@ export interface SandboxManager {
    * address to dial.
    */
   portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number };
+  /**
+   * Where the pod's emptyDir `volume` is on this host, for the eviction manager to measure against
+   * its sizeLimit; undefined when it is not a host directory the agent can read. Asks nothing of the runtime.
+   */
+  emptyDirPath?(pod: PodSpec, volume: string): string | undefined;
 }
 
 export interface ContainerManager {
@@ -182,8 +195,11 @@ export interface ContainerManager {
   startContainer(config: ContainerConfig): Promise<string>;
   /** Current status. An id the runtime no longer knows gives state "unknown". */
   containerStatus(id: string): Promise<ContainerStatus>;
-  /** Sends a signal to the container's processes. Signalling an exited container is a no-op. */
-  killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void>;
+  /**
+   * Sends a signal (any of manifest/signals.ts, by name) to the container's processes. Signalling an
+   * exited container is a no-op.
+   */
+  killContainer(id: string, signal: SignalName): Promise<void>;
   /**
    * Runs a command inside the container; a command still running at the timeout, or when `signal`
    * aborts (a hook given up), is killed. A runtime whose commands die with their container may

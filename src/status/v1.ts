@@ -100,6 +100,8 @@ export interface V1ContainerStatus {
   restartCount: number;
   state?: V1ContainerState;
   lastState?: V1ContainerState;
+  /** The signal a stop sends (KEP-4960): the spec's, else the image's, else SIGTERM. */
+  stopSignal?: string;
 }
 
 export interface V1PodIP {

@@ -1,0 +1,124 @@
+/**
+ * On a real dockerd: KEP-4960, the spec's stop signal becomes the container's StopSignal (what the
+ * engine reports back, and what a stop sends), so a container that handles only SIGUSR1 stops
+ * within its grace; the engine's default is reported as SIGTERM. And a memory emptyDir: one tmpfs
+ * engine volume of the sizeLimit's size, shared by the pod's containers, removed with the pod.
+ */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PodSpec } from "../../src/manifest/types.ts";
+import { DockerRuntime } from "../../src/runtime/docker.ts";
+import { LABEL } from "../../src/runtime/labels.ts";
+import { containerStatus } from "../../src/kubelet/pod-status.ts";
+import { desired, pod } from "../pod-builder.ts";
+import { realHarness } from "../real-harness.ts";
+import { waitForLog } from "../runtime-contract.ts";
+import { bbContainer, BUSYBOX, describeDocker, docker, PAUSE } from "./helpers.ts";
+
+const RUN = randomBytes(3).toString("hex");
+let volumeRoot: string;
+let runtime: DockerRuntime;
+let h: ReturnType<typeof realHarness>;
+const created: PodSpec[] = [];
+
+beforeEach(() => {
+  volumeRoot = mkdtempSync(join(tmpdir(), "mk-stopsignal-docker-"));
+  runtime = new DockerRuntime({ pauseImage: PAUSE, volumeRoot });
+  h = realHarness(runtime);
+});
+
+afterEach(async () => {
+  await h.close();
+  for (const spec of created.splice(0)) {
+    const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podUid}=${spec.uid}`] } });
+    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+    const volumes = (await docker.listVolumes({ filters: { label: [`${LABEL.podUid}=${spec.uid}`] } })).Volumes ?? [];
+    await Promise.all(volumes.map((v) => docker.getVolume(v.Name).remove().catch(() => undefined)));
+  }
+  rmSync(volumeRoot, { recursive: true, force: true });
+});
+
+function mkPod(name: string, containers: PodSpec["containers"]): PodSpec {
+  const spec = pod({ namespace: "mk-test", node: "", grace: 20, name: `${name}-${RUN}`, containers });
+  spec.uid = `${RUN}-${name}`;
+  spec.configHash = `hash-${RUN}-${name}`;
+  spec.volumes = [];
+  created.push(spec);
+  return spec;
+}
+
+const ONLY_USR1 = "trap 'echo stopping; exit 0' USR1; trap '' TERM; echo ready; while true; do sleep 0.2; done";
+
+describeDocker("stop signals on docker", () => {
+  test("stopSignal SIGUSR1 stops a container that handles only SIGUSR1 within its grace; the engine reports it", async () => {
+    const web = mkPod("usr1", [bbContainer("web", ONLY_USR1, { stopSignal: "SIGUSR1" }), bbContainer("plain", "trap 'exit 0' TERM; while true; do sleep 0.2; done")]);
+    await h.kubelet.sync(desired(web));
+    await h.count((e) => e.reason === "Started", 2, 20_000);
+    const id = h.kubelet.pods.get(web.key)!.app[0]!.containerId!;
+    await waitForLog(runtime, id, "ready", 10_000);
+    const inspected = await docker.getContainer(id).inspect();
+    expect((inspected.Config as { StopSignal?: string }).StopSignal).toBe("SIGUSR1");
+    await h.kubelet.sync(desired(web)); // the pass that reads the engine's report back
+    const [usr1, plain] = h.kubelet.pods.get(web.key)!.app.map((c) => containerStatus(c, "docker").stopSignal);
+    expect([usr1, plain]).toEqual(["SIGUSR1", "SIGTERM"]);
+    const stopAt = Date.now();
+    await h.kubelet.sync(desired());
+    const exited = await h.event((e) => e.reason === "Exited" && e.container === "web", 15_000);
+    expect(exited.message).toBe("Container web exited with code 0 (Completed)");
+    expect(Date.now() - stopAt).toBeLessThan(10_000);
+  });
+});
+
+describeDocker("an image's STOPSIGNAL on docker", () => {
+  test("without a spec signal the image's STOPSIGNAL stops the container, and is reported", async () => {
+    // A commit keeps the container's config: its StopSignal becomes the image's STOPSIGNAL.
+    const base = await docker.createContainer({ Image: BUSYBOX, Cmd: ["true"], StopSignal: "SIGUSR1", Labels: { "io.minikubelet.test": RUN } });
+    const image = `minikubelet-test/stopsignal:${RUN}`;
+    try {
+      await base.commit({ repo: "minikubelet-test/stopsignal", tag: RUN });
+      expect(((await docker.getImage(image).inspect()).Config as { StopSignal?: string }).StopSignal).toBe("SIGUSR1");
+      const web = mkPod("image", [bbContainer("web", ONLY_USR1, { image, imagePullPolicy: "Never" })]);
+      await h.kubelet.sync(desired(web));
+      await h.event((e) => e.reason === "Started", 20_000);
+      const id = h.kubelet.pods.get(web.key)!.app[0]!.containerId!;
+      await waitForLog(runtime, id, "ready", 10_000);
+      await h.kubelet.sync(desired(web)); // the pass that reads the engine's report back
+      expect(containerStatus(h.kubelet.pods.get(web.key)!.app[0]!, "docker").stopSignal).toBe("SIGUSR1");
+      const stopAt = Date.now();
+      await h.kubelet.sync(desired());
+      const exited = await h.event((e) => e.reason === "Exited", 15_000);
+      expect(exited.message).toBe("Container web exited with code 0 (Completed)");
+      expect(Date.now() - stopAt).toBeLessThan(10_000);
+    } finally {
+      await base.remove({ force: true }).catch(() => undefined);
+      await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+    }
+  });
+});
+
+describeDocker("a memory emptyDir on docker", () => {
+  test("is a tmpfs of its sizeLimit that the pod's containers share, removed with the pod", async () => {
+    const MI = 1024 * 1024;
+    const mount = { name: "mem", mountPath: "/mem", readOnly: false };
+    const writer = bbContainer("writer", `echo shared > /mem/note; dd if=/dev/zero of=/mem/blob bs=1024 count=2048 2>/dev/null || echo full; ${"trap 'exit 0' TERM; while true; do sleep 0.2; done"}`, { volumeMounts: [mount] });
+    const reader = bbContainer("reader", `while [ ! -f /mem/note ]; do sleep 0.1; done; cat /mem/note; grep ' /mem ' /proc/mounts; trap 'exit 0' TERM; while true; do sleep 0.2; done`, { volumeMounts: [mount] });
+    const web = mkPod("mem", [writer, reader]);
+    web.volumes = [{ name: "mem", type: "emptyDir", medium: "Memory", sizeLimit: "1Mi", sizeLimitBytes: MI }];
+    await h.kubelet.sync(desired(web));
+    await h.count((e) => e.reason === "Started", 2, 20_000);
+    const [writerId, readerId] = h.kubelet.pods.get(web.key)!.app.map((c) => c.containerId!);
+    expect(await waitForLog(runtime, writerId!, "full", 10_000)).toContain("full");
+    const seen = await waitForLog(runtime, readerId!, "/mem", 10_000);
+    expect(seen).toContain("shared");
+    expect(seen).toMatch(/ \/mem tmpfs .*size=1024k/);
+    const volumes = async () => (await docker.listVolumes({ filters: { label: [`${LABEL.podUid}=${web.uid}`] } })).Volumes ?? [];
+    expect((await volumes()).length).toBe(1);
+    await h.kubelet.sync(desired());
+    await h.count((e) => e.reason === "Exited", 2, 15_000);
+    await h.kubelet.idle();
+    expect(await volumes()).toEqual([]);
+  });
+});
