@@ -23,6 +23,7 @@ import { DockerImages } from "./docker-images.ts";
 import { listSandboxes, removeSandbox, runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
 import { joinedSandbox, statusFromInspect } from "./docker-status.ts";
+import { dockerContainerUsage } from "./docker-usage.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
 import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
 import type {
@@ -32,6 +33,7 @@ import type {
   ContainerConfig,
   ContainerInfo,
   ContainerStatus,
+  ContainerUsage,
   ExecResult,
   ExecSession,
   ExecStreamRequest,
@@ -160,6 +162,10 @@ export class DockerRuntime implements Runtime {
       if (isNotFound(error)) return { id, state: "unknown" };
       rethrowUnreachable(error, this.endpoint);
     }
+  }
+
+  async containerUsage(id: string): Promise<ContainerUsage | undefined> {
+    return dockerContainerUsage(this.docker, id, () => this.clock.now()).catch((error) => rethrowUnreachable(error, this.endpoint));
   }
 
   async killContainer(id: string, signal: "SIGTERM" | "SIGKILL"): Promise<void> {

@@ -15,7 +15,7 @@
  *   as underscores). emptyDir lives at `pods/<uid>/volumes/<name>`; hostPath is the path itself.
  * - The default working directory, and HOME when the spec sets none, is the pod directory.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
@@ -25,6 +25,7 @@ import type {
   ContainerConfig,
   ContainerInfo,
   ContainerStatus,
+  ContainerUsage,
   ExecResult,
   ExecSession,
   ExecStreamRequest,
@@ -49,6 +50,7 @@ import { removeContainerFiles, signalContainer } from "./process-remove.ts";
 import { installMonitorScript, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
+import { readCgroupUsage } from "./cgroup-usage.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -239,6 +241,16 @@ export class ProcessRuntime implements Runtime {
     return this.unenforced.get(id);
   }
 
+  /** From the container's cgroup (CPU and memory) and its directory (the log files); no rootfs, as there is no image layer. */
+  async containerUsage(id: string): Promise<ContainerUsage | undefined> {
+    const dir = this.findDir(id);
+    if (!dir || this.readStatus(id).state !== "running") return undefined;
+    const dirs = this.cgroups.usageDirs(id);
+    const usage: ContainerUsage = dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() };
+    usage.logsUsedBytes = logFilesSize(dir);
+    return usage;
+  }
+
   /** The containers provably ours; every other container directory is left out (and reported once). */
   async listContainers(): Promise<ContainerInfo[]> {
     const infos: ContainerInfo[] = [];
@@ -301,6 +313,24 @@ export class ProcessRuntime implements Runtime {
   private readStatus(id: string): ContainerStatus {
     return readContainerStatus(id, this.findDir(id), { cgroups: this.cgroups, clock: this.clock });
   }
+}
+
+/** `log` and its rotated files (`log.<time>`, compressed or not). */
+function logFilesSize(dir: string): number {
+  let total = 0;
+  try {
+    for (const name of readdirSync(dir)) {
+      if (name !== "log" && !name.startsWith("log.")) continue;
+      try {
+        total += statSync(join(dir, name)).size;
+      } catch {
+        // Rotated away between the listing and the stat.
+      }
+    }
+  } catch {
+    // The directory went with its container.
+  }
+  return total;
 }
 
 /** The host's cgroups for this agent: its database identity keeps two agents' cgroups apart. */

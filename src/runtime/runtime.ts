@@ -177,6 +177,32 @@ export interface SandboxManager {
   portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number };
 }
 
+/**
+ * One reading of a running container's resource usage (the CRI's ContainerStats): cumulative CPU
+ * time, memory as cadvisor counts it, and the bytes its files take. A figure the runtime cannot
+ * read is absent.
+ */
+export interface ContainerUsage {
+  /** When it was read, epoch ms. */
+  at: number;
+  /** CPU time of all cores since the container started, in nanoseconds. */
+  cpuUsageCoreNanoSeconds?: number;
+  memory?: {
+    usageBytes: number;
+    /** Usage less the inactive file cache (cadvisor's working set), never below 0. */
+    workingSetBytes: number;
+    rssBytes?: number;
+    /** The container's memory limit, when it has one. */
+    limitBytes?: number;
+    pageFaults?: number;
+    majorPageFaults?: number;
+  };
+  /** The container's writable layer (docker); the process runtime has none. */
+  rootfsUsedBytes?: number;
+  /** The container's log files, rotated ones included. */
+  logsUsedBytes?: number;
+}
+
 export interface ContainerManager {
   /** Creates and starts one container attempt; resolves with its id once it is running. */
   startContainer(config: ContainerConfig): Promise<string>;
@@ -212,6 +238,11 @@ export interface ContainerManager {
    * without writable cgroups); undefined when they are, or when the container sets none.
    */
   unenforcedLimits?(id: string): string | undefined;
+  /**
+   * The container's resource usage now, read from its cgroup or the engine; undefined for a
+   * container that is not running or that the runtime cannot measure. Never throws for a gone one.
+   */
+  containerUsage?(id: string): Promise<ContainerUsage | undefined>;
 }
 
 export interface ImageManager {

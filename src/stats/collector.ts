@@ -1,0 +1,134 @@
+/**
+ * The stats collector: reads the node and each running container on its own timer (the kubelet's
+ * cadvisor housekeeping, 10 s by default), never on the loop's path, and keeps the last two
+ * readings of each so the summary can give rates (usageNanoCores) and metrics.k8s.io its window.
+ * Serves StatsSource (the kubelet server's /stats/summary and /metrics/resource) and MetricsSource
+ * (the API's metrics.k8s.io) from what it last read: a request never waits on a reading.
+ */
+import type { Clock } from "../clock.ts";
+import type { ContainerManager } from "../runtime/runtime.ts";
+import type { V1Pod } from "../status/v1.ts";
+import { readNode, type NodeFiles, type NodeReading } from "./node-usage.ts";
+import { advance, nanoCores, type ContainerRef, type ContainerSamples, type SampleSet } from "./samples.ts";
+import { resourceMetricsText } from "./resource-metrics.ts";
+import { buildSummary, runningContainers } from "./summary.ts";
+import type { ContainerUsageWindow, MetricsSource, StatsSource, UsageWindow } from "./stats-source.ts";
+
+/** The kubelet's --housekeeping-interval default. */
+export const DEFAULT_HOUSEKEEPING_MS = 10_000;
+
+export interface StatsCollectorOptions {
+  nodeName: string;
+  runtime: Pick<ContainerManager, "containerUsage">;
+  /** The pods as last served (the loop's in-memory view): which containers run, and whose they are. */
+  pods: () => V1Pod[];
+  clock: Clock;
+  /** Between two rounds; default DEFAULT_HOUSEKEEPING_MS. */
+  intervalMs?: number;
+  node: NodeFiles;
+  /** Replaces the /proc reader (tests). */
+  readNode?: (at: number) => NodeReading;
+  log?: (message: string) => void;
+}
+
+export class StatsCollector implements StatsSource, MetricsSource {
+  private samples: SampleSet = { containers: new Map() };
+  private cancel: (() => void) | undefined;
+  private running = false;
+  private inFlight: Promise<void> | undefined;
+  private readonly intervalMs: number;
+  private lastError: string | undefined;
+
+  constructor(private readonly options: StatsCollectorOptions) {
+    this.intervalMs = options.intervalMs ?? DEFAULT_HOUSEKEEPING_MS;
+  }
+
+  /** Reads at once, then every interval. Idempotent. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.tick();
+  }
+
+  /** Stops the timer; a round under way finishes and is kept. Idempotent. */
+  stop(): void {
+    this.running = false;
+    this.cancel?.();
+    this.cancel = undefined;
+  }
+
+  private tick(): void {
+    this.cancel = undefined;
+    void this.sample().finally(() => {
+      if (this.running) this.cancel = this.options.clock.setTimeout(() => this.tick(), this.intervalMs);
+    });
+  }
+
+  /** One round: the node, then every running container. Rounds never overlap: a second call joins the first. */
+  sample(): Promise<void> {
+    this.inFlight ??= this.readAll().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async readAll(): Promise<void> {
+    const { clock, runtime } = this.options;
+    const refs = this.options.pods().flatMap(runningContainers);
+    const errors: string[] = [];
+    let node: NodeReading | undefined;
+    try {
+      node = (this.options.readNode ?? ((at) => readNode(this.options.node, at)))(clock.now());
+    } catch (error) {
+      errors.push(`node: ${(error as Error).message}`);
+    }
+    const readings = await Promise.all(
+      refs.map(async (ref) => {
+        try {
+          return { ref, usage: await runtime.containerUsage?.(ref.id) };
+        } catch (error) {
+          errors.push(`container ${ref.id}: ${(error as Error).message}`);
+          return { ref, usage: undefined };
+        }
+      }),
+    );
+    const previous = this.samples;
+    const containers = new Map<string, ContainerSamples>();
+    for (const { ref, usage } of readings) {
+      if (!usage) continue;
+      containers.set(ref.id, { ref, ...advance(previous.containers.get(ref.id), usage) });
+    }
+    const error = errors.length > 0 ? errors.join("; ") : undefined;
+    // Said once per distinct failure, not once a round.
+    if (error && error !== this.lastError) this.options.log?.(`stats: ${error}`);
+    this.lastError = error;
+    this.samples = { node: node ? advance(previous.node, node) : previous.node, containers, ...(error && { error }) };
+  }
+
+  async summary(): Promise<unknown> {
+    return buildSummary(this.options.nodeName, this.samples, this.options.pods());
+  }
+
+  async resourceMetrics(): Promise<string> {
+    return resourceMetricsText(this.samples);
+  }
+
+  nodeUsage(): UsageWindow | undefined {
+    const node = this.samples.node;
+    const cpu = node && nanoCores(node);
+    if (!node?.prev || cpu === undefined || !node.last.memory) return undefined;
+    return { timestamp: node.last.at, windowMs: node.last.at - node.prev.at, cpuNanoCores: cpu, memoryBytes: node.last.memory.workingSetBytes };
+  }
+
+  podUsage(uid: string): ContainerUsageWindow[] | undefined {
+    const windows: ContainerUsageWindow[] = [];
+    for (const samples of this.samples.containers.values()) {
+      if (samples.ref.podUid !== uid) continue;
+      const cpu = nanoCores(samples);
+      // As metrics-server: a pod is served once each of its containers has a window.
+      if (!samples.prev || cpu === undefined) return undefined;
+      windows.push({ name: samples.ref.name, timestamp: samples.last.at, windowMs: samples.last.at - samples.prev.at, cpuNanoCores: cpu, memoryBytes: samples.last.memory?.workingSetBytes ?? 0 });
+    }
+    return windows.length > 0 ? windows : undefined;
+  }
+}
+
+export type { ContainerRef };
