@@ -104,7 +104,8 @@ export function readNode(files: NodeFiles, at: number): NodeReading {
   const maxPid = Number(readText(`${proc}/sys/kernel/pid_max`)?.trim());
   // loadavg's fourth field is running/total scheduling entities: the kubelet's curproc.
   const processes = Number(readText(`${proc}/loadavg`)?.split(" ")[3]?.split("/")[1]);
-  reading.rlimit = { ...(Number.isFinite(maxPid) && maxPid > 0 && { maxPid }), ...(Number.isFinite(processes) && { processes }) };
+  const rlimit = { ...(Number.isFinite(maxPid) && maxPid > 0 && { maxPid }), ...(Number.isFinite(processes) && { processes }) };
+  if (Object.keys(rlimit).length > 0) reading.rlimit = rlimit;
   return reading;
 }
 

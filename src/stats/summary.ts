@@ -102,7 +102,7 @@ function nodeSummary(nodeName: string, node: Pair<NodeReading> | undefined): Sum
     startTime: isoTime(last.bootAt ?? 0),
     ...(cpu && { cpu }),
     ...(last.memory && { memory: { time, ...last.memory } }),
-    ...(last.fs && { fs: { time, ...fsStats(last.fs, last.fs.usedBytes) } }),
+    ...(last.fs && { fs: { time, ...fsStats(last.fs, last.fs.usedBytes), inodesUsed: last.fs.inodesUsed } }),
     ...(last.rlimit && { rlimit: { time, ...(last.rlimit.maxPid !== undefined && { maxpid: last.rlimit.maxPid }), ...(last.rlimit.processes !== undefined && { curproc: last.rlimit.processes }) } }),
   };
 }
