@@ -9,7 +9,7 @@ import Dockerode from "dockerode";
 import { realClock, type Clock } from "../clock.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
-import { defaultVolumeRoot } from "./docker-container-config.ts";
+import { defaultVolumeRoot, emptyDirPath } from "./docker-container-config.ts";
 import { createAndStart, type ContainerEngine } from "./docker-container-start.ts";
 import { isConflict, isNotFound, rethrowUnreachable } from "./docker-errors.ts";
 import { DockerEventWatcher } from "./docker-events.ts";
@@ -133,6 +133,10 @@ export class DockerRuntime implements Runtime {
   portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number } {
     if (!sandbox.ip) throw new Error(`sandbox ${sandbox.id.slice(0, 12)} has no IP address on the engine's network`);
     return { host: sandbox.ip, port };
+  }
+
+  emptyDirPath(podUid: string, name: string): string {
+    return emptyDirPath(this.volumeRoot, podUid, name);
   }
 
   async startContainer(config: ContainerConfig): Promise<string> {

@@ -175,6 +175,8 @@ export interface SandboxManager {
    * address to dial.
    */
   portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number };
+  /** The host directory of the pod's emptyDir volume `name` (where its usage is measured); pure. */
+  emptyDirPath?(podUid: string, name: string): string;
 }
 
 /**

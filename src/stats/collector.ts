@@ -6,10 +6,11 @@
  * (the API's metrics.k8s.io) from what it last read: a request never waits on a reading.
  */
 import type { Clock } from "../clock.ts";
-import type { ContainerManager } from "../runtime/runtime.ts";
+import type { ContainerManager, SandboxManager } from "../runtime/runtime.ts";
 import type { V1Pod } from "../status/v1.ts";
 import { readNode, type NodeFiles, type NodeReading } from "./node-usage.ts";
-import { advance, nanoCores, type ContainerRef, type ContainerSamples, type SampleSet } from "./samples.ts";
+import { advance, nanoCores, type ContainerRef, type ContainerSamples, type SampleSet, type VolumeSample } from "./samples.ts";
+import { readVolume } from "./volume-usage.ts";
 import { resourceMetricsText } from "./resource-metrics.ts";
 import { buildSummary, runningContainers } from "./summary.ts";
 import type { ContainerUsageWindow, MetricsSource, StatsSource, UsageWindow } from "./stats-source.ts";
@@ -17,14 +18,19 @@ import type { ContainerUsageWindow, MetricsSource, StatsSource, UsageWindow } fr
 /** The kubelet's --housekeeping-interval default. */
 export const DEFAULT_HOUSEKEEPING_MS = 10_000;
 
+/** The kubelet's --volume-stats-agg-period default: a volume is walked at most this often. */
+export const DEFAULT_VOLUME_STATS_MS = 60_000;
+
 export interface StatsCollectorOptions {
   nodeName: string;
-  runtime: Pick<ContainerManager, "containerUsage">;
+  runtime: Pick<ContainerManager, "containerUsage"> & Partial<Pick<SandboxManager, "emptyDirPath">>;
   /** The pods as last served (the loop's in-memory view): which containers run, and whose they are. */
   pods: () => V1Pod[];
   clock: Clock;
   /** Between two rounds; default DEFAULT_HOUSEKEEPING_MS. */
   intervalMs?: number;
+  /** Between two walks of one emptyDir volume; default DEFAULT_VOLUME_STATS_MS. */
+  volumeIntervalMs?: number;
   node: NodeFiles;
   /** Replaces the /proc reader (tests). */
   readNode?: (at: number) => NodeReading;
@@ -32,7 +38,7 @@ export interface StatsCollectorOptions {
 }
 
 export class StatsCollector implements StatsSource, MetricsSource {
-  private samples: SampleSet = { containers: new Map() };
+  private samples: SampleSet = { containers: new Map(), volumes: new Map() };
   private cancel: (() => void) | undefined;
   private running = false;
   private inFlight: Promise<void> | undefined;
@@ -72,7 +78,8 @@ export class StatsCollector implements StatsSource, MetricsSource {
 
   private async readAll(): Promise<void> {
     const { clock, runtime } = this.options;
-    const refs = this.options.pods().flatMap(runningContainers);
+    const pods = this.options.pods();
+    const refs = pods.flatMap(runningContainers);
     const errors: string[] = [];
     let node: NodeReading | undefined;
     try {
@@ -96,11 +103,40 @@ export class StatsCollector implements StatsSource, MetricsSource {
       if (!usage) continue;
       containers.set(ref.id, { ref, ...advance(previous.containers.get(ref.id), usage) });
     }
+    const volumes = await this.readVolumes(pods, new Set(refs.map((ref) => ref.podUid)), previous.volumes);
     const error = errors.length > 0 ? errors.join("; ") : undefined;
     // Said once per distinct failure, not once a round.
     if (error && error !== this.lastError) this.options.log?.(`stats: ${error}`);
     this.lastError = error;
-    this.samples = { node: node ? advance(previous.node, node) : previous.node, containers, ...(error && { error }) };
+    this.samples = { node: node ? advance(previous.node, node) : previous.node, containers, volumes, ...(error && { error }) };
+  }
+
+  /** The emptyDir volumes of the pods with a running container; one walked within the volume period is kept as it was. */
+  private async readVolumes(pods: V1Pod[], running: Set<string>, previous: Map<string, VolumeSample>): Promise<Map<string, VolumeSample>> {
+    const { clock, runtime } = this.options;
+    if (!runtime.emptyDirPath) return new Map();
+    const period = this.options.volumeIntervalMs ?? DEFAULT_VOLUME_STATS_MS;
+    const now = clock.now();
+    // In the pods' and their specs' order, each walk at once.
+    const walks: Promise<[string, VolumeSample | undefined]>[] = [];
+    for (const pod of pods) {
+      const uid = pod.metadata.uid ?? "";
+      if (!running.has(uid)) continue;
+      for (const volume of (pod.spec as { volumes?: { name: string; emptyDir?: { medium?: string } }[] }).volumes ?? []) {
+        if (!volume.emptyDir) continue;
+        const key = `${uid}/${volume.name}`;
+        const kept = previous.get(key);
+        if (kept && now - kept.at < period) {
+          walks.push(Promise.resolve([key, kept]));
+          continue;
+        }
+        const memory = volume.emptyDir.medium === "Memory";
+        walks.push(readVolume(runtime.emptyDirPath(uid, volume.name), now).then((reading) => [key, reading && { ...reading, podUid: uid, name: volume.name, memory }]));
+      }
+    }
+    const volumes = new Map<string, VolumeSample>();
+    for (const [key, sample] of await Promise.all(walks)) if (sample) volumes.set(key, sample);
+    return volumes;
   }
 
   async summary(): Promise<unknown> {

@@ -5,6 +5,7 @@
  */
 import type { ContainerUsage } from "../runtime/runtime.ts";
 import type { NodeReading } from "./node-usage.ts";
+import type { VolumeReading } from "./volume-usage.ts";
 
 /** Who a container's readings belong to, from the served pod. */
 export interface ContainerRef {
@@ -44,10 +45,20 @@ export interface ContainerSamples extends Pair<ContainerUsage> {
   ref: ContainerRef;
 }
 
-/** One round's view: the node and every running container measured. */
+/** An emptyDir volume of a pod with a running container, as last walked. */
+export interface VolumeSample extends VolumeReading {
+  podUid: string;
+  name: string;
+  /** `medium: Memory`: its bytes are memory, not ephemeral storage. */
+  memory: boolean;
+}
+
+/** One round's view: the node, every running container measured, their pods' emptyDir volumes. */
 export interface SampleSet {
   node?: Pair<NodeReading>;
   containers: Map<string, ContainerSamples>;
+  /** By `podUid/volume`. */
+  volumes: Map<string, VolumeSample>;
   /** The round's failure, for resource_scrape_error; undefined when it read everything it tried. */
   error?: string;
 }

@@ -8,7 +8,7 @@ import type { ContainerUsage } from "../runtime/runtime.ts";
 import type { V1Pod } from "../status/v1.ts";
 import { isoTime } from "../status/time.ts";
 import type { FsFigures, NodeReading } from "./node-usage.ts";
-import { nanoCores, type ContainerRef, type ContainerSamples, type Pair, type SampleSet } from "./samples.ts";
+import { nanoCores, type ContainerRef, type ContainerSamples, type Pair, type SampleSet, type VolumeSample } from "./samples.ts";
 
 export interface CpuStats {
   time: string;
@@ -45,12 +45,17 @@ export interface ContainerStats {
   logs?: FsStats;
 }
 
+export interface VolumeStats extends FsStats {
+  name: string;
+}
+
 export interface PodStats {
   podRef: { name: string; namespace: string; uid: string };
   startTime: string;
   containers: ContainerStats[];
   cpu?: CpuStats;
   memory?: MemoryStats;
+  volume?: VolumeStats[];
   "ephemeral-storage"?: FsStats;
 }
 
@@ -87,7 +92,8 @@ export function buildSummary(nodeName: string, samples: SampleSet, pods: V1Pod[]
   }
   const podStats = pods.flatMap((pod) => {
     const containers = byPod.get(pod.metadata.uid ?? "");
-    return containers ? [podSummary(pod, containers, nodeFs)] : [];
+    const volumes = [...samples.volumes.values()].filter((volume) => volume.podUid === pod.metadata.uid);
+    return containers ? [podSummary(pod, containers, volumes, nodeFs)] : [];
   });
   return { node: nodeSummary(nodeName, samples.node), pods: podStats };
 }
@@ -107,13 +113,16 @@ function nodeSummary(nodeName: string, node: Pair<NodeReading> | undefined): Sum
   };
 }
 
-function podSummary(pod: V1Pod, samples: ContainerSamples[], nodeFs: FsFigures | undefined): PodStats {
+function podSummary(pod: V1Pod, samples: ContainerSamples[], volumes: VolumeSample[], nodeFs: FsFigures | undefined): PodStats {
   const containers = samples.map((container) => containerSummary(container, nodeFs));
   const time = isoTime(Math.max(...samples.map((sample) => sample.last.at)));
   const cpuTimes = samples.map((sample) => sample.last.cpuUsageCoreNanoSeconds);
   const rates = samples.map((sample) => nanoCores(sample));
   const memories = samples.map((sample) => sample.last.memory);
-  const used = samples.reduce((sum, sample) => sum + (sample.last.rootfsUsedBytes ?? 0) + (sample.last.logsUsedBytes ?? 0), 0);
+  // The kubelet's ephemeral storage: the containers' writable layers and logs, and the disk-backed emptyDirs.
+  const used =
+    samples.reduce((sum, sample) => sum + (sample.last.rootfsUsedBytes ?? 0) + (sample.last.logsUsedBytes ?? 0), 0) +
+    volumes.reduce((sum, volume) => sum + (volume.memory ? 0 : volume.usedBytes), 0);
   const ref = samples[0]!.ref;
   return {
     podRef: { name: ref.podName, namespace: ref.namespace, uid: ref.podUid },
@@ -124,6 +133,18 @@ function podSummary(pod: V1Pod, samples: ContainerSamples[], nodeFs: FsFigures |
     }),
     ...(memories.every((memory) => memory !== undefined) && {
       memory: { time, usageBytes: sum(memories.map((m) => m!.usageBytes)), workingSetBytes: sum(memories.map((m) => m!.workingSetBytes)), rssBytes: sum(memories.map((m) => m!.rssBytes ?? 0)) },
+    }),
+    ...(volumes.length > 0 && {
+      volume: volumes.map((volume) => ({
+        time: isoTime(volume.at),
+        availableBytes: volume.availableBytes,
+        capacityBytes: volume.capacityBytes,
+        usedBytes: volume.usedBytes,
+        inodesFree: volume.inodesFree,
+        inodes: volume.inodes,
+        inodesUsed: volume.inodesUsed,
+        name: volume.name,
+      })),
     }),
     "ephemeral-storage": { time, ...fsStats(nodeFs, used) },
   };

@@ -220,3 +220,40 @@ test("a runtime failure is resource_scrape_error 1, said once, and the other con
 test("values print as Go's strconv 'g', as expfmt writes them", () => {
   expect([0, 1, 9.5, 123456, 1234567, 1e6, 0.0001, 0.00001, 1.5e-9, 1767268740].map(goFloat)).toEqual(["0", "1", "9.5", "123456", "1.234567e+06", "1e+06", "0.0001", "1e-05", "1.5e-09", "1.76726874e+09"]);
 });
+
+test("emptyDir volumes: walked like du, in ephemeral-storage unless medium Memory, again only after the volume period", async () => {
+  using dir = tempDir();
+  const clock = new FakeClock();
+  const volumes = join(dir.path, "volumes");
+  mkdirSync(join(volumes, "cache", "sub"), { recursive: true });
+  mkdirSync(join(volumes, "shm"));
+  writeFileSync(join(volumes, "cache", "sub", "data"), Buffer.alloc(64 * 1024, 1));
+  const runtime = {
+    async containerUsage(): Promise<ContainerUsage> {
+      return { at: clock.now(), cpuUsageCoreNanoSeconds: 1, logsUsedBytes: 100 };
+    },
+    emptyDirPath: (uid: string, name: string) => (uid === "uid-web" ? join(volumes, name) : "/nonexistent"),
+  };
+  const pod = runningPod();
+  (pod.spec as any).volumes = [{ name: "cache", emptyDir: {} }, { name: "shm", emptyDir: { medium: "Memory" } }, { name: "host", hostPath: { path: "/" } }];
+  const stats = new StatsCollector({ nodeName: "lab", runtime, pods: () => [pod], clock, intervalMs: 10_000, volumeIntervalMs: 60_000, node: { proc: dir.path, fsPath: dir.path } });
+  await stats.sample();
+  const volumeOf = async (name: string) => ((await stats.summary()) as Summary).pods[0]!.volume!.find((volume) => volume.name === name)!;
+  const cache = await volumeOf("cache");
+  // Two directories and the file; 64 KiB allocated at least (du's blocks).
+  expect(cache).toMatchObject({ name: "cache", time: "2026-01-01T12:00:00Z", inodesUsed: 3 });
+  expect(cache.usedBytes!).toBeGreaterThanOrEqual(64 * 1024);
+  expect(cache.capacityBytes!).toBeGreaterThan(0);
+  const shm = await volumeOf("shm");
+  expect(((await stats.summary()) as Summary).pods[0]!["ephemeral-storage"]!.usedBytes).toBe(100 + cache.usedBytes!);
+  expect(((await stats.summary()) as Summary).pods[0]!.volume!.map((volume) => volume.name)).toEqual(["cache", "shm"]);
+  expect(shm.inodesUsed).toBe(1);
+
+  writeFileSync(join(volumes, "cache", "more"), Buffer.alloc(64 * 1024, 1));
+  clock.step(10_000);
+  await stats.sample();
+  expect((await volumeOf("cache")).inodesUsed).toBe(3);
+  clock.step(50_000);
+  await stats.sample();
+  expect(await volumeOf("cache")).toMatchObject({ time: "2026-01-01T12:01:00Z", inodesUsed: 4 });
+});
