@@ -297,6 +297,12 @@ export class DockerRuntime implements Runtime {
     return this.images.ensureImage(container, onProgress);
   }
 
+  /** The engine's root directory, and the images' sizes added up (a layer two images share counts twice, as in `docker images`). */
+  async imageFsUsage(): Promise<{ path: string; usedBytes: number }> {
+    const [info, images] = await Promise.all([this.docker.info(), this.docker.listImages()]).catch((error) => rethrowUnreachable(error, this.endpoint));
+    return { path: String((info as { DockerRootDir?: string }).DockerRootDir ?? "/var/lib/docker"), usedBytes: images.reduce((sum, image) => sum + (image.Size ?? 0), 0) };
+  }
+
   watch(listener: (event: RuntimeEvent) => void): () => void {
     return this.events.subscribe(listener);
   }

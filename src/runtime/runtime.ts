@@ -250,6 +250,11 @@ export interface ContainerManager {
 export interface ImageManager {
   /** Applies the pull policy: pulls when asked or missing; rejects with ImagePullError. */
   ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult>;
+  /**
+   * The image filesystem (the CRI's ImageFsInfo): the directory images are stored under and the
+   * bytes they take. A runtime without images has none.
+   */
+  imageFsUsage?(): Promise<{ path: string; usedBytes: number }>;
 }
 
 export interface Runtime extends SandboxManager, ContainerManager, ImageManager {

@@ -6,9 +6,9 @@
  * (the API's metrics.k8s.io) from what it last read: a request never waits on a reading.
  */
 import type { Clock } from "../clock.ts";
-import type { ContainerManager, SandboxManager } from "../runtime/runtime.ts";
+import type { ContainerManager, ImageManager, SandboxManager } from "../runtime/runtime.ts";
 import type { V1Pod } from "../status/v1.ts";
-import { readNode, type NodeFiles, type NodeReading } from "./node-usage.ts";
+import { fsFigures, readNode, type NodeFiles, type NodeReading } from "./node-usage.ts";
 import { advance, nanoCores, type ContainerRef, type ContainerSamples, type SampleSet, type VolumeSample } from "./samples.ts";
 import { readVolume } from "./volume-usage.ts";
 import { resourceMetricsText } from "./resource-metrics.ts";
@@ -23,7 +23,7 @@ export const DEFAULT_VOLUME_STATS_MS = 60_000;
 
 export interface StatsCollectorOptions {
   nodeName: string;
-  runtime: Pick<ContainerManager, "containerUsage"> & Partial<Pick<SandboxManager, "emptyDirPath">>;
+  runtime: Pick<ContainerManager, "containerUsage"> & Partial<Pick<SandboxManager, "emptyDirPath"> & Pick<ImageManager, "imageFsUsage">>;
   /** The pods as last served (the loop's in-memory view): which containers run, and whose they are. */
   pods: () => V1Pod[];
   clock: Clock;
@@ -86,6 +86,15 @@ export class StatsCollector implements StatsSource, MetricsSource {
       node = (this.options.readNode ?? ((at) => readNode(this.options.node, at)))(clock.now());
     } catch (error) {
       errors.push(`node: ${(error as Error).message}`);
+    }
+    if (node && runtime.imageFsUsage) {
+      try {
+        const images = await runtime.imageFsUsage();
+        const fs = fsFigures(images.path);
+        node.imageFs = { usedBytes: images.usedBytes, ...(fs && { fs }) };
+      } catch (error) {
+        errors.push(`image filesystem: ${(error as Error).message}`);
+      }
     }
     const readings = await Promise.all(
       refs.map(async (ref) => {

@@ -13,6 +13,8 @@ export interface NodeReading {
   cpuUsageCoreNanoSeconds?: number;
   memory?: { usageBytes: number; workingSetBytes: number; availableBytes: number; rssBytes?: number; pageFaults?: number; majorPageFaults?: number };
   fs?: FsFigures;
+  /** The bytes the runtime's images take, and their filesystem when it could be read. */
+  imageFs?: { usedBytes: number; fs?: FsFigures };
   rlimit?: { maxPid?: number; processes?: number };
 }
 

@@ -66,6 +66,7 @@ export interface Summary {
     cpu?: CpuStats;
     memory?: MemoryStats;
     fs?: FsStats;
+    runtime?: { imageFs?: FsStats };
     rlimit?: { time: string; maxpid?: number; curproc?: number };
   };
   pods: PodStats[];
@@ -109,6 +110,7 @@ function nodeSummary(nodeName: string, node: Pair<NodeReading> | undefined): Sum
     ...(cpu && { cpu }),
     ...(last.memory && { memory: { time, ...last.memory } }),
     ...(last.fs && { fs: { time, ...fsStats(last.fs, last.fs.usedBytes), inodesUsed: last.fs.inodesUsed } }),
+    ...(last.imageFs && { runtime: { imageFs: { time, ...imageFs(last.imageFs) } } }),
     ...(last.rlimit && { rlimit: { time, ...(last.rlimit.maxPid !== undefined && { maxpid: last.rlimit.maxPid }), ...(last.rlimit.processes !== undefined && { curproc: last.rlimit.processes }) } }),
   };
 }
@@ -175,6 +177,12 @@ function cpuStats(pair: Pair<{ at: number; cpuUsageCoreNanoSeconds?: number }>):
 function memoryStats(time: string, memory: NonNullable<ContainerUsage["memory"]>): MemoryStats {
   const { limitBytes, ...figures } = memory;
   return { time, ...(limitBytes !== undefined && { availableBytes: Math.max(0, limitBytes - memory.workingSetBytes) }), ...figures };
+}
+
+/** The engine's root may be unreadable (no statfs): then only the images' bytes are known. */
+function imageFs({ usedBytes, fs }: NonNullable<NodeReading["imageFs"]>): Omit<FsStats, "time"> {
+  if (!fs) return { usedBytes };
+  return { availableBytes: fs.availableBytes, capacityBytes: fs.capacityBytes, usedBytes, inodesFree: fs.inodesFree, inodes: fs.inodes, inodesUsed: fs.inodesUsed };
 }
 
 /** A share of a filesystem: the filesystem's capacity and free space, with the bytes this thing uses. */

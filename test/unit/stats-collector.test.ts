@@ -164,6 +164,7 @@ test("the timer reads again every interval; a restarted container (new id) start
       readings.push(id);
       return { at: clock.now(), cpuUsageCoreNanoSeconds: (cpu += 1_000_000_000), memory: { usageBytes: 10, workingSetBytes: 8 } };
     },
+    imageFsUsage: async () => ({ path: dir.path, usedBytes: 1234 }),
   };
   const pod = (): V1Pod => ({
     metadata: { name: "p", namespace: "demo", uid: "u" },
@@ -190,6 +191,8 @@ test("the timer reads again every interval; a restarted container (new id) start
   const { node } = (await stats.summary()) as Summary;
   expect([node.cpu, node.memory, node.rlimit, node.startTime]).toEqual([undefined, undefined, undefined, "1970-01-01T00:00:00Z"]);
   expect(node.fs?.capacityBytes).toBeGreaterThan(0);
+  // The image filesystem: the images' bytes on the filesystem of the engine's root.
+  expect(node.runtime?.imageFs).toMatchObject({ usedBytes: 1234, capacityBytes: node.fs!.capacityBytes });
   stats.stop();
 });
 
