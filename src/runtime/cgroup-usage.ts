@@ -2,10 +2,10 @@
  * A container's usage read from its cgroup files, as cadvisor reads them: CPU from v1's
  * `cpuacct.usage` or v2's `cpu.stat` (`usage_usec`), memory from `memory.usage_in_bytes` /
  * `memory.current` and `memory.stat`. The working set is usage less the inactive file cache
- * (cadvisor's definition, the one metrics-server and eviction use). Pure over the files it is
- * given: a file that cannot be read leaves its figure out.
+ * (cadvisor's definition, the one metrics-server and eviction use). A file that cannot be read
+ * leaves its figure out. Read asynchronously: a round over many containers never holds the thread.
  */
-import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ContainerUsage } from "./runtime.ts";
 
@@ -15,30 +15,27 @@ export type UsageDirs = { kind: "v1"; memory?: string; cpuacct?: string } | { ki
 /** v1 reports "no limit" as a huge page-rounded number; anything this large is no limit. */
 const UNLIMITED_V1 = 2 ** 62;
 
-export function readCgroupUsage(dirs: UsageDirs, at: number): Omit<ContainerUsage, "logsUsedBytes" | "rootfsUsedBytes"> {
+export async function readCgroupUsage(dirs: UsageDirs, at: number): Promise<Omit<ContainerUsage, "logsUsedBytes" | "rootfsUsedBytes">> {
   const usage: Omit<ContainerUsage, "logsUsedBytes" | "rootfsUsedBytes"> = { at };
   if (dirs.kind === "v2") {
-    const cpu = statFile(join(dirs.dir, "cpu.stat"));
+    const [cpu, current, stat, maxText] = await Promise.all([statFile(join(dirs.dir, "cpu.stat")), numberFile(join(dirs.dir, "memory.current")), statFile(join(dirs.dir, "memory.stat")), readText(join(dirs.dir, "memory.max"))]);
     if (cpu.usage_usec !== undefined) usage.cpuUsageCoreNanoSeconds = cpu.usage_usec * 1000;
-    const current = numberFile(join(dirs.dir, "memory.current"));
     if (current !== undefined) {
-      const stat = statFile(join(dirs.dir, "memory.stat"));
-      const max = readText(join(dirs.dir, "memory.max"))?.trim();
+      const max = maxText?.trim();
       usage.memory = memoryFigures(current, stat.inactive_file, stat.anon, max && max !== "max" ? Number(max) : undefined, stat.pgfault, stat.pgmajfault);
     }
     return usage;
   }
-  if (dirs.cpuacct) {
-    const nanos = numberFile(join(dirs.cpuacct, "cpuacct.usage"));
-    if (nanos !== undefined) usage.cpuUsageCoreNanoSeconds = nanos;
-  }
-  if (dirs.memory) {
-    const current = numberFile(join(dirs.memory, "memory.usage_in_bytes"));
-    if (current !== undefined) {
-      const stat = statFile(join(dirs.memory, "memory.stat"));
-      const limit = numberFile(join(dirs.memory, "memory.limit_in_bytes"));
-      usage.memory = memoryFigures(current, stat.total_inactive_file, stat.total_rss, limit !== undefined && limit < UNLIMITED_V1 ? limit : undefined, stat.total_pgfault, stat.total_pgmajfault);
-    }
+  const memory = dirs.memory;
+  const [nanos, current, stat, limit] = await Promise.all([
+    dirs.cpuacct ? numberFile(join(dirs.cpuacct, "cpuacct.usage")) : undefined,
+    memory ? numberFile(join(memory, "memory.usage_in_bytes")) : undefined,
+    memory ? statFile(join(memory, "memory.stat")) : ({} as Record<string, number | undefined>),
+    memory ? numberFile(join(memory, "memory.limit_in_bytes")) : undefined,
+  ]);
+  if (nanos !== undefined) usage.cpuUsageCoreNanoSeconds = nanos;
+  if (current !== undefined) {
+    usage.memory = memoryFigures(current, stat.total_inactive_file, stat.total_rss, limit !== undefined && limit < UNLIMITED_V1 ? limit : undefined, stat.total_pgfault, stat.total_pgmajfault);
   }
   return usage;
 }
@@ -64,19 +61,19 @@ export function parseStatLines(text: string): Record<string, number> {
   return values;
 }
 
-function statFile(file: string): Record<string, number | undefined> {
-  const text = readText(file);
+async function statFile(file: string): Promise<Record<string, number | undefined>> {
+  const text = await readText(file);
   return text === undefined ? {} : parseStatLines(text);
 }
 
-function numberFile(file: string): number | undefined {
-  const text = readText(file)?.trim();
+async function numberFile(file: string): Promise<number | undefined> {
+  const text = (await readText(file))?.trim();
   return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
-function readText(file: string): string | undefined {
+async function readText(file: string): Promise<string | undefined> {
   try {
-    return readFileSync(file, "utf8");
+    return await readFile(file, "utf8");
   } catch {
     return undefined;
   }

@@ -15,7 +15,8 @@
  *   as underscores). emptyDir lives at `pods/<uid>/volumes/<name>`; hostPath is the path itself.
  * - The default working directory, and HOME when the spec sets none, is the pod directory.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
@@ -250,9 +251,8 @@ export class ProcessRuntime implements Runtime {
     const dir = this.findDir(id);
     if (!dir || this.readStatus(id).state !== "running") return undefined;
     const dirs = this.cgroups.usageDirs(id);
-    const usage: ContainerUsage = dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() };
-    usage.logsUsedBytes = logFilesSize(dir);
-    return usage;
+    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, logFilesSize(dir)]);
+    return { ...usage, logsUsedBytes };
   }
 
   /** The containers provably ours; every other container directory is left out (and reported once). */
@@ -320,21 +320,20 @@ export class ProcessRuntime implements Runtime {
 }
 
 /** `log` and its rotated files (`log.<time>`, compressed or not). */
-function logFilesSize(dir: string): number {
-  let total = 0;
+async function logFilesSize(dir: string): Promise<number> {
+  let names: string[];
   try {
-    for (const name of readdirSync(dir)) {
-      if (name !== "log" && !name.startsWith("log.")) continue;
-      try {
-        total += statSync(join(dir, name)).size;
-      } catch {
-        // Rotated away between the listing and the stat.
-      }
-    }
+    names = await readdir(dir);
   } catch {
-    // The directory went with its container.
+    return 0; // The directory went with its container.
   }
-  return total;
+  const sizes = await Promise.all(
+    names
+      .filter((name) => name === "log" || name.startsWith("log."))
+      // Rotated away between the listing and the stat: it takes nothing.
+      .map((name) => stat(join(dir, name)).then((info) => info.size, () => 0)),
+  );
+  return sizes.reduce((total, size) => total + size, 0);
 }
 
 /** The host's cgroups for this agent: its database identity keeps two agents' cgroups apart. */

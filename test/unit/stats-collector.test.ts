@@ -47,7 +47,7 @@ function collector(clock: FakeClock, cgroups: Cgroups, proc: string, fsPath: str
   const runtime = {
     async containerUsage(id: string): Promise<ContainerUsage | undefined> {
       const dirs = cgroups.usageDirs(id);
-      return dirs && { ...readCgroupUsage(dirs, clock.now()), logsUsedBytes: 300 };
+      return dirs && { ...(await readCgroupUsage(dirs, clock.now())), logsUsedBytes: 300 };
     },
   };
   return new StatsCollector({ nodeName: "lab", runtime, pods: () => [runningPod()], clock, intervalMs: 10_000, node: { proc, fsPath } });
