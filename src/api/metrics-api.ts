@@ -55,7 +55,7 @@ function podMetrics(api: ApiContext, pod: V1Pod) {
   return {
     kind: "PodMetrics",
     apiVersion: API_VERSION,
-    metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, creationTimestamp: isoTime(api.clock.now()), ...(pod.metadata.labels && { labels: pod.metadata.labels }) },
+    metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, creationTimestamp: isoTime(api.clock.now()), ...(pod.metadata.labels && Object.keys(pod.metadata.labels).length > 0 && { labels: pod.metadata.labels }) },
     timestamp: isoTime(earliest.timestamp),
     window: goDuration(earliest.windowMs),
     containers: containers.map((container) => ({ name: container.name, usage: usage(container) })),
