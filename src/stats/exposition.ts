@@ -1,7 +1,8 @@
 /**
  * The Prometheus text format (0.0.4) for a handful of families with per-sample timestamps, which
  * the kubelet's /metrics/resource carries and metrics-server reads (prom-client's registry writes
- * no timestamps). Values print as Go's strconv 'g' (what expfmt writes), labels sorted by name.
+ * no timestamps). Values print as Go's strconv 'g' (what expfmt writes); labels in the order given,
+ * which callers keep sorted by name as client_golang writes them.
  */
 
 export interface Sample {
@@ -23,8 +24,9 @@ export function exposition(families: Family[]): string {
   for (const family of families) {
     text += `# HELP ${family.name} ${family.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\n# TYPE ${family.name} ${family.type}\n`;
     for (const sample of family.samples) {
-      const labels = Object.entries(sample.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      const set = labels.length > 0 ? `{${labels.map(([key, value]) => `${key}="${escapeLabel(value)}"`).join(",")}}` : "";
+      let set = "";
+      for (const key in sample.labels) set += `${set ? "," : "{"}${key}="${escapeLabel(sample.labels[key]!)}"`;
+      if (set) set += "}";
       text += `${family.name}${set} ${goFloat(sample.value)}${sample.at !== undefined ? ` ${Math.floor(sample.at)}` : ""}\n`;
     }
   }
@@ -32,6 +34,7 @@ export function exposition(families: Family[]): string {
 }
 
 function escapeLabel(value: string): string {
+  if (!/[\\"\n]/.test(value)) return value;
   return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 

@@ -15,7 +15,8 @@ export function resourceMetricsText(samples: SampleSet): string {
   const nodeCpu: Sample[] = node?.cpuUsageCoreNanoSeconds !== undefined ? [{ value: node.cpuUsageCoreNanoSeconds / NANOS, at: node.at }] : [];
   const nodeMemory: Sample[] = node?.memory ? [{ value: node.memory.workingSetBytes, at: node.at }] : [];
   const containers = [...samples.containers.values()].sort(byPodThenName);
-  const labels = (c: ContainerSamples) => ({ container: c.ref.name, pod: c.ref.podName, namespace: c.ref.namespace });
+  // Sorted by name, as client_golang writes them.
+  const labels = (c: ContainerSamples) => ({ container: c.ref.name, namespace: c.ref.namespace, pod: c.ref.podName });
   const pods = new Map<string, ContainerSamples[]>();
   for (const container of containers) pods.set(container.ref.podUid, [...(pods.get(container.ref.podUid) ?? []), container]);
   const podCpu: Sample[] = [];
@@ -23,8 +24,8 @@ export function resourceMetricsText(samples: SampleSet): string {
   for (const list of pods.values()) {
     const { podName: pod, namespace } = list[0]!.ref;
     const at = Math.max(...list.map((c) => c.last.at));
-    if (list.every((c) => c.last.cpuUsageCoreNanoSeconds !== undefined)) podCpu.push({ labels: { pod, namespace }, value: list.reduce((sum, c) => sum + c.last.cpuUsageCoreNanoSeconds!, 0) / NANOS, at });
-    if (list.every((c) => c.last.memory)) podMemory.push({ labels: { pod, namespace }, value: list.reduce((sum, c) => sum + c.last.memory!.workingSetBytes, 0), at });
+    if (list.every((c) => c.last.cpuUsageCoreNanoSeconds !== undefined)) podCpu.push({ labels: { namespace, pod }, value: list.reduce((sum, c) => sum + c.last.cpuUsageCoreNanoSeconds!, 0) / NANOS, at });
+    if (list.every((c) => c.last.memory)) podMemory.push({ labels: { namespace, pod }, value: list.reduce((sum, c) => sum + c.last.memory!.workingSetBytes, 0), at });
   }
   const failed = samples.error === undefined ? 0 : 1;
   const families: Family[] = [
