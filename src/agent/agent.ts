@@ -194,7 +194,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   /** Stops taking work: no more scans, API writes or adoption; the loop itself still runs. */
   const quiesce = async () => {
     clearInterval(expiry);
-    stats.stop();
+    await stats.stop();
     disk?.stop();
     if (api && "stop" in api) await api.stop();
     watcher.stop();

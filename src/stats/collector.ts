@@ -47,6 +47,8 @@ export class StatsCollector implements StatsSource, MetricsSource {
   private samples: SampleSet = { containers: new Map(), volumes: new Map() };
   private cancel: (() => void) | undefined;
   private running = false;
+  /** Set by stop(): a round it cut short says nothing of what failed under the closing runtime. */
+  private stopped = false;
   private inFlight: Promise<void> | undefined;
   private readonly intervalMs: number;
   private lastError: string | undefined;
@@ -61,14 +63,17 @@ export class StatsCollector implements StatsSource, MetricsSource {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopped = false;
     this.tick();
   }
 
-  /** Stops the timer; a round under way finishes and is kept. Idempotent. */
-  stop(): void {
+  /** Stops the timer; resolves once a round under way has finished (before the runtime is closed under it). Idempotent. */
+  async stop(): Promise<void> {
     this.running = false;
+    this.stopped = true;
     this.cancel?.();
     this.cancel = undefined;
+    await this.inFlight;
   }
 
   private tick(): void {
@@ -120,8 +125,8 @@ export class StatsCollector implements StatsSource, MetricsSource {
     }
     const volumes = await this.readVolumes(pods, new Set(refs.map((ref) => ref.podUid)), previous.volumes);
     const error = errors.length > 0 ? errors.join("; ") : undefined;
-    // Said once per distinct failure, not once a round.
-    if (error && error !== this.lastError) this.options.log?.(`stats: ${error}`);
+    // Said once per distinct failure, not once a round; a round cut short by the agent stopping says nothing.
+    if (error && error !== this.lastError && !this.stopped) this.options.log?.(`stats: ${error}`);
     this.lastError = error;
     this.samples = { node: node ? advance(previous.node, node) : previous.node, containers, volumes, ...(error && { error }) };
     this.drawn = {};
