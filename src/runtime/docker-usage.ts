@@ -6,7 +6,7 @@
  */
 import { statSync } from "node:fs";
 import type Dockerode from "dockerode";
-import { isNotFound } from "./docker-errors.ts";
+import { isConflict, isNotFound } from "./docker-errors.ts";
 import type { ContainerUsage } from "./runtime.ts";
 
 interface EngineStats {
@@ -25,7 +25,8 @@ export async function dockerContainerUsage(docker: Dockerode, id: string, at: ()
     if (!info.State.Running) return undefined;
     stats = (await container.stats({ stream: false, "one-shot": true })) as unknown as EngineStats;
   } catch (error) {
-    if (isNotFound(error)) return undefined;
+    // 404: removed; 409: stopped between the inspect and the stats.
+    if (isNotFound(error) || isConflict(error)) return undefined;
     throw error;
   }
   const usage: ContainerUsage = { at: at() };
