@@ -18,7 +18,15 @@ const UNLIMITED_V1 = 2 ** 62;
 export async function readCgroupUsage(dirs: UsageDirs, at: number): Promise<Omit<ContainerUsage, "logsUsedBytes" | "rootfsUsedBytes">> {
   const usage: Omit<ContainerUsage, "logsUsedBytes" | "rootfsUsedBytes"> = { at };
   if (dirs.kind === "v2") {
-    const [cpu, current, stat, maxText] = await Promise.all([statFile(join(dirs.dir, "cpu.stat")), numberFile(join(dirs.dir, "memory.current")), statFile(join(dirs.dir, "memory.stat")), readText(join(dirs.dir, "memory.max"))]);
+    const [cpu, current, stat, maxText, swap, swapMax] = await Promise.all([
+      statFile(join(dirs.dir, "cpu.stat")),
+      numberFile(join(dirs.dir, "memory.current")),
+      statFile(join(dirs.dir, "memory.stat")),
+      readText(join(dirs.dir, "memory.max")),
+      numberFile(join(dirs.dir, "memory.swap.current")),
+      numberFile(join(dirs.dir, "memory.swap.max")),
+    ]);
+    if (swap !== undefined) usage.swap = { usageBytes: swap, ...(swapMax !== undefined && { availableBytes: Math.max(0, swapMax - swap) }) };
     if (cpu.usage_usec !== undefined) usage.cpuUsageCoreNanoSeconds = cpu.usage_usec * 1000;
     if (current !== undefined) {
       const max = maxText?.trim();
@@ -27,13 +35,21 @@ export async function readCgroupUsage(dirs: UsageDirs, at: number): Promise<Omit
     return usage;
   }
   const memory = dirs.memory;
-  const [nanos, current, stat, limit] = await Promise.all([
+  const [nanos, current, stat, limit, memsw, memswLimit] = await Promise.all([
     dirs.cpuacct ? numberFile(join(dirs.cpuacct, "cpuacct.usage")) : undefined,
     memory ? numberFile(join(memory, "memory.usage_in_bytes")) : undefined,
     memory ? statFile(join(memory, "memory.stat")) : ({} as Record<string, number | undefined>),
     memory ? numberFile(join(memory, "memory.limit_in_bytes")) : undefined,
+    memory ? numberFile(join(memory, "memory.memsw.usage_in_bytes")) : undefined,
+    memory ? numberFile(join(memory, "memory.memsw.limit_in_bytes")) : undefined,
   ]);
   if (nanos !== undefined) usage.cpuUsageCoreNanoSeconds = nanos;
+  // v1 counts memory and swap together (memsw, when swap accounting is on): swap is the difference.
+  if (memsw !== undefined && current !== undefined) {
+    const swapLimit = memswLimit !== undefined && limit !== undefined && memswLimit < UNLIMITED_V1 ? memswLimit - limit : undefined;
+    const used = Math.max(0, memsw - current);
+    usage.swap = { usageBytes: used, ...(swapLimit !== undefined && { availableBytes: Math.max(0, swapLimit - used) }) };
+  }
   if (current !== undefined) {
     usage.memory = memoryFigures(current, stat.total_inactive_file, stat.total_rss, limit !== undefined && limit < UNLIMITED_V1 ? limit : undefined, stat.total_pgfault, stat.total_pgmajfault);
   }

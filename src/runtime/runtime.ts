@@ -199,6 +199,8 @@ export interface ContainerUsage {
     pageFaults?: number;
     majorPageFaults?: number;
   };
+  /** Swap in use, and what the container may still swap when it has a swap limit. */
+  swap?: { usageBytes: number; availableBytes?: number };
   /** The container's writable layer (docker); the process runtime has none. */
   rootfsUsedBytes?: number;
   /** The container's log files, rotated ones included. */

@@ -12,6 +12,7 @@ export interface NodeReading {
   bootAt?: number;
   cpuUsageCoreNanoSeconds?: number;
   memory?: { usageBytes: number; workingSetBytes: number; availableBytes: number; rssBytes?: number; pageFaults?: number; majorPageFaults?: number };
+  swap?: { usageBytes: number; availableBytes: number };
   fs?: FsFigures;
   /** The bytes the runtime's images take, and their filesystem when it could be read. */
   imageFs?: { usedBytes: number; fs?: FsFigures };
@@ -69,6 +70,14 @@ export function parseMeminfo(text: string, vmstat?: string): NodeReading["memory
   };
 }
 
+/** Swap from /proc/meminfo: what is in use (total less free) and what is free. */
+export function parseSwap(meminfo: string): NodeReading["swap"] {
+  const total = /^SwapTotal:\s+(\d+)/m.exec(meminfo)?.[1];
+  const free = /^SwapFree:\s+(\d+)/m.exec(meminfo)?.[1];
+  if (total === undefined || free === undefined) return undefined;
+  return { usageBytes: (Number(total) - Number(free)) * 1024, availableBytes: Number(free) * 1024 };
+}
+
 export function fsFigures(path: string): FsFigures | undefined {
   try {
     const stat = statfsSync(path);
@@ -101,6 +110,8 @@ export function readNode(files: NodeFiles, at: number): NodeReading {
   const meminfo = readText(`${proc}/meminfo`);
   const memory = meminfo === undefined ? undefined : parseMeminfo(meminfo, readText(`${proc}/vmstat`));
   if (memory) reading.memory = memory;
+  const swap = meminfo === undefined ? undefined : parseSwap(meminfo);
+  if (swap) reading.swap = swap;
   const fs = fsFigures(files.fsPath);
   if (fs) reading.fs = fs;
   const maxPid = Number(readText(`${proc}/sys/kernel/pid_max`)?.trim());

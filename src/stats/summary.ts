@@ -26,6 +26,12 @@ export interface MemoryStats {
   majorPageFaults?: number;
 }
 
+export interface SwapStats {
+  time: string;
+  swapAvailableBytes?: number;
+  swapUsageBytes?: number;
+}
+
 export interface FsStats {
   time: string;
   availableBytes?: number;
@@ -41,6 +47,7 @@ export interface ContainerStats {
   startTime: string;
   cpu?: CpuStats;
   memory?: MemoryStats;
+  swap?: SwapStats;
   rootfs?: FsStats;
   logs?: FsStats;
 }
@@ -55,6 +62,7 @@ export interface PodStats {
   containers: ContainerStats[];
   cpu?: CpuStats;
   memory?: MemoryStats;
+  swap?: SwapStats;
   volume?: VolumeStats[];
   "ephemeral-storage"?: FsStats;
 }
@@ -65,6 +73,7 @@ export interface Summary {
     startTime: string;
     cpu?: CpuStats;
     memory?: MemoryStats;
+    swap?: SwapStats;
     fs?: FsStats;
     runtime?: { imageFs?: FsStats };
     rlimit?: { time: string; maxpid?: number; curproc?: number };
@@ -109,6 +118,7 @@ function nodeSummary(nodeName: string, node: Pair<NodeReading> | undefined): Sum
     startTime: isoTime(last.bootAt ?? 0),
     ...(cpu && { cpu }),
     ...(last.memory && { memory: { time, ...last.memory } }),
+    ...(last.swap && { swap: { time, swapAvailableBytes: last.swap.availableBytes, swapUsageBytes: last.swap.usageBytes } }),
     ...(last.fs && { fs: { time, ...fsStats(last.fs, last.fs.usedBytes), inodesUsed: last.fs.inodesUsed } }),
     ...(last.imageFs && { runtime: { imageFs: { time, ...imageFs(last.imageFs) } } }),
     ...(last.rlimit && { rlimit: { time, ...(last.rlimit.maxPid !== undefined && { maxpid: last.rlimit.maxPid }), ...(last.rlimit.processes !== undefined && { curproc: last.rlimit.processes }) } }),
@@ -136,6 +146,7 @@ function podSummary(pod: V1Pod, samples: ContainerSamples[], volumes: VolumeSamp
     ...(memories.every((memory) => memory !== undefined) && {
       memory: { time, usageBytes: sum(memories.map((m) => m!.usageBytes)), workingSetBytes: sum(memories.map((m) => m!.workingSetBytes)), rssBytes: sum(memories.map((m) => m!.rssBytes ?? 0)) },
     }),
+    ...(samples.every((sample) => sample.last.swap) && { swap: { time, swapUsageBytes: sum(samples.map((sample) => sample.last.swap!.usageBytes)) } }),
     ...(volumes.length > 0 && {
       volume: volumes.map((volume) => ({
         time: isoTime(volume.at),
@@ -161,6 +172,7 @@ function containerSummary(container: ContainerSamples, nodeFs: FsFigures | undef
     startTime: isoTime(container.ref.startedAt),
     ...(cpu && { cpu }),
     ...(last.memory && { memory: memoryStats(time, last.memory) }),
+    ...(last.swap && { swap: { time, ...(last.swap.availableBytes !== undefined && { swapAvailableBytes: last.swap.availableBytes }), swapUsageBytes: last.swap.usageBytes } }),
     ...(last.rootfsUsedBytes !== undefined && { rootfs: { time, ...fsStats(nodeFs, last.rootfsUsedBytes) } }),
     ...(last.logsUsedBytes !== undefined && { logs: { time, ...fsStats(nodeFs, last.logsUsedBytes) } }),
   };

@@ -37,7 +37,7 @@ function runningPod(): V1Pod {
 function fakeProc(dir: string, busyTicks: number): void {
   mkdirSync(join(dir, "sys", "kernel"), { recursive: true });
   writeFileSync(join(dir, "stat"), `cpu  ${busyTicks} 0 0 5000 10 0 0 0 0 0\ncpu0 1 2 3 4\nbtime 1767225600\n`);
-  writeFileSync(join(dir, "meminfo"), "MemTotal:        8000000 kB\nMemFree:         2000000 kB\nAnonPages:       1000000 kB\nInactive(file):  1000000 kB\n");
+  writeFileSync(join(dir, "meminfo"), "MemTotal:        8000000 kB\nMemFree:         2000000 kB\nAnonPages:       1000000 kB\nInactive(file):  1000000 kB\nSwapTotal:       1000000 kB\nSwapFree:         900000 kB\n");
   writeFileSync(join(dir, "sys", "kernel", "pid_max"), "4194304\n");
   writeFileSync(join(dir, "loadavg"), "0.10 0.20 0.30 2/345 999\n");
 }
@@ -78,10 +78,15 @@ for (const version of ["v1", "v2"] as const) {
       writeFileSync(join(dirs.dir, "memory.current"), "50000000\n");
       writeFileSync(join(dirs.dir, "memory.stat"), "anon 30000000\ninactive_file 20000000\npgfault 7\npgmajfault 1\n");
       writeFileSync(join(dirs.dir, "memory.max"), "104857600\n");
+      writeFileSync(join(dirs.dir, "memory.swap.current"), "1000000\n");
+      writeFileSync(join(dirs.dir, "memory.swap.max"), "10000000\n");
     } else {
       writeFileSync(join(dirs.memory!, "memory.usage_in_bytes"), "50000000\n");
       writeFileSync(join(dirs.memory!, "memory.stat"), "rss 1\ntotal_rss 30000000\ntotal_inactive_file 20000000\ntotal_pgfault 7\ntotal_pgmajfault 1\n");
       writeFileSync(join(dirs.memory!, "memory.limit_in_bytes"), "104857600\n");
+      // memsw is memory plus swap.
+      writeFileSync(join(dirs.memory!, "memory.memsw.usage_in_bytes"), "51000000\n");
+      writeFileSync(join(dirs.memory!, "memory.memsw.limit_in_bytes"), "114857600\n");
     }
     const proc = join(dir.path, "proc");
     const clock = new FakeClock();
@@ -114,6 +119,7 @@ for (const version of ["v1", "v2"] as const) {
       cpu: { time, usageNanoCores: 1_500_000_000, usageCoreNanoSeconds: 101_500 * 10_000_000 },
       memory: { time, usageBytes: 6_144_000_000, workingSetBytes: 5_120_000_000, availableBytes: 3_072_000_000, rssBytes: 1_024_000_000 },
       rlimit: { time, maxpid: 4194304, curproc: 345 },
+      swap: { time, swapAvailableBytes: 921_600_000, swapUsageBytes: 102_400_000 },
     });
     expect(summary.node.fs?.capacityBytes).toBeGreaterThan(0);
     expect(summary.pods).toHaveLength(1);
@@ -124,6 +130,7 @@ for (const version of ["v1", "v2"] as const) {
       cpu: { time, usageNanoCores: 750_000_000, usageCoreNanoSeconds: 9_500_000_000 },
       memory: { time, usageBytes: 50_000_000, workingSetBytes: 30_000_000, rssBytes: 30_000_000 },
       "ephemeral-storage": { time, usedBytes: 300 },
+      swap: { time, swapUsageBytes: 1_000_000 },
     });
     // Only the running container; the limit gives availableBytes (limit less the working set).
     expect(podStats!.containers).toEqual([
@@ -132,6 +139,8 @@ for (const version of ["v1", "v2"] as const) {
         startTime: STARTED,
         cpu: { time, usageNanoCores: 750_000_000, usageCoreNanoSeconds: 9_500_000_000 },
         memory: { time, availableBytes: 104_857_600 - 30_000_000, usageBytes: 50_000_000, workingSetBytes: 30_000_000, rssBytes: 30_000_000, pageFaults: 7, majorPageFaults: 1 },
+        // A 10 MB swap limit, 1 MB of it in use.
+        swap: { time, swapAvailableBytes: 9_000_000, swapUsageBytes: 1_000_000 },
         logs: expect.objectContaining({ time, usedBytes: 300 }),
       },
     ]);
@@ -146,6 +155,13 @@ for (const version of ["v1", "v2"] as const) {
     expect(text).toContain(`node_memory_working_set_bytes 5.12e+09 ${at}\n`);
     expect(text).toContain(`pod_cpu_usage_seconds_total{namespace="demo",pod="web-lab"} 9.5 ${at}\n`);
     expect(text).toContain(`pod_memory_working_set_bytes{namespace="demo",pod="web-lab"} 3e+07 ${at}\n`);
+    expect(text).toContain(`container_swap_usage_bytes{container="web",namespace="demo",pod="web-lab"} 1e+06 ${at}\n`);
+    expect(text).toContain(`container_swap_limit_bytes{container="web",namespace="demo",pod="web-lab"} 1e+07 ${at}\n`);
+    expect(text).toContain(`# HELP node_swap_usage_bytes [ALPHA] Current swap usage of the node in bytes. Reported only on non-windows systems\n# TYPE node_swap_usage_bytes gauge\nnode_swap_usage_bytes 1.024e+08 ${at}\n`);
+    expect(text).toContain(`pod_swap_usage_bytes{namespace="demo",pod="web-lab"} 1e+06 ${at}\n`);
+    // Families by name, as client_golang's registry writes them.
+    const names = [...text.matchAll(/^# TYPE (\S+)/gm)].map((match) => match[1]!);
+    expect(names).toEqual([...names].sort());
     expect(text).toEndWith("# TYPE resource_scrape_error gauge\nresource_scrape_error 0\n");
     stats.stop();
     stats.stop();
