@@ -37,9 +37,8 @@ export interface StatsCollectorOptions {
   intervalMs?: number;
   /** Between two walks of one emptyDir volume; default DEFAULT_VOLUME_STATS_MS. */
   volumeIntervalMs?: number;
+  /** Where the node's figures are read (tests point `proc` at a fake tree). */
   node: NodeFiles;
-  /** Replaces the /proc reader (tests). */
-  readNode?: (at: number) => NodeReading;
   log?: (message: string) => void;
 }
 
@@ -96,7 +95,7 @@ export class StatsCollector implements StatsSource, MetricsSource {
     const errors: string[] = [];
     let node: NodeReading | undefined;
     try {
-      node = (this.options.readNode ?? ((at) => readNode(this.options.node, at)))(clock.now());
+      node = readNode(this.options.node, clock.now());
     } catch (error) {
       errors.push(`node: ${(error as Error).message}`);
     }
