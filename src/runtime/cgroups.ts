@@ -14,6 +14,7 @@ import { join } from "node:path";
 import type { ResourceRequirements } from "../manifest/types.ts";
 import { parseQuantity } from "../manifest/quantity.ts";
 import { CFS_PERIOD_US, MIN_CFS_QUOTA_US, milliCpuToQuota, milliCpuToShares } from "./milli-cpu.ts";
+import type { UsageDirs } from "./cgroup-usage.ts";
 
 export type CgroupMode =
   /** `cpuacct` is the accounting hierarchy (the same directory as `cpu` where the two are mounted together). */
@@ -267,7 +268,7 @@ export class Cgroups {
    * Where the container's usage is read (cgroup-usage.ts): its memory and cpu accounting
    * directories on v1 (each absent when not made), its one directory on v2; undefined without cgroups.
    */
-  usageDirs(id: string): { kind: "v1"; memory?: string; cpuacct?: string } | { kind: "v2"; dir: string } | undefined {
+  usageDirs(id: string): UsageDirs | undefined {
     const mode = this.mode;
     if (mode.kind === "unavailable") return undefined;
     if (mode.kind === "v2") return { kind: "v2", dir: join(mode.root, this.parent, id) };
