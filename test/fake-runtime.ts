@@ -77,7 +77,7 @@ export class FakeRuntime implements Runtime {
   /** Per container name; a function gets the attempt number. */
   behaviours = new Map<string, FakeBehaviour | ((attempt: number) => FakeBehaviour)>();
   /** Where a pod's emptyDir is, for the eviction manager to measure; unset: the runtime has no host volumes. */
-  emptyDirPath?: (pod: PodSpec, volume: string) => string | undefined;
+  emptyDirPath?: (podUid: string, volume: string, medium?: string) => string | undefined;
   /** Exec results per command line ("sh -c exit 1"); default exit 0 at once. */
   exec: (container: ContainerConfig, command: string[]) => { exitCode: number; output?: string; durationMs?: number } = () => ({
     exitCode: 0,

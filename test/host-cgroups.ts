@@ -38,7 +38,7 @@ export async function removeIdentityCgroups(identity: string): Promise<void> {
   const mode = detectHostCgroupMode();
   if (mode.kind === "unavailable") return;
   const cgroups = new Cgroups(mode, identity);
-  const roots = mode.kind === "v1" ? [mode.memory, mode.cpu, mode.pids].filter((root): root is string => root !== undefined) : [mode.root];
+  const roots = mode.kind === "v1" ? [mode.memory, mode.cpu, mode.pids, mode.cpuacct].filter((root): root is string => root !== undefined) : [mode.root];
   const exists = (id: string) => roots.some((root) => existsSync(`${root}/minikubelet/${identity}/${id}`));
   for (const id of cgroups.containerIds()) {
     for (let tries = 0; tries < 40 && exists(id); tries++) {

@@ -22,6 +22,7 @@ import { nodeAllocatable, readHostCapacity, type NodeReservations } from "../evi
 import { nodeNameOf } from "../node-name.ts";
 import { EventedPleg } from "../pleg/evented-pleg.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
+import { StatsCollector } from "../stats/collector.ts";
 import { Prober } from "../prober/prober.ts";
 import type { ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
 import { writeStatusFile } from "../status/status-file.ts";
@@ -67,6 +68,8 @@ export interface AgentOptions {
   pauseImage?: string;
   /** Writes the pods as a v1 List after each pass. */
   statusFile?: string;
+  /** Between two readings of the node's and containers' usage (`--housekeeping-interval`); default 10 s. */
+  housekeepingIntervalMs?: number;
   clock: Clock;
   /** Each event of a pod, a source or the node, as it happens. */
   onEvent: (event: KubeEvent) => void;
@@ -124,7 +127,10 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const rules = { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined };
   const sources = new PodSources({ db: database.db, store, node, rules, log });
   const pleg = new EventedPleg({ runtime, clock, log });
-  const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, maxPods: options.maxPods, plegHealth: () => pleg.healthy() });
+  // Reads the pods as the loop last served them (the loop is made below, the first reading after it starts).
+  let kubeletRef: Kubelet | undefined;
+  const stats = new StatsCollector({ nodeName, runtime, pods: () => kubeletRef?.servedPods() ?? [], clock, intervalMs: options.housekeepingIntervalMs, node: { fsPath: runtimeRootOf(dbPath) }, log });
+  const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, maxPods: options.maxPods, plegHealth: () => pleg.healthy(), metrics: stats });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: chosen.root, node, api: apiUrl })) log(line);
   if (chosen.limitsProblem) log(`cgroups: ${chosen.limitsProblem}; containers run without their resource limits`);
@@ -147,6 +153,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), options.reservations, options.maxPods);
   const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
   const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions });
+  kubeletRef = kubelet;
   kubelet.recorder.subscribe(onEvent);
   disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
@@ -179,6 +186,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   pleg.start();
   kubelet.start();
   watcher.start();
+  stats.start();
   sources.attach(kubelet, () => watcher.scan());
   // Expiry follows the writes; a quiet agent (no pass writes anything) still ages its history out.
   const expiry = setInterval(() => store.expireIfDue(), EXPIRY_CHECK_MS);
@@ -186,6 +194,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   /** Stops taking work: no more scans, API writes or adoption; the loop itself still runs. */
   const quiesce = async () => {
     clearInterval(expiry);
+    await stats.stop();
     disk?.stop();
     if (api && "stop" in api) await api.stop();
     watcher.stop();

@@ -10,6 +10,7 @@ import type { PodWrites } from "../config/pod-writes.ts";
 
 export type { PodWrites };
 import type { PlegHealth } from "../pleg/pleg.ts";
+import type { MetricsSource } from "../stats/stats-source.ts";
 
 export interface ApiContext {
   store: StoreReader;
@@ -28,6 +29,8 @@ export interface ApiContext {
   maxPods?: number;
   /** Under `run`: the PLEG's health, which the Node's Ready condition reports. */
   plegHealth?: () => PlegHealth;
+  /** Under `run`: the stats collector's figures, which metrics.k8s.io serves. */
+  metrics?: MetricsSource;
 }
 
 export interface CommitFeed {

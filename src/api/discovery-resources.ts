@@ -63,6 +63,12 @@ function review(resource: string, kind: string): ServedResource {
 
 const SELF_SUBJECT_REVIEWS = [review("selfsubjectreviews", "SelfSubjectReview")];
 
+/** metrics-server's resources (metrics-api.ts): kubectl top looks for them in discovery first. */
+const METRICS_RESOURCES: readonly ServedResource[] = [
+  { resource: "nodes", singular: "", kind: "NodeMetrics", scope: "Cluster", verbs: ["get", "list"], subresources: [] },
+  { resource: "pods", singular: "", kind: "PodMetrics", scope: "Namespaced", verbs: ["get", "list"], subresources: [] },
+];
+
 export const SERVED_GROUPS: readonly ServedGroup[] = [
   { name: "", versions: [{ version: "v1", resources: CORE_RESOURCES }] },
   // v1beta1 too: kubectl 1.27's `auth whoami` asks for it (1.28 and later ask v1 first).
@@ -71,6 +77,7 @@ export const SERVED_GROUPS: readonly ServedGroup[] = [
     name: "authorization.k8s.io",
     versions: [{ version: "v1", resources: [review("selfsubjectaccessreviews", "SelfSubjectAccessReview"), review("selfsubjectrulesreviews", "SelfSubjectRulesReview")] }],
   },
+  { name: "metrics.k8s.io", versions: [{ version: "v1beta1", resources: METRICS_RESOURCES }] },
 ];
 
 /** The named groups (`/apis`), in the order discovery lists them. */

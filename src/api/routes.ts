@@ -16,6 +16,7 @@ import { watchRoutes } from "./watch.ts";
 import { deprecatedWatchRoutes } from "./watch-paths.ts";
 import { authReviewRoutes } from "./auth-reviews.ts";
 import { serviceRoutes } from "./services-api.ts";
+import { metricsRoutes } from "./metrics-api.ts";
 
 export const apiRoutes: Route[] = [
   ...infoRoutes,
@@ -30,4 +31,5 @@ export const apiRoutes: Route[] = [
   ...authReviewRoutes,
   ...serviceRoutes,
   ...attachRoutes,
+  ...metricsRoutes,
 ];

@@ -10,6 +10,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { AGENT_BUSY_TIMEOUT_MS, openReadonlyDatabase } from "../store/open.ts";
 import { StoreReader } from "../store/queries.ts";
 import type { PlegHealth } from "../pleg/pleg.ts";
+import type { MetricsSource } from "../stats/stats-source.ts";
 import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type CommitFeed, type PodWrites } from "./context.ts";
 import { apiRoutes } from "./routes.ts";
 import { startApiServer, type ListenAddress } from "./server.ts";
@@ -43,6 +44,8 @@ export interface StartApiOptions {
   maxPods?: number;
   /** Under `run`: the PLEG's health, for the Node's Ready condition. */
   plegHealth?: () => PlegHealth;
+  /** Under `run`: the stats collector, for metrics.k8s.io. */
+  metrics?: MetricsSource;
 }
 
 export interface RunningApi {
@@ -77,6 +80,7 @@ export function startApi(options: StartApiOptions): RunningApi {
     limits: options.limits ?? DEFAULT_LIMITS,
     ...(options.maxPods !== undefined && { maxPods: options.maxPods }),
     ...(options.plegHealth && { plegHealth: options.plegHealth }),
+    ...(options.metrics && { metrics: options.metrics }),
   };
   try {
     const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: options.log });

@@ -46,6 +46,7 @@ export function createCLI(): CAC {
     .option("--system-reserved <list>", "kept from pods, taken off allocatable: cpu=500m,memory=1Gi,ephemeral-storage=10Gi")
     .option("--kube-reserved <list>", "the same, for the agent's own use (added to --system-reserved)")
     .option("--max-pods <n>", "most pods admitted at once (default: 110, the kubelet's)")
+    .option("--housekeeping-interval <duration>", "between two readings of the node's and containers' cpu and memory, for kubectl top (default: 10s)")
     .action(async (options) => (await import("./run.ts")).runCommand(options));
 
   cli

@@ -61,6 +61,14 @@ export function podMaxPidsOption(value: unknown): number | undefined {
   return pids;
 }
 
+/** `--housekeeping-interval` (a Go duration, the kubelet's cadvisor flag): between two readings of the usage figures. */
+export function housekeepingIntervalOption(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseGoDuration(String(value));
+  if (ms === undefined || ms < 100) throw new UsageError(`--housekeeping-interval must be a duration of at least 100ms, such as 10s (got ${JSON.stringify(value)})`);
+  return ms;
+}
+
 /**
  * `--event-ttl` (a Go duration, as the API server's flag: `24h`, `90m`) and `--max-events-per-pod`.
  * The TTL also bounds how long a deleted pod stays for `describe`.

@@ -12,7 +12,7 @@ import { formatPods } from "../status/pod-table.ts";
 import { resolveDbPath } from "../store/db-path.ts";
 import { apiListenOption } from "./api-listen.ts";
 import { UsageError, UserError } from "./errors.ts";
-import { backoffOptions, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
+import { backoffOptions, housekeepingIntervalOption, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
 
 export interface RunOptions {
   db?: string;
@@ -32,6 +32,7 @@ export interface RunOptions {
   containerLogMaxFiles?: unknown;
   podMaxPids?: unknown;
   eventTtl?: unknown;
+  housekeepingInterval?: unknown;
   maxEventsPerPod?: unknown;
   evictionHard?: unknown;
   systemReserved?: unknown;
@@ -56,6 +57,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     retention: retentionOptions(options),
     reservations: nodeReservationsOption(options),
     maxPods: maxPodsOption(options.maxPods),
+    housekeepingIntervalMs: housekeepingIntervalOption(options.housekeepingInterval),
   };
   const clock = realClock;
   const started = clock.now();

@@ -166,7 +166,10 @@ export class Kubelet {
     this.localStorage = emptyDirEviction({
       ctx: this.ctx,
       pods: this.pods,
-      volumePath: (pod, volume) => this.runtime.emptyDirPath?.(pod.spec, volume),
+      volumePath: (pod, volume) => {
+        const spec = pod.spec.volumes.find((v) => v.name === volume);
+        return this.runtime.emptyDirPath?.(pod.spec.uid, volume, spec?.type === "emptyDir" ? spec.medium : undefined);
+      },
       measure: options.measureDir ?? measureDir,
     });
     this.desiredLoop = {

@@ -14,9 +14,11 @@ import { join } from "node:path";
 import type { ResourceRequirements } from "../manifest/types.ts";
 import { parseQuantity } from "../manifest/quantity.ts";
 import { CFS_PERIOD_US, MIN_CFS_QUOTA_US, milliCpuToQuota, milliCpuToShares } from "./milli-cpu.ts";
+import type { UsageDirs } from "./cgroup-usage.ts";
 
 export type CgroupMode =
-  | { kind: "v1"; memory: string; cpu: string | undefined; pids: string | undefined }
+  /** `cpuacct` is the accounting hierarchy (the same directory as `cpu` where the two are mounted together). */
+  | { kind: "v1"; memory: string; cpu: string | undefined; pids: string | undefined; cpuacct?: string }
   | { kind: "v2"; root: string }
   | { kind: "unavailable"; reason: string };
 
@@ -73,7 +75,7 @@ export function detectCgroupMode(mountinfo: string): CgroupMode {
     if (fsType === "cgroup") for (const option of superOptions.split(",")) if (!v1.has(option)) v1.set(option, mountPoint);
   }
   const memory = v1.get("memory");
-  if (memory) return { kind: "v1", memory, cpu: v1.get("cpu"), pids: v1.get("pids") };
+  if (memory) return { kind: "v1", memory, cpu: v1.get("cpu"), pids: v1.get("pids"), cpuacct: v1.get("cpuacct") };
   if (unified) {
     const controllers = readText(join(unified, "cgroup.controllers"))?.split(/\s+/) ?? [];
     if (controllers.includes("memory")) return { kind: "v2", root: unified };
@@ -156,7 +158,9 @@ export class Cgroups {
         if (existsSync(join(mode.memory, "memory.memsw.limit_in_bytes"))) writeValue(memory, "memory.memsw.limit_in_bytes", limits.memoryBytes);
       }
       const procs = [join(memory, "cgroup.procs")];
-      if (mode.cpu && (limits.cpuLimitMillis !== undefined || limits.cpuShares !== undefined)) {
+      // cpuacct is joined whatever the limits: it is how the container's CPU time is read (stats/).
+      const accountedByCpu = mode.cpuacct !== undefined && mode.cpuacct === mode.cpu;
+      if (mode.cpu && (accountedByCpu || limits.cpuLimitMillis !== undefined || limits.cpuShares !== undefined)) {
         const cpu = join(mode.cpu, this.parent, id);
         mkdirSync(cpu, { recursive: true });
         if (limits.cpuLimitMillis !== undefined) {
@@ -165,6 +169,11 @@ export class Cgroups {
         }
         if (limits.cpuShares !== undefined) writeValue(cpu, "cpu.shares", limits.cpuShares);
         procs.push(join(cpu, "cgroup.procs"));
+      }
+      if (mode.cpuacct && !accountedByCpu) {
+        const cpuacct = join(mode.cpuacct, this.parent, id);
+        mkdirSync(cpuacct, { recursive: true });
+        procs.push(join(cpuacct, "cgroup.procs"));
       }
       if (mode.pids && limits.pidsMax !== undefined) {
         const pids = join(mode.pids, this.parent, id);
@@ -255,6 +264,18 @@ export class Cgroups {
     }
   }
 
+  /**
+   * Where the container's usage is read (cgroup-usage.ts): its memory and cpu accounting
+   * directories on v1 (each absent when not made), its one directory on v2; undefined without cgroups.
+   */
+  usageDirs(id: string): UsageDirs | undefined {
+    const mode = this.mode;
+    if (mode.kind === "unavailable") return undefined;
+    if (mode.kind === "v2") return { kind: "v2", dir: join(mode.root, this.parent, id) };
+    const dir = (root: string | undefined) => (root && existsSync(join(root, this.parent, id)) ? join(root, this.parent, id) : undefined);
+    return { kind: "v1", memory: dir(mode.memory), cpuacct: dir(mode.cpuacct) };
+  }
+
   private roots(): string[] {
     return this.mode.kind === "v2" ? [this.mode.root] : this.v1Roots();
   }
@@ -262,7 +283,7 @@ export class Cgroups {
   private v1Roots(): string[] {
     const mode = this.mode;
     if (mode.kind !== "v1") return [];
-    return [mode.memory, mode.cpu, mode.pids].filter((root): root is string => root !== undefined);
+    return [...new Set([mode.memory, mode.cpu, mode.pids, mode.cpuacct])].filter((root): root is string => root !== undefined);
   }
 }
 

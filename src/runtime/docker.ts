@@ -24,6 +24,7 @@ import { DockerImages } from "./docker-images.ts";
 import { listSandboxes, removeSandbox, runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
 import { joinedSandbox, statusFromInspect } from "./docker-status.ts";
+import { dockerContainerUsage } from "./docker-usage.ts";
 import { isOwnedBy, LABEL } from "./labels.ts";
 import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
 import type {
@@ -33,6 +34,7 @@ import type {
   ContainerConfig,
   ContainerInfo,
   ContainerStatus,
+  ContainerUsage,
   ExecResult,
   ExecSession,
   ExecStreamRequest,
@@ -137,9 +139,8 @@ export class DockerRuntime implements Runtime {
   }
 
   /** A disk emptyDir's host directory; a memory one is the engine's tmpfs volume, sized by its limit, not measured. */
-  emptyDirPath(pod: PodSpec, volume: string): string | undefined {
-    const spec = pod.volumes.find((v) => v.name === volume);
-    return spec?.type === "emptyDir" && spec.medium !== "Memory" ? emptyDirPath(this.volumeRoot, pod.uid, volume) : undefined;
+  emptyDirPath(podUid: string, volume: string, medium?: string): string | undefined {
+    return medium === "Memory" ? undefined : emptyDirPath(this.volumeRoot, podUid, volume);
   }
 
   async startContainer(config: ContainerConfig): Promise<string> {
@@ -169,6 +170,10 @@ export class DockerRuntime implements Runtime {
       if (isNotFound(error)) return { id, state: "unknown" };
       rethrowUnreachable(error, this.endpoint);
     }
+  }
+
+  async containerUsage(id: string): Promise<ContainerUsage | undefined> {
+    return dockerContainerUsage(this.docker, id, () => this.clock.now()).catch((error) => rethrowUnreachable(error, this.endpoint));
   }
 
   async killContainer(id: string, signal: SignalName): Promise<void> {
@@ -294,6 +299,12 @@ export class DockerRuntime implements Runtime {
 
   ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult> {
     return this.images.ensureImage(container, onProgress);
+  }
+
+  /** The engine's root directory, and the images' sizes added up (a layer two images share counts twice, as in `docker images`). */
+  async imageFsUsage(): Promise<{ path: string; usedBytes: number }> {
+    const [info, images] = await Promise.all([this.docker.info(), this.docker.listImages()]).catch((error) => rethrowUnreachable(error, this.endpoint));
+    return { path: String((info as { DockerRootDir?: string }).DockerRootDir ?? "/var/lib/docker"), usedBytes: images.reduce((sum, image) => sum + (image.Size ?? 0), 0) };
   }
 
   watch(listener: (event: RuntimeEvent) => void): () => void {

@@ -16,6 +16,7 @@
  * - The default working directory, and HOME when the spec sets none, is the pod directory.
  */
 import { existsSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
@@ -25,6 +26,7 @@ import type {
   ContainerConfig,
   ContainerInfo,
   ContainerStatus,
+  ContainerUsage,
   ExecResult,
   ExecSession,
   ExecStreamRequest,
@@ -50,6 +52,7 @@ import { installMonitorScript, monitorsOf, resolveMonitorTools, type MonitorTool
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
 import type { SignalName } from "../manifest/signals.ts";
+import { readCgroupUsage } from "./cgroup-usage.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -157,8 +160,8 @@ export class ProcessRuntime implements Runtime {
   }
 
   /** The volume's directory (a tmpfs mounted there for a memory medium counts the same way). */
-  emptyDirPath(pod: PodSpec, volume: string): string {
-    return this.layout.volumeDir(pod.uid, volume);
+  emptyDirPath(podUid: string, volume: string): string {
+    return this.layout.volumeDir(podUid, volume);
   }
 
   async startContainer(config: ContainerConfig): Promise<string> {
@@ -246,6 +249,15 @@ export class ProcessRuntime implements Runtime {
     return this.unenforced.get(id);
   }
 
+  /** From the container's cgroup (CPU and memory) and its directory (the log files); no rootfs, as there is no image layer. */
+  async containerUsage(id: string): Promise<ContainerUsage | undefined> {
+    const dir = this.findDir(id);
+    if (!dir || this.readStatus(id).state !== "running") return undefined;
+    const dirs = this.cgroups.usageDirs(id);
+    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, logFilesSize(dir)]);
+    return { ...usage, logsUsedBytes };
+  }
+
   /** The containers provably ours; every other container directory is left out (and reported once). */
   async listContainers(): Promise<ContainerInfo[]> {
     const infos: ContainerInfo[] = [];
@@ -308,6 +320,23 @@ export class ProcessRuntime implements Runtime {
   private readStatus(id: string): ContainerStatus {
     return readContainerStatus(id, this.findDir(id), { cgroups: this.cgroups, clock: this.clock });
   }
+}
+
+/** `log` and its rotated files (`log.<time>`, compressed or not). */
+async function logFilesSize(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0; // The directory went with its container.
+  }
+  const sizes = await Promise.all(
+    names
+      .filter((name) => name === "log" || name.startsWith("log."))
+      // Rotated away between the listing and the stat: it takes nothing.
+      .map((name) => stat(join(dir, name)).then((info) => info.size, () => 0)),
+  );
+  return sizes.reduce((total, size) => total + size, 0);
 }
 
 /** The host's cgroups for this agent: its database identity keeps two agents' cgroups apart. */

@@ -184,10 +184,39 @@ export interface SandboxManager {
    */
   portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number };
   /**
-   * Where the pod's emptyDir `volume` is on this host, for the eviction manager to measure against
-   * its sizeLimit; undefined when it is not a host directory the agent can read. Asks nothing of the runtime.
+   * Where the pod's emptyDir `volume` is on this host, for the eviction manager and the stats to
+   * measure; undefined when it is not a host directory the agent can read (a memory medium the
+   * engine keeps). Pure: asks nothing of the runtime.
    */
-  emptyDirPath?(pod: PodSpec, volume: string): string | undefined;
+  emptyDirPath?(podUid: string, volume: string, medium?: string): string | undefined;
+}
+
+/**
+ * One reading of a running container's resource usage (the CRI's ContainerStats): cumulative CPU
+ * time, memory as cadvisor counts it, and the bytes its files take. A figure the runtime cannot
+ * read is absent.
+ */
+export interface ContainerUsage {
+  /** When it was read, epoch ms. */
+  at: number;
+  /** CPU time of all cores since the container started, in nanoseconds. */
+  cpuUsageCoreNanoSeconds?: number;
+  memory?: {
+    usageBytes: number;
+    /** Usage less the inactive file cache (cadvisor's working set), never below 0. */
+    workingSetBytes: number;
+    rssBytes?: number;
+    /** The container's memory limit, when it has one. */
+    limitBytes?: number;
+    pageFaults?: number;
+    majorPageFaults?: number;
+  };
+  /** Swap in use, and what the container may still swap when it has a swap limit. */
+  swap?: { usageBytes: number; availableBytes?: number };
+  /** The container's writable layer (docker); the process runtime has none. */
+  rootfsUsedBytes?: number;
+  /** The container's log files, rotated ones included. */
+  logsUsedBytes?: number;
 }
 
 export interface ContainerManager {
@@ -232,11 +261,21 @@ export interface ContainerManager {
    * without writable cgroups); undefined when they are, or when the container sets none.
    */
   unenforcedLimits?(id: string): string | undefined;
+  /**
+   * The container's resource usage now, read from its cgroup or the engine; undefined for a
+   * container that is not running or that the runtime cannot measure. Never throws for a gone one.
+   */
+  containerUsage?(id: string): Promise<ContainerUsage | undefined>;
 }
 
 export interface ImageManager {
   /** Applies the pull policy: pulls when asked or missing; rejects with ImagePullError. */
   ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult>;
+  /**
+   * The image filesystem (the CRI's ImageFsInfo): the directory images are stored under and the
+   * bytes they take. A runtime without images has none.
+   */
+  imageFsUsage?(): Promise<{ path: string; usedBytes: number }>;
 }
 
 export interface Runtime extends SandboxManager, ContainerManager, ImageManager {

@@ -62,7 +62,7 @@ test.skipIf(process.getuid?.() !== 0)("a memory emptyDir is a tmpfs of its sizeL
   await h.event((e) => e.reason === "Started");
   const logs = await waitForLog(runtime, h.kubelet.pods.get(web.key)!.app[0]!.containerId!, "full");
   expect(logs).toContain("fs=tmpfs");
-  const dir = runtime.emptyDirPath(web, "mem");
+  const dir = runtime.emptyDirPath(web.uid, "mem");
   expect(isMountPoint(dir)).toBe(true);
   expect(h.events.some((e) => e.reason === "MemoryMediumUnavailable")).toBe(false);
   await h.kubelet.sync(desired());

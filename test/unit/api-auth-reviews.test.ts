@@ -102,6 +102,7 @@ test("discovery lists both groups, their versions and reviews, create only", asy
   expect(groups.groups.map((group: any) => [group.name, group.versions.map((v: any) => v.version), group.preferredVersion.version])).toEqual([
     ["authentication.k8s.io", ["v1", "v1beta1"], "v1"],
     ["authorization.k8s.io", ["v1"], "v1"],
+    ["metrics.k8s.io", ["v1beta1"], "v1beta1"],
   ]);
   const authorization = await get("/apis/:group/:version", { group: "authorization.k8s.io", version: "v1" });
   expect(authorization).toMatchObject({ kind: "APIResourceList", groupVersion: "authorization.k8s.io/v1" });
@@ -114,6 +115,6 @@ test("discovery lists both groups, their versions and reviews, create only", asy
     { method: "GET", url: new URL("https://127.0.0.1/apis"), headers: new Headers({ Accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" }), params: {}, query: new URLSearchParams() } as never,
     undefined as never,
   )).json() as any;
-  expect(aggregated.items.map((item: any) => item.metadata.name)).toEqual(["authentication.k8s.io", "authorization.k8s.io"]);
+  expect(aggregated.items.map((item: any) => item.metadata.name)).toEqual(["authentication.k8s.io", "authorization.k8s.io", "metrics.k8s.io"]);
   expect(aggregated.items[1].versions[0].resources[0]).toMatchObject({ resource: "selfsubjectaccessreviews", responseKind: { group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectAccessReview" }, scope: "Cluster", verbs: ["create"] });
 });

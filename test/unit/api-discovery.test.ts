@@ -55,15 +55,15 @@ test("/api aggregated carries the exact Content-Type and every served resource w
     verbs: ["get", "list", "watch"],
   });
   const apis = await get("/apis", KUBECTL_DISCOVERY);
-  // The named groups are the review APIs (api-auth-reviews.test.ts).
-  expect(((await apis.json()) as { items: { metadata: { name: string } }[] }).items.map((item) => item.metadata.name)).toEqual(["authentication.k8s.io", "authorization.k8s.io"]);
+  // The named groups are the review APIs (api-auth-reviews.test.ts) and metrics.k8s.io (api-metrics.test.ts).
+  expect(((await apis.json()) as { items: { metadata: { name: string } }[] }).items.map((item) => item.metadata.name)).toEqual(["authentication.k8s.io", "authorization.k8s.io", "metrics.k8s.io"]);
 });
 
 test("legacy discovery: APIVersions, the APIGroupList and the v1 APIResourceList with subresources", async () => {
   // serverAddressByClientCIDRs is required by the Python client (CoreApi().get_api_versions() raises without it): the address the client dialed.
   expect(await (await get("/api", "application/json, */*")).json()).toEqual({ kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "127.0.0.1:6443" }] });
   expect(await (await get("/api", "application/json", "[::1]:7443")).json()).toMatchObject({ serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "[::1]:7443" }] });
-  expect(await (await get("/apis", "application/json")).json()).toMatchObject({ kind: "APIGroupList", apiVersion: "v1", groups: [{ name: "authentication.k8s.io" }, { name: "authorization.k8s.io" }] });
+  expect(await (await get("/apis", "application/json")).json()).toMatchObject({ kind: "APIGroupList", apiVersion: "v1", groups: [{ name: "authentication.k8s.io" }, { name: "authorization.k8s.io" }, { name: "metrics.k8s.io" }] });
   const list = (await (await get("/api/v1", "application/json, */*")).json()) as { resources: { name: string }[] };
   expect(list).toMatchObject({ kind: "APIResourceList", groupVersion: "v1" });
   expect(list.resources.map((resource: { name: string }) => resource.name)).toEqual(["events", "namespaces", "nodes", "pods", "pods/attach", "pods/ephemeralcontainers", "pods/exec", "pods/log", "pods/portforward", "pods/status", "services"]);

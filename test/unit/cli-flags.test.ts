@@ -59,6 +59,8 @@ describe("flags checked before the agent starts", () => {
     ["--event-ttl=soon", "error: --event-ttl must be a duration above 0, such as 24h or 90m (got \"soon\")\n"],
     ["--max-events-per-pod=0", "error: --max-events-per-pod must be a whole number above 0 (got 0)\n"],
     ["--max-events-per-pod=many", "error: --max-events-per-pod must be a whole number above 0 (got \"many\")\n"],
+    ["--housekeeping-interval=10", "error: --housekeeping-interval must be a duration of at least 100ms, such as 10s (got 10)\n"],
+    ["--housekeeping-interval=50ms", "error: --housekeeping-interval must be a duration of at least 100ms, such as 10s (got \"50ms\")\n"],
   ])("run %s is a usage error before anything starts", async (flag, message) => {
     const db = join(dir, "state.db");
     expect(await runCLI(["run", "--manifests", join(dir, "manifests"), flag, "--db", db])).toBe(2);

@@ -25,9 +25,14 @@ function setup(usage: Record<string, number>) {
     },
     log: (line) => logs.push(line),
   });
-  h.runtime.emptyDirPath = (spec: PodSpec, volume: string) => `/volumes/${spec.name}/${volume}`;
+  h.runtime.emptyDirPath = (podUid: string, volume: string) => `/volumes/${nameOfUid(podUid)}/${volume}`;
   h.kubelet.start(); // the runtime now has volume paths: the 10 s round starts
   return { h, measured, logs };
+}
+
+/** pod-builder's uids are `uid-NAME-REVISION`. */
+function nameOfUid(uid: string): string {
+  return uid.replace(/^uid-(.*)-\d+$/, "$1");
 }
 
 function limitedPod(name: string, volumes: Volume[], api = true): PodSpec {
@@ -95,7 +100,7 @@ describe("emptyDir sizeLimit eviction", () => {
         return new Promise<DirUsage>((resolve) => (release = () => resolve({ bytes: 0, complete: true })));
       },
     });
-    h.runtime.emptyDirPath = (spec: PodSpec, volume: string) => `/volumes/${spec.name}/${volume}`;
+    h.runtime.emptyDirPath = (podUid: string, volume: string) => `/volumes/${nameOfUid(podUid)}/${volume}`;
     const web = limitedPod("web", [scratch("1Mi", MI)]);
     await h.kubelet.sync(desired(web));
     const first = h.kubelet.checkLocalStorage();

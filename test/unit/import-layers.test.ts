@@ -19,6 +19,7 @@ const LAYERS = [
   "status",
   "runtime",
   "eviction",
+  "stats",
   "prober",
   "pleg",
   "kubelet",

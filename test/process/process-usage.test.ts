@@ -1,0 +1,57 @@
+/**
+ * containerUsage of the process runtime on this host's cgroups: a busy loop's CPU time grows in
+ * its cgroup (cpuacct on v1, joined whatever its limits), its memory is read, its log is counted;
+ * an exited container has no usage.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { Cgroups, detectHostCgroupMode } from "../../src/runtime/cgroups.ts";
+import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
+import { removeIdentityCgroups } from "../host-cgroups.ts";
+import { waitFor } from "../e2e/helpers.ts";
+
+const mode = detectHostCgroupMode();
+function cgroupsUsable(): boolean {
+  if (mode.kind === "unavailable") return false;
+  const probe = new Cgroups(mode, `probe-${process.pid}`);
+  const usable = probe.prepare() === undefined;
+  probe.release();
+  return usable;
+}
+const owner = `test-${randomBytes(4).toString("hex")}`;
+const rootDir = mkdtempSync(join(tmpdir(), "mk-usage-"));
+afterAll(async () => {
+  rmSync(rootDir, { recursive: true, force: true });
+  await removeIdentityCgroups(owner);
+});
+
+describe.skipIf(!cgroupsUsable())("process container usage on this host", () => {
+  test("a busy loop's CPU time and memory from its cgroup, its log's bytes; nothing once it exited", async () => {
+    const runtime = new ProcessRuntime({ rootDir, owner });
+    try {
+      const busy = contractContainer("busy", ["sh", "-c", "echo started; while :; do :; done"]);
+      const pod = contractPod("usage", [busy]);
+      const sandbox = await runtime.runPodSandbox(pod);
+      const id = await runtime.startContainer({ pod, container: busy, kind: "app", attempt: 0, sandbox });
+      const first = await waitFor("a first reading with CPU time", async () => {
+        const usage = await runtime.containerUsage(id);
+        return usage?.cpuUsageCoreNanoSeconds !== undefined && usage.logsUsedBytes! > 0 ? usage : undefined;
+      }, 10_000);
+      expect(first.memory!.usageBytes).toBeGreaterThan(0);
+      expect(first.memory!.workingSetBytes).toBeLessThanOrEqual(first.memory!.usageBytes);
+      expect(first.memory!.limitBytes).toBeUndefined();
+      expect(first.logsUsedBytes).toBe("started\n".length);
+      await waitFor("more CPU time", async () => ((await runtime.containerUsage(id))?.cpuUsageCoreNanoSeconds ?? 0) > first.cpuUsageCoreNanoSeconds! + 100_000_000, 10_000);
+      await runtime.killContainer(id, "SIGKILL");
+      await waitForStatus(runtime, id, (status) => status.state === "exited", 10_000);
+      expect(await runtime.containerUsage(id)).toBeUndefined();
+      await runtime.removePodSandbox(sandbox.id);
+    } finally {
+      await runtime.close();
+    }
+  }, 30_000);
+});
