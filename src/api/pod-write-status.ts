@@ -16,6 +16,7 @@ export function issueCause(issue: Issue): StatusCause {
   if (required) return { reason: "FieldValueRequired", message: required[1] ? `Required value: ${required[1]}` : "Required value", field };
   if (issue.message.startsWith("Forbidden: ")) return { reason: "FieldValueForbidden", message: issue.message, field };
   if (issue.message.startsWith("Not found: ")) return { reason: "FieldValueNotFound", message: issue.message, field };
+  if (issue.message.startsWith("Unsupported value: ")) return { reason: "FieldValueNotSupported", message: issue.message, field };
   return { reason: "FieldValueInvalid", message: `Invalid value: ${issue.message}`, field };
 }
 

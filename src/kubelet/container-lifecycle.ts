@@ -4,7 +4,9 @@
  */
 import { ContainerStartError, ImagePullError, type ContainerStatus } from "../runtime/runtime.ts";
 import { goDuration } from "../status/go-duration.ts";
+import type { ContainerSpec } from "../manifest/types.ts";
 import { backoffKey } from "./backoff.ts";
+import { DownwardApiError, resolveEnv } from "./downward-values.ts";
 import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
@@ -119,7 +121,8 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   try {
     const target = container.spec.targetContainerName;
     const targetContainerId = target === undefined ? undefined : allContainers(pod).find((c) => c.name === target && c.state === "running")?.containerId;
-    id = await ctx.runtime.startContainer({ pod: pod.spec, container: container.spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
+    const spec = withDownwardEnv(ctx, pod, container);
+    id = await ctx.runtime.startContainer({ pod: pod.spec, container: spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
   } catch (error) {
     if (!(error instanceof ContainerStartError)) throw error;
     recordStartError(ctx, pod, container, error);
@@ -133,6 +136,21 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   ctx.event(pod, "Normal", "Started", container, `Started container ${container.name}`);
   const unenforced = ctx.runtime.unenforcedLimits?.(id);
   if (unenforced) ctx.event(pod, "Warning", "LimitsNotEnforced", container, `Resource limits of container ${container.name} are not enforced: ${unenforced}`);
+}
+
+/**
+ * The spec the runtime is given: env's `valueFrom` resolved as the kubelet's makeEnvironmentVariables
+ * does, at each start, with the sandbox's IP (docker's is known only once the sandbox runs).
+ */
+function withDownwardEnv(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): ContainerSpec {
+  const spec = container.spec;
+  if (!spec.env.some((env) => env.valueFrom)) return spec;
+  try {
+    return { ...spec, env: resolveEnv(pod.spec, spec, { podIP: pod.sandbox?.ip, createdAt: pod.createdAt, allocatable: ctx.allocatable }) };
+  } catch (error) {
+    if (!(error instanceof DownwardApiError)) throw error;
+    throw new ContainerStartError(spec.name, error.message, "CreateContainerConfigError", { cause: error });
+  }
 }
 
 /** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */

@@ -5,6 +5,7 @@
  */
 import type { PodKey } from "../manifest/types.ts";
 import { startOrBackOff } from "./container-lifecycle.ts";
+import { syncDownwardVolumes } from "./downward-volumes.ts";
 import { restartChangedContainers } from "./container-changes.ts";
 import { isTerminalPhase, podPhase } from "./phase.ts";
 import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
@@ -45,7 +46,9 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
       return;
     }
   }
-  if (!isTerminalPhase(podPhase(pod))) {
+  // Before any container starts, and on every pass after: labels and annotations may have changed.
+  const volumesReady = syncDownwardVolumes(ctx, pod);
+  if (volumesReady && !isTerminalPhase(podPhase(pod))) {
     restartChangedContainers(ctx, pod);
     // Before the init containers, as the kubelet's SyncPod does: a debug container runs even while an init container fails.
     await startEphemeral(ctx, pod);

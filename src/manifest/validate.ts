@@ -11,10 +11,11 @@ import { validateContainer, type ContainerKind } from "./validate-container.ts";
 import { configHash, podUid } from "./hash.ts";
 import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./defaults.ts";
 import { withoutUnknownFields } from "./known-fields.ts";
+import { readDownwardAPIVolume } from "./validate-downward.ts";
 
 export const DEFAULT_NAMESPACE = "default";
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
-const SUPPORTED_VOLUME_SOURCES = ["emptyDir", "hostPath"] as const;
+const SUPPORTED_VOLUME_SOURCES = ["emptyDir", "hostPath", "downwardAPI"] as const;
 
 export interface ValidateContext {
   /** The file as it appears in messages, e.g. `web.yaml`. */
@@ -219,8 +220,11 @@ function readVolumes(spec: Fields): Volume[] {
       if (path !== "" && !path.startsWith("/")) hostPath.fail("path", `must be an absolute path (found ${JSON.stringify(path)})`);
       const hostPathType = hostPath.oneOf("type", HOST_PATH_TYPES, "");
       volumes.push({ name, type: "hostPath", path, hostPathType });
+    } else if (source === "downwardAPI") {
+      const downwardAPI = item.object("downwardAPI");
+      if (downwardAPI) volumes.push(readDownwardAPIVolume(name, downwardAPI));
     } else {
-      item.fail(source, `${source} volumes are not supported: static pods support only emptyDir and hostPath`);
+      item.fail(source, `${source} volumes are not supported: static pods support only emptyDir, hostPath and downwardAPI`);
     }
   }
   return volumes;

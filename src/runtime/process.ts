@@ -155,6 +155,10 @@ export class ProcessRuntime implements Runtime {
     return { host: "127.0.0.1", port };
   }
 
+  podVolumeDir(pod: PodSpec, volumeName: string): string {
+    return this.layout.volumeDir(pod.uid, volumeName);
+  }
+
   async startContainer(config: ContainerConfig): Promise<string> {
     const created = createContainerDir({ layout: this.layout, config, owner: this.owner, podPidsLimit: this.podPidsLimit, clock: this.clock });
     const { id, dir, limits } = created;

@@ -175,6 +175,11 @@ export interface SandboxManager {
    * address to dial.
    */
   portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number };
+  /**
+   * The host directory of a volume the kubelet fills itself (downwardAPI), where emptyDirs are: the
+   * runtime hands it to the containers as it does an emptyDir and removes it with the sandbox. Pure.
+   */
+  podVolumeDir(pod: PodSpec, volumeName: string): string;
 }
 
 export interface ContainerManager {
