@@ -137,8 +137,11 @@ export interface DownwardFile {
 
 /** The files of a downwardAPI volume now; a resourceFieldRef names its container. */
 export function volumeFiles(pod: PodSpec, volume: Extract<Volume, { type: "downwardAPI" }>, facts: DownwardFacts): DownwardFile[] {
-  return volume.items.map((item: DownwardAPIFile) => {
+  // The API server lets two items name one path; the later one is what the file holds.
+  const files = new Map<string, DownwardFile>();
+  for (const item of volume.items as DownwardAPIFile[]) {
     const content = item.fieldRef ? objectFieldValue(pod, item.fieldRef.fieldPath, facts) : resourceFieldValue(pod, item.resourceFieldRef!, "", facts.allocatable);
-    return { path: item.path, content, mode: item.mode ?? volume.defaultMode };
-  });
+    files.set(item.path, { path: item.path, content, mode: item.mode ?? volume.defaultMode });
+  }
+  return [...files.values()];
 }

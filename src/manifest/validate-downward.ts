@@ -138,17 +138,18 @@ function readDivisor(fields: Fields, resource: string): string | undefined | nul
   }
   const allowed = divisorsFor(resource);
   if (allowed && !allowed.values.includes(canonical)) {
-    fields.fail("divisor", `${JSON.stringify(resource)}: only divisor's values ${allowed.values.join(", ")} are supported with the ${allowed.what} resource`);
+    fields.fail("divisor", `${JSON.stringify(resource)}: only divisor's values ${allowed.what}`);
     return null;
   }
   return canonical;
 }
 
-function divisorsFor(resource: string): { values: string[]; what: string } | undefined {
-  if (resource === "limits.cpu" || resource === "requests.cpu") return { values: ["1m", "1"], what: "cpu" };
-  if (resource === "limits.memory" || resource === "requests.memory") return { values: BYTE_DIVISORS, what: "memory" };
-  if (resource === "limits.ephemeral-storage" || resource === "requests.ephemeral-storage") return { values: BYTE_DIVISORS, what: "local ephemeral storage" };
-  if (HUGEPAGES_PREFIXES.some((prefix) => resource.startsWith(prefix))) return { values: BYTE_DIVISORS, what: "hugepages" };
+function divisorsFor(resource: string): { values: readonly string[]; what: string } | undefined {
+  if (resource === "limits.cpu" || resource === "requests.cpu") return { values: ["1m", "1"], what: "1m and 1 are supported with the cpu resource" };
+  const bytes = `${BYTE_DIVISORS.join(", ")} are supported with the`;
+  if (resource === "limits.memory" || resource === "requests.memory") return { values: BYTE_DIVISORS, what: `${bytes} memory resource` };
+  if (resource === "limits.ephemeral-storage" || resource === "requests.ephemeral-storage") return { values: BYTE_DIVISORS, what: `${bytes} local ephemeral storage resource` };
+  if (HUGEPAGES_PREFIXES.some((prefix) => resource.startsWith(prefix))) return { values: BYTE_DIVISORS, what: `${bytes} hugepages resource` };
   return undefined;
 }
 
@@ -159,7 +160,6 @@ function divisorsFor(resource: string): { values: string[]; what: string } | und
 export function readDownwardAPIVolume(name: string, source: Fields): Volume {
   const defaultMode = readMode(source, "defaultMode") ?? 0o644;
   const items: DownwardAPIFile[] = [];
-  const seen = new Set<string>();
   for (const item of source.objectList("items")) {
     const at = new Fields(item.obj, source.path, item.issues);
     const path = item.string("path") ?? "";
@@ -180,8 +180,6 @@ export function readDownwardAPIVolume(name: string, source: Fields): Volume {
     }
     const mode = readMode(item, "mode", at);
     if (mode !== undefined) file.mode = mode;
-    if (seen.has(path)) at.fail("path", `${JSON.stringify(path)}: conflicting duplicate paths`);
-    seen.add(path);
     if (path !== "" && (file.fieldRef || file.resourceFieldRef)) items.push(file);
   }
   return { name, type: "downwardAPI", defaultMode, items };
