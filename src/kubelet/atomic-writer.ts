@@ -8,7 +8,8 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-const DATA_DIR = "..data";
+/** The symlink readers go through; it names the directory holding the current files. */
+export const DATA_DIR = "..data";
 const DATA_TMP = "..data_tmp";
 
 /** A file to write: its path inside the volume (relative, no `..`), content and mode. */

@@ -4,7 +4,9 @@
  * the API with new labels or annotations). Each write is atomic (atomic-writer.ts). A volume that
  * cannot be filled holds the containers back with a FailedMount event, and is tried again.
  */
-import { writeAtomically } from "./atomic-writer.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { DATA_DIR, writeAtomically } from "./atomic-writer.ts";
 import { volumeFiles } from "./downward-values.ts";
 import type { PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
@@ -23,8 +25,10 @@ export function syncDownwardVolumes(ctx: SyncContext, pod: PodRecord): boolean {
       const files = volumeFiles(pod.spec, volume, { createdAt: pod.createdAt, allocatable: ctx.allocatable });
       const key = JSON.stringify(files);
       const last = written.get(pod) ?? new Map<string, string>();
-      if (last.get(volume.name) === key) continue;
-      if (writeAtomically(ctx.runtime.podVolumeDir(pod.spec, volume.name), files, ctx.clock.now())) {
+      const dir = ctx.runtime.podVolumeDir(pod.spec, volume.name);
+      // A sandbox made again (the old one died) comes without the volumes removed with the old one.
+      if (last.get(volume.name) === key && existsSync(join(dir, DATA_DIR))) continue;
+      if (writeAtomically(dir, files, ctx.clock.now())) {
         ctx.log(`pod ${pod.spec.key}: wrote downwardAPI volume ${volume.name}`);
       }
       last.set(volume.name, key);

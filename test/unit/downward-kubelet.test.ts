@@ -6,7 +6,7 @@
  * holds the containers back (FailedMount) or fails the start (CreateContainerConfigError).
  */
 import { describe, expect, test } from "bun:test";
-import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { NodeAllocatable } from "../../src/eviction/node-allocatable.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
@@ -117,6 +117,18 @@ describe("downwardAPI volumes", () => {
     expect(readdirSync(root).filter((name) => name.startsWith("..") && name !== "..data")).toEqual([after]);
     expect(h.runtime.containers.size).toBe(1);
     expect(lstatSync(join(root, "labels")).isSymbolicLink()).toBe(true);
+  });
+
+  test("a volume removed with a dead sandbox is written again on the next pass", async () => {
+    using dir = tempDir();
+    const h = harness({ allocatable });
+    h.runtime.volumeRoot = dir.path;
+    const web = spec({}, [infoVolume]);
+    await h.kubelet.sync(desired(web));
+    const root = join(dir.path, web.uid, "info");
+    rmSync(join(dir.path, web.uid), { recursive: true });
+    await h.kubelet.sync(desired(web));
+    expect(readFileSync(join(root, "labels"), "utf8")).toBe('app="web"');
   });
 
   test("an item naming no container holds the containers back with FailedMount, retried later", async () => {
