@@ -206,7 +206,7 @@ function readVolumes(spec: Fields): Volume[] {
     names.add(name);
     const sources = Object.keys(item.obj).filter((key) => key !== "name" && item.has(key));
     if (sources.length !== 1) {
-      item.fail(undefined, `needs exactly one volume source, ${SUPPORTED_VOLUME_SOURCES.join(" or ")} (found ${sources.join(", ") || "none"})`);
+      item.fail(undefined, `needs exactly one volume source, ${SUPPORTED_VOLUME_SOURCES.slice(0, -1).join(", ")} or ${SUPPORTED_VOLUME_SOURCES.at(-1)} (found ${sources.join(", ") || "none"})`);
       continue;
     }
     const source = sources[0]!;

@@ -222,7 +222,7 @@ const cases: Case[] = [
   },
   { name: "a relative hostPath is refused", edit: (p) => (p.spec.volumes = [{ name: "logs", hostPath: { path: "var/log" } }]), error: 'spec.volumes[0].hostPath.path: must be an absolute path (found "var/log")' },
   { name: "a configMap volume is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", configMap: { name: "c" } }]), error: "spec.volumes[0].configMap: configMap volumes are not supported: static pods support only emptyDir, hostPath and downwardAPI" },
-  { name: "a volume with two sources is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", emptyDir: {}, hostPath: { path: "/srv" } }]), error: "spec.volumes[0]: needs exactly one volume source, emptyDir or hostPath (found emptyDir, hostPath)" },
+  { name: "a volume with two sources is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", emptyDir: {}, hostPath: { path: "/srv" } }]), error: "spec.volumes[0]: needs exactly one volume source, emptyDir, hostPath or downwardAPI (found emptyDir, hostPath)" },
   { name: "a mount of an undeclared volume is refused", edit: (p) => (app(p).volumeMounts = [{ name: "cache", mountPath: "/cache" }]), error: 'spec.containers[0].volumeMounts[0].name: no volume named "cache" in spec.volumes' },
   {
     name: "a relative mountPath is refused",
