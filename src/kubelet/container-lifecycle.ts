@@ -4,9 +4,10 @@
  */
 import { ContainerStartError, ImagePullError, type ContainerStatus } from "../runtime/runtime.ts";
 import { goDuration } from "../status/go-duration.ts";
-import type { ContainerSpec } from "../manifest/types.ts";
+import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
 import { backoffKey } from "./backoff.ts";
 import { DownwardApiError, resolveEnv } from "./downward-values.ts";
+import { expandCommand, expandEnv } from "./env-expansion.ts";
 import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
@@ -121,7 +122,7 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   try {
     const target = container.spec.targetContainerName;
     const targetContainerId = target === undefined ? undefined : allContainers(pod).find((c) => c.name === target && c.state === "running")?.containerId;
-    const spec = withDownwardEnv(ctx, pod, container);
+    const spec = runtimeSpec(ctx, pod, container);
     id = await ctx.runtime.startContainer({ pod: pod.spec, container: spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
   } catch (error) {
     if (!(error instanceof ContainerStartError)) throw error;
@@ -139,18 +140,24 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
 }
 
 /**
- * The spec the runtime is given: env's `valueFrom` resolved as the kubelet's makeEnvironmentVariables
- * does, at each start, with the sandbox's IP (docker's is known only once the sandbox runs).
+ * The spec the runtime is given, as the kubelet's makeEnvironmentVariables and
+ * ExpandContainerCommandAndArgs make it at each start: env's `valueFrom` resolved (the pod IP the
+ * sandbox's, which docker knows only once it runs), `$(VAR)` references in env values, command and
+ * args expanded.
  */
-function withDownwardEnv(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): ContainerSpec {
+function runtimeSpec(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): ContainerSpec {
   const spec = container.spec;
-  if (!spec.env.some((env) => env.valueFrom)) return spec;
+  const hasReference = (text: string) => text.includes("$");
+  if (!spec.env.some((env) => env.valueFrom || hasReference(env.value)) && ![...spec.command, ...spec.args].some(hasReference)) return spec;
+  let resolved: EnvVar[];
   try {
-    return { ...spec, env: resolveEnv(pod.spec, spec, { podIP: pod.sandbox?.ip, createdAt: pod.createdAt, allocatable: ctx.allocatable }) };
+    resolved = resolveEnv(pod.spec, spec, { podIP: pod.sandbox?.ip, createdAt: pod.createdAt, allocatable: ctx.allocatable });
   } catch (error) {
     if (!(error instanceof DownwardApiError)) throw error;
     throw new ContainerStartError(spec.name, error.message, "CreateContainerConfigError", { cause: error });
   }
+  const env = expandEnv(resolved, spec.env);
+  return { ...spec, env, ...expandCommand(spec, env) };
 }
 
 /** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */

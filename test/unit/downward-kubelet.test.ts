@@ -63,6 +63,22 @@ describe("env from the downward API", () => {
     expect(h.pod(web.key)!.spec.containers[0]!.env[0]).toEqual({ name: "POD_NAME", value: "", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } });
   });
 
+  test("$(VAR) references in env values and the command are expanded with the resolved values", async () => {
+    const h = harness({ allocatable });
+    const web = spec({
+      command: ["sh", "-c", "echo $(POD_NAME) at $(URL)"],
+      env: [
+        { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+        { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
+        { name: "URL", value: "http://$(POD_IP):8080" },
+      ],
+    });
+    await h.kubelet.sync(desired(web));
+    const [started] = [...h.runtime.containers.values()].map((c) => c.config.container);
+    expect(started!.command).toEqual(["sh", "-c", "echo web-lab at http://10.0.0.2:8080"]);
+    expect(started!.env.at(-1)).toEqual({ name: "URL", value: "http://10.0.0.2:8080" });
+  });
+
   test("a resourceFieldRef naming no container fails the start with CreateContainerConfigError", async () => {
     const h = harness({ allocatable });
     const web = spec({ env: [{ name: "X", valueFrom: { resourceFieldRef: { containerName: "gone", resource: "limits.cpu" } } }] });
