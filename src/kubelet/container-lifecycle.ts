@@ -7,6 +7,7 @@ import { goDuration } from "../status/go-duration.ts";
 import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
 import { backoffKey } from "./backoff.ts";
 import { DownwardApiError, resolveEnv } from "./downward-values.ts";
+import { syncDownwardVolumes } from "./downward-volumes.ts";
 import { expandCommand, expandEnv } from "./env-expansion.ts";
 import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
@@ -116,6 +117,8 @@ async function keepAsPrevious(ctx: SyncContext, container: ContainerRecord, ende
 
 async function startContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
   if (!pod.sandbox) return;
+  // The kubelet mounts a pod's volumes before any of its containers starts (FailedMount holds them back).
+  if (!syncDownwardVolumes(ctx, pod)) return;
   if (!(await ensureImage(ctx, pod, container))) return;
   const attempt = container.attempts;
   let id: string;

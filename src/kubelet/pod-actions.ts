@@ -46,9 +46,7 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
       return;
     }
   }
-  // Before any container starts, and on every pass after: labels and annotations may have changed.
-  const volumesReady = syncDownwardVolumes(ctx, pod);
-  if (volumesReady && !isTerminalPhase(podPhase(pod))) {
+  if (!isTerminalPhase(podPhase(pod))) {
     restartChangedContainers(ctx, pod);
     // Before the init containers, as the kubelet's SyncPod does: a debug container runs even while an init container fails.
     await startEphemeral(ctx, pod);
@@ -64,6 +62,8 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
     for (const container of allContainers(pod)) syncProbes(ctx, pod, container, pass.probes);
   }
   for (const container of allContainers(pod)) await advanceStop(ctx, pod, container);
+  // Each start writes them first; this keeps them current once the labels or annotations change.
+  syncDownwardVolumes(ctx, pod, true);
 }
 
 /** A pod going away: its containers stopped (sidecars last, in reverse order); true once none runs. */
