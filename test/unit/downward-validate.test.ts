@@ -9,6 +9,7 @@ import type { ApiRequest } from "../../src/api/http.ts";
 import { createPod } from "../../src/api/pods-create.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
+import { applyPodDefaults } from "../../src/manifest/defaults.ts";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
 import { apiHarness } from "../api-watch-fixtures.ts";
@@ -83,6 +84,16 @@ describe("downward API validation from a file", () => {
     ]);
     expect(pod.volumes).toEqual([{ name: "info", type: "downwardAPI", defaultMode: 0o644, items: [{ path: "n", fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } }] }]);
   });
+});
+
+test("served as the API server stores it: divisor \"0\" when none was written, a written one canonical", () => {
+  const served = applyPodDefaults(
+    manifest([{ name: "A", valueFrom: { resourceFieldRef: { resource: "limits.cpu" } } }, { name: "B", valueFrom: { resourceFieldRef: { resource: "limits.memory", divisor: "1024Ki" } } }], volume({ items: [{ path: "c", resourceFieldRef: { containerName: "app", resource: "requests.cpu" } }] })),
+  ) as Json;
+  expect(served.spec.containers[0].env.map((e: Json) => e.valueFrom.resourceFieldRef.divisor)).toEqual(["0", "1Mi"]);
+  expect(served.spec.volumes[0].downwardAPI).toEqual({ items: [{ path: "c", resourceFieldRef: { containerName: "app", resource: "requests.cpu", divisor: "0" } }], defaultMode: 420 });
+  expect(applyPodDefaults(served)).toEqual(served);
+  expect(issuesOf(served)).toEqual([]);
 });
 
 function request(body: unknown): ApiRequest {
