@@ -103,6 +103,14 @@ export function resourceFieldValue(pod: PodSpec, selector: ResourceFieldSelector
   const name = selector.containerName || own;
   const container = [...pod.initContainers, ...pod.containers].find((c) => c.name === name);
   if (!container) throw new DownwardApiError(`container ${name} not found`);
+  return containerResourceValue(container, selector, allocatable);
+}
+
+/**
+ * The value of `selector.resource` for `container` (ExtractContainerResourceValue); without
+ * `allocatable`, as kubectl describe computes it, a limit the container does not set is 0.
+ */
+export function containerResourceValue(container: ContainerSpec, selector: ResourceFieldSelector, allocatable: NodeAllocatable | undefined): string {
   const dot = selector.resource.indexOf(".");
   const kind = selector.resource.slice(0, dot);
   const resource = selector.resource.slice(dot + 1);
