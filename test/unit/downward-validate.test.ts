@@ -6,7 +6,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { ApiRequest } from "../../src/api/http.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createPod } from "../../src/api/pods-create.ts";
+import { podUpdateRoutes } from "../../src/api/pods-update.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import { applyPodDefaults } from "../../src/manifest/defaults.ts";
@@ -139,6 +142,43 @@ describe("downward API validation over the API", () => {
       { reason: "FieldValueForbidden", message: "Forbidden: static pods cannot reference ConfigMaps or Secrets: use value, fieldRef or resourceFieldRef", field: "spec.containers[0].env[1].valueFrom.secretKeyRef" },
       { reason: "FieldValueInvalid", message: `Invalid value: "limits.cpu": only divisor's values 1m and 1 are supported with the cpu resource`, field: "spec.containers[0].env[2].valueFrom.resourceFieldRef.divisor" },
     ]);
+    h.close();
+  });
+});
+
+describe("a label change over the API reaches the volume", () => {
+  test("PATCH metadata.labels: the pod's next pass rewrites its downwardAPI file, the container runs on", async () => {
+    using dir = tempDir();
+    const h = apiHarness(dir.path);
+    h.runtime.volumeRoot = join(dir.path, "volumes");
+    const sources = new PodSources({ db: h.agent.db, store: h.store, node: "lab", rules: { runtime: "process" }, log: () => {} });
+    const api = { ...h.api, podWrites: sources.writes };
+    const pod = { ...manifest([], volume({ items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] })), metadata: { name: "web", labels: { app: "web" } } };
+    await createPod(request(pod), api);
+    await h.kubelet.sync(sources.desired(new Map()));
+    const [spec] = [...sources.desired(new Map()).values()];
+    const file = join(dir.path, "volumes", spec!.uid, "info", "labels");
+    expect(readFileSync(file, "utf8")).toBe('app="web"');
+
+    const patch = podUpdateRoutes.find((route) => route.method === "PATCH")!;
+    const url = new URL("/api/v1/namespaces/default/pods/web", "http://127.0.0.1");
+    const patched = await patch.handle(
+      {
+        method: "PATCH",
+        url,
+        headers: new Headers({ "content-type": "application/strategic-merge-patch+json" }),
+        params: { namespace: "default", name: "web" },
+        query: url.searchParams,
+        signal: new AbortController().signal,
+        body: async () => new TextEncoder().encode(JSON.stringify({ metadata: { labels: { track: "canary" } } })),
+        upgrade: () => undefined,
+      },
+      api,
+    );
+    expect(patched.status).toBe(200);
+    await h.kubelet.sync(sources.desired(new Map()));
+    expect(readFileSync(file, "utf8")).toBe('app="web"\ntrack="canary"');
+    expect(h.runtime.calls.filter((call) => call.startsWith("start")).length).toBe(1);
     h.close();
   });
 });
