@@ -8,10 +8,10 @@ import { IssueList, ManifestError, type Issue } from "./errors.ts";
 import { isPlainObject, describeValue, objectAt, type Fields } from "./fields.ts";
 import { checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./names.ts";
 import { validateContainer, type ContainerKind } from "./validate-container.ts";
+import { readDownwardAPIVolume } from "./validate-downward.ts";
 import { configHash, podUid } from "./hash.ts";
 import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./defaults.ts";
 import { withoutUnknownFields } from "./known-fields.ts";
-import { readDownwardAPIVolume } from "./validate-downward.ts";
 
 export const DEFAULT_NAMESPACE = "default";
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;

@@ -146,6 +146,10 @@ export class ProcessRuntime implements Runtime {
     return this.sandboxes.remove(id);
   }
 
+  podVolumeDir(pod: PodSpec, volumeName: string): string {
+    return this.layout.volumeDir(pod.uid, volumeName);
+  }
+
   async listPodSandboxes(): Promise<SandboxInfo[]> {
     return this.sandboxes.list();
   }
@@ -153,10 +157,6 @@ export class ProcessRuntime implements Runtime {
   /** The host's loopback: a process pod has no network of its own. */
   portForwardAddress(_sandbox: Sandbox, port: number): { host: string; port: number } {
     return { host: "127.0.0.1", port };
-  }
-
-  podVolumeDir(pod: PodSpec, volumeName: string): string {
-    return this.layout.volumeDir(pod.uid, volumeName);
   }
 
   async startContainer(config: ContainerConfig): Promise<string> {
