@@ -18,6 +18,7 @@ import type {
 import { ContainerStartError, ImagePullError } from "../src/runtime/runtime.ts";
 import { containerLabels, sandboxLabels } from "../src/runtime/labels.ts";
 import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
+import { join } from "node:path";
 import type { FakeClock } from "./fake-clock.ts";
 import { signalNumber, type SignalName } from "../src/manifest/signals.ts";
 import { FakeAttaches } from "./fake-attach.ts";
@@ -102,6 +103,8 @@ export class FakeRuntime implements Runtime {
   readonly attaches = new FakeAttaches();
   /** Images whose pull fails; the rest are pulled (policy Always) or present. */
   missingImages = new Set<string>();
+  /** Where podVolumeDir puts a pod's kubelet-filled volumes; a test with a downwardAPI volume sets it. */
+  volumeRoot?: string;
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
   private nextId = 1;
 
@@ -113,6 +116,11 @@ export class FakeRuntime implements Runtime {
     this.sandboxes.set(sandbox.id, sandbox);
     this.calls.push(`sandbox ${pod.fullName}`);
     return sandbox;
+  }
+
+  podVolumeDir(pod: PodSpec, volumeName: string): string {
+    if (!this.volumeRoot) throw new Error("FakeRuntime.volumeRoot is not set: a test with a downwardAPI volume must give one");
+    return join(this.volumeRoot, pod.uid, volumeName);
   }
 
   async removePodSandbox(id: string): Promise<void> {

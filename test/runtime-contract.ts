@@ -8,7 +8,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
 import { LABEL } from "../src/runtime/labels.ts";
 import type { ContainerStatus, Runtime, RuntimeEvent, Sandbox } from "../src/runtime/runtime.ts";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { join } from "node:path";
 import { freePort } from "./e2e/helpers.ts";
 import { ExecCapture } from "./exec-capture.ts";
 
@@ -179,6 +181,23 @@ export function runtimeContract(
       await runtime.removePodSandbox(first.id);
       await runtime.removePodSandbox(first.id);
       expect((await runtime.listPodSandboxes()).filter((s) => s.podUid === pod.uid)).toHaveLength(0);
+    });
+
+    test("a container sees a kubelet-filled volume (podVolumeDir), which goes with its sandbox", async () => {
+      const container = contractContainer("reader", ["sh", "-c", 'cat "${MINIKUBELET_VOLUME_INFO:-/etc/info}/name"'], options.image);
+      container.volumeMounts = [{ name: "info", mountPath: "/etc/info", readOnly: false }];
+      const pod = { ...contractPod("volume-pod", [container]), volumes: [{ name: "info", type: "downwardAPI" as const, defaultMode: 0o644, items: [] }] };
+      const sandbox = await sandboxFor(pod);
+      const dir = runtime.podVolumeDir(pod, "info");
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "name"), "volume-pod");
+      const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox });
+      containers.push(id);
+      await waitForStatus(runtime, id, exited);
+      expect(await runtime.readLogs(id)).toBe("volume-pod");
+      await runtime.removeContainer(id);
+      await runtime.removePodSandbox(sandbox.id);
+      expect(existsSync(dir)).toBe(false);
     });
 
     test("a started container writes its output to its log", async () => {

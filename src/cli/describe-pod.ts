@@ -10,6 +10,7 @@ import { humanDuration, parseTimestamp } from "../status/age.ts";
 import type { V1ContainerState, V1ContainerStatus, V1Pod } from "../status/v1.ts";
 import type { AttemptRow, EventRow } from "../store/queries.ts";
 import { killCauseWords } from "../kubelet/kill-cause.ts";
+import { describeEnvValue } from "./describe-env.ts";
 import { TabWriter } from "./tabwriter.ts";
 
 export interface DescribeInput {
@@ -74,10 +75,10 @@ export function describePodText(input: DescribeInput): string {
     w.write("IPs:\n");
     for (const ip of ips) w.write(`  IP:\t${ip.ip}\n`);
   }
-  if (spec.initContainers.length > 0) writeContainers(w, "Init Containers", spec.initContainers, status.initContainerStatuses ?? [], time);
-  writeContainers(w, "Containers", spec.containers, status.containerStatuses ?? [], time);
+  if (spec.initContainers.length > 0) writeContainers(w, "Init Containers", spec.initContainers, status.initContainerStatuses ?? [], time, pod);
+  writeContainers(w, "Containers", spec.containers, status.containerStatuses ?? [], time, pod);
   const ephemeral = spec.ephemeralContainers ?? [];
-  if (ephemeral.length > 0) writeContainers(w, "Ephemeral Containers", ephemeral, status.ephemeralContainerStatuses ?? [], time);
+  if (ephemeral.length > 0) writeContainers(w, "Ephemeral Containers", ephemeral, status.ephemeralContainerStatuses ?? [], time, pod);
   const conditions = status.conditions ?? [];
   if (conditions.length > 0) {
     w.write("Conditions:\n  Type\tStatus\n");
@@ -96,7 +97,7 @@ export function describePodText(input: DescribeInput): string {
 
 type TimeFormat = (value: string | null | undefined) => string;
 
-function writeContainers(w: TabWriter, label: string, containers: ContainerSpec[], statuses: V1ContainerStatus[], time: TimeFormat): void {
+function writeContainers(w: TabWriter, label: string, containers: ContainerSpec[], statuses: V1ContainerStatus[], time: TimeFormat, pod: V1Pod): void {
   const byName = new Map(statuses.map((s) => [s.name, s]));
   w.write(`${label}:${containers.length === 0 ? " <none>" : ""}\n`);
   for (const container of containers) {
@@ -123,7 +124,7 @@ function writeContainers(w: TabWriter, label: string, containers: ContainerSpec[
     if (container.startupProbe) w.write(`    Startup:\t${describeProbe(container.startupProbe)}\n`);
     w.write(`    Environment:${container.env.length === 0 ? "\t<none>" : ""}\n`);
     for (const env of container.env) {
-      env.value.split("\n").forEach((line, i) => w.write(i === 0 ? `      ${env.name}:\t${line}\n` : `      \t${line}\n`));
+      describeEnvValue(env, container, pod).split("\n").forEach((line, i) => w.write(i === 0 ? `      ${env.name}:\t${line}\n` : `      \t${line}\n`));
     }
     w.write(`    Mounts:${container.volumeMounts.length === 0 ? "\t<none>" : ""}\n`);
     const mounts = [...container.volumeMounts].sort((a, b) => (a.mountPath < b.mountPath ? -1 : a.mountPath > b.mountPath ? 1 : 0));
@@ -208,6 +209,9 @@ function writeVolumes(w: TabWriter, volumes: Volume[]): void {
       w.write("    Type:\tHostPath (bare host directory volume)\n");
       w.write(`    Path:\t${volume.path}\n`);
       w.write(`    HostPathType:\t${volume.hostPathType || ""}\n`);
+    } else if (volume.type === "downwardAPI") {
+      w.write("    Type:\tDownwardAPI (a volume populated by information about the pod)\n    Items:\n");
+      for (const item of volume.items) w.write(`      ${item.fieldRef?.fieldPath ?? item.resourceFieldRef?.resource} -> ${item.path}\n`);
     } else {
       w.write("    Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n");
       w.write(`    Medium:\t${volume.medium ?? ""}\n`);

@@ -4,7 +4,11 @@
  */
 import { ContainerStartError, ImagePullError, type ContainerStatus } from "../runtime/runtime.ts";
 import { goDuration } from "../status/go-duration.ts";
+import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
 import { backoffKey } from "./backoff.ts";
+import { DownwardApiError, resolveEnv } from "./downward-values.ts";
+import { syncDownwardVolumes } from "./downward-volumes.ts";
+import { expandCommand, expandEnv } from "./env-expansion.ts";
 import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
@@ -116,13 +120,16 @@ async function keepAsPrevious(ctx: SyncContext, container: ContainerRecord, ende
 
 async function startContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
   if (!pod.sandbox) return;
+  // The kubelet mounts a pod's volumes before any of its containers starts (FailedMount holds them back).
+  if (!syncDownwardVolumes(ctx, pod)) return;
   if (!(await ensureImage(ctx, pod, container))) return;
   const attempt = container.attempts;
   let id: string;
   try {
     const target = container.spec.targetContainerName;
     const targetContainerId = target === undefined ? undefined : allContainers(pod).find((c) => c.name === target && c.state === "running")?.containerId;
-    id = await ctx.runtime.startContainer({ pod: pod.spec, container: container.spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
+    const spec = runtimeSpec(ctx, pod, container);
+    id = await ctx.runtime.startContainer({ pod: pod.spec, container: spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
   } catch (error) {
     if (!(error instanceof ContainerStartError)) throw error;
     recordStartError(ctx, pod, container, error);
@@ -137,6 +144,27 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   const unenforced = ctx.runtime.unenforcedLimits?.(id);
   if (unenforced) ctx.event(pod, "Warning", "LimitsNotEnforced", container, `Resource limits of container ${container.name} are not enforced: ${unenforced}`);
   beginPostStart(ctx, pod, container);
+}
+
+/**
+ * The spec the runtime is given, as the kubelet's makeEnvironmentVariables and
+ * ExpandContainerCommandAndArgs make it at each start: env's `valueFrom` resolved (the pod IP the
+ * sandbox's, which docker knows only once it runs), `$(VAR)` references in env values, command and
+ * args expanded.
+ */
+function runtimeSpec(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): ContainerSpec {
+  const spec = container.spec;
+  const hasReference = (text: string) => text.includes("$");
+  if (!spec.env.some((env) => env.valueFrom || hasReference(env.value)) && ![...spec.command, ...spec.args].some(hasReference)) return spec;
+  let resolved: EnvVar[];
+  try {
+    resolved = resolveEnv(pod.spec, spec, { podIP: pod.sandbox?.ip, createdAt: pod.createdAt, allocatable: ctx.allocatable });
+  } catch (error) {
+    if (!(error instanceof DownwardApiError)) throw error;
+    throw new ContainerStartError(spec.name, error.message, "CreateContainerConfigError", { cause: error });
+  }
+  const env = expandEnv(resolved, spec.env);
+  return { ...spec, env, ...expandCommand(spec, env) };
 }
 
 /** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */

@@ -161,6 +161,7 @@ export class Kubelet {
       },
       log: this.log,
       stopped: () => this.stopped,
+      allocatable: options.allocatable,
     };
     this.pass = { ctx: this.ctx, probes: this.probes, sandboxSuspects: this.sandboxSuspects };
     this.localStorage = emptyDirEviction({

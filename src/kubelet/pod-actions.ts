@@ -5,6 +5,7 @@
  */
 import type { PodKey } from "../manifest/types.ts";
 import { startOrBackOff } from "./container-lifecycle.ts";
+import { syncDownwardVolumes } from "./downward-volumes.ts";
 import { restartChangedContainers } from "./container-changes.ts";
 import { isTerminalPhase, podPhase } from "./phase.ts";
 import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
@@ -68,6 +69,8 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
     for (const container of allContainers(pod)) syncProbes(ctx, pod, container, pass.probes);
   }
   for (const container of allContainers(pod)) await advanceStop(ctx, pod, container);
+  // Each start writes them first; this keeps them current once the labels or annotations change.
+  syncDownwardVolumes(ctx, pod, true);
 }
 
 /** A pod going away: its containers stopped (sidecars last, in reverse order); true once none runs. */

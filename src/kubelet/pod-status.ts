@@ -7,6 +7,7 @@ import { podQosClass } from "../manifest/qos.ts";
 import { podObject } from "../status/pod-object.ts";
 import { isoTime } from "../status/time.ts";
 import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../status/v1.ts";
+import { HOST_IP } from "./downward-values.ts";
 import { podConditions } from "./pod-conditions.ts";
 import { stopSignalOf } from "./stop-signal.ts";
 import { restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
@@ -81,8 +82,8 @@ export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatu
   const status: V1PodStatus = {
     phase: pod.phase,
     conditions: podConditions(pod),
-    hostIP: "127.0.0.1",
-    hostIPs: [{ ip: "127.0.0.1" }],
+    hostIP: HOST_IP,
+    hostIPs: [{ ip: HOST_IP }],
     qosClass: podQosClass([...spec.initContainers, ...spec.containers]),
     containerStatuses: pod.app.map((c) => containerStatus(c, options.runtimeName)),
   };

@@ -3,6 +3,7 @@
  * back-off stores, and three ways to report back (an event, a wake-up time, a re-sync request).
  */
 import type { Clock } from "../clock.ts";
+import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { BackoffStore } from "./backoff.ts";
 import type { EventType } from "../kube-event.ts";
@@ -26,6 +27,8 @@ export interface SyncContext {
   log(message: string): void;
   /** True once the loop was stopped: work completing late (a preStop hook) must not act any more. */
   stopped(): boolean;
+  /** The node's allocatable: the downward API's value of a limit a container does not set. */
+  allocatable?: NodeAllocatable;
 }
 
 /** The kubelet's floor between SIGTERM and SIGKILL (minimumGracePeriodInSeconds). */

@@ -113,6 +113,8 @@ function defaultContainer(container: Json, rules: ContainerRules): void {
   for (const env of records(container.env)) {
     const fieldRef = record(record(env, "valueFrom"), "fieldRef");
     if (fieldRef) defaultString(fieldRef, "apiVersion", "v1");
+    const resourceFieldRef = record(record(env, "valueFrom"), "resourceFieldRef");
+    if (resourceFieldRef) defaultDivisor(resourceFieldRef);
   }
   defaultResources(container, rules.requestsFromLimits);
   for (const key of PROBES) {
@@ -264,7 +266,20 @@ function defaultDownwardAPI(downwardAPI: Json, withMode: boolean): void {
   for (const item of records(downwardAPI.items)) {
     const fieldRef = record(item, "fieldRef");
     if (fieldRef) defaultString(fieldRef, "apiVersion", "v1");
+    const resourceFieldRef = record(item, "resourceFieldRef");
+    if (resourceFieldRef) defaultDivisor(resourceFieldRef);
   }
+}
+
+/**
+ * ResourceFieldSelector.Divisor is a Quantity struct, not a pointer: encoding/json ignores
+ * omitempty on it, so the API server serves `divisor: "0"` when none was written, and a written
+ * one in its canonical form (`1024Ki` as `1Mi`).
+ */
+function defaultDivisor(selector: Json): void {
+  if (isUnset(selector.divisor)) return put(selector, "divisor", "0");
+  const served = servedQuantity(selector.divisor);
+  if (served !== undefined) put(selector, "divisor", served);
 }
 
 /** The `+default=` markers of the in-tree storage sources static pods refuse, kept for fidelity. */

@@ -73,7 +73,35 @@ export interface ContainerPort {
 
 export interface EnvVar {
   name: string;
+  /** "" for a variable taken from `valueFrom`, until the kubelet resolves it (downward-values.ts). */
   value: string;
+  /** The downward API: a field of the pod or a resource of a container (static pods refer to no ConfigMap or Secret). */
+  valueFrom?: EnvVarSource;
+}
+
+/** `fieldRef`: a field of the pod, `metadata.labels['k']` style subscripts included. */
+export interface ObjectFieldSelector {
+  apiVersion: string;
+  fieldPath: string;
+}
+
+/** `resourceFieldRef`: `limits.cpu` and the like of a container, divided by `divisor` (as written; absent is 1). */
+export interface ResourceFieldSelector {
+  /** Absent in env: the container the variable belongs to. */
+  containerName?: string;
+  resource: string;
+  divisor?: string;
+}
+
+export type EnvVarSource = { fieldRef: ObjectFieldSelector } | { resourceFieldRef: ResourceFieldSelector };
+
+/** One file of a downwardAPI volume: exactly one of fieldRef and resourceFieldRef. */
+export interface DownwardAPIFile {
+  path: string;
+  fieldRef?: ObjectFieldSelector;
+  resourceFieldRef?: ResourceFieldSelector;
+  /** The file's mode; absent means the volume's defaultMode. */
+  mode?: number;
 }
 
 export interface VolumeMount {
@@ -94,7 +122,8 @@ export type Volume =
       /** The same in bytes: past it the pod is evicted; a memory medium's tmpfs size. */
       sizeLimitBytes?: number;
     }
-  | { name: string; type: "hostPath"; path: string; hostPathType: string };
+  | { name: string; type: "hostPath"; path: string; hostPathType: string }
+  | { name: string; type: "downwardAPI"; defaultMode: number; items: DownwardAPIFile[] };
 
 /** Resource name to quantity as the API server serves it (`500m`, `128Mi`); parse with parseQuantity. */
 export type ResourceList = Record<string, string>;

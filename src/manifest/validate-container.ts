@@ -8,6 +8,7 @@ import { describeValue, Fields } from "./fields.ts";
 import { checkDns1123Label, checkEnvVarName, checkPortName } from "./names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
 import { validateResources } from "./validate-resources.ts";
+import { readEnvVarSource } from "./validate-downward.ts";
 import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "./defaults.ts";
 import { readContainerRestart } from "./validate-restart-policy.ts";
 import { readStopSignal, type PodOS } from "./validate-stop-signal.ts";
@@ -144,16 +145,13 @@ function readEnv(fields: Fields): EnvVar[] {
     const name = item.requiredString("name");
     const problem = name === "" ? undefined : checkEnvVarName(name);
     if (problem) item.fail("name", problem);
-    if (item.has("valueFrom")) {
-      item.fail("valueFrom", "not supported: static pods cannot reference ConfigMaps, Secrets or the API; use value");
-      continue;
-    }
     const raw = item.raw("value");
     if (raw !== undefined && typeof raw !== "string") {
       item.fail("value", `must be a string (found ${describeValue(raw)}); quote it`);
       continue;
     }
-    env.push({ name, value: raw ?? "" });
+    const valueFrom = readEnvVarSource(item, raw ?? "");
+    env.push(valueFrom ? { name, value: "", valueFrom } : { name, value: raw ?? "" });
   }
   return env;
 }

@@ -8,6 +8,7 @@ import { IssueList, ManifestError, type Issue } from "./errors.ts";
 import { isPlainObject, describeValue, objectAt, type Fields } from "./fields.ts";
 import { checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./names.ts";
 import { validateContainer, type ContainerKind } from "./validate-container.ts";
+import { readDownwardAPIVolume } from "./validate-downward.ts";
 import { configHash, podUid } from "./hash.ts";
 import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./defaults.ts";
 import { withoutUnknownFields } from "./known-fields.ts";
@@ -16,7 +17,7 @@ import { readEmptyDir } from "./validate-empty-dir.ts";
 
 export const DEFAULT_NAMESPACE = "default";
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
-const SUPPORTED_VOLUME_SOURCES = ["emptyDir", "hostPath"] as const;
+const SUPPORTED_VOLUME_SOURCES = ["emptyDir", "hostPath", "downwardAPI"] as const;
 
 export interface ValidateContext {
   /** The file as it appears in messages, e.g. `web.yaml`. */
@@ -209,7 +210,7 @@ function readVolumes(spec: Fields): Volume[] {
     names.add(name);
     const sources = Object.keys(item.obj).filter((key) => key !== "name" && item.has(key));
     if (sources.length !== 1) {
-      item.fail(undefined, `needs exactly one volume source, ${SUPPORTED_VOLUME_SOURCES.join(" or ")} (found ${sources.join(", ") || "none"})`);
+      item.fail(undefined, `needs exactly one volume source, ${SUPPORTED_VOLUME_SOURCES.slice(0, -1).join(", ")} or ${SUPPORTED_VOLUME_SOURCES.at(-1)} (found ${sources.join(", ") || "none"})`);
       continue;
     }
     const source = sources[0]!;
@@ -222,8 +223,11 @@ function readVolumes(spec: Fields): Volume[] {
       if (path !== "" && !path.startsWith("/")) hostPath.fail("path", `must be an absolute path (found ${JSON.stringify(path)})`);
       const hostPathType = hostPath.oneOf("type", HOST_PATH_TYPES, "");
       volumes.push({ name, type: "hostPath", path, hostPathType });
+    } else if (source === "downwardAPI") {
+      const downwardAPI = item.object("downwardAPI");
+      if (downwardAPI) volumes.push(readDownwardAPIVolume(name, downwardAPI));
     } else {
-      item.fail(source, `${source} volumes are not supported: static pods support only emptyDir and hostPath`);
+      item.fail(source, `${source} volumes are not supported: static pods support only emptyDir, hostPath and downwardAPI`);
     }
   }
   return volumes;

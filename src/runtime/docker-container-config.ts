@@ -74,13 +74,16 @@ export function resolveMounts(pod: PodSpec, container: ContainerSpec, volumeRoot
       if (mount.subPath) throw new Error(`container ${container.name}: volumeMounts[${index}].subPath into memory emptyDir ${JSON.stringify(volume.name)} is not supported on docker`);
       return { source: memoryVolumeName(pod.uid, volume.name), target: mount.mountPath, readOnly: mount.readOnly };
     }
-    const base = volume.type === "emptyDir" ? emptyDirPath(volumeRoot, pod.uid, volume.name) : volume.path;
+    const base = volume.type === "hostPath" ? volume.path : emptyDirPath(volumeRoot, pod.uid, volume.name);
     const source = mount.subPath ? join(base, mount.subPath) : base;
-    return { source, target: mount.mountPath, readOnly: mount.readOnly, create: createKind(volume, !!mount.subPath) };
+    // The kubelet mounts downwardAPI volumes read-only whatever the mount says; it fills them itself.
+    const readOnly = mount.readOnly || volume.type === "downwardAPI";
+    return { source, target: mount.mountPath, readOnly, create: createKind(volume, !!mount.subPath) };
   });
 }
 
 function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"] {
+  if (volume.type === "downwardAPI") return undefined;
   if (volume.type === "emptyDir" || hasSubPath) return "directory";
   if (volume.hostPathType === "DirectoryOrCreate") return "directory";
   if (volume.hostPathType === "FileOrCreate") return "file";

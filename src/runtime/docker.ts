@@ -133,6 +133,10 @@ export class DockerRuntime implements Runtime {
    * The pause container's address on the engine's network, which the host routes to (the bridge),
    * or the host's loopback for a pod on the host's network (its sandbox's ip says so).
    */
+  podVolumeDir(pod: PodSpec, volumeName: string): string {
+    return emptyDirPath(this.volumeRoot, pod.uid, volumeName);
+  }
+
   portForwardAddress(sandbox: Sandbox, port: number): { host: string; port: number } {
     if (!sandbox.ip) throw new Error(`sandbox ${sandbox.id.slice(0, 12)} has no IP address on the engine's network`);
     return { host: sandbox.ip, port };

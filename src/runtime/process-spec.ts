@@ -31,8 +31,9 @@ export function containerEnv(input: EnvInput, fail: (message: string) => never):
   for (const mount of container.volumeMounts) {
     const volume = pod.volumes.find((v) => v.name === mount.name);
     if (!volume) return fail(`volumeMounts: volume "${mount.name}" is not defined in the pod`);
-    let path = volume.type === "emptyDir" ? input.volumeDir(volume.name) : volume.path;
-    if (volume.type === "emptyDir" || volume.hostPathType === "DirectoryOrCreate") mkdirSync(path, { recursive: true });
+    // A downwardAPI volume is where an emptyDir would be, filled by the kubelet before the start.
+    let path = volume.type === "hostPath" ? volume.path : input.volumeDir(volume.name);
+    if (volume.type === "emptyDir" || (volume.type === "hostPath" && volume.hostPathType === "DirectoryOrCreate")) mkdirSync(path, { recursive: true });
     if (mount.subPath) {
       path = join(path, mount.subPath);
       if (volume.type === "emptyDir") mkdirSync(path, { recursive: true });

@@ -150,6 +150,10 @@ export class ProcessRuntime implements Runtime {
     return this.sandboxes.remove(id);
   }
 
+  podVolumeDir(pod: PodSpec, volumeName: string): string {
+    return this.layout.volumeDir(pod.uid, volumeName);
+  }
+
   async listPodSandboxes(): Promise<SandboxInfo[]> {
     return this.sandboxes.list();
   }

@@ -175,6 +175,11 @@ export interface SandboxManager {
   runPodSandbox(pod: PodSpec): Promise<Sandbox>;
   /** Stops and removes the sandbox. Removing a removed sandbox is a no-op. */
   removePodSandbox(id: string): Promise<void>;
+  /**
+   * The host directory of a volume the kubelet fills itself (downwardAPI), where emptyDirs are: the
+   * runtime hands it to the containers as it does an emptyDir and removes it with the sandbox. Pure.
+   */
+  podVolumeDir(pod: PodSpec, volumeName: string): string;
   listPodSandboxes(): Promise<SandboxInfo[]>;
   /**
    * Where this host dials `port` of the pod in `sandbox` (`kubectl port-forward`, the CRI's

@@ -31,15 +31,20 @@ export function podObject(spec: PodSpec, meta: PodObjectMeta, status: V1PodStatu
     metadata.deletionGracePeriodSeconds = meta.deletion.graceSeconds;
   }
   metadata.labels = { ...spec.labels };
-  metadata.annotations = {
+  metadata.annotations = servedAnnotations(spec, meta.createdAt);
+  const stored = (spec.manifest.spec ?? {}) as unknown as V1PodSpec;
+  return { apiVersion: "v1", kind: "Pod", metadata, spec: { ...stored, nodeName: nodeNameOf(spec.node) }, status };
+}
+
+/** The pod's annotations as served, and as the downward API gives them: the written ones and the static-pod ones. */
+export function servedAnnotations(spec: PodSpec, createdAt: number): Record<string, string> {
+  return {
     ...spec.annotations,
     // As on a mirror pod; a pod created through the API carries no hash in the API, its spec is its own.
     ...(!spec.api && { "kubernetes.io/config.hash": spec.configHash }),
-    "kubernetes.io/config.seen": isoTime(meta.createdAt),
+    "kubernetes.io/config.seen": isoTime(createdAt),
     "kubernetes.io/config.source": spec.api ? "api" : "file",
   };
-  const stored = (spec.manifest.spec ?? {}) as unknown as V1PodSpec;
-  return { apiVersion: "v1", kind: "Pod", metadata, spec: { ...stored, nodeName: nodeNameOf(spec.node) }, status };
 }
 
 /**

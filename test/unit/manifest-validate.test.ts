@@ -113,7 +113,7 @@ const cases: Case[] = [
   { name: "an env name starting with a digit is refused", edit: (p) => (app(p).env = [{ name: "1X", value: "x" }]), error: 'spec.containers[0].env[0].name: "1X" is not a valid environment variable name: letters, digits, \'_\', \'-\' and \'.\', not starting with a digit' },
   { name: "an env name with '=' is refused", edit: (p) => (app(p).env = [{ name: "A=B", value: "x" }]), error: 'spec.containers[0].env[0].name: "A=B" is not a valid environment variable name: letters, digits, \'_\', \'-\' and \'.\', not starting with a digit' },
   { name: "a numeric env value is refused", edit: (p) => (app(p).env = [{ name: "PORT", value: 8088 }]), error: "spec.containers[0].env[0].value: must be a string (found number 8088); quote it" },
-  { name: "env valueFrom is refused with the reason", edit: (p) => (app(p).env = [{ name: "PASSWORD", valueFrom: { secretKeyRef: { name: "db", key: "pw" } } }]), error: "spec.containers[0].env[0].valueFrom: not supported: static pods cannot reference ConfigMaps, Secrets or the API; use value" },
+  { name: "env valueFrom secretKeyRef is refused with the reason", edit: (p) => (app(p).env = [{ name: "PASSWORD", valueFrom: { secretKeyRef: { name: "db", key: "pw" } } }]), error: "spec.containers[0].env[0].valueFrom.secretKeyRef: Forbidden: static pods cannot reference ConfigMaps or Secrets: use value, fieldRef or resourceFieldRef" },
   { name: "envFrom is refused with the reason", edit: (p) => (app(p).envFrom = [{ configMapRef: { name: "c" } }]), error: "spec.containers[0].envFrom: not supported: static pods cannot reference ConfigMaps or Secrets" },
 
   // ports
@@ -237,8 +237,8 @@ const cases: Case[] = [
     },
   },
   { name: "a relative hostPath is refused", edit: (p) => (p.spec.volumes = [{ name: "logs", hostPath: { path: "var/log" } }]), error: 'spec.volumes[0].hostPath.path: must be an absolute path (found "var/log")' },
-  { name: "a configMap volume is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", configMap: { name: "c" } }]), error: "spec.volumes[0].configMap: configMap volumes are not supported: static pods support only emptyDir and hostPath" },
-  { name: "a volume with two sources is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", emptyDir: {}, hostPath: { path: "/srv" } }]), error: "spec.volumes[0]: needs exactly one volume source, emptyDir or hostPath (found emptyDir, hostPath)" },
+  { name: "a configMap volume is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", configMap: { name: "c" } }]), error: "spec.volumes[0].configMap: configMap volumes are not supported: static pods support only emptyDir, hostPath and downwardAPI" },
+  { name: "a volume with two sources is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", emptyDir: {}, hostPath: { path: "/srv" } }]), error: "spec.volumes[0]: needs exactly one volume source, emptyDir, hostPath or downwardAPI (found emptyDir, hostPath)" },
   { name: "a mount of an undeclared volume is refused", edit: (p) => (app(p).volumeMounts = [{ name: "cache", mountPath: "/cache" }]), error: 'spec.containers[0].volumeMounts[0].name: no volume named "cache" in spec.volumes' },
   {
     name: "a relative mountPath is refused",

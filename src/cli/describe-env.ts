@@ -1,0 +1,35 @@
+/**
+ * One env line of `kubectl describe pod`, as kubectl writes it (describeContainerEnvVars): a plain
+ * value as is; a fieldRef as `VALUE (v1:metadata.name)`, the value read from the served pod's
+ * metadata (EnvValueRetriever, empty for what the object cannot answer); a resourceFieldRef as
+ * `VALUE (limits.cpu)` from the container's own resources, `node allocatable` for an unset limit.
+ */
+import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
+import { splitSubscript } from "../manifest/validate-downward.ts";
+import { containerResourceValue } from "../kubelet/downward-values.ts";
+import type { V1Pod } from "../status/v1.ts";
+
+export function describeEnvValue(env: EnvVar, container: ContainerSpec, pod: V1Pod): string {
+  const from = env.valueFrom;
+  if (!from) return env.value;
+  if ("fieldRef" in from) return `${fieldValue(from.fieldRef.fieldPath, pod)} (${from.fieldRef.apiVersion}:${from.fieldRef.fieldPath})`;
+  const { resource } = from.resourceFieldRef;
+  let value = containerResourceValue(container, from.resourceFieldRef, undefined);
+  if (value === "0" && (resource === "limits.cpu" || resource === "limits.memory")) value = "node allocatable";
+  return `${value} (${resource})`;
+}
+
+function fieldValue(fieldPath: string, pod: V1Pod): string {
+  const { path, subscript } = splitSubscript(fieldPath);
+  if (subscript !== undefined) return (path === "metadata.labels" ? pod.metadata.labels : pod.metadata.annotations)?.[subscript] ?? "";
+  switch (fieldPath) {
+    case "metadata.name":
+      return pod.metadata.name;
+    case "metadata.namespace":
+      return pod.metadata.namespace ?? "";
+    case "metadata.uid":
+      return pod.metadata.uid ?? "";
+    default:
+      return "";
+  }
+}
