@@ -2,6 +2,7 @@
  * Starting, back-off and noticing exits for one container: the part of syncPod that asks the
  * runtime to create something, and the part that reads back what happened to it.
  */
+import type { MetricContainerType } from "../kubelet-metrics.ts";
 import { ContainerStartError, ImagePullError, type ContainerStatus } from "../runtime/runtime.ts";
 import { goDuration } from "../status/go-duration.ts";
 import { backoffKey } from "./backoff.ts";
@@ -116,11 +117,16 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   if (!(await ensureImage(ctx, pod, container))) return;
   const attempt = container.attempts;
   let id: string;
+  const metricType = metricContainerType(container.kind);
+  // Counted before the call, as the kubelet counts every start it asks for; a failure is counted again as an error.
+  ctx.metrics.containerStarted(metricType);
   try {
     const target = container.spec.targetContainerName;
     const targetContainerId = target === undefined ? undefined : allContainers(pod).find((c) => c.name === target && c.state === "running")?.containerId;
     id = await ctx.runtime.startContainer({ pod: pod.spec, container: container.spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
   } catch (error) {
+    // No gRPC status here: every runtime failure is the CRI's Unknown.
+    ctx.metrics.containerStartFailed(metricType, "Unknown");
     if (!(error instanceof ContainerStartError)) throw error;
     recordStartError(ctx, pod, container, error);
     return;
@@ -133,6 +139,11 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   ctx.event(pod, "Normal", "Started", container, `Started container ${container.name}`);
   const unenforced = ctx.runtime.unenforcedLimits?.(id);
   if (unenforced) ctx.event(pod, "Warning", "LimitsNotEnforced", container, `Resource limits of container ${container.name} are not enforced: ${unenforced}`);
+}
+
+function metricContainerType(kind: ContainerRecord["kind"]): MetricContainerType {
+  if (kind === "init" || kind === "sidecar") return "init_container";
+  return kind === "ephemeral" ? "ephemeral_container" : "container";
 }
 
 /** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */

@@ -9,6 +9,7 @@
 import type { Clock } from "../clock.ts";
 import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 import { EventRecorder, type EventType, type KubeEvent } from "../kube-event.ts";
+import { NO_METRICS, type KubeletMetricsRecorder } from "../kubelet-metrics.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { EventedPleg } from "../pleg/evented-pleg.ts";
 import type { PodLifecycleEvent, PodLifecycleEventGenerator } from "../pleg/pleg.ts";
@@ -63,6 +64,8 @@ export interface KubeletOptions {
    * runtime's event stream alone (not started: no relist), which the loop's tests drive directly.
    */
   pleg?: PodLifecycleEventGenerator;
+  /** Where the loop's figures go as they happen (pod worker passes, pod starts, container starts). */
+  metrics?: KubeletMetricsRecorder;
 }
 
 export class Kubelet {
@@ -92,10 +95,16 @@ export class Kubelet {
   private readonly ctx: SyncContext;
   private readonly pass: PodPass;
   private readonly desiredLoop: DesiredLoop;
+  private readonly metrics: KubeletMetricsRecorder;
+  /** Records that had a pass: the next one is a "sync", not a "create" (weak: a removed pod leaves nothing). */
+  private readonly passed = new WeakSet<PodRecord>();
+  private lastIterationAt: number;
 
   constructor(options: KubeletOptions) {
     this.runtime = options.runtime;
     this.clock = options.clock;
+    this.metrics = options.metrics ?? NO_METRICS;
+    this.lastIterationAt = this.clock.now();
     this.pleg = options.pleg ?? new EventedPleg({ runtime: this.runtime, clock: this.clock, log: options.log });
     this.status = new StatusManager({
       runtimeName: this.runtime.name,
@@ -154,6 +163,7 @@ export class Kubelet {
         this.probes?.forget(id);
       },
       log: this.log,
+      metrics: this.metrics,
       stopped: () => this.stopped,
     };
     this.pass = { ctx: this.ctx, probes: this.probes, sandboxSuspects: this.sandboxSuspects };
@@ -191,6 +201,7 @@ export class Kubelet {
    * Until `sourcesReady`, nothing is stopped: the agent cannot kill what it is about to adopt.
    */
   sync(desired: Map<PodKey, PodSpec>, options: { sourcesReady?: boolean } = {}): Promise<void> {
+    this.noteSyncLoopIteration();
     if (this.stopped) return this.workers.idle();
     // Pods this set changes are synced first: a new pod's start must not wait behind every other pod's pass.
     const touched = applyDesired(this.desiredLoop, desired, options.sourcesReady ?? true);
@@ -255,6 +266,19 @@ export class Kubelet {
     return this.status.servedPods();
   }
 
+  /**
+   * The loop went round: the sources delivered the desired set, or a pod had its pass. /healthz/syncloop
+   * reads the age of the last one, as the kubelet's syncLoopMonitor.
+   */
+  noteSyncLoopIteration(): void {
+    this.lastIterationAt = this.clock.now();
+  }
+
+  /** When the loop last went round (epoch ms). */
+  lastSyncLoopIteration(): number {
+    return this.lastIterationAt;
+  }
+
   /** Re-runs a pod's sync now (used by a caller that knows something changed). */
   requestSync(key: PodKey): void {
     if (this.pods.has(key)) this.dispatch(key);
@@ -293,6 +317,19 @@ export class Kubelet {
     const pod = this.pods.get(key);
     // A request queued before stop() does not run after it.
     if (!pod || this.stopped) return;
+    const startedAt = this.clock.now();
+    this.lastIterationAt = startedAt;
+    const operation = pod.deletionRequestedAt !== undefined ? "kill" : this.passed.has(pod) ? "sync" : "create";
+    this.passed.add(pod);
+    try {
+      await this.syncPodPass(pod);
+    } finally {
+      this.metrics.podWorkerDuration(operation, (this.clock.now() - startedAt) / 1000);
+    }
+  }
+
+  private async syncPodPass(pod: PodRecord): Promise<void> {
+    const key = pod.spec.key;
     this.wakes.cancel(key);
     for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
     await killRevivedAttempts(this.ctx, pod, this.startedIds);
@@ -303,7 +340,9 @@ export class Kubelet {
     } else if (!pod.rejected && !pod.waitingForNode) {
       await syncRunning(this.pass, pod);
     }
+    const before = pod.phase;
     pod.phase = podPhase(pod);
+    if (pod.phase === "Running" && before !== "Running") this.metrics.podStartDuration((this.clock.now() - pod.createdAt) / 1000);
     updateConditions(pod, this.clock.now());
     this.checkpoint(pod);
     this.syncFailures.reset(key);
@@ -328,6 +367,7 @@ export class Kubelet {
     // Never throws: a store that refuses the removal must neither keep shutdown waiting nor lose the replacement.
     this.status.remove(pod);
     if (pod.replacement) {
+      if (pod.replacement.uid === pod.spec.uid) this.metrics.podRestarted(!pod.replacement.api);
       this.pods.set(key, this.admit(pod.replacement, this.clock.now()));
       this.dispatch(key);
     } else if (this.pods.size === 0) {

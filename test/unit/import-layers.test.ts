@@ -26,6 +26,7 @@ const LAYERS = [
   "config",
   "logs",
   "api",
+  "server",
   "timeline",
   "review",
   "triage",
