@@ -103,7 +103,7 @@ export class KubeletMetrics {
 
   /** One request served by the kubelet's server (the only one it has: the read-write server). */
   httpRequest(labels: HttpRequestLabels, seconds: number): void {
-    const full = { ...labels, server_type: "readwrite" };
+    const full = { method: labels.method, path: labels.path, server_type: "readwrite", long_running: labels.long_running };
     this.httpRequests.inc(full);
     this.httpDuration.observe(full, seconds);
   }
