@@ -109,10 +109,10 @@ export class KubeletMetrics {
   }
 }
 
-/** Pods whose sandbox the loop holds: started, and not yet removed. */
+/** Pods whose sandbox runs: started, and not finished (the kubelet stops a terminal pod's sandbox). */
 function countRunningPods(pods: Iterable<PodRecord>): number {
   let count = 0;
-  for (const pod of pods) if (pod.sandbox) count++;
+  for (const pod of pods) if (pod.sandbox && pod.phase !== "Succeeded" && pod.phase !== "Failed") count++;
   return count;
 }
 
