@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { startAgentKubeletServer } from "../../src/agent/kubelet-server.ts";
 import { startApi, type RunningApi } from "../../src/api/start.ts";
 import { apiDirOf, loadCredentials } from "../../src/api/tls.ts";
 import { NOTHING_RESERVED } from "../../src/eviction/node-allocatable.ts";
@@ -40,9 +41,14 @@ beforeAll(async () => {
   await h.kubelet.sync(desired(pod({ name: "web", containers: [container("web", { image: "nginx:1.27" })] }), pod({ name: "crash" })));
   // Crash has run twice and waits out its back-off: web alone runs.
   await h.advance(2.5);
-  server = startKubeletServer({
+  server = startKubeletServer(deps());
+  api = startApi({ dbPath: h.dbPath, listen: { hostname: "127.0.0.1", port: 0 }, nodeName: "lab", commits: { subscribe: () => () => {} }, clock: h.clock, kubelet: () => server });
+  token = loadCredentials(apiDirOf(h.dbPath)).token;
+});
+
+function deps(listen = { hostname: "127.0.0.1", port: 0 }) {
+  return {
     dbPath: h.dbPath,
-    listen: { hostname: "127.0.0.1", port: 0 },
     nodeName: "lab",
     commits: { subscribe: () => () => {} },
     runtime: h.runtime,
@@ -61,10 +67,9 @@ beforeAll(async () => {
       listen: { hostname: "127.0.0.1", port: 10250 },
     }),
     syncLoop: { lastIteration: () => lastIteration, thresholdMs: 300_000 },
-  });
-  api = startApi({ dbPath: h.dbPath, listen: { hostname: "127.0.0.1", port: 0 }, nodeName: "lab", commits: { subscribe: () => () => {} }, clock: h.clock, kubelet: () => server });
-  token = loadCredentials(apiDirOf(h.dbPath)).token;
-});
+    listen,
+  };
+}
 
 afterAll(async () => {
   await server?.stop();
@@ -199,4 +204,14 @@ describe("through the API's node proxy", () => {
   test("without a token the proxy is the API's 401", async () => {
     expect((await get("/api/v1/nodes/lab/proxy/metrics", null, api.url)).status).toBe(401);
   });
+});
+
+test("a busy port is one line to say, and no server: the agent goes on without its endpoints", () => {
+  const busy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  try {
+    expect(startAgentKubeletServer(deps({ hostname: "127.0.0.1", port: busy.port }))).toEqual({ failure: `cannot listen on 127.0.0.1:${busy.port}: the address is already in use` });
+    expect(startAgentKubeletServer({ ...deps(), listen: undefined })).toBeUndefined();
+  } finally {
+    busy.stop(true);
+  }
 });
