@@ -215,3 +215,16 @@ test("a busy port is one line to say, and no server: the agent goes on without i
     busy.stop(true);
   }
 });
+
+test("the node proxy of an agent serving no kubelet endpoints (or dialled on another port) is 503, as an unreachable kubelet", async () => {
+  const offline = startApi({ dbPath: h.dbPath, listen: { hostname: "127.0.0.1", port: 0 }, nodeName: "lab", commits: { subscribe: () => () => {} }, clock: h.clock, kubelet: () => undefined });
+  try {
+    const response = await get("/api/v1/nodes/lab/proxy/metrics", `Bearer ${token}`, offline.url);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ reason: "ServiceUnavailable", message: "error trying to reach service: dial tcp 127.0.0.1:10250: connect: connection refused" });
+  } finally {
+    await offline.stop();
+  }
+  const wrongPort = await get(`/api/v1/nodes/lab:${server.port + 1}/proxy/metrics`, `Bearer ${token}`, api.url);
+  expect(wrongPort.status).toBe(503);
+});
