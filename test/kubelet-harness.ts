@@ -35,7 +35,7 @@ export function harness(
   const kubelet = new Kubelet({
     runtime,
     clock,
-    ...(options.probeRunner && { probes: new ProbeManager({ runner: options.probeRunner(runtime, clock), clock }) }),
+    ...(options.probeRunner && { probes: new ProbeManager({ runner: options.probeRunner(runtime, clock), clock, ...(options.metrics && { metrics: options.metrics }) }) }),
     ...(options.plegFor && { pleg: options.plegFor(runtime, clock) }),
     backoff: backoffSettings({ baseSeconds: options.baseSeconds ?? 10, capSeconds: options.capSeconds ?? 300 }),
     ...options,

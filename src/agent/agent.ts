@@ -33,7 +33,12 @@ import { databaseIdentity } from "../store/identity.ts";
 import { openAgentDatabase } from "../store/open.ts";
 import { SqliteStore } from "../store/pod-store.ts";
 import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";
+import { KubeletMetrics } from "../server/metrics.ts";
+import { SYNC_LOOP_MIN_THRESHOLD_MS } from "../server/routes.ts";
+import { kubeletConfigz } from "../server/configz.ts";
+import { MAX_PODS } from "../eviction/node-allocatable.ts";
 import { apiFailedEvent, startAgentApi } from "./api.ts";
+import { startAgentKubeletServer } from "./kubelet-server.ts";
 import { startBanner } from "./banner.ts";
 import { startNodeMonitor } from "./node-monitor.ts";
 import { refusedManifestReporting } from "./refused-reporting.ts";
@@ -58,6 +63,8 @@ export interface AgentOptions {
   resyncMs?: number;
   /** Where the API listens; undefined serves none. */
   api: ListenAddress | undefined;
+  /** Where the kubelet's own endpoints listen (`--kubelet-listen`); undefined serves none. */
+  kubeletListen?: ListenAddress | undefined;
   logPolicy: ContainerLogPolicy;
   podMaxPids: number | undefined;
   retention: Partial<RetentionSettings>;
@@ -126,13 +133,39 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const nodeName = nodeNameOf(node);
   const rules = { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined };
   const sources = new PodSources({ db: database.db, store, node, rules, log });
-  const pleg = new EventedPleg({ runtime, clock, log });
-  // Reads the pods as the loop last served them (the loop is made below, the first reading after it starts).
-  let kubeletRef: Kubelet | undefined;
-  const stats = new StatsCollector({ nodeName, runtime, pods: () => kubeletRef?.servedPods() ?? [], clock, intervalMs: options.housekeepingIntervalMs, node: { fsPath: runtimeRootOf(dbPath) }, log });
-  const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, maxPods: options.maxPods, plegHealth: () => pleg.healthy(), metrics: stats });
+  // The loop is built below; the server's figures and handlers, and the stats' pods, reach it through `loop` once it is.
+  const loop: { kubelet?: Kubelet } = {};
+  const metrics = new KubeletMetrics({ pods: () => loop.kubelet?.pods.values() ?? [] });
+  const pleg = new EventedPleg({ runtime, clock, log, metrics: metrics.recorder });
+  const stats = new StatsCollector({ nodeName, runtime, pods: () => loop.kubelet?.servedPods() ?? [], clock, intervalMs: options.housekeepingIntervalMs, node: { fsPath: runtimeRootOf(dbPath) }, log });
+  const resyncMs = options.resyncMs ?? DEFAULT_RESYNC_SECONDS * 1000;
+  const kubeletServer = startAgentKubeletServer({
+    dbPath,
+    listen: options.kubeletListen,
+    nodeName,
+    commits,
+    runtime,
+    clock,
+    log,
+    metrics,
+    stats,
+    servedPods: () => loop.kubelet?.servedPods() ?? [],
+    syncLoop: { lastIteration: () => loop.kubelet?.lastSyncLoopIteration() ?? clock.now(), thresholdMs: Math.max(2 * resyncMs, SYNC_LOOP_MIN_THRESHOLD_MS) },
+    configz: kubeletConfigz({
+      staticPodPath: dir,
+      fileCheckFrequencyMs: resyncMs,
+      maxContainerRestartPeriodMs: options.backoff.capMs,
+      logPolicy: options.logPolicy,
+      podPidsLimit: options.podMaxPids,
+      reservations: options.reservations,
+      maxPods: options.maxPods ?? MAX_PODS,
+      listen: options.kubeletListen ?? { hostname: "", port: 0 },
+    }),
+  });
+  const kubeletEndpoint = kubeletServer && "url" in kubeletServer ? kubeletServer : undefined;
+  const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, maxPods: options.maxPods, plegHealth: () => pleg.healthy(), metrics: stats, kubelet: () => kubeletEndpoint });
   const apiUrl = api && "url" in api ? api.url : undefined;
-  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: chosen.root, node, api: apiUrl })) log(line);
+  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: chosen.root, node, api: apiUrl, kubelet: kubeletEndpoint?.url })) log(line);
   if (chosen.limitsProblem) log(`cgroups: ${chosen.limitsProblem}; containers run without their resource limits`);
   // The node's own events (no pod's): told like the loop's and saved at once.
   const nodeEvents = (events: KubeEvent[]) => {
@@ -147,13 +180,14 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     log(`api: ${api.failure}; the agent runs its pods without its API`);
     nodeEvents([apiFailedEvent(nodeName, api.failure, clock.now())]);
   }
-  const probes = new ProbeManager({ runner: new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock });
+  if (kubeletServer && "failure" in kubeletServer) log(`kubelet server: ${kubeletServer.failure}; the agent runs its pods without its kubelet endpoints`);
+  const probes = new ProbeManager({ runner: new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock, metrics: metrics.recorder });
   const refusedFiles = new Set<string>();
   const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
   const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), options.reservations, options.maxPods);
   const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
-  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions });
-  kubeletRef = kubelet;
+  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder });
+  loop.kubelet = kubelet;
   kubelet.recorder.subscribe(onEvent);
   disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
@@ -166,6 +200,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const gate = new AdoptionGate({
     adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
     sync: (desired) => {
+      kubelet.noteSyncLoopIteration();
       if (changes.worthSyncing(desired)) void kubelet.sync(desired);
       sources.removeFinished();
     },
@@ -176,7 +211,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     dir,
     node,
     clock,
-    resyncMs: options.resyncMs ?? DEFAULT_RESYNC_SECONDS * 1000,
+    resyncMs,
     // Both sources in one desired set; a file never defines a key the API holds (`taken`).
     onPods: (pods) => gate.offer(sources.desired(pods)),
     taken: () => sources.api.taken(),
@@ -197,6 +232,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     await stats.stop();
     disk?.stop();
     if (api && "stop" in api) await api.stop();
+    await kubeletEndpoint?.stop();
     watcher.stop();
     await gate.stop();
   };

@@ -34,7 +34,7 @@ export function formatListen(listen: ListenAddress): string {
   return `${listen.hostname.includes(":") ? `[${listen.hostname}]` : listen.hostname}:${listen.port}`;
 }
 
-function listenFailure(code: string, error: unknown): string {
+export function listenFailure(code: string, error: unknown): string {
   if (code === "EADDRINUSE") return "the address is already in use";
   if (code === "EADDRNOTAVAIL") return "the address is not one of this host's";
   if (code === "EACCES") return "permission denied";

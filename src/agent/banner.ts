@@ -12,6 +12,8 @@ export interface AgentIdentity {
   node: string;
   /** The API's listen address; undefined while the agent serves none. */
   api: string | undefined;
+  /** The kubelet server's address; undefined while it serves none. */
+  kubelet?: string | undefined;
 }
 
 /** One `key  value` line per fact, labels aligned. */
@@ -23,6 +25,7 @@ export function startBanner(agent: AgentIdentity): string[] {
     ["runtime root", agent.runtimeRoot],
     ["node", agent.node === "" ? "(none: pods keep their manifest names)" : agent.node],
     ["api", agent.api ?? "off"],
+    ["kubelet", agent.kubelet ?? "off"],
   ];
   const width = Math.max(...facts.map(([label]) => label.length)) + 2;
   return facts.map(([label, value]) => `${label.padEnd(width)}${value}`);

@@ -31,6 +31,15 @@ export interface ApiContext {
   plegHealth?: () => PlegHealth;
   /** Under `run`: the stats collector's figures, which metrics.k8s.io serves. */
   metrics?: MetricsSource;
+  /** Under `run` with `--kubelet-listen`: the kubelet's own server, which the node proxy reaches. */
+  kubelet?: () => KubeletEndpoint | undefined;
+}
+
+/** The kubelet's server as the API sees it: the port its Node reports, and its handlers for the node proxy. */
+export interface KubeletEndpoint {
+  port: number;
+  /** Serves `path` (`/stats/summary`) with `query` as the kubelet would; the API already checked the caller. */
+  proxy(path: string, request: { query: URLSearchParams; headers: Headers; signal: AbortSignal }): Promise<Response>;
 }
 
 export interface CommitFeed {

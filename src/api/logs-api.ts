@@ -20,14 +20,23 @@ export const logRoutes: Route[] = [{ method: "GET", path: "/api/v1/namespaces/:n
 
 async function podLog(request: ApiRequest, api: ApiContext): Promise<Response> {
   const { namespace, name } = request.params as { namespace: string; name: string };
+  return servePodLog(request, api, namespace, name);
+}
+
+/**
+ * One container's log as pods/log serves it; the kubelet's `/containerLogs/NS/POD/CONTAINER` is the
+ * same read with the container from its path (`container` overrides the query's).
+ */
+export async function servePodLog(request: ApiRequest, api: ApiContext, namespace: string, name: string, container?: string): Promise<Response> {
   const options = parsePodLogQuery(request.query, api.clock.now());
+  if (container !== undefined) options.container = container;
   const pod = api.store.livePods({ namespace, name })[0];
   if (!pod) throw ApiError.notFound("pods", name);
-  const container = containerToRead(pod.object, name, options.container);
-  const choice = chooseAttempt(api.store, pod, container, options.previous);
-  if (choice.kind === "no-previous") throw ApiError.badRequest(`previous terminated container "${container}" in pod "${name}" not found`);
+  const chosen = containerToRead(pod.object, name, options.container);
+  const choice = chooseAttempt(api.store, pod, chosen, options.previous);
+  if (choice.kind === "no-previous") throw ApiError.badRequest(`previous terminated container "${chosen}" in pod "${name}" not found`);
   if (choice.kind === "not-started") {
-    throw ApiError.badRequest(choice.hasStatus ? waitingMessage(container, name, choice.waitingReason) : `container "${container}" in pod "${name}" is not available`);
+    throw ApiError.badRequest(choice.hasStatus ? waitingMessage(chosen, name, choice.waitingReason) : `container "${chosen}" in pod "${name}" is not available`);
   }
   return streamAttempt(choice.attempt, options, request, api);
 }

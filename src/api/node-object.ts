@@ -51,6 +51,8 @@ export interface NodeOptions {
   maxPods?: number;
   /** The agent's PLEG health (under `run`): unhealthy, the node is not Ready, as the kubelet reports it. */
   pleg?: PlegHealth;
+  /** The port the kubelet's own server listens on (`run --kubelet-listen`); 0 while none does. */
+  kubeletPort?: number;
 }
 
 export function readHostFacts(dbPath: string): HostFacts {
@@ -143,7 +145,7 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
         { type: "InternalIP", address: "127.0.0.1" },
         { type: "Hostname", address: facts.hostname },
       ],
-      daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+      daemonEndpoints: { kubeletEndpoint: { Port: options.kubeletPort ?? 0 } },
       nodeInfo: {
         machineID: facts.machineID,
         systemUUID: facts.machineID,

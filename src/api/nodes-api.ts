@@ -52,6 +52,7 @@ export function currentNode(api: ApiContext): Node {
     ...recordedNode(api),
     maxPods: api.maxPods,
     ...(api.plegHealth && { pleg: api.plegHealth() }),
+    kubeletPort: api.kubelet?.()?.port,
   }) as Node;
   node.metadata.resourceVersion = String(api.store.revision());
   return node;

@@ -9,6 +9,7 @@ import { execRoutes } from "./exec-api.ts";
 import type { Route } from "./http.ts";
 import { infoRoutes } from "./info.ts";
 import { logRoutes } from "./logs-api.ts";
+import { nodeProxyRoutes } from "./node-proxy.ts";
 import { objectRoutes } from "./object-routes.ts";
 import { openApiRoutes } from "./openapi.ts";
 import { portForwardRoutes } from "./portforward-api.ts";
@@ -23,6 +24,7 @@ export const apiRoutes: Route[] = [
   ...discoveryRoutes,
   ...watchRoutes,
   ...deprecatedWatchRoutes,
+  ...nodeProxyRoutes,
   ...objectRoutes,
   ...openApiRoutes,
   ...logRoutes,

@@ -269,7 +269,7 @@ interface CompiledRoute {
 }
 
 /** Routes by segment count; a pattern's `:name` segment matches any one non-empty segment. */
-function compileRoutes(routes: readonly Route[]) {
+export function compileRoutes(routes: readonly Route[]) {
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: splitPath(route.path) }));
   return {
     find(pathname: string, method: string): { route: Route; params: Record<string, string> } | "no-path" | "no-method" {

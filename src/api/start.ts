@@ -11,7 +11,7 @@ import { AGENT_BUSY_TIMEOUT_MS, openReadonlyDatabase } from "../store/open.ts";
 import { StoreReader } from "../store/queries.ts";
 import type { PlegHealth } from "../pleg/pleg.ts";
 import type { MetricsSource } from "../stats/stats-source.ts";
-import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type CommitFeed, type PodWrites } from "./context.ts";
+import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type KubeletEndpoint, type CommitFeed, type PodWrites } from "./context.ts";
 import { apiRoutes } from "./routes.ts";
 import { startApiServer, type ListenAddress } from "./server.ts";
 import { apiDirOf, ensureCredentials, recordServerAddress } from "./tls.ts";
@@ -19,13 +19,13 @@ import { apiDirOf, ensureCredentials, recordServerAddress } from "./tls.ts";
 export { DEFAULT_API_LISTEN };
 
 /** `--api-listen`: `HOST:PORT` (`[::1]:6443` for IPv6), or `off`. Returns an error message for a bad value. */
-export function parseListenAddress(value: string): ListenAddress | "off" | { error: string } {
+export function parseListenAddress(value: string, flag = "--api-listen"): ListenAddress | "off" | { error: string } {
   if (value === "off") return "off";
   const match = /^(?:\[([^\]]+)\]|([^:\[\]]+)):(\d{1,5})$/.exec(value);
   const port = Number(match?.[3]);
   const hostname = match?.[1] ?? match?.[2] ?? "";
-  if (!match || port > 65535) return { error: `--api-listen must be HOST:PORT or off (got ${JSON.stringify(value)})` };
-  if (match[1] !== undefined && isIP(hostname) !== 6) return { error: `--api-listen: ${hostname} in brackets is not an IPv6 address` };
+  if (!match || port > 65535) return { error: `${flag} must be HOST:PORT or off (got ${JSON.stringify(value)})` };
+  if (match[1] !== undefined && isIP(hostname) !== 6) return { error: `${flag}: ${hostname} in brackets is not an IPv6 address` };
   return { hostname, port };
 }
 
@@ -46,6 +46,8 @@ export interface StartApiOptions {
   plegHealth?: () => PlegHealth;
   /** Under `run`: the stats collector, for metrics.k8s.io. */
   metrics?: MetricsSource;
+  /** Under `run`: the kubelet's own server once it listens, for the Node's port and the node proxy. */
+  kubelet?: () => KubeletEndpoint | undefined;
 }
 
 export interface RunningApi {
@@ -81,6 +83,7 @@ export function startApi(options: StartApiOptions): RunningApi {
     ...(options.maxPods !== undefined && { maxPods: options.maxPods }),
     ...(options.plegHealth && { plegHealth: options.plegHealth }),
     ...(options.metrics && { metrics: options.metrics }),
+    ...(options.kubelet && { kubelet: options.kubelet }),
   };
   try {
     const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: options.log });

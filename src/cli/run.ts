@@ -10,7 +10,7 @@ import { realClock } from "../clock.ts";
 import type { KubeEvent } from "../kube-event.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { resolveDbPath } from "../store/db-path.ts";
-import { apiListenOption } from "./api-listen.ts";
+import { apiListenOption, kubeletListenOption } from "./api-listen.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { backoffOptions, housekeepingIntervalOption, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
 
@@ -28,6 +28,7 @@ export interface RunOptions {
   resync?: unknown;
   strict?: boolean;
   apiListen?: string;
+  kubeletListen?: string;
   containerLogMaxSize?: unknown;
   containerLogMaxFiles?: unknown;
   podMaxPids?: unknown;
@@ -52,6 +53,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     resyncMs: options.resync === undefined ? undefined : secondsOption("--resync", options.resync) * 1000,
     node: nodeOption(options.node),
     api: apiListenOption(options.apiListen),
+    kubeletListen: kubeletListenOption(options.kubeletListen),
     logPolicy: logPolicyOption(options),
     podMaxPids: podMaxPidsOption(options.podMaxPids),
     retention: retentionOptions(options),

@@ -2,6 +2,7 @@
  * Starting, back-off and noticing exits for one container: the part of syncPod that asks the
  * runtime to create something, and the part that reads back what happened to it.
  */
+import type { MetricContainerType } from "../kubelet-metrics.ts";
 import { ContainerStartError, ImagePullError, type ContainerStatus } from "../runtime/runtime.ts";
 import { goDuration } from "../status/go-duration.ts";
 import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
@@ -125,12 +126,17 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   if (!(await ensureImage(ctx, pod, container))) return;
   const attempt = container.attempts;
   let id: string;
+  const metricType = metricContainerType(container.kind);
+  // Counted before the call, as the kubelet counts every start it asks for; a failure is counted again as an error.
+  ctx.metrics.containerStarted(metricType);
   try {
     const target = container.spec.targetContainerName;
     const targetContainerId = target === undefined ? undefined : allContainers(pod).find((c) => c.name === target && c.state === "running")?.containerId;
     const spec = runtimeSpec(ctx, pod, container);
     id = await ctx.runtime.startContainer({ pod: pod.spec, container: spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
   } catch (error) {
+    // No gRPC status here: every runtime failure is the CRI's Unknown.
+    ctx.metrics.containerStartFailed(metricType, "Unknown");
     if (!(error instanceof ContainerStartError)) throw error;
     recordStartError(ctx, pod, container, error);
     return;
@@ -165,6 +171,11 @@ function runtimeSpec(ctx: SyncContext, pod: PodRecord, container: ContainerRecor
   }
   const env = expandEnv(resolved, spec.env);
   return { ...spec, env, ...expandCommand(spec, env) };
+}
+
+function metricContainerType(kind: ContainerRecord["kind"]): MetricContainerType {
+  if (kind === "init" || kind === "sidecar") return "init_container";
+  return kind === "ephemeral" ? "ephemeral_container" : "container";
 }
 
 /** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */

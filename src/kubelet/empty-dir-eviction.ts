@@ -7,11 +7,15 @@
  */
 import { LocalStorageMonitor, type LimitedVolume } from "../eviction/local-storage.ts";
 import type { MeasureDir } from "../eviction/dir-usage.ts";
+import type { KubeletMetricsRecorder } from "../kubelet-metrics.ts";
 import type { PodKey } from "../manifest/types.ts";
 import { isTerminalPhase } from "./phase.ts";
 import { allContainers, type PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { beginStop } from "./termination.ts";
+
+/** The kubelet's eviction signal for an emptyDir past its sizeLimit (SignalEmptyDirFsLimit). */
+const EMPTY_DIR_LIMIT_SIGNAL = "emptydirfs.limit";
 
 /** immediateEvictionGracePeriodSeconds: how long an evicted pod's containers get. */
 export const IMMEDIATE_EVICTION_GRACE_MS = 1000;
@@ -40,6 +44,7 @@ export interface EmptyDirEvictionOptions {
   volumePath: (pod: PodRecord, volume: string) => string | undefined;
   measure: MeasureDir;
   periodMs?: number;
+  metrics?: Pick<KubeletMetricsRecorder, "podEvicted">;
 }
 
 /** The check, started and stopped with the loop; `check()` is one measuring round (tests call it). */
@@ -66,6 +71,7 @@ export function emptyDirEviction(options: EmptyDirEvictionOptions): LocalStorage
       }
       const message = emptyDirEvictionMessage(volume.volume, volume.limit);
       pod.evicted = { message };
+      options.metrics?.podEvicted(EMPTY_DIR_LIMIT_SIGNAL);
       ctx.event(pod, "Warning", "Evicted", undefined, message);
       ctx.requestSync(pod);
     },

@@ -9,6 +9,7 @@
 import type { Clock } from "../clock.ts";
 import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 import { EventRecorder, type EventType, type KubeEvent } from "../kube-event.ts";
+import { NO_METRICS, type KubeletMetricsRecorder } from "../kubelet-metrics.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { EventedPleg } from "../pleg/evented-pleg.ts";
 import type { PodLifecycleEvent, PodLifecycleEventGenerator } from "../pleg/pleg.ts";
@@ -68,6 +69,8 @@ export interface KubeletOptions {
   pleg?: PodLifecycleEventGenerator;
   /** How emptyDir usage is measured against sizeLimits (default: a bounded walk of the runtime's volume directory). */
   measureDir?: MeasureDir;
+  /** Where the loop's figures go as they happen (pod worker passes, pod starts, container starts). */
+  metrics?: KubeletMetricsRecorder;
 }
 
 export class Kubelet {
@@ -98,10 +101,16 @@ export class Kubelet {
   private readonly pass: PodPass;
   private readonly desiredLoop: DesiredLoop;
   private readonly localStorage: LocalStorageMonitor;
+  private readonly metrics: KubeletMetricsRecorder;
+  /** Records that had a pass: the next one is a "sync", not a "create" (weak: a removed pod leaves nothing). */
+  private readonly passed = new WeakSet<PodRecord>();
+  private lastIterationAt: number;
 
   constructor(options: KubeletOptions) {
     this.runtime = options.runtime;
     this.clock = options.clock;
+    this.metrics = options.metrics ?? NO_METRICS;
+    this.lastIterationAt = this.clock.now();
     this.pleg = options.pleg ?? new EventedPleg({ runtime: this.runtime, clock: this.clock, log: options.log });
     this.status = new StatusManager({
       runtimeName: this.runtime.name,
@@ -160,6 +169,7 @@ export class Kubelet {
         this.probes?.forget(id);
       },
       log: this.log,
+      metrics: this.metrics,
       stopped: () => this.stopped,
       allocatable: options.allocatable,
     };
@@ -172,6 +182,7 @@ export class Kubelet {
         return this.runtime.emptyDirPath?.(pod.spec.uid, volume, spec?.type === "emptyDir" ? spec.medium : undefined);
       },
       measure: options.measureDir ?? measureDir,
+      metrics: this.metrics,
     });
     this.desiredLoop = {
       pods: this.pods,
@@ -215,6 +226,7 @@ export class Kubelet {
    * Until `sourcesReady`, nothing is stopped: the agent cannot kill what it is about to adopt.
    */
   sync(desired: Map<PodKey, PodSpec>, options: { sourcesReady?: boolean } = {}): Promise<void> {
+    this.noteSyncLoopIteration();
     if (this.stopped) return this.workers.idle();
     // Pods this set changes are synced first: a new pod's start must not wait behind every other pod's pass.
     const touched = applyDesired(this.desiredLoop, desired, options.sourcesReady ?? true);
@@ -279,6 +291,19 @@ export class Kubelet {
     return this.status.servedPods();
   }
 
+  /**
+   * The loop went round: the sources delivered the desired set, or a pod had its pass. /healthz/syncloop
+   * reads the age of the last one, as the kubelet's syncLoopMonitor.
+   */
+  noteSyncLoopIteration(): void {
+    this.lastIterationAt = this.clock.now();
+  }
+
+  /** When the loop last went round (epoch ms). */
+  lastSyncLoopIteration(): number {
+    return this.lastIterationAt;
+  }
+
   /** Re-runs a pod's sync now (used by a caller that knows something changed). */
   requestSync(key: PodKey): void {
     if (this.pods.has(key)) this.dispatch(key);
@@ -317,6 +342,19 @@ export class Kubelet {
     const pod = this.pods.get(key);
     // A request queued before stop() does not run after it.
     if (!pod || this.stopped) return;
+    const startedAt = this.clock.now();
+    this.lastIterationAt = startedAt;
+    const operation = pod.deletionRequestedAt !== undefined ? "kill" : this.passed.has(pod) ? "sync" : "create";
+    this.passed.add(pod);
+    try {
+      await this.syncPodPass(pod);
+    } finally {
+      this.metrics.podWorkerDuration(operation, (this.clock.now() - startedAt) / 1000);
+    }
+  }
+
+  private async syncPodPass(pod: PodRecord): Promise<void> {
+    const key = pod.spec.key;
     this.wakes.cancel(key);
     for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
     await killRevivedAttempts(this.ctx, pod, this.startedIds);
@@ -327,7 +365,9 @@ export class Kubelet {
     } else if (!pod.rejected && !pod.waitingForNode) {
       await syncRunning(this.pass, pod);
     }
+    const before = pod.phase;
     pod.phase = podPhase(pod);
+    if (pod.phase === "Running" && before !== "Running") this.metrics.podStartDuration((this.clock.now() - pod.createdAt) / 1000);
     updateConditions(pod, this.clock.now());
     this.checkpoint(pod);
     this.syncFailures.reset(key);
@@ -352,6 +392,7 @@ export class Kubelet {
     // Never throws: a store that refuses the removal must neither keep shutdown waiting nor lose the replacement.
     this.status.remove(pod);
     if (pod.replacement) {
+      if (pod.replacement.uid === pod.spec.uid) this.metrics.podRestarted(!pod.replacement.api);
       this.pods.set(key, this.admit(pod.replacement, this.clock.now()));
       this.dispatch(key);
     } else if (this.pods.size === 0) {

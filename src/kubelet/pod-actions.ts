@@ -101,7 +101,7 @@ function syncProbes(ctx: SyncContext, pod: PodRecord, container: ContainerRecord
   const id = container.containerId;
   if (!id || container.state !== "running" || container.startedAt === undefined || postStartRunning(container)) return;
   if (container.stopping) return probes.forget(id);
-  probes.probe({ podKey: pod.spec.key, containerId: id, container: container.spec, startedAt: container.startedAt, podIP: pod.sandbox?.ip ?? "127.0.0.1", saved: container.probeCounters });
+  probes.probe({ podKey: pod.spec.key, pod: { namespace: pod.spec.namespace, name: pod.spec.fullName, uid: pod.spec.uid }, containerId: id, container: container.spec, startedAt: container.startedAt, podIP: pod.sandbox?.ip ?? "127.0.0.1", saved: container.probeCounters });
   applyProbeVerdicts(ctx, pod, container, probes.results);
   if (container.stopping) probes.forget(id);
   else container.probeCounters = probes.counters(id);

@@ -7,6 +7,7 @@ import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { BackoffStore } from "./backoff.ts";
 import type { EventType } from "../kube-event.ts";
+import type { KubeletMetricsRecorder } from "../kubelet-metrics.ts";
 import type { ContainerRecord, PodRecord } from "./pod-state.ts";
 
 export interface SyncContext {
@@ -25,6 +26,8 @@ export interface SyncContext {
   track(containerId: string, pod: PodRecord): void;
   untrack(containerId: string): void;
   log(message: string): void;
+  /** Where container starts and their failures are counted (kubelet_started_containers_*). */
+  metrics: KubeletMetricsRecorder;
   /** True once the loop was stopped: work completing late (a preStop hook) must not act any more. */
   stopped(): boolean;
   /** The node's allocatable: the downward API's value of a limit a container does not set. */

@@ -6,6 +6,7 @@
  * other is listed (relist-diff.ts), less often. Health is the age of the last successful relist.
  */
 import type { Clock } from "../clock.ts";
+import { NO_METRICS, type KubeletMetricsRecorder } from "../kubelet-metrics.ts";
 import type { PodKey } from "../manifest/types.ts";
 import type { Runtime, RuntimeEvent } from "../runtime/runtime.ts";
 import { goDuration } from "../status/go-duration.ts";
@@ -26,6 +27,8 @@ export interface EventedPlegOptions {
   /** Default RELIST_THRESHOLD_MS, the kubelet's. */
   thresholdMs?: number;
   log?: (message: string) => void;
+  /** Each relist's duration and the interval between relists (kubelet_pleg_relist_*). */
+  metrics?: KubeletMetricsRecorder;
 }
 
 export class EventedPleg implements PodLifecycleEventGenerator {
@@ -34,6 +37,8 @@ export class EventedPleg implements PodLifecycleEventGenerator {
   private readonly relistPeriodMs: number;
   private readonly thresholdMs: number;
   private readonly log: (message: string) => void;
+  private readonly metrics: KubeletMetricsRecorder;
+  private lastRelistStartedAt?: number;
   private readonly index = new PodIndex();
   private readonly diff = new RelistDiff();
   private readonly listeners = new Set<(event: PodLifecycleEvent) => void>();
@@ -52,6 +57,7 @@ export class EventedPleg implements PodLifecycleEventGenerator {
     this.relistPeriodMs = options.relistPeriodMs ?? (options.runtime.relist ? OWN_RELIST_PERIOD_MS : LISTING_RELIST_PERIOD_MS);
     this.thresholdMs = options.thresholdMs ?? RELIST_THRESHOLD_MS;
     this.log = options.log ?? (() => {});
+    this.metrics = options.metrics ?? NO_METRICS;
     this.lastRelistAt = this.clock.now();
     this.healthySince = this.lastRelistAt;
   }
@@ -97,6 +103,9 @@ export class EventedPleg implements PodLifecycleEventGenerator {
   async relist(): Promise<void> {
     if (this.relisting) return;
     this.relisting = true;
+    const startedAt = this.clock.now();
+    const interval = this.lastRelistStartedAt === undefined ? undefined : (startedAt - this.lastRelistStartedAt) / 1000;
+    this.lastRelistStartedAt = startedAt;
     try {
       if (this.runtime.relist) await this.runtime.relist();
       else {
@@ -107,6 +116,7 @@ export class EventedPleg implements PodLifecycleEventGenerator {
       if (now - this.lastRelistAt > this.thresholdMs) this.healthySince = now;
       this.lastRelistAt = now;
       this.lastRelistError = undefined;
+      this.metrics.plegRelist((now - startedAt) / 1000, interval);
     } catch (error) {
       // Said once per error: a runtime away for minutes fails every relist the same way.
       const message = error instanceof Error ? error.message : String(error);

@@ -5,6 +5,7 @@
  * the loop. Probes run concurrently and never block a pass. Startup gates the other two.
  */
 import type { Clock } from "../clock.ts";
+import { NO_METRICS, type KubeletMetricsRecorder, type ProbedPod, type ProbeMetricType } from "../kubelet-metrics.ts";
 import type { ContainerSpec, PodKey, Probe, ProbeKind } from "../manifest/types.ts";
 import type { ProbeResult } from "./probe-result.ts";
 import { newProbeResults, type ProbeResults } from "./results.ts";
@@ -24,6 +25,8 @@ export interface ProbeTarget {
   startedAt: number;
   /** Where an httpGet or tcpSocket probe without a host connects. */
   podIP: string;
+  /** The pod, for the prober's metric labels; without it they name the pod by its key. */
+  pod?: ProbedPod;
   /** Counters a previous agent checkpointed for this same attempt: they carry on. */
   saved?: ProbeCounters;
 }
@@ -42,6 +45,8 @@ export interface ProbeManagerOptions {
   clock: Clock;
   /** Where verdicts are written; default a new set of caches. */
   results?: ProbeResults;
+  /** Each settled run (prober_probe_total, prober_probe_duration_seconds). */
+  metrics?: KubeletMetricsRecorder;
 }
 
 const LABEL: Record<ProbeKind, string> = { startup: "Startup", liveness: "Liveness", readiness: "Readiness" };
@@ -62,6 +67,7 @@ export class ProbeManager {
   readonly results: ProbeResults;
   private readonly runner: ProbeRunner;
   private readonly clock: Clock;
+  private readonly metrics: KubeletMetricsRecorder;
   private readonly containers = new Map<string, ContainerProbes>();
   private listener: ProbeListener = SILENT;
 
@@ -69,6 +75,7 @@ export class ProbeManager {
     this.runner = options.runner;
     this.clock = options.clock;
     this.results = options.results ?? newProbeResults();
+    this.metrics = options.metrics ?? NO_METRICS;
   }
 
   /** Who hears the probes' events and progress; one listener (the loop). */
@@ -140,15 +147,23 @@ export class ProbeManager {
     worker.cancel = undefined;
     if (this.containers.get(entry.target.containerId) !== entry) return;
     const { tracker } = worker;
-    tracker.start(this.clock.now());
+    const startedAt = this.clock.now();
+    tracker.start(startedAt);
     const target = { containerId: entry.target.containerId, podIP: entry.target.podIP, kind };
     this.runner
       .probe(tracker.probe, target)
       .catch((error): ProbeResult => ({ ok: false, message: error instanceof Error ? error.message : String(error) }))
       .then((result) => {
         if (this.containers.get(entry.target.containerId) !== entry || entry.workers[kind] !== worker) return;
+        this.record(entry.target, kind, result, (this.clock.now() - startedAt) / 1000);
         this.settle(entry, kind, worker, result);
       });
+  }
+
+  private record(target: ProbeTarget, kind: ProbeKind, result: ProbeResult, seconds: number): void {
+    const outcome = result.errored ? "unknown" : result.ok ? "successful" : "failed";
+    const [namespace = "", name = target.podKey] = target.podKey.split("/");
+    this.metrics.probed(LABEL[kind] as ProbeMetricType, outcome, target.container.name, target.pod ?? { namespace, name, uid: "" }, seconds);
   }
 
   private settle(entry: ContainerProbes, kind: ProbeKind, worker: Worker, result: ProbeResult): void {

@@ -5,7 +5,7 @@
  * over the window between two samples, memory as the working set).
  */
 
-/** The kubelet server's provider (src/server defines the same shape). */
+/** What the kubelet's server (src/server) serves at /stats/summary and /metrics/resource. */
 export interface StatsSource {
   /** The stats/v1alpha1 Summary, as JSON-ready data. */
   summary(): Promise<unknown>;

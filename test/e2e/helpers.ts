@@ -100,7 +100,9 @@ export class Agent {
   constructor(ws: Workspace, extra: string[] = [], where: { manifests?: string; db?: string; node?: string } = {}) {
     // No API unless a test asks for one: agents of parallel tests would all want port 6443.
     const api = extra.includes("--api-listen") ? [] : ["--api-listen", "off"];
-    const args = ["run", "--manifests", where.manifests ?? ws.manifests, "--node", where.node ?? "n1", "--db", where.db ?? ws.db, ...api, ...extra];
+    // Nor the kubelet's endpoints: they would all want port 10250.
+    const kubelet = extra.includes("--kubelet-listen") ? [] : ["--kubelet-listen", "off"];
+    const args = ["run", "--manifests", where.manifests ?? ws.manifests, "--node", where.node ?? "n1", "--db", where.db ?? ws.db, ...api, ...kubelet, ...extra];
     this.child = spawn(BINARY, args, { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout!.on("data", (chunk) => (this.stdout += String(chunk)));
     this.child.stderr!.on("data", (chunk) => (this.stderr += String(chunk)));

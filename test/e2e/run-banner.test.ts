@@ -1,18 +1,18 @@
-/** `run` says at start which agent it is: pid, database, runtime and its root, node, API address. */
+/** `run` says at start which agent it is: pid, database, runtime and its root, node, API and kubelet server addresses. */
 import { expect, test } from "bun:test";
 import { isAbsolute } from "node:path";
 import { Agent, Workspace, processE2E, processesMentioning, waitFor } from "./helpers.ts";
 
 const e2e = processE2E();
 
-test("run prints its pid, database, runtime, runtime root, node and API address before the first event", async () => {
+test("run prints its pid, database, runtime, runtime root, node, API and kubelet server addresses before the first event", async () => {
   const ws = (e2e.ws = new Workspace());
   ws.write("sleeper.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: sleeper}\nspec:\n  containers:\n    - {name: sleeper, image: busybox, command: [sleep, '60']}\n");
-  const agent = new Agent(ws, ["--api-listen", "127.0.0.1:0"]);
+  const agent = new Agent(ws, ["--api-listen", "127.0.0.1:0", "--kubelet-listen", "127.0.0.1:0"]);
   e2e.agents.push(agent);
-  await waitFor("the start banner", () => agent.stderr.includes("minikubelet: api"), 10_000, () => agent.stderr);
-  const banner = agent.stderr.split("\n").slice(0, 6);
-  expect(banner.map((line) => line.replace(/^minikubelet: (\S+(?: root)?) +.*$/, "$1"))).toEqual(["pid", "database", "runtime", "runtime root", "node", "api"]);
+  await waitFor("the start banner", () => agent.stderr.includes("minikubelet: kubelet"), 10_000, () => agent.stderr);
+  const banner = agent.stderr.split("\n").slice(0, 7);
+  expect(banner.map((line) => line.replace(/^minikubelet: (\S+(?: root)?) +.*$/, "$1"))).toEqual(["pid", "database", "runtime", "runtime root", "node", "api", "kubelet"]);
   const value = (label: string) => banner.find((line) => line.startsWith(`minikubelet: ${label} `))!.slice(`minikubelet: ${label}`.length).trim();
   expect(value("pid")).toBe(String(agent.pid));
   expect(value("database")).toBe(ws.db);
@@ -20,6 +20,8 @@ test("run prints its pid, database, runtime, runtime root, node and API address 
   expect(value("node")).toBe("n1");
   // The address a client dials: the port the system picked for :0, not 0.
   expect(value("api")).toMatch(/^https:\/\/127\.0\.0\.1:[1-9]\d*$/);
+  expect(value("kubelet")).toMatch(/^https:\/\/127\.0\.0\.1:[1-9]\d*$/);
+  expect(value("kubelet")).not.toBe(value("api"));
   // The root named is where this agent's containers really are: their monitors run from it.
   const root = value("runtime root");
   expect(isAbsolute(root) && root !== "/").toBe(true);

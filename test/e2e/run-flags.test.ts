@@ -24,6 +24,8 @@ test.each([
   [["--node", "Lab_1"], "error: --node: "],
   [["--backoff-base", "30", "--backoff-max", "20"], "error: --backoff-base (30s) must not be above --backoff-max (20s)\n"],
   [["--api-listen", "6443"], 'error: --api-listen must be HOST:PORT or off (got "6443")\n'],
+  [["--kubelet-listen", "10250"], 'error: --kubelet-listen must be HOST:PORT or off (got "10250")\n'],
+  [["--kubelet-listen", "[lab]:10250"], "error: --kubelet-listen: lab in brackets is not an IPv6 address\n"],
   [["--container-log-max-files", "1"], "error: --container-log-max-files must be a whole number of at least 2 (got 1)\n"],
   [["--pod-max-pids", "0"], "error: --pod-max-pids must be a whole number above 0, or -1 for no limit (got 0)\n"],
   [["--container-log-max-size", "10MB"], 'error: --container-log-max-size must be a positive size such as 10Mi, 512Ki or 1G (got "10MB")\n'],

@@ -11,6 +11,7 @@ import { podStatus } from "../../src/kubelet/pod-status.ts";
 import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import type { DirUsage } from "../../src/eviction/dir-usage.ts";
 import { memoryMediumFallback } from "../../src/runtime/process-tmpfs.ts";
+import { NO_METRICS } from "../../src/kubelet-metrics.ts";
 import { memoryMediumSizeBytes } from "../../src/manifest/memory-medium.ts";
 
 const MI = 1024 * 1024;
@@ -18,7 +19,9 @@ const MI = 1024 * 1024;
 function setup(usage: Record<string, number>) {
   const measured: string[] = [];
   const logs: string[] = [];
+  const evictions: string[] = [];
   const h = harness({
+    metrics: { ...NO_METRICS, podEvicted: (signal) => evictions.push(signal) },
     measureDir: async (path): Promise<DirUsage> => {
       measured.push(path);
       return { bytes: usage[path] ?? 0, complete: true };
@@ -27,7 +30,7 @@ function setup(usage: Record<string, number>) {
   });
   h.runtime.emptyDirPath = (podUid: string, volume: string) => `/volumes/${nameOfUid(podUid)}/${volume}`;
   h.kubelet.start(); // the runtime now has volume paths: the 10 s round starts
-  return { h, measured, logs };
+  return { h, measured, logs, evictions };
 }
 
 /** pod-builder's uids are `uid-NAME-REVISION`. */
@@ -46,7 +49,7 @@ const scratch = (sizeLimit?: string, bytes?: number): Volume => ({ name: "scratc
 
 describe("emptyDir sizeLimit eviction", () => {
   test("past its limit on the next round: Evicted with the kubelet's message, Failed, stopped within the eviction grace, never restarted", async () => {
-    const { h } = setup({ "/volumes/web/scratch": 2 * MI });
+    const { h, evictions } = setup({ "/volumes/web/scratch": 2 * MI });
     const web = limitedPod("web", [scratch("1Mi", MI)]);
     h.runtime.behaviours.set("web", { ignoreSigterm: true });
     await h.kubelet.sync(desired(web));
@@ -56,6 +59,8 @@ describe("emptyDir sizeLimit eviction", () => {
     const evicted = h.events.find((e) => e.reason === "Evicted")!;
     expect(evicted.type).toBe("Warning");
     expect(evicted.message).toBe('Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ');
+    // kubelet_evictions counts it under the kubelet's signal for a local-storage limit.
+    expect(evictions).toEqual(["emptydirfs.limit"]);
     const record = h.pod(web.key)!;
     expect(record.phase).toBe("Failed");
     expect(h.runtime.calls.filter((c) => c.startsWith("kill"))).toEqual(["kill web SIGUSR1"]);

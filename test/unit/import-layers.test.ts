@@ -27,6 +27,7 @@ const LAYERS = [
   "config",
   "logs",
   "api",
+  "server",
   "timeline",
   "review",
   "triage",

@@ -1,0 +1,82 @@
+/**
+ * The kubelet's server for `run --kubelet-listen`: the API's listener (server.ts: TLS, the bearer
+ * token, bounds) with the kubelet's routes, the API's certificate and token, and a read-only
+ * connection of its own for container logs. The node proxy of the API reaches the same routes in
+ * process (`proxy`), as the API server reaches a node's kubelet.
+ */
+import type { ApiContext, CommitFeed, KubeletEndpoint } from "../api/context.ts";
+import { DEFAULT_LIMITS } from "../api/context.ts";
+import type { ApiRequest } from "../api/http.ts";
+import { compileRoutes, startApiServer, type ListenAddress } from "../api/server.ts";
+import { ApiError, statusResponse } from "../api/status.ts";
+import { apiDirOf, ensureCredentials } from "../api/tls.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { AGENT_BUSY_TIMEOUT_MS, openReadonlyDatabase } from "../store/open.ts";
+import { StoreReader } from "../store/queries.ts";
+import { kubeletRoutes, type KubeletServerDeps } from "./routes.ts";
+
+export interface StartKubeletServerOptions extends KubeletServerDeps {
+  dbPath: string;
+  listen: ListenAddress;
+  nodeName: string;
+  commits: CommitFeed;
+  runtime: Runtime;
+  log?: (message: string) => void;
+}
+
+export interface RunningKubeletServer extends KubeletEndpoint {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts listening; throws (EADDRINUSE and the like) with nothing left open. */
+export function startKubeletServer(options: StartKubeletServerOptions): RunningKubeletServer {
+  const db = openReadonlyDatabase(options.dbPath);
+  // The loop's thread: a log read must fail fast rather than wait on the loop's write lock.
+  db.run(`PRAGMA busy_timeout = ${AGENT_BUSY_TIMEOUT_MS}`);
+  try {
+    let credentials;
+    try {
+      credentials = ensureCredentials(options.dbPath, options.listen.hostname);
+    } catch (error) {
+      throw new Error(`cannot write the certificates and token in ${apiDirOf(options.dbPath)}: ${(error as Error).message}`);
+    }
+    const context: ApiContext = { store: new StoreReader(db), dbPath: options.dbPath, clock: options.clock, nodeName: options.nodeName, runtime: options.runtime, commits: options.commits, limits: DEFAULT_LIMITS };
+    const routes = kubeletRoutes(options);
+    const table = compileRoutes(routes);
+    const server = startApiServer({ listen: options.listen, context, routes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: options.log });
+    return {
+      url: server.url,
+      port: Number(new URL(server.url).port),
+      async proxy(path, request) {
+        const url = new URL(`https://kubelet${path}`);
+        for (const [name, value] of request.query) url.searchParams.append(name, value);
+        const found = table.find(url.pathname, "GET");
+        if (found === "no-path" || found === "no-method") return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource", {}));
+        const proxied: ApiRequest = {
+          method: "GET",
+          url,
+          headers: request.headers,
+          params: found.params,
+          query: url.searchParams,
+          signal: request.signal,
+          body: async () => new Uint8Array(),
+          upgrade: () => statusResponse(ApiError.badRequest("the node proxy does not upgrade connections")),
+        };
+        try {
+          return await found.route.handle(proxied, context);
+        } catch (error) {
+          if (error instanceof ApiError) return statusResponse(error);
+          return statusResponse(ApiError.internal((error as Error)?.message ?? String(error)));
+        }
+      },
+      async stop() {
+        await server.stop();
+        db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
