@@ -28,8 +28,10 @@ describe("docker runtime without an engine", () => {
         ["startContainer", runtime.startContainer({ pod: web, container: container("web"), kind: "app", attempt: 0, sandbox })],
         ["readLogs", runtime.readLogs("abc", { tail: 2 })],
       ];
-      for (const [name, call] of calls) {
-        const error = await call.then(() => undefined, (e: unknown) => e);
+      // Each outcome is taken at once: a call that fails while an earlier one is awaited is not an unhandled rejection.
+      const outcomes = calls.map(([name, call]) => [name, call.then(() => undefined, (e: unknown) => e)] as const);
+      for (const [name, outcome] of outcomes) {
+        const error = await outcome;
         expect(error, name).toBeInstanceOf(EngineUnreachableError);
         expect(error, name).not.toBeInstanceOf(ContainerStartError);
         expect((error as Error).message, name).toBe(`docker engine at ${socketPath} is unreachable: connection failed (FailedToOpenSocket)`);
