@@ -3,40 +3,15 @@
  * (known only once the sandbox runs) and its memory limit, and its downwardAPI volume is
  * bind-mounted read-only at mountPath, the labels readable through `..data`.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { PodSpec } from "../../src/manifest/types.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
-import { DockerRuntime } from "../../src/runtime/docker.ts";
-import { LABEL } from "../../src/runtime/labels.ts";
 import { desired } from "../pod-builder.ts";
-import { realHarness } from "../real-harness.ts";
-import { BUSYBOX, describeDocker, docker, PAUSE } from "./helpers.ts";
+import { BUSYBOX, describeDocker, docker, dockerLoopFixture } from "./helpers.ts";
 
 const RUN = randomBytes(3).toString("hex");
 
-let volumeRoot: string;
-let runtime: DockerRuntime;
-let h: ReturnType<typeof realHarness>;
-const created: PodSpec[] = [];
-
-beforeEach(() => {
-  volumeRoot = mkdtempSync(join(tmpdir(), "mk-downward-docker-"));
-  runtime = new DockerRuntime({ pauseImage: PAUSE, volumeRoot });
-  h = realHarness(runtime);
-});
-
-afterEach(async () => {
-  await h.close();
-  for (const spec of created.splice(0)) {
-    const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podUid}=${spec.uid}`] } });
-    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
-  }
-  rmSync(volumeRoot, { recursive: true, force: true });
-});
+const fx = dockerLoopFixture("mk-downward-docker-");
 
 describeDocker("the downward API on docker", () => {
   test("env from fieldRef (the sandbox's IP) and resourceFieldRef, and a read-only downwardAPI volume at mountPath", async () => {
@@ -67,14 +42,14 @@ describeDocker("the downward API on docker", () => {
       },
       { file: "downward.yaml", source: `/mk-test/${RUN}/downward.yaml`, node: "" },
     );
-    created.push(pod);
-    await h.kubelet.sync(desired(pod));
-    const exited = await h.event((e) => e.reason === "Exited" && e.container === "reader", 20_000);
+    fx.created.push(pod);
+    await fx.h.kubelet.sync(desired(pod));
+    const exited = await fx.h.event((e) => e.reason === "Exited" && e.container === "reader", 20_000);
     expect(exited.message).toBe("Container reader exited with code 0 (Completed)");
-    const record = h.kubelet.pods.get(pod.key)!;
+    const record = fx.h.kubelet.pods.get(pod.key)!;
     const ip = record.sandbox!.ip;
     expect(ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(ip).not.toBe("127.0.0.1");
-    expect(await runtime.readLogs(record.app[0]!.containerId!)).toBe(`ip=${ip} mem=48\napp="web"\nrun="${RUN}"\n1\nread-only\n`);
+    expect(await fx.runtime.readLogs(record.app[0]!.containerId!)).toBe(`ip=${ip} mem=48\napp="web"\nrun="${RUN}"\n1\nread-only\n`);
   });
 });

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, test } from "bun:test";
+import { afterEach, beforeEach, describe, test } from "bun:test";
 import Dockerode from "dockerode";
 import type { ContainerSpec, PodSpec, Volume } from "../../src/manifest/types.ts";
 import { DockerRuntime, type DockerRuntimeOptions } from "../../src/runtime/docker.ts";
@@ -16,6 +16,7 @@ import { LABEL } from "../../src/runtime/labels.ts";
 import type { ContainerConfig, Sandbox } from "../../src/runtime/runtime.ts";
 import { useFetchTransport } from "../../src/runtime/docker-transport.ts";
 import { container } from "../pod-builder.ts";
+import { realHarness } from "../real-harness.ts";
 import { BUSYBOX, PAUSE, REGISTRY, type EnvironmentReport } from "./environment-check.ts";
 
 export { BUSYBOX, PAUSE, REGISTRY } from "./environment-check.ts";
@@ -129,4 +130,34 @@ export class DockerTestEnv {
 export async function waitExit(id: string): Promise<number> {
   const result = (await docker.getContainer(id).wait()) as { StatusCode: number };
   return result.StatusCode;
+}
+
+/**
+ * A loop (the real harness) on a fresh DockerRuntime for each test of the file, and after each the
+ * removal of what the pods pushed on `created` left on the engine: containers and labelled volumes.
+ */
+export function dockerLoopFixture(prefix: string) {
+  const fx = {
+    volumeRoot: "",
+    runtime: undefined as unknown as DockerRuntime,
+    h: undefined as unknown as ReturnType<typeof realHarness>,
+    created: [] as PodSpec[],
+  };
+  beforeEach(() => {
+    fx.volumeRoot = mkdtempSync(join(tmpdir(), prefix));
+    fx.runtime = new DockerRuntime({ pauseImage: PAUSE, volumeRoot: fx.volumeRoot });
+    fx.h = realHarness(fx.runtime);
+  });
+  afterEach(async () => {
+    await fx.h.close();
+    for (const spec of fx.created.splice(0)) {
+      const label = [`${LABEL.podUid}=${spec.uid}`];
+      const left = await docker.listContainers({ all: true, filters: { label } });
+      await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+      const volumes = (await docker.listVolumes({ filters: { label } })).Volumes ?? [];
+      await Promise.all(volumes.map((v) => docker.getVolume(v.Name).remove().catch(() => undefined)));
+    }
+    rmSync(fx.volumeRoot, { recursive: true, force: true });
+  });
+  return fx;
 }

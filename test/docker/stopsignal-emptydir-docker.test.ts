@@ -4,49 +4,24 @@
  * within its grace; the engine's default is reported as SIGTERM. And a memory emptyDir: one tmpfs
  * engine volume of the sizeLimit's size, shared by the pod's containers, removed with the pod.
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { PodSpec } from "../../src/manifest/types.ts";
-import { DockerRuntime } from "../../src/runtime/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { containerStatus } from "../../src/kubelet/pod-status.ts";
 import { desired, pod } from "../pod-builder.ts";
-import { realHarness } from "../real-harness.ts";
 import { waitForLog } from "../runtime-contract.ts";
-import { bbContainer, BUSYBOX, describeDocker, docker, PAUSE } from "./helpers.ts";
+import { bbContainer, BUSYBOX, describeDocker, docker, dockerLoopFixture } from "./helpers.ts";
 
 const RUN = randomBytes(3).toString("hex");
-let volumeRoot: string;
-let runtime: DockerRuntime;
-let h: ReturnType<typeof realHarness>;
-const created: PodSpec[] = [];
-
-beforeEach(() => {
-  volumeRoot = mkdtempSync(join(tmpdir(), "mk-stopsignal-docker-"));
-  runtime = new DockerRuntime({ pauseImage: PAUSE, volumeRoot });
-  h = realHarness(runtime);
-});
-
-afterEach(async () => {
-  await h.close();
-  for (const spec of created.splice(0)) {
-    const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.podUid}=${spec.uid}`] } });
-    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
-    const volumes = (await docker.listVolumes({ filters: { label: [`${LABEL.podUid}=${spec.uid}`] } })).Volumes ?? [];
-    await Promise.all(volumes.map((v) => docker.getVolume(v.Name).remove().catch(() => undefined)));
-  }
-  rmSync(volumeRoot, { recursive: true, force: true });
-});
+const fx = dockerLoopFixture("mk-stopsignal-docker-");
 
 function mkPod(name: string, containers: PodSpec["containers"]): PodSpec {
   const spec = pod({ namespace: "mk-test", node: "", grace: 20, name: `${name}-${RUN}`, containers });
   spec.uid = `${RUN}-${name}`;
   spec.configHash = `hash-${RUN}-${name}`;
   spec.volumes = [];
-  created.push(spec);
+  fx.created.push(spec);
   return spec;
 }
 
@@ -55,18 +30,18 @@ const ONLY_USR1 = "trap 'echo stopping; exit 0' USR1; trap '' TERM; echo ready; 
 describeDocker("stop signals on docker", () => {
   test("stopSignal SIGUSR1 stops a container that handles only SIGUSR1 within its grace; the engine reports it", async () => {
     const web = mkPod("usr1", [bbContainer("web", ONLY_USR1, { stopSignal: "SIGUSR1" }), bbContainer("plain", "trap 'exit 0' TERM; while true; do sleep 0.2; done")]);
-    await h.kubelet.sync(desired(web));
-    await h.count((e) => e.reason === "Started", 2, 20_000);
-    const id = h.kubelet.pods.get(web.key)!.app[0]!.containerId!;
-    await waitForLog(runtime, id, "ready", 10_000);
+    await fx.h.kubelet.sync(desired(web));
+    await fx.h.count((e) => e.reason === "Started", 2, 20_000);
+    const id = fx.h.kubelet.pods.get(web.key)!.app[0]!.containerId!;
+    await waitForLog(fx.runtime, id, "ready", 10_000);
     const inspected = await docker.getContainer(id).inspect();
     expect((inspected.Config as { StopSignal?: string }).StopSignal).toBe("SIGUSR1");
-    await h.kubelet.sync(desired(web)); // the pass that reads the engine's report back
-    const [usr1, plain] = h.kubelet.pods.get(web.key)!.app.map((c) => containerStatus(c, "docker").stopSignal);
+    await fx.h.kubelet.sync(desired(web)); // the pass that reads the engine's report back
+    const [usr1, plain] = fx.h.kubelet.pods.get(web.key)!.app.map((c) => containerStatus(c, "docker").stopSignal);
     expect([usr1, plain]).toEqual(["SIGUSR1", "SIGTERM"]);
     const stopAt = Date.now();
-    await h.kubelet.sync(desired());
-    const exited = await h.event((e) => e.reason === "Exited" && e.container === "web", 15_000);
+    await fx.h.kubelet.sync(desired());
+    const exited = await fx.h.event((e) => e.reason === "Exited" && e.container === "web", 15_000);
     expect(exited.message).toBe("Container web exited with code 0 (Completed)");
     expect(Date.now() - stopAt).toBeLessThan(10_000);
   });
@@ -81,15 +56,15 @@ describeDocker("an image's STOPSIGNAL on docker", () => {
       await base.commit({ repo: "minikubelet-test/stopsignal", tag: RUN });
       expect(((await docker.getImage(image).inspect()).Config as { StopSignal?: string }).StopSignal).toBe("SIGUSR1");
       const web = mkPod("image", [bbContainer("web", ONLY_USR1, { image, imagePullPolicy: "Never" })]);
-      await h.kubelet.sync(desired(web));
-      await h.event((e) => e.reason === "Started", 20_000);
-      const id = h.kubelet.pods.get(web.key)!.app[0]!.containerId!;
-      await waitForLog(runtime, id, "ready", 10_000);
-      await h.kubelet.sync(desired(web)); // the pass that reads the engine's report back
-      expect(containerStatus(h.kubelet.pods.get(web.key)!.app[0]!, "docker").stopSignal).toBe("SIGUSR1");
+      await fx.h.kubelet.sync(desired(web));
+      await fx.h.event((e) => e.reason === "Started", 20_000);
+      const id = fx.h.kubelet.pods.get(web.key)!.app[0]!.containerId!;
+      await waitForLog(fx.runtime, id, "ready", 10_000);
+      await fx.h.kubelet.sync(desired(web)); // the pass that reads the engine's report back
+      expect(containerStatus(fx.h.kubelet.pods.get(web.key)!.app[0]!, "docker").stopSignal).toBe("SIGUSR1");
       const stopAt = Date.now();
-      await h.kubelet.sync(desired());
-      const exited = await h.event((e) => e.reason === "Exited", 15_000);
+      await fx.h.kubelet.sync(desired());
+      const exited = await fx.h.event((e) => e.reason === "Exited", 15_000);
       expect(exited.message).toBe("Container web exited with code 0 (Completed)");
       expect(Date.now() - stopAt).toBeLessThan(10_000);
     } finally {
@@ -107,18 +82,18 @@ describeDocker("a memory emptyDir on docker", () => {
     const reader = bbContainer("reader", `while [ ! -f /mem/note ]; do sleep 0.1; done; cat /mem/note; grep ' /mem ' /proc/mounts; trap 'exit 0' TERM; while true; do sleep 0.2; done`, { volumeMounts: [mount] });
     const web = mkPod("mem", [writer, reader]);
     web.volumes = [{ name: "mem", type: "emptyDir", medium: "Memory", sizeLimit: "1Mi", sizeLimitBytes: MI }];
-    await h.kubelet.sync(desired(web));
-    await h.count((e) => e.reason === "Started", 2, 20_000);
-    const [writerId, readerId] = h.kubelet.pods.get(web.key)!.app.map((c) => c.containerId!);
-    expect(await waitForLog(runtime, writerId!, "full", 10_000)).toContain("full");
-    const seen = await waitForLog(runtime, readerId!, "/mem", 10_000);
+    await fx.h.kubelet.sync(desired(web));
+    await fx.h.count((e) => e.reason === "Started", 2, 20_000);
+    const [writerId, readerId] = fx.h.kubelet.pods.get(web.key)!.app.map((c) => c.containerId!);
+    expect(await waitForLog(fx.runtime, writerId!, "full", 10_000)).toContain("full");
+    const seen = await waitForLog(fx.runtime, readerId!, "/mem", 10_000);
     expect(seen).toContain("shared");
     expect(seen).toMatch(/ \/mem tmpfs .*size=1024k/);
     const volumes = async () => (await docker.listVolumes({ filters: { label: [`${LABEL.podUid}=${web.uid}`] } })).Volumes ?? [];
     expect((await volumes()).length).toBe(1);
-    await h.kubelet.sync(desired());
-    await h.count((e) => e.reason === "Exited", 2, 15_000);
-    await h.kubelet.idle();
+    await fx.h.kubelet.sync(desired());
+    await fx.h.count((e) => e.reason === "Exited", 2, 15_000);
+    await fx.h.kubelet.idle();
     expect(await volumes()).toEqual([]);
   });
 });
