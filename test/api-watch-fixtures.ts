@@ -62,6 +62,21 @@ export function apiRequest(path: string, options: { params?: Record<string, stri
   };
 }
 
+/** A JSON pod create in namespace default, as the server hands it to the create route. */
+export function podCreateRequest(body: unknown): ApiRequest {
+  const url = new URL("/api/v1/namespaces/default/pods", "http://127.0.0.1");
+  return {
+    method: "POST",
+    url,
+    headers: new Headers({ "Content-Type": "application/json" }),
+    params: { namespace: "default" },
+    query: url.searchParams,
+    signal: new AbortController().signal,
+    body: async () => new TextEncoder().encode(JSON.stringify(body)),
+    upgrade: () => undefined,
+  };
+}
+
 export const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
 export interface WatchLine {

@@ -1,25 +1,10 @@
 /** The new fields over the API: refusals are the API server's 422 with causes; an accepted pod serves them canonical. */
 import { expect, test } from "bun:test";
-import type { ApiRequest } from "../../src/api/http.ts";
 import { createPod } from "../../src/api/pods-create.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
-import { apiHarness } from "../api-watch-fixtures.ts";
+import { apiHarness, podCreateRequest } from "../api-watch-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";
-
-function post(body: unknown): ApiRequest {
-  const url = new URL("/api/v1/namespaces/default/pods", "http://127.0.0.1");
-  return {
-    method: "POST",
-    url,
-    headers: new Headers({ "Content-Type": "application/json" }),
-    params: { namespace: "default" },
-    query: url.searchParams,
-    signal: new AbortController().signal,
-    body: async () => new TextEncoder().encode(JSON.stringify(body)),
-    upgrade: () => undefined,
-  };
-}
 
 const pod = (spec: Record<string, unknown>, lifecycle?: unknown) => ({
   apiVersion: "v1",
@@ -43,7 +28,7 @@ test("stopSignal without spec.os, a windows pod's SIGUSR1 and a negative sizeLim
   const h = apiHarness(dir.path);
   const sources = new PodSources({ db: h.agent.db, store: h.store, node: "lab", rules: { runtime: "process" }, log: () => {} });
   const api = { ...h.api, podWrites: sources.writes };
-  const create = (body: unknown) => createPod(post(body), api);
+  const create = (body: unknown) => createPod(podCreateRequest(body), api);
 
   const noOS = await refusal(create(pod({}, { stopSignal: "SIGUSR1" })));
   expect(noOS.code).toBe(422);

@@ -5,7 +5,6 @@
  * refused: a static pod can reference no other API object.
  */
 import { describe, expect, test } from "bun:test";
-import type { ApiRequest } from "../../src/api/http.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createPod } from "../../src/api/pods-create.ts";
@@ -15,7 +14,7 @@ import { PodSources } from "../../src/config/pod-sources.ts";
 import { applyPodDefaults } from "../../src/manifest/defaults.ts";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
-import { apiHarness } from "../api-watch-fixtures.ts";
+import { apiHarness, podCreateRequest } from "../api-watch-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 type Json = Record<string, any>;
@@ -99,20 +98,6 @@ test("served as the API server stores it: divisor \"0\" when none was written, a
   expect(issuesOf(served)).toEqual([]);
 });
 
-function request(body: unknown): ApiRequest {
-  const url = new URL("/api/v1/namespaces/default/pods", "http://127.0.0.1");
-  return {
-    method: "POST",
-    url,
-    headers: new Headers({ "Content-Type": "application/json" }),
-    params: { namespace: "default" },
-    query: url.searchParams,
-    signal: new AbortController().signal,
-    body: async () => new TextEncoder().encode(JSON.stringify(body)),
-    upgrade: () => undefined,
-  };
-}
-
 describe("downward API validation over the API", () => {
   test("a refused pod is a 422 whose causes name each field with the API server's reason", async () => {
     using dir = tempDir();
@@ -129,7 +114,7 @@ describe("downward API validation over the API", () => {
     );
     let refusal: ApiError | undefined;
     try {
-      await createPod(request(bad), api);
+      await createPod(podCreateRequest(bad), api);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       refusal = error;
@@ -154,7 +139,7 @@ describe("a label change over the API reaches the volume", () => {
     const sources = new PodSources({ db: h.agent.db, store: h.store, node: "lab", rules: { runtime: "process" }, log: () => {} });
     const api = { ...h.api, podWrites: sources.writes };
     const pod = { ...manifest([], volume({ items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] })), metadata: { name: "web", labels: { app: "web" } } };
-    await createPod(request(pod), api);
+    await createPod(podCreateRequest(pod), api);
     await h.kubelet.sync(sources.desired(new Map()));
     const [spec] = [...sources.desired(new Map()).values()];
     const file = join(dir.path, "volumes", spec!.uid, "info", "labels");

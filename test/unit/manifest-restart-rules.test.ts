@@ -4,7 +4,6 @@
  * fields echoed in the served pod.
  */
 import { describe, expect, test } from "bun:test";
-import type { ApiRequest } from "../../src/api/http.ts";
 import { createPod } from "../../src/api/pods-create.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
@@ -12,7 +11,7 @@ import { formatIssue, IssueList, ManifestError } from "../../src/manifest/errors
 import { Fields } from "../../src/manifest/fields.ts";
 import { validateContainer } from "../../src/manifest/validate-container.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
-import { apiHarness } from "../api-watch-fixtures.ts";
+import { apiHarness, podCreateRequest } from "../api-watch-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 type Json = Record<string, any>;
@@ -107,25 +106,11 @@ const refusals: Refusal[] = [
   },
 ];
 
-function request(body: unknown): ApiRequest {
-  const url = new URL("/api/v1/namespaces/default/pods", "http://127.0.0.1");
-  return {
-    method: "POST",
-    url,
-    headers: new Headers({ "Content-Type": "application/json" }),
-    params: { namespace: "default" },
-    query: url.searchParams,
-    signal: new AbortController().signal,
-    body: async () => new TextEncoder().encode(JSON.stringify(body)),
-    upgrade: () => undefined,
-  };
-}
-
 function writableApi(dir: string) {
   const h = apiHarness(dir);
   const sources = new PodSources({ db: h.agent.db, store: h.store, node: "lab", rules: { runtime: "process" }, log: () => {} });
   const api = { ...h.api, podWrites: sources.writes };
-  return { h, create: (body: unknown) => createPod(request(body), api) };
+  return { h, create: (body: unknown) => createPod(podCreateRequest(body), api) };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
