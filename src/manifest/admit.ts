@@ -7,6 +7,7 @@
 import type { PodSpec } from "./types.ts";
 import { ManifestError, unknownFieldIssue, type Issue } from "./errors.ts";
 import { unknownFields } from "./known-fields.ts";
+import { isPlainObject } from "./fields.ts";
 import { runtimeErrors, runtimeWarnings, type RuntimeName } from "./runtime-rules.ts";
 import { readPod, type ValidateContext } from "./validate.ts";
 
@@ -23,8 +24,38 @@ export interface AdmittedPod {
   warnings: Issue[];
 }
 
+/** The longest excerpt of another kind's name quoted back. */
+const MAX_KIND_EXCERPT = 40;
+
+/** Whether the decoded document says it is a Pod; only then is it read (and quoted) as one. */
+export function declaresPod(raw: unknown): raw is Record<string, unknown> {
+  return isPlainObject(raw) && raw.kind === "Pod";
+}
+
+/**
+ * The refusal of a document that does not say `kind: Pod`, naming the kind and nothing else of
+ * it. Like the kubelet, which decodes a file only as a Pod ("couldn't parse as pod"), such a file is
+ * not walked for its fields: a symlink to /etc/shadow or a kubeconfig would otherwise have its
+ * contents published as field names and values.
+ */
+function notAPod(raw: unknown): Issue {
+  const suffix = "; the file is not read as a Pod";
+  if (!isPlainObject(raw)) return { path: [], message: `must be a Pod object (found ${typeName(raw)})${suffix}` };
+  if (raw.kind === undefined) return { path: ["kind"], message: `required (must be "Pod")${suffix}` };
+  if (typeof raw.kind !== "string") return { path: ["kind"], message: `must be "Pod" (found ${typeName(raw.kind)})${suffix}` };
+  const excerpt = raw.kind.length > MAX_KIND_EXCERPT ? `${raw.kind.slice(0, MAX_KIND_EXCERPT)}...` : raw.kind;
+  return { path: ["kind"], message: `must be "Pod" (found ${JSON.stringify(excerpt)}); only Pods can be static pods` };
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 /** @throws ManifestError listing every problem found, each with its field path. */
 export function admitPod(raw: unknown, context: ValidateContext, rules: ManifestRules = {}): AdmittedPod {
+  if (!declaresPod(raw)) throw new ManifestError(context.file, [notAPod(raw)]);
   const unknown = unknownFields(raw).map(unknownFieldIssue);
   const { pod, issues } = readPod(raw, context);
   // Checked on what could be read even when the API's rules failed: every problem in one report.

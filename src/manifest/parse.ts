@@ -1,17 +1,28 @@
 /**
  * Decoding one manifest file: YAML through the `yaml` package (exactly one document), JSON through
  * JSON.parse. Both are bounded, because the directory may hold anything: files over 1 MiB are
- * refused before they are read, and YAML alias expansion is capped so a "billion laughs" file
- * fails in milliseconds instead of eating the agent's memory.
+ * refused before they are read, YAML alias expansion is capped so a "billion laughs" file fails in
+ * milliseconds instead of eating the agent's memory, and nesting is capped so a deep file is that
+ * file's error instead of a stack overflow in every scan. Messages never quote the file beyond a
+ * short token: a symlink may point at a secret, and these messages are published.
  */
-import { readFileSync, statSync } from "node:fs";
-import { parseAllDocuments } from "yaml";
 import { ManifestError } from "./errors.ts";
+import { parseAllDocuments } from "yaml";
+import { exceedsDepth, valueExceedsDepth } from "./depth.ts";
+import { readRegularFile } from "./read-file.ts";
 
 /** The largest manifest accepted, in bytes (the API server's request limit is larger; a Pod is small). */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
 /** How many alias nodes may be expanded while decoding one YAML document. */
 export const MAX_ALIAS_COUNT = 100;
+/**
+ * The deepest nesting decoded. The API server's decoders stop at 10,000 ("exceeded max depth");
+ * the `yaml` package overflows the stack near 6,000 and the validators recurse too, so this is
+ * lower: still far beyond any Pod (its deepest fields are about 10 levels down).
+ */
+export const MAX_MANIFEST_DEPTH = 1000;
+/** The longest run of a library's message quoted from the file (a token, never a line). */
+const MAX_QUOTED_CHARS = 24;
 
 export type ManifestFormat = "yaml" | "json";
 
@@ -40,15 +51,41 @@ export function parseManifest(text: string, file: string, format: ManifestFormat
   return format === "json" ? parseJson(text, file) : parseYaml(text, file);
 }
 
+function tooDeep(file: string, format: ManifestFormat, cause?: unknown): never {
+  fail(file, `invalid ${format === "json" ? "JSON" : "YAML"}: exceeded max depth of ${MAX_MANIFEST_DEPTH}`, cause);
+}
+
+/** A stack overflow inside a decoder: the file nests deeper than the decoder can follow. */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
 function parseJson(text: string, file: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
-    fail(file, `invalid JSON: ${(error as Error).message}`, error);
+    if (isStackOverflow(error)) tooDeep(file, "json", error);
+    fail(file, `invalid JSON: ${shortened(firstLine((error as Error).message))}`, error);
   }
+  if (valueExceedsDepth(value, MAX_MANIFEST_DEPTH)) tooDeep(file, "json");
+  return value;
 }
 
 function parseYaml(text: string, file: string): unknown {
+  // Checked on the text first: the parser is quadratic and recursive on deep block nesting.
+  if (exceedsDepth(text, MAX_MANIFEST_DEPTH)) tooDeep(file, "yaml");
+  try {
+    const value = decodeYaml(text, file);
+    if (valueExceedsDepth(value, MAX_MANIFEST_DEPTH)) tooDeep(file, "yaml");
+    return value;
+  } catch (error) {
+    if (isStackOverflow(error)) tooDeep(file, "yaml", error);
+    throw error;
+  }
+}
+
+function decodeYaml(text: string, file: string): unknown {
   const documents = parseAllDocuments(text, { uniqueKeys: true });
   // An empty or comment-only file decodes to an EmptyStream with no documents.
   if (!Array.isArray(documents) || documents.length === 0) fail(file, "empty file: expected one Pod");
@@ -57,14 +94,16 @@ function parseYaml(text: string, file: string): unknown {
   }
   const document = documents[0]!;
   const syntax = document.errors[0];
-  if (syntax) fail(file, `invalid YAML: ${firstLine(syntax.message)}`, syntax);
+  // The library's message goes on with the source lines around the error: only its first line is kept.
+  if (syntax) fail(file, `invalid YAML: ${shortened(firstLine(syntax.message))}`, syntax);
   try {
     return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     if (error instanceof ReferenceError && /alias/i.test(error.message)) {
       fail(file, `YAML aliases expand too far (more than ${MAX_ALIAS_COUNT} alias expansions): refusing a possible alias bomb`, error);
     }
-    fail(file, `invalid YAML: ${firstLine((error as Error).message)}`, error);
+    if (isStackOverflow(error)) throw error;
+    fail(file, `invalid YAML: ${shortened(firstLine((error as Error).message))}`, error);
   }
 }
 
@@ -72,21 +111,20 @@ function firstLine(message: string): string {
   return message.split("\n", 1)[0]!.trim().replace(/:$/, "");
 }
 
+/** `message` with each quoted run from the file cut to a short excerpt. */
+function shortened(message: string): string {
+  return message.replace(/"([^"]*)"?/g, (quoted, inner: string) => (inner.length > MAX_QUOTED_CHARS ? `"${inner.slice(0, MAX_QUOTED_CHARS)}..."` : quoted)).slice(0, 160);
+}
+
 /**
- * Reads and decodes one manifest file, refusing it by size before reading it.
+ * Reads and decodes one manifest file, refusing it by type and size before reading it.
  * @param displayName the file as it appears in messages (default: the path).
- * @throws ManifestError for a file that cannot be read, is too large, or does not decode.
+ * @throws ManifestError for a file that is not a regular file, cannot be read, is too large, or does not decode.
  */
 export function readManifestFile(path: string, displayName = path): unknown {
   const format = manifestFormat(path) ?? fail(displayName, "not a manifest: the name must end in .yaml, .yml or .json");
-  let text: string;
-  try {
-    const size = statSync(path).size;
-    if (size > MAX_MANIFEST_BYTES) tooLarge(displayName, size);
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if (error instanceof ManifestError) throw error;
-    fail(displayName, `cannot read: ${(error as Error).message}`, error);
-  }
-  return parseManifest(text, displayName, format);
+  const read = readRegularFile(path, MAX_MANIFEST_BYTES);
+  if ("refused" in read) fail(displayName, read.refused, read.cause);
+  if ("tooLarge" in read) tooLarge(displayName, read.tooLarge);
+  return parseManifest(read.text, displayName, format);
 }

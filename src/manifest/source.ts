@@ -1,9 +1,11 @@
 /**
  * The directory source (the kubelet's staticPodPath): every regular `.yaml`, `.yml` or `.json` file
- * directly in the directory is one pod. Like the kubelet's file source, hidden files (an editor's
- * `.web.yaml.swp`) and subfolders are skipped, and a file that does not load is reported and left
- * out, so its pod is stopped like a removed file. Unlike the kubelet, other extensions (`web.yaml.bak`)
- * are skipped too (kubernetes#136962).
+ * directly in the directory (or a symlink to one, followed as the kubelet follows it) is one pod.
+ * Like the kubelet's file source, hidden files (an editor's `.web.yaml.swp`) are skipped, and an
+ * entry that does not load is reported and left out, so its pod is stopped like a removed file:
+ * a directory named like a manifest is not recursed into, and a FIFO or device is not opened,
+ * each reported where the kubelet logs it. Unlike the kubelet, other extensions (`web.yaml.bak`)
+ * are skipped (kubernetes#136962).
  */
 import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
@@ -12,7 +14,7 @@ import { ManifestError, ManifestSourceError, type Issue } from "./errors.ts";
 import { isPlainObject } from "./fields.ts";
 import { checkDns1123Label, checkDns1123Subdomain } from "./names.ts";
 import { manifestFormat, readManifestFile } from "./parse.ts";
-import { admitPod, type AdmittedPod, type ManifestRules } from "./admit.ts";
+import { admitPod, declaresPod, type AdmittedPod, type ManifestRules } from "./admit.ts";
 import { checkNodeName, DEFAULT_NAMESPACE, fullPodName } from "./validate.ts";
 
 /** Why a file is not run: it did not decode (the API server's BadRequest), or is not a valid Pod. */
@@ -186,6 +188,8 @@ function sourceError(file: string, error: ManifestError, reason: SourceErrorReas
 function identify(raw: unknown, node: string, fileName: string): { namespace: string; name: string } {
   const metadata = isPlainObject(raw) && isPlainObject(raw.metadata) ? raw.metadata : {};
   const namespace = typeof metadata.namespace === "string" && metadata.namespace !== "" && !checkDns1123Label(metadata.namespace) ? metadata.namespace : DEFAULT_NAMESPACE;
+  // A file that is not a Pod is not read for names either: what it says is no one's to publish.
+  if (!declaresPod(raw)) return { namespace: DEFAULT_NAMESPACE, name: fileName };
   const podName = typeof metadata.name === "string" && metadata.name !== "" ? fullPodName(metadata.name, node) : undefined;
   return { namespace, name: podName !== undefined && !checkDns1123Subdomain(podName) ? podName : fileName };
 }
@@ -197,7 +201,11 @@ interface ManifestFile {
   mtimeMs: number;
 }
 
-/** The regular manifest files directly in `root`, sorted by name; symlinks to files count. */
+/**
+ * The entries directly in `root` named like manifests, sorted by name, whatever they are (a file,
+ * a directory, a FIFO: reading refuses what is not a regular file, naming it). A dangling symlink,
+ * or an entry gone since the listing, is not there.
+ */
 function listManifestFiles(root: string): ManifestFile[] {
   let names: string[];
   try {
@@ -212,7 +220,7 @@ function listManifestFiles(root: string): ManifestFile[] {
     try {
       // Not { bigint: true }: ten times slower here, and the racy-read rule makes milliseconds enough.
       const stat = statSync(join(root, name));
-      if (stat.isFile()) files.push({ name, stamp: `${stat.ino} ${stat.size} ${stat.mtimeMs} ${stat.ctimeMs}`, mtimeMs: stat.mtimeMs });
+      files.push({ name, stamp: `${stat.mode} ${stat.ino} ${stat.size} ${stat.mtimeMs} ${stat.ctimeMs}`, mtimeMs: stat.mtimeMs });
     } catch {
       // Removed since the listing, or a dangling symlink: not a pod in this pass.
     }

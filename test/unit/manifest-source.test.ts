@@ -80,14 +80,14 @@ describe("loadManifests", () => {
     expect([...loadManifests(dir).pods.keys()]).toEqual(["demo/web"]);
   });
 
-  test("subfolders are not read, even when named like a manifest", () => {
+  test("subfolders are not read; one named like a manifest is reported, as the kubelet logs it", () => {
     mkdirSync(join(dir, "sub"));
     writeFileSync(join(dir, "sub", "deep.yaml"), pod("deep"));
     mkdirSync(join(dir, "folder.yaml"));
     write("web.yaml", pod("web"));
     const { pods, errors } = loadManifests(dir);
     expect([...pods.keys()]).toEqual(["demo/web"]);
-    expect(errors).toEqual([]);
+    expect(errors.map((error) => error.message)).toEqual(["folder.yaml: is a directory: not recursing into manifest path"]);
   });
 
   test("a symlink to a manifest is read (ConfigMap-style mounts); a dangling one is skipped", () => {

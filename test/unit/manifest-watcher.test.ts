@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -98,6 +99,25 @@ describe("ManifestWatcher", () => {
     clock.step(100);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toStartWith("bad.yaml: ");
+  });
+
+  test("a deeply nested file and a FIFO do not freeze the directory: a new manifest starts and a removed one stops in the same rescan", () => {
+    writeFileSync(join(dir, "old.json"), manifest("old"));
+    watcher.start();
+    expect(reads).toEqual([["default/old-lab"]]);
+    writeFileSync(join(dir, "deep.yaml"), `a: ${"[".repeat(10_000)}${"]".repeat(10_000)}\n`);
+    writeFileSync(join(dir, "deep.json"), `${"[".repeat(50_000)}${"]".repeat(50_000)}`);
+    expect(spawnSync("mkfifo", [join(dir, "pipe.yaml")]).status).toBe(0);
+    unlinkSync(join(dir, "old.json"));
+    writeFileSync(join(dir, "new.json"), manifest("new"));
+    clock.step(20_000);
+    expect(failures).toEqual([]);
+    expect(reads.at(-1)).toEqual(["default/new-lab"]);
+    expect(errors).toEqual([
+      "deep.json: invalid JSON: exceeded max depth of 1000",
+      "deep.yaml: invalid YAML: exceeded max depth of 1000",
+      "pipe.yaml: is not a directory or regular file (a FIFO): not read",
+    ]);
   });
 
   test("a bad file is reported once, not on every rescan, and again only after it changes", () => {
