@@ -34,7 +34,7 @@ export function readRegularFile(path: string, maxBytes: number): FileRead {
   try {
     stat = statSync(path);
   } catch (error) {
-    return { refused: `cannot read: ${(error as Error).message}`, cause: error };
+    return cannotRead(error);
   }
   const refusal = notRegular(stat);
   if (refusal) return { refused: refusal };
@@ -43,17 +43,22 @@ export function readRegularFile(path: string, maxBytes: number): FileRead {
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (error) {
-    return { refused: `cannot read: ${(error as Error).message}`, cause: error };
+    return cannotRead(error);
   }
   try {
     const opened = fstatSync(fd);
     if (!opened.isFile() || opened.ino !== stat.ino || opened.dev !== stat.dev) return { refused: "changed while it was being read: not read" };
     return readBounded(fd, opened.size, maxBytes);
   } catch (error) {
-    return { refused: `cannot read: ${(error as Error).message}`, cause: error };
+    return cannotRead(error);
   } finally {
     closeSync(fd);
   }
+}
+
+/** A system error in its own words, without the syscall and the path (the message names the file already). */
+function cannotRead(error: unknown): FileRead {
+  return { refused: `cannot read: ${(error as Error).message.replace(/, \w+ '.*'$/, "")}`, cause: error };
 }
 
 /** The file's text, or its size once past `maxBytes` (a file can grow after its stat). */

@@ -203,8 +203,8 @@ interface ManifestFile {
 
 /**
  * The entries directly in `root` named like manifests, sorted by name, whatever they are (a file,
- * a directory, a FIFO: reading refuses what is not a regular file, naming it). A dangling symlink,
- * or an entry gone since the listing, is not there.
+ * a directory, a FIFO, a symlink loop: reading refuses what is not a regular file, naming it). A
+ * dangling symlink, or an entry gone since the listing, is not there.
  */
 function listManifestFiles(root: string): ManifestFile[] {
   let names: string[];
@@ -221,8 +221,11 @@ function listManifestFiles(root: string): ManifestFile[] {
       // Not { bigint: true }: ten times slower here, and the racy-read rule makes milliseconds enough.
       const stat = statSync(join(root, name));
       files.push({ name, stamp: `${stat.mode} ${stat.ino} ${stat.size} ${stat.mtimeMs} ${stat.ctimeMs}`, mtimeMs: stat.mtimeMs });
-    } catch {
-      // Removed since the listing, or a dangling symlink: not a pod in this pass.
+    } catch (error) {
+      // Removed since the listing, or a dangling symlink: not a pod in this pass. Anything else (a
+      // symlink loop) is the entry's own refusal, which reading it again words.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT") files.push({ name, stamp: `unreadable ${code}`, mtimeMs: 0 });
     }
   }
   return files;

@@ -85,6 +85,18 @@ describe("entries that are not regular files", () => {
     expect(refused(loadManifests(dir), "zero.yaml").message).toBe("zero.yaml: is not a directory or regular file (a character device): not read");
   });
 
+  test("a symlink loop is refused with the system's reason; a dangling symlink is still no entry at all", () => {
+    symlinkSync(join(dir, "b.yaml"), join(dir, "a.yaml"));
+    symlinkSync(join(dir, "a.yaml"), join(dir, "b.yaml"));
+    symlinkSync(join(dir, "missing.yaml"), join(dir, "dangling.yaml"));
+    const result = loadManifests(dir);
+    expect([...result.pods.keys()]).toEqual(["demo/web"]);
+    expect(result.errors.map((error) => error.message)).toEqual([
+      "a.yaml: cannot read: ELOOP: too many symbolic links encountered",
+      "b.yaml: cannot read: ELOOP: too many symbolic links encountered",
+    ]);
+  });
+
   test("a directory named like a manifest is refused, as the kubelet does, without recursing into it", () => {
     mkdirSync(join(dir, "folder.yaml"));
     writeFileSync(join(dir, "folder.yaml", "inner.yaml"), pod("inner"));
