@@ -21,8 +21,10 @@ export const MAX_ALIAS_COUNT = 100;
  * lower: still far beyond any Pod (its deepest fields are about 10 levels down).
  */
 export const MAX_MANIFEST_DEPTH = 1000;
-/** The longest run of a library's message quoted from the file (a token, never a line). */
-const MAX_QUOTED_CHARS = 24;
+/** The longest run of a decoder's message quoted from the file (a token, never a line). */
+const MAX_QUOTED_CHARS = 20;
+/** The longest decoder message kept: one line, with its location. */
+const MAX_MESSAGE_CHARS = 160;
 
 export type ManifestFormat = "yaml" | "json";
 
@@ -99,7 +101,7 @@ function decodeYaml(text: string, file: string): unknown {
   try {
     return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
-    if (error instanceof ReferenceError && /alias/i.test(error.message)) {
+    if (error instanceof ReferenceError && /excessive alias count/i.test(error.message)) {
       fail(file, `YAML aliases expand too far (more than ${MAX_ALIAS_COUNT} alias expansions): refusing a possible alias bomb`, error);
     }
     if (isStackOverflow(error)) throw error;
@@ -111,9 +113,16 @@ function firstLine(message: string): string {
   return message.split("\n", 1)[0]!.trim().replace(/:$/, "");
 }
 
-/** `message` with each quoted run from the file cut to a short excerpt. */
+/**
+ * A decoder's message with what it quotes from the file cut to a short excerpt: each quoted run,
+ * and each long word (the library's own words are short; a long one is the file's).
+ */
 function shortened(message: string): string {
-  return message.replace(/"([^"]*)"?/g, (quoted, inner: string) => (inner.length > MAX_QUOTED_CHARS ? `"${inner.slice(0, MAX_QUOTED_CHARS)}..."` : quoted)).slice(0, 160);
+  const cut = (text: string) => (text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS)}...` : text);
+  return message
+    .replace(/"([^"]*)"/g, (_quoted, inner: string) => `"${cut(inner)}"`)
+    .replace(/[^\s"]+/g, cut)
+    .slice(0, MAX_MESSAGE_CHARS);
 }
 
 /**

@@ -153,6 +153,20 @@ describe("a symlink to a file that is not a manifest (as to /etc/shadow)", () =>
     expect(published(result)).not.toContain(SECRET);
   });
 
+  test("a decoder's message keeps only a short token of what it quotes", () => {
+    const long = `${SECRET}${"z".repeat(100)}`;
+    const cases: Array<[string, string]> = [
+      ["header.yaml", `a: |${long}\n  x\n`],
+      ["alias.yaml", `kind: Pod\na: *${long}\n`],
+    ];
+    for (const [name, text] of cases) writeFileSync(join(dir, name), text);
+    const messages = loadManifests(dir).errors.map((error) => error.message);
+    expect(messages).toEqual([
+      "alias.yaml: invalid YAML: Unresolved alias (the anchor must be set before the alias): SECRETMARKER7f3azzzz...",
+      "header.yaml: invalid YAML: Block scalar header includes extra characters: |SECRETMARKER7f3azzz... at line 1, column 5",
+    ]);
+  });
+
   test("a JSON syntax error quotes at most a short token", () => {
     writeFileSync(join(outside, "bad.json"), `${SECRET}${"y".repeat(500)} trailing`);
     link("bad.json", "bad.json");
