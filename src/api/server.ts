@@ -32,6 +32,11 @@ export interface ApiServerOptions {
   routes: readonly Route[];
   tls: { cert: string; key: string };
   token: string;
+  /**
+   * Paths any client may GET without a token (exact, none below them): the API's
+   * PUBLIC_INFO_PATHS. None by default: the kubelet's own endpoints want the token on every path.
+   */
+  publicPaths?: ReadonlySet<string>;
   /** One line per request that failed on the server's side (500s). */
   log?: (message: string) => void;
 }
@@ -65,11 +70,12 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
   const stopping = new AbortController();
   const log = options.log ?? ((message: string) => process.stderr.write(`minikubelet: ${message}\n`));
   const expected = Buffer.from(token);
+  const publicPaths = options.publicPaths ?? new Set<string>();
 
   /** One request, from Bun.serve (`via.server`) or the front door's SPDY upgrade (`via.raw`). */
   async function dispatch(request: Request, via: Upgraders): Promise<Response | undefined> {
     try {
-      const refused = checkToken(request, expected) ?? checkBounds(request, context.limits.maxBodyBytes);
+      const refused = checkToken(request, expected, publicPaths) ?? checkBounds(request, context.limits.maxBodyBytes);
       if (refused) return refused;
       const url = new URL(request.url);
       const found = table.find(url.pathname, request.method);
@@ -180,7 +186,7 @@ function bodyTooLarge(maxBytes: number): ApiError {
  * What the API server's default RBAC (system:public-info-viewer, bound to system:unauthenticated)
  * lets anyone GET: these exact paths, none below them.
  */
-const PUBLIC_PATHS = new Set(["/livez", "/readyz", "/healthz", "/version", "/version/"]);
+export const PUBLIC_INFO_PATHS: ReadonlySet<string> = new Set(["/livez", "/readyz", "/healthz", "/version", "/version/"]);
 
 /**
  * The API server's answer to a missing or wrong token; kubectl prints "You must be logged in to the
@@ -188,9 +194,9 @@ const PUBLIC_PATHS = new Set(["/livez", "/readyz", "/healthz", "/version", "/ver
  * the scheme in any case, the token the second space-separated part. No header at all is an
  * anonymous request, which may read the public paths; a wrong token is refused everywhere.
  */
-function checkToken(request: Request, expected: Buffer): Response | undefined {
+function checkToken(request: Request, expected: Buffer, publicPaths: ReadonlySet<string>): Response | undefined {
   const header = request.headers.get("authorization");
-  if (header === null && request.method === "GET" && PUBLIC_PATHS.has(new URL(request.url).pathname)) return undefined;
+  if (header === null && request.method === "GET" && publicPaths.has(new URL(request.url).pathname)) return undefined;
   const [scheme = "", token = ""] = (header ?? "").trim().split(" ", 2);
   const given = Buffer.from(token);
   if (scheme.toLowerCase() === "bearer" && given.length === expected.length && timingSafeEqual(given, expected)) return undefined;

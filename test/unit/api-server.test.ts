@@ -10,7 +10,7 @@ import { CommitBroadcast } from "../../src/api/commit-feed.ts";
 import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
 import type { Route } from "../../src/api/http.ts";
 import { infoRoutes } from "../../src/api/info.ts";
-import { chooseSubprotocol, startApiServer, type ApiServer } from "../../src/api/server.ts";
+import { chooseSubprotocol, PUBLIC_INFO_PATHS, startApiServer, type ApiServer } from "../../src/api/server.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { ensureCredentials } from "../../src/api/tls.ts";
 import { realClock } from "../../src/clock.ts";
@@ -68,7 +68,7 @@ const db = new Database(":memory:");
 
 beforeAll(() => {
   const context: ApiContext = { store: new StoreReader(db), dbPath: "", clock: realClock, nodeName: "lab", commits: new CommitBroadcast(), limits: { ...DEFAULT_LIMITS, maxBodyBytes: 1024 } };
-  server = startApiServer({ listen: { hostname: "127.0.0.1", port: 0 }, context, routes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: () => {} });
+  server = startApiServer({ listen: { hostname: "127.0.0.1", port: 0 }, context, routes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, publicPaths: PUBLIC_INFO_PATHS, log: () => {} });
 });
 
 afterAll(async () => {
