@@ -9,10 +9,18 @@ export interface Clock {
   setTimeout(fn: () => void, ms: number): () => void;
 }
 
+/** The longest delay one JavaScript timer holds: past it the delay overflows 32 bits and fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const realClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
-    const timer = setTimeout(fn, Math.max(0, ms));
+    // A longer delay (a watch's timeoutSeconds of 2,147,484 or more) is armed in parts.
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = (left: number) => {
+      timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fn()), Math.min(left, MAX_TIMER_MS));
+    };
+    arm(Math.max(0, ms));
     return () => clearTimeout(timer);
   },
 };

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { isPlainObject } from "../manifest/fields.ts";
-import { checkDns1123Label, checkLabelValue, checkQualifiedName } from "../manifest/names.ts";
+import { checkAnnotationsSize, checkDns1123Label, checkLabelValue, checkQualifiedName } from "../manifest/names.ts";
 import { ApiPodWriteError } from "../store/api-pod-store.ts";
 import { NamespaceWriteError, type NewNamespace, type StoredNamespace } from "../store/namespace-store.ts";
 import type { ApiContext, PodWrites } from "./context.ts";
@@ -43,7 +43,8 @@ export async function createNamespace(request: ApiRequest, api: ApiContext): Pro
   const name = createdName(metadata);
   const labels = stringMap(metadata.labels);
   const annotations = stringMap(metadata.annotations);
-  const causes = [...nameCauses(name), ...labelCauses(labels)];
+  const tooLong = checkAnnotationsSize(annotations ?? {});
+  const causes = [...nameCauses(name), ...labelCauses(labels), ...(tooLong ? [{ reason: "FieldValueTooLong", message: tooLong, field: "metadata.annotations" }] : [])];
   if (causes.length > 0) throw ApiError.invalid("Namespace", name, causes);
   const existing = findNamespace(api.store, name, 0);
   if (existing) {

@@ -18,6 +18,7 @@ export function issueCause(issue: Issue): StatusCause {
   if (issue.message.startsWith("Not found: ")) return { reason: "FieldValueNotFound", message: issue.message, field };
   if (issue.message.startsWith("Unsupported value: ")) return { reason: "FieldValueNotSupported", message: issue.message, field };
   if (issue.message.startsWith("Too many: ")) return { reason: "FieldValueTooMany", message: issue.message, field };
+  if (issue.message.startsWith("Too long: ")) return { reason: "FieldValueTooLong", message: issue.message, field };
   return { reason: "FieldValueInvalid", message: `Invalid value: ${issue.message}`, field };
 }
 

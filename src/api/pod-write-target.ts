@@ -61,10 +61,12 @@ export function patchedPod(request: ApiRequest, current: JsonObject, body: Uint8
   try {
     return applyPatch(kind, current, decodePatch(kind, new TextDecoder().decode(body)));
   } catch (error) {
-    if (error instanceof PatchError) throw new ApiError(error.code, error.code === 422 ? "Invalid" : "BadRequest", error.message);
+    if (error instanceof PatchError) throw new ApiError(error.code, PATCH_ERROR_REASONS[error.code], error.message);
     throw error;
   }
 }
+
+const PATCH_ERROR_REASONS = { 400: "BadRequest", 413: "RequestEntityTooLarge", 422: "Invalid" } as const;
 
 /** A resourceVersion a client sent (a precondition), as this server gave it; undefined for none. */
 export function expectedResourceVersion(value: unknown): number | undefined {

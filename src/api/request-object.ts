@@ -7,6 +7,7 @@
  */
 import { ManifestError } from "../manifest/errors.ts";
 import { parseManifest } from "../manifest/parse.ts";
+import { jsonDepthError } from "./json-depth.ts";
 import { decodeProtobufObject } from "./protobuf/decode-object.ts";
 import { ProtobufDecodeError } from "./protobuf/envelope.ts";
 import { ApiError } from "./status.ts";
@@ -25,17 +26,24 @@ export const ACCEPTED_BODY_TYPES = [JSON_TYPE, YAML_TYPE, PROTOBUF_TYPE] as cons
 export function decodeRequestObject(bytes: Uint8Array, contentType: string | null, into: string): unknown {
   const mediaType = (contentType ?? "").split(";", 1)[0]!.trim().toLowerCase() || JSON_TYPE;
   switch (mediaType) {
-    case JSON_TYPE:
+    case JSON_TYPE: {
+      const text = new TextDecoder().decode(bytes);
+      // The serializer reads apiVersion and kind first (SimpleMetaFactory.Interpret): its error is the one answered.
+      const tooDeep = jsonDepthError(text);
+      if (tooDeep) throw unrecognized(into, `couldn't get version/kind; json parse error: ${tooDeep}`, bytes);
       try {
-        return JSON.parse(new TextDecoder().decode(bytes));
+        return JSON.parse(text);
       } catch (error) {
         throw unrecognized(into, (error as Error).message, bytes);
       }
+    }
     case YAML_TYPE:
       try {
         return parseManifest(new TextDecoder().decode(bytes), "the request body", "yaml");
       } catch (error) {
         if (error instanceof ManifestError) throw unrecognized(into, error.issues.map((issue) => issue.message).join("; "), bytes);
+        // The YAML parser recurses: a body nested past what our stack holds is refused as go-yaml refuses one past its bound.
+        if (error instanceof RangeError) throw unrecognized(into, "error converting YAML to JSON: yaml: exceeded max depth of 10000", bytes);
         throw error;
       }
     case PROTOBUF_TYPE:

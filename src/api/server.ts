@@ -32,6 +32,11 @@ export interface ApiServerOptions {
   routes: readonly Route[];
   tls: { cert: string; key: string };
   token: string;
+  /**
+   * Paths any client may GET without a token (exact, none below them): the API's
+   * PUBLIC_INFO_PATHS. None by default: the kubelet's own endpoints want the token on every path.
+   */
+  publicPaths?: ReadonlySet<string>;
   /** One line per request that failed on the server's side (500s). */
   log?: (message: string) => void;
 }
@@ -44,8 +49,10 @@ export interface ApiServer {
 
 /**
  * Bounds on what a request may carry before any route sees it. Bun itself answers 431 to a request
- * line plus headers over 16 KiB; the body's bound is ApiLimits.maxBodyBytes, checked here so the
- * answer is a Status (Bun's own hard stop, at twice that, answers a bare 413 without reading on).
+ * line plus headers over 16 KiB; the body's bound is ApiLimits.maxBodyBytes, checked here (the
+ * declared length up front, a chunked body as it is read) so every answer is a 413 Status. Bun's
+ * own bound is set past any body: at it Bun answers a bare 413 to a declared length and cuts a
+ * chunked body off with a 400, neither a Status.
  */
 export const MAX_URL_BYTES = 8 * 1024;
 /** Seconds an idle connection is kept; streams and sockets opt out (see `keepsConnectionOpen`). */
@@ -62,12 +69,13 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
   const table = compileRoutes(options.routes);
   const stopping = new AbortController();
   const log = options.log ?? ((message: string) => process.stderr.write(`minikubelet: ${message}\n`));
-  const expected = Buffer.from(`Bearer ${token}`);
+  const expected = Buffer.from(token);
+  const publicPaths = options.publicPaths ?? new Set<string>();
 
   /** One request, from Bun.serve (`via.server`) or the front door's SPDY upgrade (`via.raw`). */
   async function dispatch(request: Request, via: Upgraders): Promise<Response | undefined> {
     try {
-      const refused = checkToken(request, expected) ?? checkBounds(request, context.limits.maxBodyBytes);
+      const refused = checkToken(request, expected, publicPaths) ?? checkBounds(request, context.limits.maxBodyBytes);
       if (refused) return refused;
       const url = new URL(request.url);
       const found = table.find(url.pathname, request.method);
@@ -94,7 +102,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
   const socketPath = join(socketDir, "api.sock");
   const server: Server<SocketData> = Bun.serve<SocketData>({
     unix: socketPath,
-    maxRequestBodySize: context.limits.maxBodyBytes * 2,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Typed for TCP listeners only; Bun applies it to a Unix socket's connections as well.
     ...({ idleTimeout: IDLE_TIMEOUT_SECONDS } as object),
     fetch: (request, server) => dispatch(request, { server }),
@@ -170,13 +178,28 @@ function checkBounds(request: Request, maxBodyBytes: number): Response | undefin
 }
 
 function bodyTooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, "RequestEntityTooLarge", `the request body is larger than ${maxBytes} bytes`);
+  // limitedReadBody's NewRequestEntityTooLargeError.
+  return new ApiError(413, "RequestEntityTooLarge", `Request entity too large: limit is ${maxBytes}`);
 }
 
-/** The API server's answer to a missing or wrong token; kubectl prints "You must be logged in to the server (Unauthorized)". */
-function checkToken(request: Request, expected: Buffer): Response | undefined {
-  const given = Buffer.from(request.headers.get("authorization") ?? "");
-  if (given.length === expected.length && timingSafeEqual(given, expected)) return undefined;
+/**
+ * What the API server's default RBAC (system:public-info-viewer, bound to system:unauthenticated)
+ * lets anyone GET: these exact paths, none below them.
+ */
+export const PUBLIC_INFO_PATHS: ReadonlySet<string> = new Set(["/livez", "/readyz", "/healthz", "/version", "/version/"]);
+
+/**
+ * The API server's answer to a missing or wrong token; kubectl prints "You must be logged in to the
+ * server (Unauthorized)". The header is read as its bearer token authenticator reads it: trimmed,
+ * the scheme in any case, the token the second space-separated part. No header at all is an
+ * anonymous request, which may read the public paths; a wrong token is refused everywhere.
+ */
+function checkToken(request: Request, expected: Buffer, publicPaths: ReadonlySet<string>): Response | undefined {
+  const header = request.headers.get("authorization");
+  if (header === null && request.method === "GET" && publicPaths.has(new URL(request.url).pathname)) return undefined;
+  const [scheme = "", token = ""] = (header ?? "").trim().split(" ", 2);
+  const given = Buffer.from(token);
+  if (scheme.toLowerCase() === "bearer" && given.length === expected.length && timingSafeEqual(given, expected)) return undefined;
   return statusResponse(new ApiError(401, "Unauthorized", "Unauthorized"), { "WWW-Authenticate": 'Bearer realm="minikubelet"' });
 }
 

@@ -13,7 +13,7 @@ import type { PlegHealth } from "../pleg/pleg.ts";
 import type { MetricsSource } from "../stats/stats-source.ts";
 import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type KubeletEndpoint, type CommitFeed, type PodWrites } from "./context.ts";
 import { apiRoutes } from "./routes.ts";
-import { startApiServer, type ListenAddress } from "./server.ts";
+import { PUBLIC_INFO_PATHS, startApiServer, type ListenAddress } from "./server.ts";
 import { apiDirOf, ensureCredentials, recordServerAddress } from "./tls.ts";
 
 export { DEFAULT_API_LISTEN };
@@ -86,7 +86,7 @@ export function startApi(options: StartApiOptions): RunningApi {
     ...(options.kubelet && { kubelet: options.kubelet }),
   };
   try {
-    const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: options.log });
+    const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, publicPaths: PUBLIC_INFO_PATHS, log: options.log });
     recordServerAddress(options.dbPath, clientUrl(server.url, options.listen));
     return {
       url: server.url,

@@ -69,6 +69,16 @@ export function checkQualifiedName(value: string): string | undefined {
   return undefined;
 }
 
+/** apimachinery's TotalAnnotationSizeLimitB: keys and values together, in bytes. */
+export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
+
+/** ValidateAnnotationsSize's refusal as field.TooLong renders it, or undefined. */
+export function checkAnnotationsSize(annotations: Readonly<Record<string, string>>): string | undefined {
+  let total = 0;
+  for (const [key, value] of Object.entries(annotations)) total += Buffer.byteLength(key) + Buffer.byteLength(value);
+  return total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES ? `Too long: must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT_BYTES} bytes` : undefined;
+}
+
 export function checkLabelValue(value: string): string | undefined {
   if (value.length > 63 || !LABEL_VALUE.test(value)) {
     return `${JSON.stringify(value)} must be 63 characters or less of letters, digits, '-', '_' and '.', starting and ending with a letter or digit`;

@@ -6,7 +6,7 @@
 import type { ContainerSpec, PodSpec, RestartPolicy, Volume } from "./types.ts";
 import { IssueList, ManifestError, type Issue } from "./errors.ts";
 import { isPlainObject, describeValue, objectAt, type Fields } from "./fields.ts";
-import { checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./names.ts";
+import { checkAnnotationsSize, checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./names.ts";
 import { validateContainer, type ContainerKind } from "./validate-container.ts";
 import { readDownwardAPIVolume } from "./validate-downward.ts";
 import { configHash, podUid } from "./hash.ts";
@@ -153,6 +153,8 @@ function readStringMap(metadata: Fields | undefined, key: string, isLabels: bool
     const problem = checkQualifiedName(name) ?? (isLabels ? checkLabelValue(value) : undefined);
     if (problem) metadata.issues.add([...metadata.at(key), name], problem);
   }
+  const tooLong = isLabels ? undefined : checkAnnotationsSize(map);
+  if (tooLong) metadata.issues.add(metadata.at(key), tooLong);
   return map;
 }
 

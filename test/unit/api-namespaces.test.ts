@@ -85,6 +85,10 @@ describe("create", () => {
     expect(existing).toMatchObject({ status: 409, body: { reason: "AlreadyExists", message: 'namespaces "default" already exists', details: { name: "default", kind: "namespaces" } } });
     await a.send("POST", "/api/v1/namespaces", { metadata: { name: "team-a" } });
     expect((await a.send("POST", "/api/v1/namespaces", { metadata: { name: "team-a" } })).status).toBe(409);
+    const annotated = await a.send("POST", "/api/v1/namespaces", { metadata: { name: "big", annotations: { "example.com/big": "x".repeat(300 * 1024) } } });
+    expect(annotated.status).toBe(422);
+    expect(annotated.body.message).toBe('Namespace "big" is invalid: metadata.annotations: Too long: must have at most 262144 bytes');
+    expect(annotated.body.details.causes).toEqual([{ reason: "FieldValueTooLong", message: "Too long: must have at most 262144 bytes", field: "metadata.annotations" }]);
     const wrongKind = await a.send("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Pod", metadata: { name: "x" } });
     expect(wrongKind.body.message).toBe('Pod in version "v1" cannot be handled as a Namespace: converting (v1.Pod) to (core.Namespace): unknown conversion');
     a.h.close();

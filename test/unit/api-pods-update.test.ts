@@ -189,3 +189,62 @@ describe("updates of a pod with resources", () => {
     expect(changed.body.message).toContain(POD_UPDATE_FORBIDDEN);
   });
 });
+
+/** `{"a":{"a":...1...}}`, `depth` objects deep. */
+function nested(depth: number): string {
+  return `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+}
+
+describe("the API server's bounds on a write's body", () => {
+  test("a patch nested past 10,000 levels is the JSON decoder's 400 for every patch type; one just under is answered, never a 500", async () => {
+    using dir = tempDir();
+    using s = setup(dir.path);
+    const deep = nested(100_000);
+    const bodies = {
+      "application/strategic-merge-patch+json": `{"metadata":{"labels":${deep}}}`,
+      "application/merge-patch+json": `{"x":${deep}}`,
+      "application/json-patch+json": `[{"op":"add","path":"/metadata/x","value":${deep}}]`,
+    };
+    for (const [contentType, body] of Object.entries(bodies)) {
+      const answer = await send(s.api, "PATCH", "web", body, { contentType });
+      expect({ contentType, status: answer.status, reason: answer.body.reason, message: answer.body.message }).toEqual({
+        contentType,
+        status: 400,
+        reason: "BadRequest",
+        message: "error decoding patch: invalid character '{' exceeded max depth",
+      });
+    }
+    const underLimit = await send(s.api, "PATCH", "web", `{"x":${nested(9_998)}}`, { contentType: "application/merge-patch+json" });
+    expect(underLimit.status).toBeLessThan(500);
+    expect((await send(s.api, "PATCH", "web", { metadata: { labels: { ok: "yes" } } })).status).toBe(200);
+  });
+
+  test("a JSON patch of more than 10,000 operations is the API server's 413; 10,000 are applied", async () => {
+    using dir = tempDir();
+    using s = setup(dir.path);
+    const ops = (count: number) => Array.from({ length: count }, () => ({ op: "test", path: "/metadata/name", value: "web" }));
+    const tooMany = await send(s.api, "PATCH", "web", ops(90_000), { contentType: "application/json-patch+json" });
+    expect(tooMany.status).toBe(413);
+    expect(tooMany.body).toMatchObject({ reason: "RequestEntityTooLarge", message: "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 90000", code: 413 });
+    expect((await send(s.api, "PATCH", "web", ops(10_000), { contentType: "application/json-patch+json" })).status).toBe(200);
+  });
+
+  test("annotations over 256 KiB in all are a 422 on metadata.annotations (ValidateAnnotationsSize), by patch or by update", async () => {
+    using dir = tempDir();
+    using s = setup(dir.path);
+    const big = { "example.com/big": "x".repeat(300 * 1024) };
+    const cause = { reason: "FieldValueTooLong", message: "Too long: must have at most 262144 bytes", field: "metadata.annotations" };
+    const patched = await send(s.api, "PATCH", "web", { metadata: { annotations: big } }, { contentType: "application/merge-patch+json" });
+    expect(patched.status).toBe(422);
+    expect(patched.body.details.causes).toEqual([cause]);
+    expect(patched.body.message).toBe('Pod "web" is invalid: metadata.annotations: Too long: must have at most 262144 bytes');
+    const replaced = await send(s.api, "PUT", "web", { ...WEB, metadata: { ...WEB.metadata, annotations: big } });
+    expect(replaced.status).toBe(422);
+    expect(replaced.body.details.causes).toEqual([cause]);
+    expect(s.apiPods.get("default", "web")!.object.metadata).not.toHaveProperty("annotations");
+    // Exactly the limit, keys counted with values, is accepted.
+    const key = "example.com/big";
+    const atLimit = await send(s.api, "PATCH", "web", { metadata: { annotations: { [key]: "x".repeat(256 * 1024 - key.length) } } }, { contentType: "application/merge-patch+json" });
+    expect(atLimit.status).toBe(200);
+  });
+});

@@ -16,7 +16,7 @@ function request(method: string, path: string, params: Record<string, string>, b
     params,
     query: url.searchParams,
     signal: new AbortController().signal,
-    body: async () => new TextEncoder().encode(body === undefined ? "" : JSON.stringify(body)),
+    body: async () => new TextEncoder().encode(body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body)),
     upgrade: () => undefined,
   };
 }
@@ -166,6 +166,23 @@ describe("pod writes over HTTP", () => {
     await create({ ...web, metadata: { name: "own" }, spec: { ...web.spec, terminationGracePeriodSeconds: 7 } });
     expect(((await (await remove("own", { propagationPolicy: "Background" })).json()) as any).metadata.deletionGracePeriodSeconds).toBe(7);
     expect((await refusal(remove("nope"))).code).toBe(404);
+    h.close();
+  });
+
+  test("a body nested past the JSON decoder's 10,000 levels is its 400, and annotations over 256 KiB a 422, neither stored", async () => {
+    using dir = tempDir();
+    const { h, sources, create } = writableApi(dir.path);
+    const deep = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"deep"},"x":${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}`;
+    const tooDeep = await refusal(create(deep));
+    expect(tooDeep.code).toBe(400);
+    expect(tooDeep.message).toBe(`the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse error: invalid character '{' exceeded max depth (${deep.slice(0, 30)} ...)`);
+    // Brackets inside strings are text, not depth.
+    expect((await create({ ...web, metadata: { name: "text", annotations: { note: "[{".repeat(20_000) } } })).status).toBe(201);
+    const big = await refusal(create({ ...web, metadata: { name: "big", annotations: { "example.com/big": "x".repeat(300 * 1024) } } }));
+    expect(big.code).toBe(422);
+    expect(big.details?.causes).toEqual([{ reason: "FieldValueTooLong", message: "Too long: must have at most 262144 bytes", field: "metadata.annotations" }]);
+    expect(sources.writes.store.get("default", "deep")).toBeUndefined();
+    expect(sources.writes.store.get("default", "big")).toBeUndefined();
     h.close();
   });
 });

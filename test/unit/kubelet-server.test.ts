@@ -94,6 +94,12 @@ describe("authentication", () => {
   });
 });
 
+test("the API's /healthz and /version answer without a token (system:public-info-viewer); the kubelet's endpoints and the node proxy do not", async () => {
+  for (const path of ["/healthz", "/version", "/livez", "/readyz"]) expect([path, (await get(path, null, api.url)).status]).toEqual([path, 200]);
+  expect((await get("/api/v1/nodes/lab/proxy/healthz", null, api.url)).status).toBe(401);
+  expect((await get("/healthz", null)).status).toBe(401);
+});
+
 test("/healthz and its checks are ok while the loop goes round; syncloop fails once it has been quiet past the threshold", async () => {
   for (const path of ["/healthz", "/healthz/ping", "/healthz/log", "/healthz/syncloop"]) {
     const response = await get(path);

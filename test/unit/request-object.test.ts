@@ -167,3 +167,31 @@ describe("the pod routes take kubectl 1.33's protobuf", () => {
     h.close();
   });
 });
+
+describe("a body nested too deep", () => {
+  const outcome = (text: string, contentType: string) => {
+    try {
+      decodeRequestObject(new TextEncoder().encode(text), contentType, "Pod");
+    } catch (error) {
+      return error instanceof ApiError ? { code: error.code, message: error.message } : { thrown: String(error) };
+    }
+    return { accepted: true };
+  };
+
+  test("JSON past 10,000 levels is the decoder's 400; 10,000 levels decode", () => {
+    const deep = (depth: number) => `{"kind":"Pod","x":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+    expect(outcome(deep(10_001), "application/json")).toEqual({
+      code: 400,
+      message: `the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse error: invalid character '[' exceeded max depth (${deep(10_001).slice(0, 30)} ...)`,
+    });
+    expect(outcome(deep(10_000), "application/json")).toEqual({ accepted: true });
+    // Escaped quotes do not end a string: its brackets stay text.
+    expect(outcome(`{"kind":"Pod","x":"\\"${"[".repeat(20_000)}"}`, "application/json")).toEqual({ accepted: true });
+  });
+
+  test("YAML deeper than the parser's stack is a 400, not a thrown RangeError (a 500)", () => {
+    const answer = outcome(`apiVersion: v1\nkind: Pod\nx: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`, "application/yaml");
+    expect(answer).toMatchObject({ code: 400 });
+    expect((answer as { message: string }).message).toContain("exceeded max depth of 10000");
+  });
+});

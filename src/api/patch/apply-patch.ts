@@ -6,6 +6,7 @@
  * an earlier apply set and this one leaves out stays as it is.
  */
 import { parse as parseYaml } from "yaml";
+import { jsonDepthError } from "../json-depth.ts";
 import { isObject, PatchError, type Json, type JsonObject } from "./json.ts";
 import { jsonPatch } from "./json-patch.ts";
 import { mergePatch } from "./merge-patch.ts";
@@ -28,6 +29,8 @@ export function patchKind(contentType: string | null): PatchKind | undefined {
 
 /** Decodes a patch body: JSON for every kind, YAML (of which JSON is a part) for an apply. */
 export function decodePatch(kind: PatchKind, body: string): Json {
+  const tooDeep = kind === "apply" ? undefined : jsonDepthError(body);
+  if (tooDeep) throw new PatchError(`error decoding patch: ${tooDeep}`);
   try {
     return (kind === "apply" ? parseYaml(body) : JSON.parse(body)) as Json;
   } catch (error) {

@@ -6,8 +6,15 @@
 import { applyPatch, JsonPatchError, validate, type Operation } from "fast-json-patch";
 import { clone, PatchError, type Json } from "./json.ts";
 
+/** The API server's maxJSONPatchOperations: a few bytes an operation, a 3 MiB body holds far more. */
+export const MAX_JSON_PATCH_OPERATIONS = 10_000;
+
 export function jsonPatch(document: Json, operations: Json): Json {
   if (!Array.isArray(operations)) throw new PatchError(`a JSON patch is a list of operations, got ${JSON.stringify(operations)}`);
+  if (operations.length > MAX_JSON_PATCH_OPERATIONS) {
+    // NewRequestEntityTooLargeError, before any operation is looked at.
+    throw new PatchError(`Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${operations.length}`, 413);
+  }
   const patch = operations as unknown as Operation[];
   const invalid = validate(patch);
   if (invalid) throw new PatchError(`invalid JSON patch: operation ${invalid.index}: ${describe(invalid)}`);

@@ -13,12 +13,12 @@ export function clone<T extends Json>(value: T): T {
   return structuredClone(value);
 }
 
-/** A patch that cannot be applied as sent: the API server answers 400 BadRequest (or 422 where it says). */
+/** A patch that cannot be applied as sent: the API server answers 400 BadRequest (or 422, 413 where it says). */
 export class PatchError extends Error {
   override readonly name = "PatchError";
   constructor(
     message: string,
-    readonly code: 400 | 422 = 400,
+    readonly code: 400 | 413 | 422 = 400,
   ) {
     super(message);
   }
