@@ -50,9 +50,8 @@ export interface ApiServer {
 /**
  * Bounds on what a request may carry before any route sees it. Bun itself answers 431 to a request
  * line plus headers over 16 KiB; the body's bound is ApiLimits.maxBodyBytes, checked here (the
- * declared length up front, a chunked body as it is read) so every answer is a 413 Status. Bun's
- * own bound is set past any body: at it Bun answers a bare 413 to a declared length and cuts a
- * chunked body off with a 400, neither a Status.
+ * declared length up front, a chunked body as it is read) so the answer is a 413 Status. Bun's own
+ * hard stop, at twice that, still answers a bare 413 (declared) or a 400 (chunked) without reading on.
  */
 export const MAX_URL_BYTES = 8 * 1024;
 /** Seconds an idle connection is kept; streams and sockets opt out (see `keepsConnectionOpen`). */
@@ -102,7 +101,9 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
   const socketPath = join(socketDir, "api.sock");
   const server: Server<SocketData> = Bun.serve<SocketData>({
     unix: socketPath,
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    // Bun's hard stop for a body that goes on past our own bound (checked in checkBounds and as a
+    // chunked body is read): without one, a client could stream a body forever.
+    maxRequestBodySize: context.limits.maxBodyBytes * 2,
     // Typed for TCP listeners only; Bun applies it to a Unix socket's connections as well.
     ...({ idleTimeout: IDLE_TIMEOUT_SECONDS } as object),
     fetch: (request, server) => dispatch(request, { server }),
