@@ -8,6 +8,7 @@
  * node:fs is taken with require() for the commands' start-up (see store/sync-fs.ts).
  */
 import fs = require("node:fs");
+import { basename, dirname, join } from "node:path";
 
 export const PRIVATE_FILE_MODE = 0o600;
 export const PRIVATE_DIR_MODE = 0o700;
@@ -39,5 +40,26 @@ export function tightenMode(path: string): void {
     fs.chmodSync(path, stat.mode & 0o700);
   } catch {
     // Not ours to change (another owner's file): left as it is, the directory above still closes it.
+  }
+}
+
+/**
+ * Writes `file` as 0600 through a temp file beside it and a rename, so no reader ever sees it half
+ * written or, for a moment, readable by others; its directory is made 0700 if missing. The temp
+ * file is created exclusively (O_EXCL), so a planted name there is refused, never written through.
+ */
+export function writePrivateFileAtomically(file: string, content: string): void {
+  makePrivateDir(dirname(file));
+  const temporary = join(dirname(file), `.${basename(file)}.tmp-${process.pid}`);
+  try {
+    fs.writeFileSync(temporary, content, { mode: PRIVATE_FILE_MODE, flag: "wx" });
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    try {
+      fs.unlinkSync(temporary);
+    } catch {
+      // Never created, or already renamed.
+    }
+    throw error;
   }
 }
