@@ -57,7 +57,7 @@ export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeCho
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");
       const volumeRoot = join(root, "volumes");
-      makePrivateDir(volumeRoot);
+      // The runtime makes it 0700 with the first emptyDir; an older agent's is narrowed here.
       tightenMode(volumeRoot);
       const runtime = new DockerRuntime({ pauseImage: agent.pauseImage, volumeRoot, owner, logPolicy, nodeResources: { podMaxPids: agent.podMaxPids } });
       // The node's label namespace on the engine is the agent's too: one agent per node, whatever its database.
