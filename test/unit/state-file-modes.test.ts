@@ -1,12 +1,13 @@
 /**
  * The agent's state is its owner's alone (issue 26): the database, its -wal and -shm are 0600 and a
  * database directory the agent creates is 0700, whatever the umask; an older agent's 0644 files are
- * narrowed at start.
+ * narrowed at start. The --status-file (each pod's spec, env included) is 0600 too.
  */
 import { expect, test } from "bun:test";
 import { chmodSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openAgentDatabase } from "../../src/store/open.ts";
+import { writeStatusFile } from "../../src/status/status-file.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 function modeOf(path: string): string {
@@ -56,4 +57,13 @@ test("an older agent's 0644 database, -wal and -shm are narrowed to 0600 at star
   } finally {
     agent.close();
   }
+});
+
+test("the --status-file is 0600 under umask 022, the first write and every later one", () => {
+  using dir = tempDir();
+  const file = join(dir.path, "status.json");
+  withUmask(0o022, () => writeStatusFile(file, []));
+  expect(modeOf(file)).toBe("600");
+  withUmask(0o022, () => writeStatusFile(file, []));
+  expect(modeOf(file)).toBe("600");
 });
