@@ -5,10 +5,11 @@
  * tree narrowed when a runtime starts on it. The container itself keeps the agent's umask.
  */
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { createRuntime } from "../../src/agent/runtime-choice.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { logFiles } from "../log-files.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
@@ -80,4 +81,15 @@ test("a runtime starting on an older agent's 0755/0644 tree narrows its director
   await next.close();
   expect(wide.map(modeOf)).toEqual(wide.map(() => "700"));
   expect(files.map((file) => `${file} ${modeOf(file)}`)).toEqual(files.map((file) => `${file} 600`));
+});
+
+test("the agent's runtime root (state.db.runtime) an older agent left 0755 is 0700 once a runtime is chosen on it", async () => {
+  const parent = mkdtempSync(join(tmpdir(), "minikubelet-modes-"));
+  roots.push(parent);
+  const root = join(parent, "state.db.runtime");
+  mkdirSync(root);
+  chmodSync(root, 0o755);
+  const choice = await createRuntime({ kind: "process", root, owner: cgroups.ownerFor(join(root, "process")), node: "", dbPath: join(parent, "state.db"), logPolicy: { maxBytes: 1024, maxFiles: 2 }, podMaxPids: undefined, log: () => {} });
+  await choice.runtime.close();
+  expect({ root: modeOf(root), process: modeOf(join(root, "process")) }).toEqual({ root: "700", process: "700" });
 });
