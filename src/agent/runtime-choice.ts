@@ -3,7 +3,7 @@
  * from the database, never shared), the database's identity on everything it creates, and, for
  * docker, the node's lock on the engine. Each runtime is loaded only when chosen.
  */
-import { mkdirSync } from "node:fs";
+import { makePrivateDir, tightenMode } from "../private-files.ts";
 import { join } from "node:path";
 import type { ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -41,12 +41,15 @@ export interface RuntimeOwnership {
 
 export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeChoice> {
   const { root, owner, logPolicy } = agent;
+  // The root holds every container's env, logs and volumes: 0700, an older agent's 0755 narrowed.
+  makePrivateDir(root);
+  tightenMode(root);
   switch (agent.kind) {
     case "process": {
       const { ProcessRuntime } = await import("../runtime/process.ts");
       const { ProcessLayout } = await import("../runtime/process-files.ts");
       const rootDir = join(root, "process");
-      mkdirSync(rootDir, { recursive: true });
+      makePrivateDir(rootDir);
       const layout = new ProcessLayout(rootDir);
       const runtime = new ProcessRuntime({ rootDir, owner, logPolicy, podPidsLimit: agent.podMaxPids, log: agent.log });
       return { runtime, root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log"), limitsProblem: runtime.cgroupProblem };
@@ -54,6 +57,8 @@ export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeCho
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");
       const volumeRoot = join(root, "volumes");
+      // The runtime makes it 0700 with the first emptyDir; an older agent's is narrowed here.
+      tightenMode(volumeRoot);
       const runtime = new DockerRuntime({ pauseImage: agent.pauseImage, volumeRoot, owner, logPolicy, nodeResources: { podMaxPids: agent.podMaxPids } });
       // The node's label namespace on the engine is the agent's too: one agent per node, whatever its database.
       const lock = await runtime.lockNode(agent.node, agent.dbPath).catch(async (error) => {

@@ -7,11 +7,12 @@
  * `minikubelet kubeconfig`.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import forge from "node-forge";
+import { makePrivateDir } from "../private-files.ts";
 
 export interface ApiCredentials {
   dir: string;
@@ -64,7 +65,8 @@ export function readServerAddress(dbPath: string): string | undefined {
 }
 
 function createAll(dir: string, host: string): void {
-  mkdirSync(dirname(dir), { recursive: true });
+  makePrivateDir(dirname(dir));
+  // mkdtemp makes the directory 0700, so the keys and token are never reachable through it.
   const staging = mkdtempSync(`${dir}.new-`);
   try {
     const ca = issueCa();

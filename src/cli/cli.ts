@@ -53,6 +53,7 @@ export function createCLI(): CAC {
   cli
     .command("kubeconfig", "print a kubeconfig for kubectl to reach the agent's API (run or serve)")
     .option(...dbOption)
+    .option("--output <file>", "write it to FILE (0600, atomically; its directory made 0700 if missing) instead of stdout")
     .action(async (options) => (await import("./kubeconfig.ts")).kubeconfigCommand(options));
 
   cli

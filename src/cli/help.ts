@@ -20,7 +20,7 @@ const EXAMPLES: Record<string, string[]> = {
   logs: ["logs crash-lab --previous", "logs web-lab -c write-index", "logs web-lab -f --tail 20"],
   sql: ['sql "SELECT name, phase FROM pods"', "sql --schema"],
   timeline: ["timeline crash-lab", "timeline web-lab -c web --width 120", "timeline crash-lab -o crash-lab.svg"],
-  kubeconfig: ["kubeconfig --db /var/lib/minikubelet/state.db"],
+  kubeconfig: ["kubeconfig --output ~/.kube/minikubelet", "kubeconfig --db /var/lib/minikubelet/state.db"],
   serve: ["serve --db /var/lib/minikubelet/state.db --api-listen 127.0.0.1:6444"],
   "install-unit": ["install-unit --dry-run", "install-unit --manifests /srv/pods --bin /opt/minikubelet/minikubelet"],
 };

@@ -7,6 +7,7 @@
  * engine that does not answer is EngineUnreachableError, which counts no attempt.
  */
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { makePrivateDir } from "../private-files.ts";
 import { dirname } from "node:path";
 import type Dockerode from "dockerode";
 import { containerCreateOptions, resolveMounts, type ResolvedMount } from "./docker-container-config.ts";
@@ -39,7 +40,7 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
   let options: Dockerode.ContainerCreateOptions;
   try {
     const mounts = resolveMounts(config.pod, config.container, engine.volumeRoot);
-    prepareMounts(mounts);
+    prepareMounts(mounts, engine.volumeRoot);
     options = containerCreateOptions(config, mounts, engine.owner, engine.logPolicy, engine.nodeResources);
   } catch (error) {
     throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });
@@ -77,10 +78,15 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
   return container.id;
 }
 
-/** Creates emptyDir directories (world-writable, so a non-root container can write) and *OrCreate paths. */
-function prepareMounts(mounts: ResolvedMount[]): void {
+/**
+ * Creates emptyDir directories (world-writable, so a non-root container can write) and *OrCreate
+ * paths. The volume root above the emptyDirs is 0700: the engine mounts as root, and no other user
+ * of the host reaches what the pods keep there.
+ */
+function prepareMounts(mounts: ResolvedMount[], volumeRoot: string): void {
   for (const mount of mounts) {
     if (mount.create === "directory" && !existsSync(mount.source)) {
+      if (mount.source.startsWith(`${volumeRoot}/`)) makePrivateDir(volumeRoot);
       mkdirSync(mount.source, { recursive: true });
       chmodSync(mount.source, 0o777); // mkdir's mode is cut by the umask
     } else if (mount.create === "file" && !existsSync(mount.source)) {

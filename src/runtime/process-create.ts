@@ -11,6 +11,7 @@ import type { Clock } from "../clock.ts";
 import { containerStartProblem } from "../manifest/runtime-rules.ts";
 import { limitsFromResources, type CgroupLimits } from "./cgroups.ts";
 import { containerLabels } from "./labels.ts";
+import { PRIVATE_FILE_MODE } from "../private-files.ts";
 import { ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
 import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./process-spec.ts";
 import { ContainerStartError, type ContainerConfig } from "./runtime.ts";
@@ -76,6 +77,6 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   };
   writeJson(join(dir, "config.json"), record);
   writeJson(join(dir, "labels.json"), containerLabels(config, input.owner));
-  writeFileSync(join(dir, "log"), "", { flag: "a" });
+  writeFileSync(join(dir, "log"), "", { flag: "a", mode: PRIVATE_FILE_MODE });
   return { id, dir, record, limits };
 }

@@ -18,9 +18,12 @@
  * `-` for a time is the mtime of `pid` (start) or `.ended` (finish): the kernel's clock when the
  * monitor wrote them, so the monitor runs no `date` (a process, milliseconds of a restart). Each
  * file is new and written by one short write, so a reader sees all of it or too little to parse.
+ * Every directory is 0700 and every file the agent or the log writer makes 0600 (config.json holds
+ * the env, `log` the output): see private-files.ts.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PRIVATE_FILE_MODE, makePrivateDir, tightenMode } from "../private-files.ts";
 
 /** What the agent records at create time: enough to exec in the container after a restart. */
 export interface ContainerRecord {
@@ -100,6 +103,22 @@ export class ProcessLayout {
     return found;
   }
 
+  /**
+   * Narrows what an older agent left 0755/0644: the root, its directories and each container's
+   * files. Volumes' contents are the containers' own and keep their modes (their 0700 parents
+   * already close them). Once per start: it reads every container directory.
+   */
+  tighten(): void {
+    for (const path of [this.rootDir, this.podsDir, this.eventsDir, this.monitorScript]) tightenMode(path);
+    for (const podUid of this.scanPods()) {
+      for (const path of [this.podDir(podUid), this.containersDir(podUid), join(this.podDir(podUid), "volumes"), join(this.podDir(podUid), "sandbox.json")]) tightenMode(path);
+    }
+    for (const { dir } of this.scanContainers()) {
+      tightenMode(dir);
+      for (const name of listDir(dir)) tightenMode(join(dir, name));
+    }
+  }
+
   /** Every pod directory under the root, by pod uid; each should hold a sandbox.json. */
   scanPods(): string[] {
     return listDir(this.podsDir);
@@ -117,7 +136,7 @@ function listDir(dir: string): string[] {
 /** Writes `content` to `file` through a temp file and a rename, so readers never see half of it. */
 export function writeAtomic(file: string, content: string): void {
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, content);
+  writeFileSync(tmp, content, { mode: PRIVATE_FILE_MODE });
   renameSync(tmp, file);
 }
 
@@ -176,8 +195,9 @@ export function isSandboxRecord(value: unknown): value is SandboxRecord {
   return typeof record.id === "string" && typeof record.podUid === "string" && isLabelMap(record.labels);
 }
 
+/** `mkdir -p`, each directory it creates 0700. */
 export function ensureDir(dir: string): void {
-  mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
 }
 
 /** The file's text, or undefined when it cannot be read. */

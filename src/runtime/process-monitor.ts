@@ -90,6 +90,8 @@ __mk_rotate() {
   : >"$__mk_dir/.log.new" && "$__mk_mv" -f "$__mk_dir/.log.new" "$__mk_log"
 }
 __mk_logwriter() {
+  # The writer's own files (rotations, .log.new) are 0600 like log; the container keeps its umask.
+  umask 077
   __mk_max=$1 __mk_files=$2 __mk_stdbuf=$3 __mk_head=$4 __mk_wc=$5 __mk_ln=$6 __mk_rm=$7 __mk_gzip=$8
   __mk_log=$__mk_dir/log
   while "$__mk_stdbuf" -o0 "$__mk_head" -c "$__mk_max" >>"$__mk_log"; do

@@ -114,6 +114,7 @@ export class ProcessRuntime implements Runtime {
     this.logPolicy = options.logPolicy ?? DEFAULT_LOG_POLICY;
     ensureDir(this.layout.podsDir);
     ensureDir(this.layout.eventsDir);
+    this.layout.tighten();
     installMonitorScript(this.layout);
     this.tools = { ...resolveMonitorTools(), ...options.monitorTools };
     this.cgroups = options.cgroups ?? hostCgroups(this.owner);

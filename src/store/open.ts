@@ -4,9 +4,10 @@
  * see the last commit while the agent writes).
  */
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync } from "./sync-fs.ts";
+import { existsSync } from "./sync-fs.ts";
 import { dirname } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
+import { createPrivateFile, makePrivateDir, tightenMode } from "../private-files.ts";
 import { acquireAgentLock, type AgentLock } from "./agent-lock.ts";
 import { DatabaseLockedError, DatabaseMissingError, SchemaError, StoreError } from "./errors.ts";
 import { MIGRATIONS, migrationHash, type Migration } from "./migrations.ts";
@@ -32,13 +33,16 @@ export interface AgentDatabase {
 /**
  * Opens (creating it if needed) the database for the one agent: takes the agent lock, sets WAL
  * with synchronous=NORMAL (bun:sqlite would keep FULL: an fsync per commit), a busy timeout and
- * foreign keys, then applies pending migrations.
+ * foreign keys, then applies pending migrations. The file is 0600 before SQLite first opens it, and
+ * SQLite gives its -wal and -shm the database's mode; an older agent's wider files are narrowed.
  */
 export function openAgentDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): AgentDatabase {
-  mkdirSync(dirname(path), { recursive: true });
+  makePrivateDir(dirname(path));
   const lock = acquireAgentLock(path);
   let db: Database | undefined;
   try {
+    createPrivateFile(path);
+    for (const file of databaseFiles(path)) tightenMode(file);
     db = new Database(path, { create: true, readwrite: true, strict: true });
     db.run(`PRAGMA busy_timeout = ${AGENT_BUSY_TIMEOUT_MS}`);
     db.run("PRAGMA journal_mode = WAL");
@@ -63,6 +67,11 @@ export function openAgentDatabase(path: string, migrations: readonly Migration[]
       lock.release();
     },
   };
+}
+
+/** The database and the files SQLite keeps beside it. */
+function databaseFiles(path: string): string[] {
+  return [path, `${path}-wal`, `${path}-shm`];
 }
 
 /**

@@ -1,6 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
 import { bbContainer, DockerTestEnv, describeDocker, docker, testPod, waitExit } from "./helpers.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 describeDocker("DockerRuntime pods (real dockerd)", () => {
   let env: DockerTestEnv;
@@ -165,6 +168,25 @@ describeDocker("DockerRuntime pods (real dockerd)", () => {
     await env.runtime.removePodSandbox(sandbox.id);
     expect(await Bun.file(`${env.volumeRoot}/${pod.uid}/shared/note`).exists()).toBe(false);
     expect((await env.runtime.listContainers()).some((c) => c.labels[LABEL.podUid] === pod.uid)).toBe(false);
+  });
+
+  test("the volume root the runtime creates is 0700 while the emptyDir in it stays 0777 (issue 26)", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "minikubelet-docker-modes-"));
+    const volumeRoot = join(parent, "state.db.runtime", "volumes");
+    env = new DockerTestEnv({ volumeRoot });
+    const previous = process.umask(0o022);
+    try {
+      const writer = bbContainer("writer", "echo kept > /shared/note", { volumeMounts: [{ name: "shared", mountPath: "/shared", readOnly: false }] });
+      const pod = testPod("volume-modes", [writer], { volumes: [{ name: "shared", type: "emptyDir" }] });
+      const sandbox = await env.sandbox(pod);
+      expect(await waitExit(await env.start(pod, sandbox, writer))).toBe(0);
+      const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
+      expect({ root: modeOf(volumeRoot), emptyDir: modeOf(join(volumeRoot, pod.uid, "shared")) }).toEqual({ root: "700", emptyDir: "777" });
+      expect(readFileSync(join(volumeRoot, pod.uid, "shared", "note"), "utf8")).toBe("kept\n");
+    } finally {
+      process.umask(previous);
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 
   test("a readOnly hostPath mount refuses a write", async () => {

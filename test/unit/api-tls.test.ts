@@ -23,6 +23,7 @@ test("first use creates the CA, a serving certificate for loopback and a token i
   expect(credentials.dir).toBe(`${db}.api`);
   expect(readdirSync(apiDirOf(db)).sort()).toEqual(["ca.crt", "ca.key", "server.crt", "server.key", "token"]);
   for (const secret of ["ca.key", "server.key", "token"]) expect(statSync(join(apiDirOf(db), secret)).mode & 0o777).toBe(0o600);
+  expect(statSync(apiDirOf(db)).mode & 0o777).toBe(0o700);
   expect(sanOf(credentials.certPem)).toEqual(expect.arrayContaining(["127.0.0.1", "localhost"]));
   expect(verifies(credentials.caPem, credentials.certPem)).toBe(true);
   expect(credentials.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
