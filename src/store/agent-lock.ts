@@ -6,8 +6,7 @@
  * judge and take over, which is where two agents that both found the same stale lock both won.
  */
 import { dlopen } from "bun:ffi";
-import { closeSync, fstatSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
-import { readFileSync, unlinkSync } from "./sync-fs.ts";
+import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "./sync-fs.ts";
 import { AgentLockError, StoreError } from "./errors.ts";
 
 export interface AgentLock {
