@@ -8,6 +8,7 @@
 import { dlopen } from "bun:ffi";
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "./sync-fs.ts";
 import { AgentLockError, StoreError } from "./errors.ts";
+import { isLiveProcess, processStartTicks } from "../process-liveness.ts";
 
 export interface AgentLock {
   readonly lockFile: string;
@@ -85,7 +86,7 @@ function sameFile(fd: number, path: string): boolean {
 /** The pid holding the lock of `dbPath` if that process is alive, else undefined. */
 export function agentLockHolder(dbPath: string): number | undefined {
   const holder = readHolder(`${dbPath}.lock`);
-  return holder && isAlive(holder.pid, holder.startTicks) ? holder.pid : undefined;
+  return holder && isLiveProcess(holder.pid, holder.startTicks) ? holder.pid : undefined;
 }
 
 function readHolder(lockFile: string): { pid: number; startTicks?: string } | undefined {
@@ -99,43 +100,6 @@ function readHolder(lockFile: string): { pid: number; startTicks?: string } | un
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   return { pid, startTicks: ticks && ticks !== "-" ? ticks : undefined };
-}
-
-function isAlive(pid: number, startTicks: string | undefined): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  // A kill -9'd agent stays a zombie until its parent reaps it: it holds nothing any more.
-  const state = processState(pid);
-  if (state === "Z" || state === "X") return false;
-  if (startTicks === undefined) return true;
-  const now = processStartTicks(pid);
-  return now === undefined || now === startTicks;
-}
-
-/** /proc/<pid>/stat field 3 (R, S, D, Z ...), or undefined off Linux or when there is no such process. */
-function processState(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-  } catch {
-    return undefined;
-  }
-}
-
-/** /proc/<pid>/stat field 22: tells a reused pid from the one that wrote the lock (Linux only). */
-function processStartTicks(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may contain spaces and parentheses: count from the last ")".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields[19];
-  } catch {
-    return undefined;
-  }
 }
 
 function unlinkQuietly(file: string): void {
