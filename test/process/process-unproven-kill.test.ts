@@ -11,7 +11,8 @@ import { spawn } from "node:child_process";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { procStartTicks } from "../../src/runtime/process-files.ts";
 import { ContainerNotFoundError } from "../../src/runtime/runtime.ts";
-import { container, pod } from "../pod-builder.ts";
+import { container, desired, pod } from "../pod-builder.ts";
+import { realHarness } from "../real-harness.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
 
 const cgroups = testCgroupIdentities();
@@ -85,6 +86,36 @@ test("a garbage pid file: the stop is refused as not found, the process lives on
   await expect(runtime.killContainer(id, "SIGKILL")).rejects.toThrow(`container ${id}: ${join(dir, "pid")} does not name the container's process`);
   await expect(runtime.killContainer(id, "SIGTERM")).rejects.toBeInstanceOf(ContainerNotFoundError);
   await expect(runtime.removeContainer(id)).rejects.toThrow("not removed");
+  expect(alive(pid)).toBe(true);
+  expect(existsSync(dir)).toBe(true);
+});
+
+test("through the loop: a garbage pid file ends the pod's stop (ContainerStatusUnknown, one Warning) and leaves its process running", async () => {
+  const root = mkdtempSync(join(tmpdir(), "mk-unproven-loop-"));
+  const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root) });
+  const h = realHarness(runtime);
+  const web = pod({ name: "web", grace: 0, containers: [container("web", { command: ["sleep", "30"] })] });
+  let dir = "";
+  let pidText = "";
+  cleanups.push(async () => {
+    if (pidText && existsSync(dir)) writeFileSync(join(dir, "pid"), pidText);
+    for (const sandbox of await runtime.listPodSandboxes()) await runtime.removePodSandbox(sandbox.id);
+    await h.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  await h.kubelet.sync(desired(web));
+  await h.event((e) => e.reason === "Started");
+  const id = (await runtime.listContainers())[0]!.id;
+  const pid = (await runtime.containerStatus(id)).pid as number;
+  dir = join(root, "pods", web.uid, "containers", id);
+  pidText = readFileSync(join(dir, "pid"), "utf8");
+  writeFileSync(join(dir, "pid"), "garbage\n");
+
+  await h.kubelet.sync(desired());
+  await h.event((e) => e.reason === "PodRemoved", 10_000, "PodRemoved");
+  const exits = h.events.filter((e) => e.reason === "Exited");
+  expect(exits.map((e) => [e.type, e.message])).toEqual([["Warning", expect.stringContaining("exited with code 137 (ContainerStatusUnknown): container")]]);
+  expect(exits[0]!.message).toContain(join(dir, "pid"));
   expect(alive(pid)).toBe(true);
   expect(existsSync(dir)).toBe(true);
 });
