@@ -7,14 +7,14 @@
  * (front-door.ts), which hands it every connection but kubectl's SPDY upgrades, served here too.
  */
 import { timingSafeEqual } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import type { Server, ServerWebSocket } from "bun";
 import type { Clock } from "../clock.ts";
 import type { ApiContext } from "./context.ts";
 import { openFrontDoor } from "./front-door.ts";
+import { makeSocketDir } from "./socket-dir.ts";
 import type { ApiRequest, ApiSocket, Route, WebSocketSession } from "./http.ts";
 import { queryFlag } from "./query-flags.ts";
 import { acceptSpdy } from "./spdy.ts";
@@ -97,7 +97,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
   }
 
   // 0700: only this user reaches the plain-HTTP side (the token is still checked there).
-  const socketDir = mkdtempSync(join(tmpdir(), "minikubelet-api-"));
+  const socketDir = makeSocketDir(context.dbPath);
   const socketPath = join(socketDir, "api.sock");
   const server: Server<SocketData> = Bun.serve<SocketData>({
     unix: socketPath,

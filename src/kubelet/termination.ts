@@ -10,6 +10,8 @@ import { abandonPostStart } from "./post-start.ts";
 import { goDuration } from "../status/go-duration.ts";
 import { restartsAfterProbeKill } from "./restart-policy.ts";
 import { stopSignalOf } from "./stop-signal.ts";
+import { applyTermination, exitEvent, terminationOf } from "./container-lifecycle.ts";
+import { ContainerNotFoundError } from "../runtime/runtime.ts";
 
 /** How soon a SIGKILL is sent again while its container still runs. */
 const SIGKILL_RETRY_MS = 2000;
@@ -112,7 +114,19 @@ export async function advanceStop(ctx: SyncContext, pod: PodRecord, container: C
   // engine restarting; the pass fails and reports it) or one from before an agent restart must not
   // leave it running for good. The wake-up is armed first, so a pass comes even if no event does.
   ctx.wakeAt(pod, now + SIGKILL_RETRY_MS);
-  await ctx.runtime.killContainer(container.containerId, "SIGKILL");
+  const id = container.containerId;
+  try {
+    await ctx.runtime.killContainer(id, "SIGKILL");
+  } catch (error) {
+    if (!(error instanceof ContainerNotFoundError)) throw error;
+    // The kubelet takes a container its runtime cannot find for gone (ContainerStatusUnknown):
+    // signalling one the runtime refuses to touch would keep the pod terminating forever.
+    const termination = terminationOf({ id, state: "unknown" }, container.startedAt, now);
+    // Not killed by us, so no kill cause.
+    container.stopping = undefined;
+    applyTermination(container, termination);
+    ctx.event(pod, "Warning", "Exited", container, `${exitEvent(container.name, termination).message}: ${error.message}`);
+  }
 }
 
 /**

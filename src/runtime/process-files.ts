@@ -223,16 +223,30 @@ export function parseMonitorTime(text: string | undefined, file: string): number
 }
 
 export function readPid(dir: string): PidRecord | undefined {
+  const file = readPidFile(dir);
+  return file.state === "read" ? file.value : undefined;
+}
+
+/**
+ * The `pid` file as a decision to signal sees it: `none` while there is none yet or it is still
+ * empty (a reader can land between the monitor's open and its one short write, never inside the
+ * write), `unusable` when what it holds does not name two processes: then nothing recorded proves
+ * which process is the container's.
+ */
+export function readPidFile(dir: string): { state: "read"; value: PidRecord } | { state: "none" } | { state: "unusable"; problem: string } {
   const file = join(dir, "pid");
-  const fields = readText(file)?.trim().split(/\s+/);
-  if (!fields || fields.length < 5) return undefined;
+  const text = readText(file);
+  if (text === undefined || text === "") return { state: "none" };
+  const fields = text.trim().split(/\s+/);
   const [pid, startTicks, started, monitorPid, monitorStartTicks] = fields as [string, string, string, string, string];
+  const numbers = [pid, startTicks, monitorPid, monitorStartTicks];
+  const named = fields.length === 5 && numbers.every((field) => /^\d+$/.test(field)) && Number(pid) > 0 && Number(monitorPid) > 0;
+  if (!named) {
+    return { state: "unusable", problem: `${file} does not name the container's process (${JSON.stringify(text.slice(0, 60))})` };
+  }
   return {
-    pid: Number(pid),
-    startTicks,
-    startedAt: Math.round(parseMonitorTime(started, file)),
-    monitorPid: Number(monitorPid),
-    monitorStartTicks,
+    state: "read",
+    value: { pid: Number(pid), startTicks, startedAt: Math.round(parseMonitorTime(started, file)), monitorPid: Number(monitorPid), monitorStartTicks },
   };
 }
 

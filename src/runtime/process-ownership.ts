@@ -49,18 +49,9 @@ export class ProcessOwnership {
 
   /** For a removal: false when the directory is gone (nothing to remove); throws unless `what` is provably ours. */
   removable<T>(what: string, ownership: Ownership<T>): boolean {
-    switch (ownership.verdict) {
-      case "ours":
-        return true;
-      case "gone":
-        return false;
-      case "theirs":
-        throw new Error(`${what} was not created by this agent's database: not removed`);
-      case "unproven":
-        throw new Error(`${what} cannot be proven created by this agent's database (${ownership.problem}): not removed`);
-      default:
-        return assertNever(ownership);
-    }
+    const why = refusal(what, ownership);
+    if (why !== undefined) throw new Error(`${why}: not removed`);
+    return ownership.verdict === "ours";
   }
 
   private judge<T>(dir: string, file: RecordFile<T>, labelsOf: (record: T) => Record<string, string>): Ownership<T> {
@@ -68,6 +59,21 @@ export class ProcessOwnership {
     this.reported.delete(dir);
     if (file.state === "gone") return { verdict: "gone" };
     return isOwnedBy(labelsOf(file.value), { database: this.options.owner }) ? { verdict: "ours", record: file.value } : { verdict: "theirs" };
+  }
+}
+
+/** Why `what` may not be acted on (signalled, removed), or undefined when it is ours or gone. */
+export function refusal<T>(what: string, ownership: Ownership<T>): string | undefined {
+  switch (ownership.verdict) {
+    case "ours":
+    case "gone":
+      return undefined;
+    case "theirs":
+      return `${what} was not created by this agent's database`;
+    case "unproven":
+      return `${what} cannot be proven created by this agent's database (${ownership.problem})`;
+    default:
+      return assertNever(ownership);
   }
 }
 

@@ -8,20 +8,23 @@ import { existsSync, rmSync } from "node:fs";
 import type { Cgroups } from "./cgroups.ts";
 import type { ContainerEvents } from "./process-events.ts";
 import { killGroup } from "./process-exec.ts";
-import { isSameProcessAlive, readExit, readPid, type ProcessLayout } from "./process-files.ts";
+import { isSameProcessAlive, readExit, readPid, readPidFile, type ProcessLayout } from "./process-files.ts";
 import { monitorsOf } from "./process-monitor.ts";
-import type { RuntimeContainerState } from "./runtime.ts";
+import { ContainerNotFoundError, type RuntimeContainerState } from "./runtime.ts";
 import { signalNumber, type SignalName } from "../manifest/signals.ts";
 
 /**
  * Signals the container's process (its group once it has one); one that exited is left alone. By
- * number, since the real-time stop signals (SIGRTMIN+n) have no name the host's kill knows.
+ * number, since the real-time stop signals (SIGRTMIN+n) have no name the host's kill knows. A `pid`
+ * file that names no process proves nothing: ContainerNotFoundError, nothing signalled.
  */
-export function signalContainer(dir: string, name: SignalName): void {
+export function signalContainer(id: string, dir: string, name: SignalName): void {
   const signal = signalNumber(name);
   if (signal === undefined) throw new Error(`unknown signal ${JSON.stringify(name)}`);
   if (readExit(dir)) return;
-  const pid = readPid(dir);
+  const file = readPidFile(dir);
+  if (file.state === "unusable") throw new ContainerNotFoundError(`container ${id}: ${file.problem}: its process cannot be proven, so nothing was signalled`);
+  const pid = file.state === "read" ? file.value : undefined;
   // The recorded start time guards against signalling a stranger that inherited the pid. Until
   // the process has run setsid it has no group of its own: then it is signalled alone.
   if (pid && isSameProcessAlive(pid.pid, pid.startTicks) && !killGroup(pid.pid, signal)) killQuietly(pid.pid, signal);
@@ -41,9 +44,12 @@ export interface RemovalInput {
 export async function removeContainerFiles(input: RemovalInput): Promise<void> {
   const { id, dir, layout, events } = input;
   // A monitor that has not recorded its pid yet may still start the process: it goes first.
+  // What may still run there cannot be told from a stranger: it is left, and its directory with it.
+  const file = readPidFile(dir);
+  if (file.state === "unusable" && !readExit(dir)) throw new Error(`container ${id}: ${file.problem}: its process cannot be proven, so it is left running: not removed`);
   if (input.state() === "created") await killMonitors(id, dir, events);
   const pid = readPid(dir);
-  if (input.state() === "running") signalContainer(dir, "SIGKILL");
+  if (input.state() === "running") signalContainer(id, dir, "SIGKILL");
   // Let the monitor finish its last writes (exit file, then marker) so nothing is left behind.
   if (pid && !readExit(dir)?.lost) {
     const marker = layout.marker(id, "exited");

@@ -37,13 +37,14 @@ import type {
   Sandbox,
   SandboxInfo,
 } from "./runtime.ts";
+import { ContainerNotFoundError } from "./runtime.ts";
 import { ContainerEvents } from "./process-events.ts";
 import { execInContainer } from "./process-exec.ts";
 import { NO_ATTACH_STREAMS, processAttachSupport } from "./process-attach.ts";
 import { startExecBeside } from "./process-exec-stream.ts";
 import { ProcessLayout, SAFE_NAME, ensureDir, readExit, readJson, readPid, readText, type ContainerRecord } from "./process-files.ts";
 import { createContainerDir } from "./process-create.ts";
-import { ProcessOwnership } from "./process-ownership.ts";
+import { ProcessOwnership, refusal } from "./process-ownership.ts";
 import { ProcessSandboxes } from "./process-sandboxes.ts";
 import { readContainerStatus } from "./process-status.ts";
 import { launchContainer } from "./process-launch.ts";
@@ -195,9 +196,13 @@ export class ProcessRuntime implements Runtime {
     return this.readStatus(id);
   }
 
+  /** Signals only a container provably ours; any other is one this runtime may not act on (ContainerNotFoundError). */
   async killContainer(id: string, signal: SignalName): Promise<void> {
     const dir = this.findDir(id);
-    if (dir) signalContainer(dir, signal);
+    if (!dir) return;
+    const why = refusal(`container ${id}`, this.ownership.container(dir));
+    if (why !== undefined) throw new ContainerNotFoundError(`${why}: not signalled, its processes left running`);
+    signalContainer(id, dir, signal);
   }
 
   /** An exec here is no child of the container: one given up (`signal`) is killed, or it would outlive the container's stop. */

@@ -6,4 +6,4 @@
  */
 import fs = require("node:fs");
 
-export const { existsSync, linkSync, mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } = fs;
+export const { closeSync, existsSync, fstatSync, ftruncateSync, linkSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, writeFileSync, writeSync } = fs;

@@ -179,7 +179,9 @@ describe("one agent per database", () => {
     try {
       const held = acquireAgentLock(path, child.pid!);
       expect(() => openAgentDatabase(path)).toThrow(`in use by another minikubelet agent (pid ${child.pid}`);
-      void held;
+      // What a kill -9'd holder leaves: the kernel drops its flock, its file stays behind.
+      held.release();
+      writeFileSync(`${path}.lock`, `${child.pid} 1\n`);
     } finally {
       child.kill("SIGKILL");
       await new Promise((resolve) => child.once("exit", resolve));
