@@ -21,13 +21,25 @@ const LOCK_NB = 4;
 const F_SETFD = 2;
 const FD_CLOEXEC = 1;
 
+/** glibc's name, then musl's (the -musl release targets), whose libc is also its dynamic loader. */
+const LIBC_NAMES = ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`, "libc.so"];
+
 let libc: { flock(fd: number, operation: number): number; fcntl(fd: number, command: number, arg: number): number } | undefined;
-function kernel(): NonNullable<typeof libc> {
-  libc ??= dlopen("libc.so.6", {
-    flock: { args: ["i32", "i32"], returns: "i32" },
-    fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
-  }).symbols as unknown as NonNullable<typeof libc>;
-  return libc;
+function kernel(lockFile: string): NonNullable<typeof libc> {
+  if (libc) return libc;
+  const failures: string[] = [];
+  for (const name of LIBC_NAMES) {
+    try {
+      libc = dlopen(name, {
+        flock: { args: ["i32", "i32"], returns: "i32" },
+        fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
+      }).symbols as unknown as NonNullable<typeof libc>;
+      return libc;
+    } catch (error) {
+      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  throw new StoreError(lockFile, `the agent lock needs flock(2) from the C library, which could not be loaded (${failures.join("; ")})`);
 }
 
 /** Takes the agent lock for `dbPath`, or throws AgentLockError naming the live holder's pid. */
@@ -36,8 +48,8 @@ export function acquireAgentLock(dbPath: string, pid = process.pid): AgentLock {
   for (;;) {
     const fd = openLockFile(dbPath, lockFile);
     // Not inherited: a container monitor the agent starts outlives it and would hold the lock on.
-    kernel().fcntl(fd, F_SETFD, FD_CLOEXEC);
-    if (kernel().flock(fd, LOCK_EX | LOCK_NB) !== 0) {
+    kernel(lockFile).fcntl(fd, F_SETFD, FD_CLOEXEC);
+    if (kernel(lockFile).flock(fd, LOCK_EX | LOCK_NB) !== 0) {
       closeSync(fd);
       throw new AgentLockError(dbPath, readHolder(lockFile)?.pid ?? 0, lockFile);
     }
