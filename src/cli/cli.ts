@@ -145,6 +145,7 @@ export function createCLI(): CAC {
     .option(...dbOption)
     .option("-o, --output <format>", "json")
     .option("--schema", "print the tables' CREATE statements")
+    .option("--timeout <duration>", "stop a query still running after this long (default: 30s)")
     .action(async (query, options) => (await import("./sql.ts")).sqlCommand(query, options));
 
   cli

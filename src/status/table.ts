@@ -4,7 +4,8 @@
  */
 export function formatTable(headers: string[], rows: string[][]): string {
   const all = [headers, ...rows];
-  const widths = headers.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length)));
+  // A loop, not Math.max(...cells): a spread of a million rows overflows the stack.
+  const widths = headers.map((_, column) => all.reduce((width, row) => Math.max(width, (row[column] ?? "").length), 0));
   return all
     .map((row) =>
       row

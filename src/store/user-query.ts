@@ -13,7 +13,8 @@ export class UserQueryError extends Error {
 
 export interface QueryResult {
   columns: string[];
-  rows: Record<string, unknown>[];
+  /** The rows as SQLite steps to them, one at a time; the statement is finalized when they end or the loop stops. */
+  rows: Iterable<Record<string, unknown>>;
 }
 
 /** Pragmas whose argument names what to read (`PRAGMA table_info(pods)`), not a value to set. */
@@ -30,7 +31,7 @@ const READING_PRAGMAS = new Set([
   "table_xinfo",
 ]);
 
-/** Runs one reading statement; UserQueryError for what is refused, SQLite's error for the rest. */
+/** Prepares one reading statement; UserQueryError for what is refused, SQLite's error for the rest (also while stepping). */
 export function runUserQuery(db: Database, sql: string): QueryResult {
   const statements = splitStatements(sql);
   if (statements.length === 0) throw new UserQueryError("no statement to run");
@@ -39,12 +40,16 @@ export function runUserQuery(db: Database, sql: string): QueryResult {
   }
   refuseFileAccess(statements[0]!);
   const statement = db.prepare(sql);
-  try {
-    const rows = statement.all() as Record<string, unknown>[];
-    return { columns: statement.columnNames, rows };
-  } finally {
-    statement.finalize();
+  // Stepped row by row, not `all()`: a query may never end (a recursive CTE) or return millions of
+  // rows, and its reader decides when to stop (sql's --timeout) and prints as it goes.
+  function* rows(): Generator<Record<string, unknown>> {
+    try {
+      yield* statement.iterate() as IterableIterator<Record<string, unknown>>;
+    } finally {
+      statement.finalize();
+    }
   }
+  return { columns: statement.columnNames, rows: rows() };
 }
 
 /** The CREATE statement of every table, in creation order. */

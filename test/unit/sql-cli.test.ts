@@ -103,3 +103,53 @@ test("sql --schema prints every table's CREATE statement", async () => {
   expect(await runCLI(["sql", "--db", db])).toBe(2);
   expect(stderr).toBe('error: sql needs a query (sql "SELECT ...") or --schema\n');
 });
+
+describe("sql bounds a query's time and its output's memory", () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir()));
+  afterEach(() => dir[Symbol.dispose]());
+
+  test("a never-ending recursive query stops at --timeout with one line naming the limit", async () => {
+    const db = await database(dir.path);
+    const endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n";
+    let out = "";
+    const started = performance.now();
+    const run = sqlCommand(endless, { db, timeout: "300ms" }, { stdout: (text) => (out += text) });
+    await expect(run).rejects.toThrow("sql: the query ran past its time limit of 300ms (--timeout); narrow it (WHERE, LIMIT) or give it longer");
+    expect(performance.now() - started).toBeLessThan(5000);
+    // What it read before the limit was printed as it came: a table's head and rows, not nothing.
+    expect(out.split("\n")[0]).toBe("I");
+    expect(out.split("\n").length).toBeGreaterThan(1000);
+  });
+
+  test("--timeout takes a Go duration of at least 1ms; the default is 30s", async () => {
+    const db = await database(dir.path);
+    await expect(sqlCommand("SELECT 1 AS one", { db, timeout: "soon" })).rejects.toThrow('--timeout must be a duration such as 30s (got "soon")');
+    expect(await sql(db, "SELECT 1 AS one")).toBe("ONE\n1\n");
+  });
+
+  test("a table of a million rows is printed as the rows come (no spread of every width), aligned by the first thousand", async () => {
+    const db = await database(dir.path);
+    let lines = 0;
+    let first = "";
+    await sqlCommand("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 1000000) SELECT i, 'x' AS tag FROM n", { db }, {
+      stdout: (text) => {
+        if (!first) first = text.slice(0, text.indexOf("\n", text.indexOf("\n") + 1));
+        lines += text.split("\n").length - 1;
+      },
+    });
+    expect(lines).toBe(1_000_001);
+    expect(first).toBe("I      TAG\n1      x");
+  }, 60_000);
+
+  test("-o json streams the rows as JSON.stringify(rows, null, 2) would print them", async () => {
+    const db = await database(dir.path);
+    const query = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 3) SELECT i, 'a\"b' AS s FROM n";
+    let out = "";
+    await sqlCommand(query, { db, output: "json" }, { stdout: (text) => (out += text) });
+    expect(out).toBe(`${JSON.stringify([1, 2, 3].map((i) => ({ i, s: 'a"b' })), null, 2)}\n`);
+    let empty = "";
+    await sqlCommand("SELECT 1 AS i WHERE 0", { db, output: "json" }, { stdout: (text) => (empty += text) });
+    expect(empty).toBe("[]\n");
+  });
+});
