@@ -11,10 +11,14 @@ import type { KubeEvent } from "../kube-event.ts";
  * says so (stderr line, banner, event) once its banner is out.
  */
 export function startAgentApi(options: Omit<StartApiOptions, "listen"> & { listen: ListenAddress | undefined }): RunningApi | { failure: string } | undefined {
-  const { listen } = options;
+  return listenOrSayWhy(options.listen, (listen) => startApi({ ...options, listen }));
+}
+
+/** `start` on `listen` (nothing when there is none), or one line saying why it could not listen there. */
+export function listenOrSayWhy<T>(listen: ListenAddress | undefined, start: (listen: ListenAddress) => T): T | { failure: string } | undefined {
   if (!listen) return undefined;
   try {
-    return startApi({ ...options, listen });
+    return start(listen);
   } catch (error) {
     const code = (error as { code?: string })?.code;
     return { failure: code ? `cannot listen on ${formatListen(listen)}: ${listenFailure(code, error)}` : (error as Error)?.message ?? String(error) };

@@ -4,15 +4,8 @@
  */
 import type { ListenAddress } from "../api/server.ts";
 import { startKubeletServer, type RunningKubeletServer, type StartKubeletServerOptions } from "../server/start.ts";
-import { formatListen, listenFailure } from "./api.ts";
+import { listenOrSayWhy } from "./api.ts";
 
 export function startAgentKubeletServer(options: Omit<StartKubeletServerOptions, "listen"> & { listen: ListenAddress | undefined }): RunningKubeletServer | { failure: string } | undefined {
-  const { listen } = options;
-  if (!listen) return undefined;
-  try {
-    return startKubeletServer({ ...options, listen });
-  } catch (error) {
-    const code = (error as { code?: string })?.code;
-    return { failure: code ? `cannot listen on ${formatListen(listen)}: ${listenFailure(code, error)}` : (error as Error)?.message ?? String(error) };
-  }
+  return listenOrSayWhy(options.listen, (listen) => startKubeletServer({ ...options, listen }));
 }
