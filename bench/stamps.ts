@@ -110,11 +110,14 @@ export class BenchAgent {
   /** What the agent wrote to stderr (its log lines; MK_TRACE lines when profiling). */
   errors = "";
 
-  constructor(dir: BenchDir, extra: string[] = []) {
+  /** `wrap` runs the binary through a command that execs it (`prlimit --nofile=...`). */
+  constructor(dir: BenchDir, extra: string[] = [], wrap: string[] = []) {
     if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run ./scripts/build first`);
     // --stop-pods-on-exit: a bench leaves no container behind (by default pods outlive the agent).
-    const args = ["run", "--manifests", dir.manifests, "--db", join(dir.path, "state.db"), "--api-listen", "off", "--stop-pods-on-exit", ...extra];
-    this.child = spawn(BINARY, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    const api = extra.includes("--api-listen") ? [] : ["--api-listen", "off"];
+    const args = ["run", "--manifests", dir.manifests, "--db", join(dir.path, "state.db"), ...api, "--stop-pods-on-exit", ...extra];
+    const [command, ...prefix] = [...wrap, BINARY];
+    this.child = spawn(command!, [...prefix, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
     this.child.stdout!.on("data", (chunk) => (this.output += String(chunk)));
     this.child.stderr!.on("data", (chunk) => (this.errors += String(chunk)));
   }

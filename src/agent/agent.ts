@@ -37,6 +37,8 @@ import { KubeletMetrics } from "../server/metrics.ts";
 import { SYNC_LOOP_MIN_THRESHOLD_MS } from "../server/routes.ts";
 import { kubeletConfigz } from "../server/configz.ts";
 import { MAX_PODS } from "../eviction/node-allocatable.ts";
+import { DEFAULT_LIMITS, type ApiLimits } from "../api/context.ts";
+import { connectionsWithin, raiseOpenFilesLimit } from "../open-files.ts";
 import { apiFailedEvent, startAgentApi } from "./api.ts";
 import { startAgentKubeletServer } from "./kubelet-server.ts";
 import { startBanner } from "./banner.ts";
@@ -63,6 +65,8 @@ export interface AgentOptions {
   resyncMs?: number;
   /** Where the API listens; undefined serves none. */
   api: ListenAddress | undefined;
+  /** The API's bounds (`run`'s flags); default DEFAULT_LIMITS. Its connections are further bounded by the open-files limit. */
+  apiLimits?: ApiLimits;
   /** Where the kubelet's own endpoints listen (`--kubelet-listen`); undefined serves none. */
   kubeletListen?: ListenAddress | undefined;
   logPolicy: ContainerLogPolicy;
@@ -101,6 +105,8 @@ export interface RunningAgent {
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const { dbPath, node, clock, log, onEvent } = options;
   const dir = resolve(options.manifests);
+  // Before anything opens a descriptor: the limit the whole agent lives within.
+  const connections = connectionBudget(options.apiLimits ?? DEFAULT_LIMITS, log);
   // The locks first (the database's, which covers its runtime root, then docker's node): a second
   // agent on what this one owns must not touch the runtime at all.
   const database = openAgentDatabase(dbPath);
@@ -147,6 +153,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     runtime,
     clock,
     log,
+    maxConnections: connections.kubelet,
     metrics,
     stats,
     servedPods: () => loop.kubelet?.servedPods() ?? [],
@@ -163,7 +170,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     }),
   });
   const kubeletEndpoint = kubeletServer && "url" in kubeletServer ? kubeletServer : undefined;
-  const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, maxPods: options.maxPods, plegHealth: () => pleg.healthy(), metrics: stats, kubelet: () => kubeletEndpoint });
+  const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, limits: connections.api, maxPods: options.maxPods, plegHealth: () => pleg.healthy(), metrics: stats, kubelet: () => kubeletEndpoint });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: chosen.root, node, api: apiUrl, kubelet: kubeletEndpoint?.url })) log(line);
   if (chosen.limitsProblem) log(`cgroups: ${chosen.limitsProblem}; containers run without their resource limits`);
@@ -280,4 +287,23 @@ function writeStatusOnSync(kubelet: Kubelet, file: string, clock: Clock, log: (m
       }
     }, STATUS_WRITE_DELAY_MS);
   });
+}
+
+/**
+ * The soft open-files limit raised to the hard one, and the connections the two servers may hold
+ * within it less the loop's reserve: the API three parts, the kubelet's endpoints one. Past its
+ * share a server closes a new connection at accept, so a flood of them never takes a descriptor
+ * the loop needs (a manifest read, a container's log, a database write).
+ */
+function connectionBudget(limits: ApiLimits, log: (message: string) => void): { api: ApiLimits; kubelet: number } {
+  let soft: number;
+  try {
+    soft = raiseOpenFilesLimit().soft;
+  } catch (error) {
+    soft = Number.MAX_SAFE_INTEGER;
+    log(`open files: ${(error as Error).message}; the API's connections are bounded by --max-connections alone`);
+  }
+  const total = connectionsWithin(soft, Number.MAX_SAFE_INTEGER);
+  const kubelet = Math.max(1, Math.min(DEFAULT_LIMITS.maxConnections, Math.floor(total / 4)));
+  return { api: { ...limits, maxConnections: Math.max(1, Math.min(limits.maxConnections, total - kubelet)) }, kubelet };
 }

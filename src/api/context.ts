@@ -57,6 +57,41 @@ export interface ApiLimits {
   maxPortForwardSessions: number;
   /** Largest `limit` a list accepts; a larger one is a 400 naming this bound. */
   maxListLimit: number;
+  /** `--max-requests-inflight`: reads being served at once (long-running ones not counted); one more gets 429. */
+  maxRequestsInflight: number;
+  /** `--max-mutating-requests-inflight`: writes (POST, PUT, PATCH, DELETE) being served at once; one more gets 429. */
+  maxMutatingRequestsInflight: number;
+  /** `--request-timeout`: a request that is not long-running and has no answer by then is a 504 Timeout. */
+  requestTimeoutMs: number;
+  /** `--min-request-timeout`: a watch without timeoutSeconds ends after between this and twice this. */
+  minRequestTimeoutSeconds: number;
+  /** `--max-streams-per-client`: watches and followed logs one client address may hold open; one more gets 429. */
+  maxStreamsPerClient: number;
+  /** `--tls-handshake-timeout`: a connection that has not finished its TLS handshake this long after it was accepted is closed. */
+  tlsHandshakeTimeoutMs: number;
+  /**
+   * `--read-header-timeout`: a connection whose first request head is not complete this long after
+   * it was accepted is closed. A deadline, not an idle timer: a byte now and then does not extend it.
+   */
+  readHeaderTimeoutMs: number;
+  /** `--max-connections`: connections open at once; one more is closed as it is accepted (lowered to what the descriptors allow). */
+  maxConnections: number;
 }
 
-export const DEFAULT_LIMITS: ApiLimits = { maxBodyBytes: 3 * 1024 * 1024, maxWatches: 100, maxExecSessions: 16, maxPortForwardSessions: 16, maxListLimit: 10_000 };
+/** The API server's defaults where it has the limit (kube-apiserver --max-requests-inflight and the rest), else ours. */
+export const DEFAULT_LIMITS: ApiLimits = {
+  maxBodyBytes: 3 * 1024 * 1024,
+  maxWatches: 100,
+  maxExecSessions: 16,
+  maxPortForwardSessions: 16,
+  maxListLimit: 10_000,
+  maxRequestsInflight: 400,
+  maxMutatingRequestsInflight: 200,
+  requestTimeoutMs: 60_000,
+  minRequestTimeoutSeconds: 1800,
+  maxStreamsPerClient: 100,
+  tlsHandshakeTimeoutMs: 10_000,
+  // The API server's ReadHeaderTimeout (secure_serving.go): just shy of its request timeout's upper bound.
+  readHeaderTimeoutMs: 32_000,
+  maxConnections: 4000,
+};

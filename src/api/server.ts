@@ -6,7 +6,7 @@
  * when their client goes away. Bun.serve listens on a private Unix socket behind the TLS front door
  * (front-door.ts), which hands it every connection but kubectl's SPDY upgrades, served here too.
  */
-import { timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
@@ -17,6 +17,7 @@ import { openFrontDoor } from "./front-door.ts";
 import { makeSocketDir } from "./socket-dir.ts";
 import type { ApiRequest, ApiSocket, Route, WebSocketSession } from "./http.ts";
 import { queryFlag } from "./query-flags.ts";
+import { holdUntilDone, isLongRunning, isStream, RequestLimits } from "./request-limits.ts";
 import { acceptSpdy } from "./spdy.ts";
 import { ApiError, statusResponse } from "./status.ts";
 
@@ -44,6 +45,8 @@ export interface ApiServerOptions {
 export interface ApiServer {
   /** `https://127.0.0.1:6443` (IPv6 hosts in brackets), with the real port when 0 was asked for. */
   url: string;
+  /** Connections the TLS listener holds open now. */
+  openConnections(): number;
   stop(): Promise<void>;
 }
 
@@ -57,6 +60,8 @@ export const MAX_URL_BYTES = 8 * 1024;
 /** Seconds an idle connection is kept; streams and sockets opt out (see `keepsConnectionOpen`). */
 const IDLE_TIMEOUT_SECONDS = 60;
 const STOP_WAIT_MS = 1000;
+/** The front door's note of a connection's client address on its first request (see clientOf). */
+const PEER_HEADER = "x-minikubelet-peer";
 
 interface SocketData {
   session: WebSocketSession;
@@ -71,8 +76,13 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
   const expected = Buffer.from(token);
   const publicPaths = options.publicPaths ?? new Set<string>();
 
+  const requestLimits = new RequestLimits(context.limits, context.clock);
+  // Only the front door knows it: a client's own copy of the header cannot carry it.
+  const peerSecret = randomBytes(16).toString("hex");
+
   /** One request, from Bun.serve (`via.server`) or the front door's SPDY upgrade (`via.raw`). */
   async function dispatch(request: Request, via: Upgraders): Promise<Response | undefined> {
+    let release = () => {};
     try {
       const refused = checkToken(request, expected, publicPaths) ?? checkBounds(request, context.limits.maxBodyBytes);
       if (refused) return refused;
@@ -81,18 +91,30 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       // The API server fills details even here (empty, NewGenericServerResponse): clients read details.name off every 404 (kubectl debug does).
       if (found === "no-path") throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
       if (found === "no-method") throw new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
+      const admitted = requestLimits.admit(request.method, found.route.path, url, via.raw?.peer ?? clientOf(request.headers, peerSecret));
+      if (admitted instanceof Response) return admitted;
+      release = admitted;
       if (keepsConnectionOpen(url, request)) via.server?.timeout(request, 0);
-      const apiRequest = toApiRequest(request, url, found.params, via, stopping.signal, context.limits.maxBodyBytes);
-      const response = await found.route.handle(apiRequest, context);
+      const timeout = new AbortController();
+      const apiRequest = toApiRequest(request, url, found.params, via, AbortSignal.any([stopping.signal, timeout.signal]), context.limits.maxBodyBytes);
+      const handle = async () => found.route.handle(apiRequest, context);
+      const response = isLongRunning(found.route.path, url) ? await handle() : await requestLimits.timed(handle, timeout);
       // Once upgraded, the connection is the WebSocket's: whatever the route returned (it must
       // return a Response by type, e.g. `request.upgrade(session) ?? new Response(null, { status: 101 })`) is not sent.
       if (apiRequest.upgraded) return undefined;
       if (!response) throw new Error(`the route ${found.route.path} gave no response`);
+      if (isStream(found.route.path, url)) {
+        const held = holdUntilDone(response, release, apiRequest.signal);
+        release = () => {};
+        return held;
+      }
       return response;
     } catch (error) {
       if (error instanceof ApiError) return statusResponse(error);
       log(`api: ${request.method} ${new URL(request.url).pathname}: ${(error as Error)?.stack ?? String(error)}`);
       return statusResponse(ApiError.internal((error as Error)?.message ?? String(error)));
+    } finally {
+      release();
     }
   }
 
@@ -138,7 +160,12 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       port: options.listen.port,
       tls: options.tls,
       inner: socketPath,
-      spdy: (request, socket, rest) => dispatch(request, { raw: { socket, rest, clock: context.clock } }),
+      clock: context.clock,
+      maxConnections: context.limits.maxConnections,
+      tlsHandshakeTimeoutMs: context.limits.tlsHandshakeTimeoutMs,
+      readHeaderTimeoutMs: context.limits.readHeaderTimeoutMs,
+      peer: { header: PEER_HEADER, secret: peerSecret },
+      spdy: (request, socket, rest, peer) => dispatch(request, { raw: { socket, rest, clock: context.clock, peer } }),
     });
   } catch (error) {
     server.stop(true);
@@ -149,6 +176,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
   const door = front;
   return {
     url: `https://${host.includes(":") ? `[${host}]` : host}:${front.port}`,
+    openConnections: () => door.openConnections(),
     async stop() {
       stopping.abort(new Error("the API server is stopping"));
       door.close();
@@ -213,7 +241,19 @@ function keepsConnectionOpen(url: URL, request: Request): boolean {
 /** How a request's connection can be taken over: Bun.serve's WebSocket upgrade, or the raw socket. */
 interface Upgraders {
   server?: Server<SocketData>;
-  raw?: { socket: Duplex; rest: Buffer; clock: Clock };
+  raw?: { socket: Duplex; rest: Buffer; clock: Clock; peer: string };
+}
+
+/**
+ * The client's address as the front door noted it on the connection's first request. A later
+ * request on a kept-alive connection has no note: those share one unnamed client.
+ */
+function clientOf(headers: Headers, secret: string): string {
+  for (const value of (headers.get(PEER_HEADER) ?? "").split(",")) {
+    const [given, address] = value.trim().split(" ", 2);
+    if (given === secret && address) return address;
+  }
+  return "";
 }
 
 function toApiRequest(request: Request, url: URL, params: Record<string, string>, via: Upgraders, stopping: AbortSignal, maxBodyBytes: number): ApiRequest & { upgraded: boolean } {

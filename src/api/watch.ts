@@ -118,7 +118,10 @@ class Watcher implements HubWatcher {
     signal.addEventListener("abort", onAbort, { once: true });
     this.cleanups.push(() => signal.removeEventListener("abort", onAbort));
     if (signal.aborted) return stream.drop();
-    if (options.timeoutSeconds !== undefined) this.cleanups.push(this.api.clock.setTimeout(() => stream.close(), options.timeoutSeconds * 1000));
+    // The API server's ListResource: no timeoutSeconds is a lifetime between --min-request-timeout and
+    // twice it, spread so that clients that started together do not all come back at once.
+    const lifetimeSeconds = options.timeoutSeconds ?? this.api.limits.minRequestTimeoutSeconds * (1 + Math.random());
+    this.cleanups.push(this.api.clock.setTimeout(() => stream.close(), lifetimeSeconds * 1000));
 
     const { store } = this.api;
     const from = options.resourceVersion;

@@ -48,6 +48,14 @@ export function createCLI(): CAC {
     .option("--kube-reserved <list>", "the same, for the agent's own use (added to --system-reserved)")
     .option("--max-pods <n>", "most pods admitted at once (default: 110, the kubelet's)")
     .option("--housekeeping-interval <duration>", "between two readings of the node's and containers' cpu and memory, for kubectl top (default: 10s)")
+    .option("--max-requests-inflight <n>", "API reads served at once, long-running ones (watch, logs, exec) not counted; one more is a 429 with Retry-After; 0 is no limit (default: 400, the API server's)")
+    .option("--max-mutating-requests-inflight <n>", "API writes served at once; one more is a 429; 0 is no limit (default: 200)")
+    .option("--request-timeout <duration>", "an API request that is not long-running and has no answer by then is a 504 Timeout (default: 1m)")
+    .option("--min-request-timeout <seconds>", "a watch without timeoutSeconds ends after between this and twice this (default: 1800)")
+    .option("--max-streams-per-client <n>", "watches and followed logs one client address may hold open; one more is a 429 (default: 100)")
+    .option("--tls-handshake-timeout <duration>", "an API connection whose TLS handshake is not done this long after its accept is closed (default: 10s)")
+    .option("--read-header-timeout <duration>", "an API connection whose first request head is not complete this long after its accept is closed, however it trickles (default: 32s)")
+    .option("--max-connections <n>", "API connections open at once, one more closed at accept; lowered to fit the open-files limit less a reserve for the loop (default: 4000)")
     .action(async (options) => (await import("./run.ts")).runCommand(options));
 
   cli

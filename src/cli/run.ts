@@ -10,11 +10,12 @@ import { realClock } from "../clock.ts";
 import type { KubeEvent } from "../kube-event.ts";
 import { formatPods } from "../status/pod-table.ts";
 import { resolveDbPath } from "../store/db-path.ts";
+import { apiLimitsOption, type ApiLimitFlags } from "./api-limits.ts";
 import { apiListenOption, kubeletListenOption } from "./api-listen.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { backoffOptions, housekeepingIntervalOption, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
 
-export interface RunOptions {
+export interface RunOptions extends ApiLimitFlags {
   db?: string;
   manifests?: string;
   /** cac turns a numeric-looking value into a number, hence unknown. */
@@ -53,6 +54,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     resyncMs: options.resync === undefined ? undefined : secondsOption("--resync", options.resync) * 1000,
     node: nodeOption(options.node),
     api: apiListenOption(options.apiListen),
+    apiLimits: apiLimitsOption(options),
     kubeletListen: kubeletListenOption(options.kubeletListen),
     logPolicy: logPolicyOption(options),
     podMaxPids: podMaxPidsOption(options.podMaxPids),

@@ -22,6 +22,8 @@ export interface StartKubeletServerOptions extends KubeletServerDeps {
   commits: CommitFeed;
   runtime: Runtime;
   log?: (message: string) => void;
+  /** Connections open at once (the agent's share of the open-files limit); default DEFAULT_LIMITS'. */
+  maxConnections?: number;
 }
 
 export interface RunningKubeletServer extends KubeletEndpoint {
@@ -41,7 +43,7 @@ export function startKubeletServer(options: StartKubeletServerOptions): RunningK
     } catch (error) {
       throw new Error(`cannot write the certificates and token in ${apiDirOf(options.dbPath)}: ${(error as Error).message}`);
     }
-    const context: ApiContext = { store: new StoreReader(db), dbPath: options.dbPath, clock: options.clock, nodeName: options.nodeName, runtime: options.runtime, commits: options.commits, limits: DEFAULT_LIMITS };
+    const context: ApiContext = { store: new StoreReader(db), dbPath: options.dbPath, clock: options.clock, nodeName: options.nodeName, runtime: options.runtime, commits: options.commits, limits: { ...DEFAULT_LIMITS, maxConnections: options.maxConnections ?? DEFAULT_LIMITS.maxConnections } };
     const routes = kubeletRoutes(options);
     const table = compileRoutes(routes);
     const server = startApiServer({ listen: options.listen, context, routes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: options.log });

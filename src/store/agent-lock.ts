@@ -5,10 +5,10 @@
  * never blocks the next start, and two agents can never both hold it: there is no stale file to
  * judge and take over, which is where two agents that both found the same stale lock both won.
  */
-import { dlopen } from "bun:ffi";
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "./sync-fs.ts";
 import { AgentLockError, StoreError } from "./errors.ts";
 import { isLiveProcess, processStartTicks } from "../process-liveness.ts";
+import { LibcUnavailableError, openLibc } from "../libc.ts";
 
 export interface AgentLock {
   readonly lockFile: string;
@@ -21,25 +21,18 @@ const LOCK_NB = 4;
 const F_SETFD = 2;
 const FD_CLOEXEC = 1;
 
-/** glibc's name, then musl's (the -musl release targets), whose libc is also its dynamic loader. */
-const LIBC_NAMES = ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`, "libc.so"];
-
 let libc: { flock(fd: number, operation: number): number; fcntl(fd: number, command: number, arg: number): number } | undefined;
 function kernel(lockFile: string): NonNullable<typeof libc> {
-  if (libc) return libc;
-  const failures: string[] = [];
-  for (const name of LIBC_NAMES) {
-    try {
-      libc = dlopen(name, {
-        flock: { args: ["i32", "i32"], returns: "i32" },
-        fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
-      }).symbols as unknown as NonNullable<typeof libc>;
-      return libc;
-    } catch (error) {
-      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
+  try {
+    libc ??= openLibc({
+      flock: { args: ["i32", "i32"], returns: "i32" },
+      fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
+    }) as unknown as NonNullable<typeof libc>;
+    return libc;
+  } catch (error) {
+    if (!(error instanceof LibcUnavailableError)) throw error;
+    throw new StoreError(lockFile, `the agent lock needs flock(2) from the C library, which could not be loaded (${error.failures.join("; ")})`);
   }
-  throw new StoreError(lockFile, `the agent lock needs flock(2) from the C library, which could not be loaded (${failures.join("; ")})`);
 }
 
 /** Takes the agent lock for `dbPath`, or throws AgentLockError naming the live holder's pid. */

@@ -96,14 +96,18 @@ export class Agent {
   readonly exited: Promise<number | null>;
   readonly startedAt = Date.now();
 
-  /** `where` overrides the workspace's manifests directory, database and the node (default n1). */
-  constructor(ws: Workspace, extra: string[] = [], where: { manifests?: string; db?: string; node?: string } = {}) {
+  /**
+   * `where` overrides the workspace's manifests directory, database and the node (default n1);
+   * `wrap` runs the binary through a command that execs it (`prlimit --nofile=...`), so the pid is the agent's.
+   */
+  constructor(ws: Workspace, extra: string[] = [], where: { manifests?: string; db?: string; node?: string; wrap?: string[] } = {}) {
     // No API unless a test asks for one: agents of parallel tests would all want port 6443.
     const api = extra.includes("--api-listen") ? [] : ["--api-listen", "off"];
     // Nor the kubelet's endpoints: they would all want port 10250.
     const kubelet = extra.includes("--kubelet-listen") ? [] : ["--kubelet-listen", "off"];
     const args = ["run", "--manifests", where.manifests ?? ws.manifests, "--node", where.node ?? "n1", "--db", where.db ?? ws.db, ...api, ...kubelet, ...extra];
-    this.child = spawn(BINARY, args, { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    const [command, ...prefix] = [...(where.wrap ?? []), BINARY];
+    this.child = spawn(command!, [...prefix, ...args], { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout!.on("data", (chunk) => (this.stdout += String(chunk)));
     this.child.stderr!.on("data", (chunk) => (this.stderr += String(chunk)));
     this.exited = new Promise((done) => this.child.once("exit", (code) => done(code)));

@@ -279,6 +279,20 @@ describe("history, limits and clients", () => {
     h.close();
   });
 
+  test("a watch without timeoutSeconds ends between --min-request-timeout and twice it, as the API server's do", async () => {
+    using dir = tempDir();
+    const { h, crash } = crashLoop(dir.path);
+    await h.kubelet.sync(desired(crash));
+    const watch = readWatch(watchPods(h, "watch=true"));
+    await h.advance(h.api.limits.minRequestTimeoutSeconds - 1);
+    expect(watch.state.ended).toBe(false);
+    await h.advance(h.api.limits.minRequestTimeoutSeconds + 2);
+    await settle();
+    expect(watch.state.ended).toBe(true);
+    expect(openWatches(h.api)).toBe(0);
+    h.close();
+  });
+
   test("timeoutSeconds ends the stream cleanly; a bad resourceVersion, timeoutSeconds or selector is a 400", async () => {
     using dir = tempDir();
     const { h, crash } = crashLoop(dir.path);
