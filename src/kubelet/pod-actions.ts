@@ -16,6 +16,7 @@ import type { SyncContext } from "./sync-context.ts";
 import { advanceStop, beginStop, remainingPodGraceMs } from "./termination.ts";
 import { applyPostStart, postStartRunning } from "./post-start.ts";
 import { stopEvicted } from "./empty-dir-eviction.ts";
+import { terminationRequested } from "./pod-deletion.ts";
 
 /** A failed sandbox creation is tried again this much later. */
 const SANDBOX_RETRY_MS = 5000;
@@ -50,6 +51,9 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
       return;
     }
   }
+  // As the kubelet's pod worker cancels a sync once its pod is to terminate: the pass stops here,
+  // and the pass the request queued stops what this one started.
+  if (terminationRequested(pod)) return;
   if (pod.evicted) stopEvicted(ctx, pod);
   // The kubelet's worker is held inside a start until its postStart hook returns: nothing else of the pod starts meanwhile.
   const hookRunning = takePostStartOutcomes(ctx, pod);
@@ -62,6 +66,7 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
     // namespaces cannot be joined once it is gone): look at the sandbox on the next pass.
     if (allContainers(pod).some((c) => c.state === "terminated" && c.terminated?.containerId === "")) pass.sandboxSuspects.add(pod.spec.key);
   }
+  if (terminationRequested(pod)) return;
   if (isTerminalPhase(podPhase(pod))) {
     // A finished pod stops its sidecars, last declared first (KEP-753).
     stopNextSidecar(ctx, pod, "completed", remainingPodGraceMs(pod, ctx.clock.now()));
@@ -110,6 +115,7 @@ function syncProbes(ctx: SyncContext, pod: PodRecord, container: ContainerRecord
 /** Each ephemeral container starts once, when it was added; whatever ends it, it is never started again. */
 async function startEphemeral(ctx: SyncContext, pod: PodRecord): Promise<void> {
   for (const container of pod.ephemeral ?? []) {
+    if (terminationRequested(pod)) return;
     if (container.attempts === 0) await startOrBackOff(ctx, pod, container);
   }
 }
@@ -118,6 +124,8 @@ async function startEphemeral(ctx: SyncContext, pod: PodRecord): Promise<void> {
 async function syncInit(ctx: SyncContext, pod: PodRecord): Promise<boolean> {
   if (pod.initFailed) return false;
   for (const container of pod.init) {
+    // Each start may take long (a spawn, a pull): a pod asked to go meanwhile starts nothing more.
+    if (terminationRequested(pod)) return false;
     if (container.kind === "sidecar") {
       if (container.state !== "running") await startOrBackOff(ctx, pod, container);
       if (postStartRunning(container)) return false;
@@ -141,6 +149,7 @@ async function syncInit(ctx: SyncContext, pod: PodRecord): Promise<boolean> {
 
 async function syncApps(ctx: SyncContext, pod: PodRecord): Promise<void> {
   for (const container of pod.app) {
+    if (terminationRequested(pod)) return;
     if (container.state === "running") continue;
     const last = container.terminated ?? container.lastTermination;
     // A changed definition restarts whatever the policy, as the kubelet does.

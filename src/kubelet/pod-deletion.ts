@@ -10,6 +10,14 @@ import { shortenStop } from "./termination.ts";
 
 export type DeletionCause = NonNullable<PodRecord["deletionCause"]>;
 
+/**
+ * Whether the pod was asked to go (deleted, its manifest removed or replaced, the agent shutting
+ * down) since its pass began: the request lands on the record between two steps of that pass.
+ */
+export function terminationRequested(pod: PodRecord): boolean {
+  return pod.deletionRequestedAt !== undefined;
+}
+
 /** Marks the pod going away at `at`; a second request only makes a stop a shutdown's. */
 export function requestDeletion(pod: PodRecord, cause: DeletionCause, at: number): void {
   if (pod.deletionRequestedAt !== undefined) {
