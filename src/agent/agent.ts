@@ -12,7 +12,6 @@ import type { Clock } from "../clock.ts";
 import { DesiredChanges } from "../config/desired-changes.ts";
 import { ManifestWatcher } from "../config/manifest-watcher.ts";
 import { PodSources } from "../config/pod-sources.ts";
-import type { DiskPressureMonitor } from "../eviction/disk-pressure.ts";
 import type { KubeEvent } from "../kube-event.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
 import type { BackoffSettings } from "../kubelet/backoff.ts";
@@ -42,7 +41,7 @@ import { connectionsWithin, raiseOpenFilesLimit } from "../open-files.ts";
 import { apiFailedEvent, startAgentApi } from "./api.ts";
 import { startAgentKubeletServer } from "./kubelet-server.ts";
 import { startBanner } from "./banner.ts";
-import { startNodeMonitor } from "./node-monitor.ts";
+import { startNodeMonitor, type NodeMonitor } from "./node-monitor.ts";
 import { refusedManifestReporting } from "./refused-reporting.ts";
 import { DEFAULT_RESYNC_SECONDS } from "./defaults.ts";
 import { createRuntime, type RuntimeKind } from "./runtime-choice.ts";
@@ -128,7 +127,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   });
   const { runtime } = chosen;
   const commits = new CommitBroadcast();
-  let disk: DiskPressureMonitor | undefined;
+  let disk: NodeMonitor | undefined;
   const onCommit = (revision: number) => {
     commits.publish(revision);
     // A commit is a write to the database's filesystem: a cheap moment to look at the free space,
@@ -170,7 +169,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     }),
   });
   const kubeletEndpoint = kubeletServer && "url" in kubeletServer ? kubeletServer : undefined;
-  const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, limits: connections.api, maxPods: options.maxPods, plegHealth: () => pleg.healthy(), metrics: stats, kubelet: () => kubeletEndpoint });
+  const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, limits: connections.api, maxPods: options.maxPods, plegHealth: () => pleg.healthy(), metrics: stats, kubelet: () => kubeletEndpoint, diskPressure: () => disk?.condition() });
   const apiUrl = api && "url" in api ? api.url : undefined;
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: chosen.root, node, api: apiUrl, kubelet: kubeletEndpoint?.url })) log(line);
   if (chosen.limitsProblem) log(`cgroups: ${chosen.limitsProblem}; containers run without their resource limits`);

@@ -11,6 +11,7 @@ import type { PodWrites } from "../config/pod-writes.ts";
 export type { PodWrites };
 import type { PlegHealth } from "../pleg/pleg.ts";
 import type { MetricsSource } from "../stats/stats-source.ts";
+import type { DiskPressureCondition } from "../eviction/disk-pressure.ts";
 
 export interface ApiContext {
   store: StoreReader;
@@ -33,6 +34,11 @@ export interface ApiContext {
   metrics?: MetricsSource;
   /** Under `run` with `--kubelet-listen`: the kubelet's own server, which the node proxy reaches. */
   kubelet?: () => KubeletEndpoint | undefined;
+  /**
+   * Under `run`: DiskPressure as the agent holds it. On a full disk the database cannot take the
+   * change that says so; this is the verdict the loop acts on, and the Node reports it.
+   */
+  diskPressure?: () => DiskPressureCondition | undefined;
 }
 
 /** The kubelet's server as the API sees it: the port its Node reports, and its handlers for the node proxy. */

@@ -64,7 +64,10 @@ export function currentNode(api: ApiContext): Node {
  */
 function recordedNode(api: ApiContext): Pick<NodeOptions, "reservations" | "diskPressure"> {
   const recorded = readNodeStatus(api.store.db);
-  if (!recorded) return { reservations: DEFAULT_RESERVATIONS };
+  const held = api.diskPressure?.();
+  if (!recorded) return { reservations: DEFAULT_RESERVATIONS, ...(held && { diskPressure: held }) };
+  // The agent's own verdict first: the database may not have been able to take it (a full disk).
+  const diskPressure = held ?? { pressure: recorded.diskPressure, since: recorded.diskPressureSince };
   try {
     return {
       reservations: {
@@ -72,11 +75,11 @@ function recordedNode(api: ApiContext): Pick<NodeOptions, "reservations" | "disk
         systemReserved: parseReserved("system-reserved", recorded.systemReserved),
         kubeReserved: parseReserved("kube-reserved", recorded.kubeReserved),
       },
-      diskPressure: { pressure: recorded.diskPressure, since: recorded.diskPressureSince },
+      diskPressure,
     };
   } catch {
     // Written by the agent from flags it had parsed; a hand-edited row is not worth failing the node for.
-    return { reservations: DEFAULT_RESERVATIONS, diskPressure: { pressure: recorded.diskPressure, since: recorded.diskPressureSince } };
+    return { reservations: DEFAULT_RESERVATIONS, diskPressure };
   }
 }
 

@@ -3,6 +3,7 @@
  * connection of its own (the loop never waits on an API read), the routes, and the listener. The
  * address it listens on is recorded for `minikubelet kubeconfig`.
  */
+import type { DiskPressureCondition } from "../eviction/disk-pressure.ts";
 import { isIP } from "node:net";
 import { DEFAULT_API_LISTEN } from "./listen-address.ts";
 import { realClock, type Clock } from "../clock.ts";
@@ -48,6 +49,8 @@ export interface StartApiOptions {
   metrics?: MetricsSource;
   /** Under `run`: the kubelet's own server once it listens, for the Node's port and the node proxy. */
   kubelet?: () => KubeletEndpoint | undefined;
+  /** Under `run`: DiskPressure as the agent holds it, written to the database or not yet. */
+  diskPressure?: () => DiskPressureCondition | undefined;
 }
 
 export interface RunningApi {
@@ -84,6 +87,7 @@ export function startApi(options: StartApiOptions): RunningApi {
     ...(options.plegHealth && { plegHealth: options.plegHealth }),
     ...(options.metrics && { metrics: options.metrics }),
     ...(options.kubelet && { kubelet: options.kubelet }),
+    ...(options.diskPressure && { diskPressure: options.diskPressure }),
   };
   try {
     const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, publicPaths: PUBLIC_INFO_PATHS, log: options.log });

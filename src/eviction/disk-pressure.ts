@@ -33,6 +33,12 @@ export const realStatfs: Statfs = (path) => {
   }
 };
 
+/** DiskPressure as the agent holds it: the condition's status and its lastTransitionTime (epoch ms). */
+export interface DiskPressureCondition {
+  pressure: boolean;
+  since: number;
+}
+
 /** The filesystem that crossed the threshold, for the agent's log line. */
 export interface DiskObservation {
   pressure: boolean;
@@ -55,6 +61,8 @@ export interface DiskPressureOptions {
   onChange: (observation: DiskObservation) => void;
   /** A path statfs refused, said once per path (a missing directory is not pressure). */
   onError?: (path: string, error: Error) => void;
+  /** After every look, changed or not (a write that failed before is retried there). */
+  afterCheck?: () => void;
 }
 
 export const DISK_CHECK_PERIOD_MS = 10_000;
@@ -100,10 +108,12 @@ export class DiskPressureMonitor {
         tightest = observation;
       }
     }
-    if (!tightest) return undefined;
-    const changed = tightest.pressure !== this.pressureNow;
-    this.pressureNow = tightest.pressure;
-    if (changed) this.options.onChange(tightest);
+    if (tightest) {
+      const changed = tightest.pressure !== this.pressureNow;
+      this.pressureNow = tightest.pressure;
+      if (changed) this.options.onChange(tightest);
+    }
+    this.options.afterCheck?.();
     return tightest;
   }
 

@@ -21,7 +21,7 @@
  * Every directory is 0700 and every file the agent or the log writer makes 0600 (config.json holds
  * the env, `log` the output): see private-files.ts.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PRIVATE_FILE_MODE, makePrivateDir, tightenMode } from "../private-files.ts";
 
@@ -136,8 +136,14 @@ function listDir(dir: string): string[] {
 /** Writes `content` to `file` through a temp file and a rename, so readers never see half of it. */
 export function writeAtomic(file: string, content: string): void {
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, content, { mode: PRIVATE_FILE_MODE });
-  renameSync(tmp, file);
+  try {
+    writeFileSync(tmp, content, { mode: PRIVATE_FILE_MODE });
+    renameSync(tmp, file);
+  } catch (error) {
+    // A full disk leaves an empty or partial temp file: it must not take what space comes back.
+    rmSync(tmp, { force: true });
+    throw error;
+  }
 }
 
 export function writeJson(file: string, value: unknown): void {
@@ -262,9 +268,12 @@ export function readExit(dir: string): ExitRecord | undefined {
   };
 }
 
+/** The exit code of an exit the monitor could not record. */
+export const LOST_EXIT_CODE = 255;
+
 /** Records an exit the monitor could not (it died first); `finishedAt` is when the agent noticed. */
 export function writeLostExit(dir: string, finishedAt: number): void {
-  writeAtomic(join(dir, "exit"), `255 ${BigInt(Math.round(finishedAt)) * 1_000_000n} lost\n`);
+  writeAtomic(join(dir, "exit"), `${LOST_EXIT_CODE} ${BigInt(Math.round(finishedAt)) * 1_000_000n} lost\n`);
 }
 
 /**

@@ -44,13 +44,20 @@ import { writeAtomic } from "./process-files.ts";
  * finds a `log`. The kubelet's TIMESTAMP is to the second (it rotates every 10 s at most); ours
  * carries nanoseconds since a flood rotates as often as the size is reached. A full pipe holds the
  * container back while a rotation runs, as a slow shim does: no line is dropped.
+ * Unless the log cannot be written (its disk is full): head then fails, and the writer drops the
+ * output one read at a time (`dd count=1`, which returns whatever the pipe holds, so a quiet
+ * container is not waited on) instead of holding the container or leaving it to SIGPIPE, as
+ * containerd's log writer goes on draining after a failed write. Before each read it tries one line
+ * saying how much was lost: the first that lands means there is room again, and the writer goes on
+ * as before. A rotation that cannot be made (no room for the link or the new file) is undone and
+ * taken the same way. The writer never exits before its input ends.
  * A process that left the container's group (setsid) may hold the pipe open after the main process
  * ends, as no pid namespace kills it here: the writer then never sees the end of its input. So a
  * watchdog gives the writer DRAIN_SECONDS to drain after the main process ended, then ends it
  * (USR1 to the monitor's own group, which the monitor alone catches), and the exit is recorded.
  * The watchdog is a new `sh -c` naming no directory, so it is not taken for a monitor or the
  * container's; the monitor stops it (and its sleep) as soon as the writer is done.
- * LOGSPEC is "MAXBYTES MAXFILES STDBUF HEAD WC LN RM GZIP SLEEP" (GZIP `-` when there is none).
+ * LOGSPEC is "MAXBYTES MAXFILES STDBUF HEAD WC LN RM GZIP SLEEP DD" (GZIP `-` when there is none).
  * Variable names carry a `__mk_` prefix because every variable the container's env defines is
  * exported here too: plain names like `dir` would leak into, or be overwritten from, its env.
  * Tools are absolute paths resolved by the agent, because the container's PATH may not hold them.
@@ -86,20 +93,41 @@ __mk_rotate() {
     for __mk_f do case $__mk_f in *.gz) ;; *) "$__mk_gzip" -f "$__mk_f" ;; esac; done
   fi
   __mk_ts=$("$__mk_date" -u +%Y%m%d-%H%M%S.%N)
-  "$__mk_ln" -f "$__mk_log" "$__mk_log.$__mk_ts"
-  : >"$__mk_dir/.log.new" && "$__mk_mv" -f "$__mk_dir/.log.new" "$__mk_log"
+  "$__mk_ln" -f "$__mk_log" "$__mk_log.$__mk_ts" 2>/dev/null || return 1
+  if : 2>/dev/null >"$__mk_dir/.log.new" && "$__mk_mv" -f "$__mk_dir/.log.new" "$__mk_log" 2>/dev/null; then return 0; fi
+  "$__mk_rm" -f "$__mk_log.$__mk_ts" "$__mk_dir/.log.new"
+  return 1
+}
+__mk_drop() {
+  __mk_lost=0 __mk_sep=
+  # A write cut short leaves a partial line: the marker then starts a line of its own.
+  __mk_end=$("$__mk_wc" -c <"$__mk_log") || __mk_end=0
+  [ "$__mk_end" -gt 0 ] && [ -n "$("$__mk_dd" if="$__mk_log" bs=1 skip=$((__mk_end - 1)) count=1 2>/dev/null)" ] && __mk_sep='\\n'
+  while :; do
+    [ "$__mk_lost" -gt 0 ] && printf '%b[minikubelet] container output dropped: the log could not be written (no space left on device?); at least %s bytes lost\\n' "$__mk_sep" "$__mk_lost" 2>/dev/null >>"$__mk_log" && return 0
+    __mk_n=$("$__mk_dd" bs=65536 count=1 2>/dev/null | "$__mk_wc" -c) || __mk_n=0
+    [ "$__mk_n" -gt 0 ] || return 1
+    __mk_lost=$((__mk_lost + __mk_n))
+  done
 }
 __mk_logwriter() {
   # The writer's own files (rotations, .log.new) are 0600 like log; the container keeps its umask.
   umask 077
-  __mk_max=$1 __mk_files=$2 __mk_stdbuf=$3 __mk_head=$4 __mk_wc=$5 __mk_ln=$6 __mk_rm=$7 __mk_gzip=$8
+  __mk_max=$1 __mk_files=$2 __mk_stdbuf=$3 __mk_head=$4 __mk_wc=$5 __mk_ln=$6 __mk_rm=$7 __mk_gzip=$8 __mk_dd=\${10}
   __mk_log=$__mk_dir/log
-  while "$__mk_stdbuf" -o0 "$__mk_head" -c "$__mk_max" >>"$__mk_log"; do
-    [ "$("$__mk_wc" -c <"$__mk_log")" -ge "$__mk_max" ] || return 0
-    __mk_rotate
+  __mk_size=0
+  while :; do
+    if [ "$__mk_size" -ge "$__mk_max" ]; then
+      if __mk_rotate; then __mk_size=0; else __mk_drop || return 0; __mk_size=$("$__mk_wc" -c <"$__mk_log") || __mk_size=0; continue; fi
+    fi
+    if "$__mk_stdbuf" -o0 "$__mk_head" -c $((__mk_max - __mk_size)) 2>/dev/null >>"$__mk_log"; then
+      __mk_size=$("$__mk_wc" -c <"$__mk_log") || __mk_size=0
+      [ "$__mk_size" -ge "$__mk_max" ] || return 0
+    else
+      __mk_drop || return 0
+      __mk_size=$("$__mk_wc" -c <"$__mk_log") || __mk_size=0
+    fi
   done
-  # The log cannot be written (disk full): the output is dropped rather than the container killed by SIGPIPE.
-  "$__mk_head" -c 9000000000000000000 >/dev/null
 }
 __mk_watchdog() {
   __mk_wd_dir=$__mk_dir /bin/sh -c 'trap "kill \\$s 2>/dev/null; exit 0" TERM; "$1" ${DRAIN_SECONDS} & s=$!; wait $s
@@ -156,6 +184,8 @@ export interface MonitorTools {
   ln: string;
   rm: string;
   sleep: string;
+  /** One read of the output at a time, while it is dropped (a full disk). */
+  dd: string;
   /** Undefined without gzip on the host: rotated logs are then kept uncompressed. */
   gzip: string | undefined;
 }
@@ -177,6 +207,7 @@ export function resolveMonitorTools(): MonitorTools {
     ln: find("ln", ["/usr/bin/ln", "/bin/ln"]),
     rm: find("rm", ["/usr/bin/rm", "/bin/rm"]),
     sleep: find("sleep", ["/usr/bin/sleep", "/bin/sleep"]),
+    dd: find("dd", ["/usr/bin/dd", "/bin/dd"]),
     gzip: Bun.which("gzip") ?? ["/usr/bin/gzip", "/bin/gzip"].find((path) => existsSync(path)),
   };
 }
@@ -208,7 +239,7 @@ export interface MonitorLaunch {
 
 /** The monitor's LOGSPEC argument: one word per field, so the tools' paths must hold no blank. */
 function logSpec(policy: ContainerLogPolicy, tools: MonitorTools): string {
-  const fields = [String(policy.maxBytes), String(policy.maxFiles), tools.stdbuf, tools.head, tools.wc, tools.ln, tools.rm, tools.gzip ?? "-", tools.sleep];
+  const fields = [String(policy.maxBytes), String(policy.maxFiles), tools.stdbuf, tools.head, tools.wc, tools.ln, tools.rm, tools.gzip ?? "-", tools.sleep, tools.dd];
   const blank = fields.find((field) => /\s/.test(field));
   if (blank !== undefined) throw new Error(`process runtime: the monitor cannot use ${JSON.stringify(blank)} (a path with a blank)`);
   return fields.join(" ");

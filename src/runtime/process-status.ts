@@ -2,12 +2,14 @@
  * A process container's status, read from the files its monitor writes (process-files.ts) and the
  * kernel's view of the recorded processes: created (no pid yet), running, or exited with its code.
  * A process that is gone while its monitor is gone too will never get an exit file: the exit is
- * then recorded as lost, here, so every later read agrees.
+ * then recorded as lost, here, so every later read agrees. On a full disk neither the monitor nor
+ * this record can be written: the lost exit is then held in memory (every read agrees all the same,
+ * and a stopped pod is not kept waiting for space) and written on a later read once there is room.
  */
 import { join } from "node:path";
 import type { Clock } from "../clock.ts";
 import type { Cgroups } from "./cgroups.ts";
-import { isSameProcessAlive, readExit, readPid, writeLostExit } from "./process-files.ts";
+import { LOST_EXIT_CODE, isSameProcessAlive, readExit, readPid, writeLostExit } from "./process-files.ts";
 import type { ContainerStatus } from "./runtime.ts";
 
 export interface StatusSources {
@@ -15,6 +17,8 @@ export interface StatusSources {
   cgroups: Pick<Cgroups, "oomKilled">;
   /** Stamps a lost exit. */
   clock: Clock;
+  /** Lost exits the disk could not take yet, by container directory: when each was noticed. */
+  unwrittenExits: Map<string, number>;
 }
 
 /** The status of container `id` whose directory is `dir`; `unknown` when there is no directory. */
@@ -46,6 +50,13 @@ export function readContainerStatus(id: string, dir: string | undefined, sources
   if (isSameProcessAlive(pid.monitorPid, pid.monitorStartTicks)) return running;
   const late = exited();
   if (late) return late;
-  writeLostExit(dir, sources.clock.now());
+  const finishedAt = sources.unwrittenExits.get(dir) ?? sources.clock.now();
+  try {
+    writeLostExit(dir, finishedAt);
+  } catch {
+    sources.unwrittenExits.set(dir, finishedAt);
+    return { id, state: "exited", exitCode: LOST_EXIT_CODE, reason: "Unknown", startedAt: pid.startedAt, finishedAt: Math.round(finishedAt), logPath };
+  }
+  sources.unwrittenExits.delete(dir);
   return exited() ?? { id, state: "unknown" };
 }

@@ -106,6 +106,8 @@ export class ProcessRuntime implements Runtime {
   private readonly unenforced = new Map<string, string>();
   /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
   private readonly dirs = new Map<string, string>();
+  /** Container directory -> when its lost exit was noticed, while the disk cannot take the record (process-status.ts). */
+  private readonly unwrittenExits = new Map<string, number>();
 
   constructor(options: ProcessRuntimeOptions) {
     this.layout = new ProcessLayout(resolve(options.rootDir));
@@ -251,6 +253,7 @@ export class ProcessRuntime implements Runtime {
     if (!dir || !this.ownership.removable(`container ${id}`, this.ownership.container(dir))) return;
     await removeContainerFiles({ id, dir, layout: this.layout, events: this.events, cgroups: this.cgroups, state: () => this.readStatus(id).state });
     this.dirs.delete(id);
+    this.unwrittenExits.delete(dir);
     this.unenforced.delete(id);
     this.events.forget(id);
   }
@@ -328,7 +331,7 @@ export class ProcessRuntime implements Runtime {
   }
 
   private readStatus(id: string): ContainerStatus {
-    return readContainerStatus(id, this.findDir(id), { cgroups: this.cgroups, clock: this.clock });
+    return readContainerStatus(id, this.findDir(id), { cgroups: this.cgroups, clock: this.clock, unwrittenExits: this.unwrittenExits });
   }
 }
 

@@ -3,6 +3,7 @@
  * DiskPressure are recorded, the kubelet's node events are said, and the API's Node (under `run`
  * and `serve`) reports the agent's verdict and its allocatable.
  */
+import type { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -19,7 +20,35 @@ import { storeHarness, tempDir } from "../store-fixtures.ts";
 
 const Gi = 1n << 30n;
 
-function agentNode(dir: string, free: { bytes: bigint }, evictionHard = "nodefs.available<10%") {
+/** SQLite's answer to a write on a full disk, as bun:sqlite throws it. */
+function sqliteFull(): Error {
+  return Object.assign(new Error("database or disk is full"), { name: "SQLiteError", code: "SQLITE_FULL", errno: 13 });
+}
+
+/** The agent's connection, whose writes throw SQLITE_FULL while `full.on` (reads still work, as on a full disk). */
+function fillable(db: Database, full: { on: boolean }): Database {
+  return new Proxy(db, {
+    get(target, key) {
+      if (key !== "query") return Reflect.get(target, key, target);
+      return (sql: string) => {
+        const statement = target.query(sql);
+        if (!/^\s*(INSERT|UPDATE|DELETE)/i.test(sql)) return statement;
+        return new Proxy(statement, {
+          get(inner, name) {
+            const value = Reflect.get(inner, name, inner);
+            if (name !== "run" || typeof value !== "function") return typeof value === "function" ? value.bind(inner) : value;
+            return (...args: unknown[]) => {
+              if (full.on) throw sqliteFull();
+              return value.apply(inner, args);
+            };
+          },
+        });
+      };
+    },
+  });
+}
+
+function agentNode(dir: string, free: { bytes: bigint }, evictionHard = "nodefs.available<10%", full = { on: false }) {
   const h = storeHarness(dir);
   mkdirSync(runtimeRootOf(h.dbPath), { recursive: true });
   const events: KubeEvent[] = [];
@@ -31,7 +60,7 @@ function agentNode(dir: string, free: { bytes: bigint }, evictionHard = "nodefs.
   };
   const start = () =>
     startNodeMonitor({
-      db: h.agent.db,
+      db: fillable(h.agent.db, full),
       dbPath: h.dbPath,
       nodeName: "lab",
       reservations: { evictionHard: parseEvictionHard(evictionHard), systemReserved: parseReserved("--system-reserved", "cpu=500m,memory=1Gi"), kubeReserved: NOTHING_RESERVED },
@@ -105,5 +134,52 @@ test("an agent restarted under the same pressure says nothing new; one that find
   start().stop();
   expect(events.map((e) => e.reason).at(-1)).toBe("NodeHasNoDiskPressure");
   expect(readNodeStatus(h.agent.db)?.diskPressure).toBe(false);
+  h.agent.close();
+});
+
+test("a full disk: DiskPressure is held in memory and served while the database refuses it, then written once it takes it", async () => {
+  using dir = tempDir();
+  const free = { bytes: 50n * Gi };
+  const full = { on: false };
+  const { h, events, logged, start, changes } = agentNode(dir.path, free, "nodefs.available<10%", full);
+  const monitor = start();
+  expect(monitor.pressure).toBe(false);
+
+  free.bytes = 0n;
+  full.on = true;
+  const filledAt = h.clock.now() + 10_000;
+  // The look that finds the disk full must not throw out of the timer: the write is what fails.
+  h.clock.step(10_000);
+  expect(monitor.pressure).toBe(true);
+  expect(monitor.condition()).toEqual({ pressure: true, since: filledAt });
+  expect(changes()).toBe(1);
+  expect(events.map((e) => e.reason)).toEqual(["NodeHasDiskPressure", "EvictionThresholdMet"]);
+  expect(readNodeStatus(h.agent.db)?.diskPressure).toBe(false);
+  const refused = logged.filter((line) => line.includes("cannot record"));
+  expect(refused).toEqual(["disk pressure: cannot record DiskPressure in the database (database or disk is full); served from memory, written once the database takes it"]);
+  {
+    // The API under `run` serves the verdict the database could not take.
+    using api = apiContext(h.dbPath, h.clock, { runtime: { name: "process" } });
+    const node = (await call(nodeRoutes, "GET", "/api/v1/nodes/lab", { ...api, diskPressure: () => monitor.condition() })).body;
+    expect(node.status.conditions.find((c: any) => c.type === "DiskPressure")).toMatchObject({ status: "True", reason: "KubeletHasDiskPressure", lastTransitionTime: new Date(filledAt).toISOString().replace(".000Z", "Z") });
+  }
+
+  // Still full: each look tries again, quietly.
+  h.clock.step(30_000);
+  expect(logged.filter((line) => line.includes("cannot record"))).toHaveLength(1);
+  expect(readNodeStatus(h.agent.db)?.diskPressure).toBe(false);
+
+  // Room for the database again (still under the threshold): the next look writes the verdict, with when it began.
+  full.on = false;
+  h.clock.step(10_000);
+  expect(readNodeStatus(h.agent.db)).toMatchObject({ diskPressure: true, diskPressureSince: filledAt });
+  expect(logged.at(-1)).toBe("disk pressure: DiskPressure recorded in the database");
+
+  free.bytes = 50n * Gi;
+  h.clock.step(10_000);
+  expect(monitor.pressure).toBe(false);
+  expect(readNodeStatus(h.agent.db)).toMatchObject({ diskPressure: false, diskPressureSince: h.clock.now() });
+  expect(events.at(-1)?.reason).toBe("NodeHasNoDiskPressure");
+  monitor.stop();
   h.agent.close();
 });
