@@ -48,6 +48,21 @@ export function apiHarness(dir: string, limits: Partial<ApiLimits> = {}) {
 }
 
 /** A GET as the server hands it to a route. */
+/** A write (POST, PUT, DELETE ...) with a JSON body: an object is encoded, a string sent as it is. */
+export function jsonRequest(method: string, path: string, params: Record<string, string>, body?: unknown): ApiRequest {
+  const url = new URL(path, "http://127.0.0.1");
+  return {
+    method,
+    url,
+    headers: new Headers({ "Content-Type": "application/json" }),
+    params,
+    query: url.searchParams,
+    signal: new AbortController().signal,
+    body: async () => new TextEncoder().encode(body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body)),
+    upgrade: () => undefined,
+  };
+}
+
 export function apiRequest(path: string, options: { params?: Record<string, string>; accept?: string; signal?: AbortSignal } = {}): ApiRequest {
   const url = new URL(path, "http://127.0.0.1");
   return {

@@ -11,6 +11,7 @@
  */
 import { expect } from "bun:test";
 import { Agent, waitFor, type Workspace } from "./helpers.ts";
+import { seededRandom } from "../seeded-random.ts";
 
 /** One container attempt as the runtime shows it. */
 export interface ChurnContainer {
@@ -73,18 +74,6 @@ spec:
   containers:
 ${containers.join("\n")}
 `;
-}
-
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -163,7 +152,7 @@ async function untilEmpty<T>(check: () => Promise<T[]>, ms: number): Promise<T[]
 export async function runChurn(runtime: ChurnRuntime, workspace: Workspace, rounds: number, agents: Agent[]): Promise<void> {
   const seed = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
   console.log(`fault churn seed: FAULT_SEED=${seed}`);
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const flags = [...runtime.flags, "--backoff-base", "1", "--backoff-max", "4"];
   const wanted = new Map<string, number>([["stable", 1], ["crash", 1]]);
   const ledger = new AttemptLedger();

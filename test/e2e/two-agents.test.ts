@@ -17,6 +17,7 @@ import { runtimeRootOf } from "../../src/store/db-path.ts";
 import { nodeLockName } from "../../src/runtime/docker-node-lock.ts";
 import { describeDocker, docker } from "../docker/helpers.ts";
 import { Agent, ensureBinary, isRunning, processContainers, processE2E, waitFor, Workspace } from "./helpers.ts";
+import { seededRandom } from "../seeded-random.ts";
 
 const SECONDS = Number(process.env.TWO_AGENTS_SECONDS ?? 15);
 const BACKOFF = ["--backoff-base", "1", "--backoff-max", "4"];
@@ -61,18 +62,6 @@ const POOL: Record<string, (version: number) => string> = {
   flaky: (v) => pod("flaky", `echo b${v}; sleep 0.5; exit 1`),
   extra: (v) => pod("extra", `echo b${v}; exec sleep 1000`),
 };
-
-/** mulberry32, as in fault.test.ts: a failing run replays with its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function query<T>(db: string, sql: string, ...params: string[]): T[] {
   const conn = new Database(db, { readonly: true });
@@ -152,7 +141,7 @@ const e2e = processE2E();
 test(`two agents in one directory, ${SECONDS}s of churn and restarts of one: neither touches the other's pods`, async () => {
   const seed = Number(process.env.TWO_AGENTS_SEED ?? Math.floor(Math.random() * 2 ** 31));
   console.log(`two-agents.test.ts seed: TWO_AGENTS_SEED=${seed}`);
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const workspace = (e2e.ws = new Workspace());
   const a = new Side(workspace, "a");
   const b = new Side(workspace, "b");

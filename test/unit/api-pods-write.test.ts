@@ -1,33 +1,18 @@
 import { describe, expect, test } from "bun:test";
-import type { ApiRequest } from "../../src/api/http.ts";
 import { createPod } from "../../src/api/pods-create.ts";
 import { deletePod } from "../../src/api/pods-delete.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
-import { apiHarness } from "../api-watch-fixtures.ts";
+import { apiHarness, jsonRequest } from "../api-watch-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";
-
-function request(method: string, path: string, params: Record<string, string>, body?: unknown): ApiRequest {
-  const url = new URL(path, "http://127.0.0.1");
-  return {
-    method,
-    url,
-    headers: new Headers({ "Content-Type": "application/json" }),
-    params,
-    query: url.searchParams,
-    signal: new AbortController().signal,
-    body: async () => new TextEncoder().encode(body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body)),
-    upgrade: () => undefined,
-  };
-}
 
 /** The API over a fake-runtime agent whose pod writes go to its store, as `run` wires them. */
 function writableApi(dir: string) {
   const h = apiHarness(dir);
   const sources = new PodSources({ db: h.agent.db, store: h.store, node: "lab", rules: { runtime: "process" }, log: () => {} });
   const api = { ...h.api, podWrites: sources.writes };
-  const create = (body: unknown, query = "") => createPod(request("POST", `/api/v1/namespaces/default/pods${query}`, { namespace: "default" }, body), api);
-  const remove = (name: string, body?: unknown, query = "") => deletePod(request("DELETE", `/api/v1/namespaces/default/pods/${name}${query}`, { namespace: "default", name }, body), api);
+  const create = (body: unknown, query = "") => createPod(jsonRequest("POST", `/api/v1/namespaces/default/pods${query}`, { namespace: "default" }, body), api);
+  const remove = (name: string, body?: unknown, query = "") => deletePod(jsonRequest("DELETE", `/api/v1/namespaces/default/pods/${name}${query}`, { namespace: "default", name }, body), api);
   return { h, sources, api, create, remove };
 }
 

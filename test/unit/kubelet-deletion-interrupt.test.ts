@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import type { ApiRequest } from "../../src/api/http.ts";
 import { getPod } from "../../src/api/pods-api.ts";
 import { createPod } from "../../src/api/pods-create.ts";
 import { deletePod } from "../../src/api/pods-delete.ts";
@@ -8,27 +7,13 @@ import { watchOrList } from "../../src/api/watch.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import type { PodKey, PodSpec } from "../../src/manifest/types.ts";
 import type { ContainerConfig } from "../../src/runtime/runtime.ts";
-import { apiHarness, apiRequest, readWatch, settle } from "../api-watch-fixtures.ts";
+import { apiHarness, apiRequest, jsonRequest, readWatch, settle } from "../api-watch-fixtures.ts";
 import type { FakeRuntime } from "../fake-runtime.ts";
 import { harness } from "../kubelet-harness.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 const CONTAINERS = 500;
-
-function request(method: string, path: string, params: Record<string, string>, body?: unknown): ApiRequest {
-  const url = new URL(path, "http://127.0.0.1");
-  return {
-    method,
-    url,
-    headers: new Headers({ "Content-Type": "application/json" }),
-    params,
-    query: url.searchParams,
-    signal: new AbortController().signal,
-    body: async () => new TextEncoder().encode(body === undefined ? "" : JSON.stringify(body)),
-    upgrade: () => undefined,
-  };
-}
 
 /**
  * Each start takes a turn of the event loop, as a spawn does, and `at` runs once `at.after` of
@@ -61,12 +46,12 @@ function apiAgent(dir: string) {
   return {
     h,
     api,
-    create: (body: unknown) => createPod(request("POST", path, { namespace: "default" }, body), api),
-    remove: (name: string) => deletePod(request("DELETE", `${path}/${name}`, { namespace: "default", name }), api),
+    create: (body: unknown) => createPod(jsonRequest("POST", path, { namespace: "default" }, body), api),
+    remove: (name: string) => deletePod(jsonRequest("DELETE", `${path}/${name}`, { namespace: "default", name }), api),
     /** The pod a GET serves, or the status code it refuses with. */
     get: async (name: string): Promise<Record<string, any> | number> => {
       try {
-        return (await getPod(request("GET", `${path}/${name}`, { namespace: "default", name }), api).json()) as Record<string, any>;
+        return (await getPod(jsonRequest("GET", `${path}/${name}`, { namespace: "default", name }), api).json()) as Record<string, any>;
       } catch (error) {
         if (error instanceof ApiError) return error.code;
         throw error;
