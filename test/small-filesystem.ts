@@ -13,15 +13,16 @@ export interface SmallFilesystem {
   fill(): void;
   /** Removes the filler: the space is back. */
   free(): void;
-  /** Unmounts (lazily, should a process still hold a file there) and removes the mount point. */
+  /** Unmounts (lazily, should a process still hold a file there) and removes a mount point it made. */
   unmount(): void;
 }
 
-export function mountSmallFilesystem(sizeBytes: number): SmallFilesystem {
-  const path = mkdtempSync(join(tmpdir(), "minikubelet-small-fs-"));
+/** Mounted on `at` (an existing directory, whose contents it hides) or on a new temp directory. */
+export function mountSmallFilesystem(sizeBytes: number, at?: string): SmallFilesystem {
+  const path = at ?? mkdtempSync(join(tmpdir(), "minikubelet-small-fs-"));
   const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${sizeBytes},mode=0755`, "tmpfs", path], { stderr: "pipe" });
   if (mounted.exitCode !== 0) {
-    rmSync(path, { recursive: true, force: true });
+    if (!at) rmSync(path, { recursive: true, force: true });
     throw new Error(`mount -t tmpfs on ${path} failed (these tests run as root): ${mounted.stderr.toString().trim()}`);
   }
   const filler = join(path, "filler");
@@ -48,7 +49,7 @@ export function mountSmallFilesystem(sizeBytes: number): SmallFilesystem {
     },
     unmount() {
       Bun.spawnSync(["umount", "-l", path]);
-      rmSync(path, { recursive: true, force: true });
+      if (!at) rmSync(path, { recursive: true, force: true });
     },
   };
 }

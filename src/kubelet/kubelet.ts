@@ -34,7 +34,7 @@ import type { ProbeDriver } from "./probe-actions.ts";
 import { killRevivedAttempts } from "./runtime-restarts.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { StatusManager, type PodListener } from "./status-manager.ts";
-import { SyncFailures } from "./sync-failures.ts";
+import { RETRY_BASE_MS, SyncFailures } from "./sync-failures.ts";
 import { WakeTimers } from "./wake-timers.ts";
 import { emptyDirEviction } from "./empty-dir-eviction.ts";
 import { measureDir, type MeasureDir } from "../eviction/dir-usage.ts";
@@ -105,6 +105,8 @@ export class Kubelet {
   /** Records that had a pass: the next one is a "sync", not a "create" (weak: a removed pod leaves nothing). */
   private readonly passed = new WeakSet<PodRecord>();
   private lastIterationAt: number;
+  /** Armed while the store refuses a removal: no pod may sync again to carry it (the pod is gone). */
+  private cancelRemovalRetry?: () => void;
 
   constructor(options: KubeletOptions) {
     this.runtime = options.runtime;
@@ -216,6 +218,8 @@ export class Kubelet {
     this.unwatch?.();
     this.unwatch = undefined;
     this.wakes.clear();
+    this.cancelRemovalRetry?.();
+    this.cancelRemovalRetry = undefined;
     this.localStorage.stop();
     this.probes?.stop();
   }
@@ -391,6 +395,7 @@ export class Kubelet {
     updateConditions(pod, this.clock.now());
     // Never throws: a store that refuses the removal must neither keep shutdown waiting nor lose the replacement.
     this.status.remove(pod);
+    this.retryRemovalsLater();
     if (pod.replacement) {
       if (pod.replacement.uid === pod.spec.uid) this.metrics.podRestarted(!pod.replacement.api);
       this.pods.set(key, this.admit(pod.replacement, this.clock.now()));
@@ -398,6 +403,15 @@ export class Kubelet {
     } else if (this.pods.size === 0) {
       for (const resolve of this.emptyWaiters.splice(0)) resolve();
     }
+  }
+
+  /** A removal the store refused (a full disk) is written again every few seconds until it is recorded. */
+  private retryRemovalsLater(): void {
+    if (this.cancelRemovalRetry || this.stopped || !this.status.retryRemovals()) return;
+    this.cancelRemovalRetry = this.clock.setTimeout(() => {
+      this.cancelRemovalRetry = undefined;
+      this.retryRemovalsLater();
+    }, RETRY_BASE_MS);
   }
 
   /** Saves the pod with the events of its passes since the last successful save; throws what the store throws. */

@@ -64,6 +64,12 @@ export class PodCheckpoints {
     this.saveRemovals();
   }
 
+  /** Retries the removals the store refused; true while some are still unrecorded. */
+  retryRemovals(): boolean {
+    this.saveRemovals();
+    return this.removals.size > 0;
+  }
+
   private saveRemovals(): void {
     for (const [uid, removal] of this.removals) {
       try {

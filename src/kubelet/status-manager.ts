@@ -52,6 +52,11 @@ export class StatusManager {
     for (const listener of this.listeners) listener(pod, object, true);
   }
 
+  /** Retries the removals the store refused (pod-checkpoints.ts); true while some are still unrecorded. */
+  retryRemovals(): boolean {
+    return this.checkpoints.retryRemovals();
+  }
+
   listen(listener: PodListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -6,7 +6,8 @@
 import { cappedDoubling } from "../capped-doubling.ts";
 import type { PodKey } from "../manifest/types.ts";
 
-const RETRY_BASE_MS = 2000;
+/** The first retry of a failed pass, and how often a refused removal is written again. */
+export const RETRY_BASE_MS = 2000;
 const RETRY_CAP_MS = 60_000;
 
 export interface SyncFailure {

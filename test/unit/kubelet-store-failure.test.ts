@@ -126,6 +126,19 @@ describe("a failing store while removing a pod", () => {
   });
 
 
+  test("a removal the store refused is written again by itself, with no other pod left to sync", async () => {
+    const { h, store } = setup();
+    await h.kubelet.sync(desired(pod()));
+    store.failDeletes = "database or disk is full";
+    await h.kubelet.sync(desired());
+    await h.advance(5);
+    expect(h.kubelet.pods.size).toBe(0);
+    expect(store.deletes).toEqual([]);
+    store.failDeletes = undefined;
+    await h.advance(5);
+    expect(store.deletes.map((d) => d.uid)).toEqual(["uid-web-1"]);
+  });
+
   test("shutdown still completes", async () => {
     const { h, store } = setup();
     await h.kubelet.sync(desired(pod()));
