@@ -407,9 +407,11 @@ export class Kubelet {
 
   /** A removal the store refused (a full disk) is written again every few seconds until it is recorded. */
   private retryRemovalsLater(): void {
-    if (this.cancelRemovalRetry || this.stopped || !this.status.retryRemovals()) return;
+    // remove() has just tried the write: the first retry waits, rather than hit a full disk twice at once.
+    if (this.cancelRemovalRetry || this.stopped || !this.status.removalsPending()) return;
     this.cancelRemovalRetry = this.clock.setTimeout(() => {
       this.cancelRemovalRetry = undefined;
+      this.status.retryRemovals();
       this.retryRemovalsLater();
     }, RETRY_BASE_MS);
   }

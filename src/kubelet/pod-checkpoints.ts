@@ -64,10 +64,14 @@ export class PodCheckpoints {
     this.saveRemovals();
   }
 
-  /** Retries the removals the store refused; true while some are still unrecorded. */
-  retryRemovals(): boolean {
-    this.saveRemovals();
+  /** Whether some removal the store refused is still unrecorded. */
+  removalsPending(): boolean {
     return this.removals.size > 0;
+  }
+
+  /** Retries the removals the store refused. */
+  retryRemovals(): void {
+    this.saveRemovals();
   }
 
   private saveRemovals(): void {

@@ -52,9 +52,13 @@ export class StatusManager {
     for (const listener of this.listeners) listener(pod, object, true);
   }
 
-  /** Retries the removals the store refused (pod-checkpoints.ts); true while some are still unrecorded. */
-  retryRemovals(): boolean {
-    return this.checkpoints.retryRemovals();
+  /** Whether some removal the store refused is still unrecorded (pod-checkpoints.ts). */
+  removalsPending(): boolean {
+    return this.checkpoints.removalsPending();
+  }
+
+  retryRemovals(): void {
+    this.checkpoints.retryRemovals();
   }
 
   listen(listener: PodListener): () => void {
