@@ -69,6 +69,9 @@ describeDocker("pods/log from a docker-runtime database", () => {
       expect(response.status).toBe(200);
       return response.text();
     };
+    // Started is the process's start, not its output: on a loaded machine the second run may not
+    // have written its lines yet when the loop is idle.
+    for (const deadline = Date.now() + 10_000; !(await read("")).includes("run ") && Date.now() < deadline; ) await Bun.sleep(50);
     const previous = await read("?previous=true");
     const current = await read("?tailLines=1");
     const runOf = (text: string) => Number(/run (\d+)\n$/.exec(text)?.[1]);
