@@ -37,7 +37,12 @@ test("after scripts/demo, `get pods` and `describe pod web-lab` work exactly as 
   await waitFor("crash-lab to crash", () => output.includes("BackOff default/crash-lab crash"), 20_000, () => output);
 
   const typed = (...args: string[]) => spawnSync(BINARY, args, { env, encoding: "utf8" });
-  const get = typed("get", "pods");
+  // A crash loop's restart leaves it Running for the moment before the next crash: a `get` may
+  // land in it, so it is typed again until it shows the loop between two attempts.
+  const get = await waitFor("get pods to show crash-lab between two attempts", () => {
+    const typedGet = typed("get", "pods");
+    return typedGet.status !== 0 || /^crash-lab +0\/1 /m.test(typedGet.stdout) ? typedGet : undefined;
+  }, 20_000, () => output);
   expect(get.stderr).toBe("");
   expect(get.status).toBe(0);
   expect(get.stdout).toMatch(/^crash-lab +0\/1 /m);
