@@ -5,12 +5,14 @@
  *
  * Layout under `rootDir`:
  * ```
- * monitor.sh                          the monitor script (replaced atomically, never rewritten in place)
+ * minikubelet-monitor-<sha256>        the monitor binary (monitor-binary.ts), one per version
  * events/<id>.started|.exited         empty markers the monitor creates; one directory watch sees them all
  * pods/<podUid>/sandbox.json          { id, podUid, labels, createdAt }
  * pods/<podUid>/volumes/<name>/       emptyDir volumes
  * pods/<podUid>/containers/<id>/      one directory per container attempt:
- *     config.json  labels.json  log   written by the agent before the monitor starts
+ *     config.json  labels.json        written by the agent before the monitor starts
+ *     container.log[.<time>[.gz]]     the CRI log the monitor writes and rotates (container-log-file.ts);
+ *                                     `log`: the raw log of an earlier version's shell monitor
  *     pid                             "<pid> <starttime> <startedNs|-> <monitorPid> <monitorStarttime>"
  *     .ended                          "<code> -", written by the monitor the moment the process ended
  *     exit                            "<code> <finishedNs|->" (+ " lost" when the agent had to write it)
@@ -19,7 +21,7 @@
  * monitor wrote them, so the monitor runs no `date` (a process, milliseconds of a restart). Each
  * file is new and written by one short write, so a reader sees all of it or too little to parse.
  * Every directory is 0700 and every file the agent or the log writer makes 0600 (config.json holds
- * the env, `log` the output): see private-files.ts.
+ * the env, the log the output): see private-files.ts.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -73,9 +75,6 @@ export class ProcessLayout {
   get eventsDir(): string {
     return join(this.rootDir, "events");
   }
-  get monitorScript(): string {
-    return join(this.rootDir, "monitor.sh");
-  }
   podDir(podUid: string): string {
     return join(this.podsDir, podUid);
   }
@@ -109,7 +108,7 @@ export class ProcessLayout {
    * already close them). Once per start: it reads every container directory.
    */
   tighten(): void {
-    for (const path of [this.rootDir, this.podsDir, this.eventsDir, this.monitorScript]) tightenMode(path);
+    for (const path of [this.rootDir, this.podsDir, this.eventsDir]) tightenMode(path);
     for (const podUid of this.scanPods()) {
       for (const path of [this.podDir(podUid), this.containersDir(podUid), join(this.podDir(podUid), "volumes"), join(this.podDir(podUid), "sandbox.json")]) tightenMode(path);
     }
