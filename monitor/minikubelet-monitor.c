@@ -52,8 +52,10 @@ static unsigned long long max_bytes, max_files, drain_ms = 2000;
 static char **command;
 
 static int err_fd = -1;
-static char pid_path[PATH_BYTES], ended_path[PATH_BYTES], exit_path[PATH_BYTES], new_log_path[PATH_BYTES];
-static char started_path[PATH_BYTES], exited_path[PATH_BYTES], log_dir[PATH_BYTES];
+/* The paths, packed into one arena: a buffer each would touch a page each. */
+static char path_arena[4 * PATH_BYTES];
+static size_t arena_used;
+static char *pid_path, *ended_path, *exit_path, *new_log_path, *started_path, *exited_path, *log_dir, *err_path;
 static const char *log_base;
 static size_t log_base_len;
 
@@ -128,27 +130,30 @@ static void parse_args(int argc, char **argv) {
   if (!max_files) usage("--log-max-files is required");
 }
 
-static void join_path(char *out, const char *a, const char *b, const char *c) {
-  int n = snprintf(out, PATH_BYTES, "%s/%s%s", a, b, c);
-  if (n < 0 || n >= PATH_BYTES) usage("a path is too long");
+static char *join_path(const char *a, const char *b, const char *c) {
+  char *out = path_arena + arena_used;
+  int n = snprintf(out, sizeof path_arena - arena_used, "%s/%s%s", a, b, c);
+  if (n < 0 || (size_t)n >= sizeof path_arena - arena_used) usage("the paths are too long");
+  arena_used += (size_t)n + 1;
+  return out;
 }
 
 static void set_paths(void) {
-  join_path(pid_path, dir, "pid", "");
-  join_path(ended_path, dir, ".ended", "");
-  join_path(exit_path, dir, "exit", "");
-  join_path(new_log_path, dir, ".log.new", "");
-  join_path(started_path, events, id, ".started");
-  join_path(exited_path, events, id, ".exited");
+  pid_path = join_path(dir, "pid", "");
+  ended_path = join_path(dir, ".ended", "");
+  exit_path = join_path(dir, "exit", "");
+  new_log_path = join_path(dir, ".log.new", "");
+  err_path = join_path(dir, "monitor.err", "");
+  started_path = join_path(events, id, ".started");
+  exited_path = join_path(events, id, ".exited");
   const char *slash = strrchr(log_path, '/');
   if (!slash) {
-    strcpy(log_dir, ".");
+    log_dir = join_path(".", "", "");
+    log_dir[1] = 0;
     log_base = log_path;
   } else {
-    size_t n = slash == log_path ? 1 : (size_t)(slash - log_path);
-    if (n >= PATH_BYTES) usage("a path is too long");
-    memcpy(log_dir, log_path, n);
-    log_dir[n] = 0;
+    log_dir = join_path(log_path, "", "");
+    log_dir[slash == log_path ? 1 : slash - log_path] = 0;
     log_base = slash + 1;
   }
   log_base_len = strlen(log_base);
@@ -405,16 +410,26 @@ static int write_lost_notice(void) {
   return 0;
 }
 
-/* Written, or dropped and counted: never waited for, so a full disk cannot hold the container. */
-static void write_record(const char *record, size_t len, size_t payload) {
+/*
+ * Records go out in batches: whole records only, as many as one read of a pipe made (a flood of
+ * short lines would otherwise be a write per line), each batch by one write, never past max-bytes,
+ * and flushed before the loop waits again, so nothing is held back. A batch that cannot be written
+ * is dropped and counted: never waited for, so a full disk cannot hold the container.
+ */
+static char batch[HDR + LINE_BYTES + 1];
+static size_t batch_len;
+static unsigned long long batch_payload;
+
+static void flush(void) {
+  if (batch_len == 0) return;
   if (lost > 0 && write_lost_notice() < 0) {
-    lost += payload;
-    return;
-  }
-  if (log_write(record, len) < 0) {
+    lost += batch_payload;
+  } else if (log_write(batch, batch_len) < 0) {
     if (lost == 0) diag("log %s could not be written (%s): dropping output", log_path, strerror(errno));
-    lost += payload;
+    lost += batch_payload;
   }
+  batch_len = 0;
+  batch_payload = 0;
 }
 
 /* ---- the streams ------------------------------------------------------------------------------ */
@@ -422,34 +437,35 @@ static void write_record(const char *record, size_t len, size_t payload) {
 struct stream {
   int fd;
   const char *name;
-  /* HDR bytes of room, then the line so far (`have` bytes), then one spare byte for a P's newline. */
-  size_t have;
+  size_t have; /* the line so far, at buf */
   struct timespec read_at;
-  char buf[HDR + LINE_BYTES + 1];
+  char buf[LINE_BYTES];
 };
-static struct stream out = {.fd = -1, .name = "stdout"}, err = {.fd = -1, .name = "stderr"};
+/* In .bss, initialised in main: an initialiser would put both 16 KiB buffers in the binary's data. */
+static struct stream out, err;
 
 /*
- * Writes `content` (len bytes) as records tagged `tag` (F or P). The HDR bytes before it are free
- * (header room, or a line already written) and content[len] may be overwritten by the newline:
- * so each record is built in place. A record bigger than the log may hold is cut into P chunks.
+ * Appends `content` (len bytes) to the batch as records tagged `tag` (F or P). A record bigger
+ * than the log may hold is cut into P chunks that fit; a rotation may come between two records.
  */
-static void emit(struct stream *s, char *content, size_t len, char tag) {
+static void emit(struct stream *s, const char *content, size_t len, char tag) {
   size_t room = max_bytes > HDR + 1 ? max_bytes - HDR - 1 : 1;
   for (;;) {
     size_t take = len > room ? room : len;
     char record_tag = take < len ? 'P' : tag;
-    char *record = content - HDR;
-    char saved = content[take];
+    size_t record_len = HDR + take + 1;
+    if (batch_len + record_len > sizeof batch || (batch_len > 0 && log_size + batch_len + record_len > max_bytes)) flush();
+    char *record = batch + batch_len;
     rfc3339(record, &s->read_at);
     record[TS_LEN] = ' ';
     memcpy(record + TS_LEN + 1, s->name, 6);
     record[TS_LEN + 7] = ' ';
     record[TS_LEN + 8] = record_tag;
     record[TS_LEN + 9] = ' ';
-    content[take] = '\n';
-    write_record(record, HDR + take + 1, take + (record_tag == 'F'));
-    content[take] = saved;
+    memcpy(record + HDR, content, take);
+    record[HDR + take] = '\n';
+    batch_len += record_len;
+    batch_payload += take + (record_tag == 'F');
     if (take == len) return;
     content += take;
     len -= take;
@@ -458,24 +474,24 @@ static void emit(struct stream *s, char *content, size_t len, char tag) {
 
 static void close_stream(struct stream *s) {
   if (s->have > 0) {
-    emit(s, s->buf + HDR, s->have, 'F');
+    emit(s, s->buf, s->have, 'F');
     s->have = 0;
   }
+  flush();
   if (s->fd >= 0) close(s->fd);
   s->fd = -1;
 }
 
 /* One read of the stream, straight into its line buffer; every full line read goes out as F. */
 static void read_stream(struct stream *s) {
-  char *line = s->buf + HDR;
-  ssize_t n = read(s->fd, line + s->have, LINE_BYTES - s->have);
+  ssize_t n = read(s->fd, s->buf + s->have, LINE_BYTES - s->have);
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
   clock_gettime(CLOCK_REALTIME, &s->read_at);
   if (n <= 0) {
     close_stream(s);
     return;
   }
-  char *start = line, *scan = line + s->have, *end = scan + n;
+  char *start = s->buf, *scan = s->buf + s->have, *end = scan + n;
   char *newline;
   while ((newline = memchr(scan, '\n', (size_t)(end - scan)))) {
     emit(s, start, (size_t)(newline - start), 'F');
@@ -485,10 +501,11 @@ static void read_stream(struct stream *s) {
   if (rest == LINE_BYTES) {
     emit(s, start, rest, 'P');
     rest = 0;
-  } else if (start != line && rest > 0) {
-    memmove(line, start, rest);
+  } else if (start != s->buf && rest > 0) {
+    memmove(s->buf, start, rest);
   }
   s->have = rest;
+  flush();
 }
 
 /* ---- the container's process ------------------------------------------------------------------ */
@@ -582,8 +599,6 @@ int main(int argc, char **argv) {
   parse_args(argc, argv);
   set_paths();
   mode_t umask_was = umask(077);
-  char err_path[PATH_BYTES];
-  join_path(err_path, dir, "monitor.err", "");
   err_fd = open(err_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   signal(SIGPIPE, SIG_IGN);
   sigset_t chld;
@@ -612,7 +627,9 @@ int main(int argc, char **argv) {
   close(err_pipe[1]);
   close(report_pipe[1]);
   out.fd = out_pipe[0];
+  out.name = "stdout";
   err.fd = err_pipe[0];
+  err.name = "stderr";
   report_fd = report_pipe[0];
 
   int ended = 0, finished = 0;
