@@ -57,6 +57,7 @@ interface RunOptions {
   gzip?: string;
   extra?: string[];
   root?: string;
+  env?: Record<string, string>;
 }
 
 /** Starts the monitor as the agent does: detached, stdio on /dev/null, in the container's cwd. */
@@ -72,7 +73,7 @@ function runMonitor(command: string[], options: RunOptions = {}): Run {
   if (options.drainMs !== undefined) args.push("--drain-ms", String(options.drainMs));
   if (options.gzip) args.push("--gzip", options.gzip);
   args.push(...(options.extra ?? []), "--", ...command);
-  const monitor = Bun.spawn(args, { cwd: root, detached: true, stdio: ["ignore", "ignore", "ignore"], env: { PATH: "/usr/bin:/bin", HOME: root } });
+  const monitor = Bun.spawn(args, { cwd: root, detached: true, stdio: ["ignore", "ignore", "ignore"], env: options.env ?? { PATH: "/usr/bin:/bin", HOME: root } });
   started.push(monitor.pid);
   return { root, dir, events, log, monitor };
 }
@@ -182,6 +183,25 @@ test("a signal's exit is 128+n, and a command not found is 127", async () => {
   expect(read(join(missing.dir, "monitor.err"))).toContain("no-such-command-here");
 });
 
+test("the command is looked up on the container's PATH; one found but not executable is 126", async () => {
+  const root = tempDir();
+  mkdirSync(join(root, "bin"));
+  writeFileSync(join(root, "bin", "hello"), "#!/bin/sh\necho from-path \"$GREETING\"\n", { mode: 0o755 });
+  writeFileSync(join(root, "bin", "not-executable"), "#!/bin/sh\n", { mode: 0o644 });
+  const env = { PATH: `${join(root, "bin")}:/usr/bin:/bin`, GREETING: "hi" };
+  const found = runMonitor(["hello"], { root, env });
+  expect(await exitOf(found)).toBe("0 -\n");
+  expect(records(read(found.log)!).map((r) => r.content)).toEqual(["from-path hi"]);
+  const refused = runMonitor(["not-executable"], { root: tempDir(), env });
+  expect(await exitOf(refused)).toBe("126 -\n");
+});
+
+test("the container starts with no signal ignored or blocked (the monitor ignores SIGPIPE and blocks SIGCHLD)", async () => {
+  const run = runMonitor(["grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"]);
+  expect(await exitOf(run)).toBe("0 -\n");
+  expect(records(read(run.log)!).map((r) => r.content.replace(/\s+/, " "))).toEqual(["SigBlk: 0000000000000000", "SigIgn: 0000000000000000"]);
+});
+
 test("options are checked: an unknown one, a missing one or no command is exit 2 with a message", () => {
   const dir = tempDir();
   const cases = [
@@ -255,6 +275,16 @@ test("under a flood the log rotates by size and keeps at most max-files files", 
   for (const name of files) expect(statSync(join(run.dir, name)).size).toBeLessThanOrEqual(64 << 10);
   // The newest lines are the ones kept, ending with the last.
   expect(records(read(run.log)!).at(-1)!.content).toBe("200000");
+});
+
+test("with max-files 1 a rotation keeps no rotated file: the log starts again empty", async () => {
+  const run = runMonitor(["sh", "-c", "seq 1 1000"], { maxBytes: 1024, maxFiles: 1 });
+  expect(await exitOf(run)).toBe("0 -\n");
+  expect(logFiles(run.dir)).toEqual(["log"]);
+  expect(statSync(run.log).size).toBeLessThanOrEqual(1024);
+  const kept = records(read(run.log)!).map((r) => Number(r.content));
+  expect(kept.at(-1)).toBe(1000);
+  expect(kept).toEqual(kept.map((_, i) => kept[0]! + i));
 });
 
 test("rotations lose and repeat no line: every line of the flood is in the files, in order", async () => {
