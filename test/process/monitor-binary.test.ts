@@ -357,4 +357,9 @@ test("a full disk: the container keeps running, the drop is said once there is r
   disk.free();
   expect(await exitOf(run)).toBe("143 -\n");
   expect(read(join(run.dir, ".ended"))).toBe("143 -\n");
+  // No record was left cut short by a write that failed half way.
+  for (const record of records(read(run.log)!)) {
+    if (record.stream === "stdout") expect(record.content).toMatch(/^line \d+ y{500}$/);
+    else expect(record.content).toMatch(/^\[minikubelet\] container output dropped: .* at least \d+ bytes lost$/);
+  }
 });
