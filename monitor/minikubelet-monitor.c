@@ -274,6 +274,19 @@ static int is_rotated(const char *name) {
 }
 
 /*
+ * F.gz while F is still there is a gzip at work on F: the two are one rotated file, named by F
+ * (which sorts first), and removed together.
+ */
+static int being_compressed(int dir_fd, const char *name) {
+  size_t len = strlen(name);
+  char twin[256];
+  if (len < 4 || len >= sizeof twin || strcmp(name + len - 3, ".gz") != 0) return 0;
+  memcpy(twin, name, len - 3);
+  twin[len - 3] = 0;
+  return faccessat(dir_fd, twin, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/*
  * Walks the rotated logs without opendir (which allocates): counts them, and copies the smallest
  * name into `oldest` (by name is by time). Calls `each` for every one when given.
  */
@@ -289,7 +302,7 @@ static int scan_rotated(int dir_fd, char *oldest, void (*each)(const char *name)
     for (long off = 0; off < n;) {
       struct dirent64 *entry = (struct dirent64 *)(buf + off);
       off += entry->d_reclen;
-      if (!is_rotated(entry->d_name)) continue;
+      if (!is_rotated(entry->d_name) || being_compressed(dir_fd, entry->d_name)) continue;
       count++;
       if (oldest && (oldest[0] == 0 || strcmp(entry->d_name, oldest) < 0) && strlen(entry->d_name) < 256) strcpy(oldest, entry->d_name);
       if (each) each(entry->d_name);
@@ -340,6 +353,12 @@ static int rotate(void) {
     if (unlinkat(dir_fd, oldest, 0) < 0 && errno != ENOENT) {
       diag("rotate: remove %s: %s", oldest, strerror(errno));
       break;
+    }
+    /* A gzip on it has its output as good as gone too: it would stay as a file past the count. */
+    size_t len = strlen(oldest);
+    if (len + 3 < sizeof oldest) {
+      memcpy(oldest + len, ".gz", 4);
+      unlinkat(dir_fd, oldest, 0);
     }
   }
   /* A gzip still at work on a file would race a second one on it: the next rotation catches up. */

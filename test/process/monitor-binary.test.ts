@@ -264,11 +264,21 @@ function logFiles(dir: string): string[] {
   return [...rotated, "log"];
 }
 
+/** Processes whose arguments name `dir` (the gzips a rotation started). */
+function processesNaming(dir: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => (read(`/proc/${entry}/cmdline`) ?? "").includes(dir))
+    .map(Number);
+}
+
+const GZIP = ["/usr/bin/gzip", "/bin/gzip"].find((path) => existsSync(path))!;
 const FLOOD = ["sh", "-c", "seq 1 200000"];
 
-test("under a flood the log rotates by size and keeps at most max-files files", async () => {
-  const run = runMonitor(FLOOD, { maxBytes: 64 << 10, maxFiles: 3 });
+test("under a flood the log rotates by size and keeps at most max-files files, gzips racing the rotations included", async () => {
+  const run = runMonitor(FLOOD, { maxBytes: 64 << 10, maxFiles: 3, gzip: GZIP });
   expect(await exitOf(run, 20_000)).toBe("0 -\n");
+  await until("the gzips to finish", () => processesNaming(run.dir).length === 0);
   const files = logFiles(run.dir);
   expect(files.length).toBeLessThanOrEqual(3);
   expect(files.length).toBeGreaterThan(1);
@@ -299,17 +309,8 @@ test("rotations lose and repeat no line: every line of the flood is in the files
   });
 });
 
-/** Processes whose arguments name `dir` (the gzips a rotation started). */
-function processesNaming(dir: string): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => (read(`/proc/${entry}/cmdline`) ?? "").includes(dir))
-    .map(Number);
-}
-
 test("rotated files are compressed with --gzip and the files stay within max-files; a record bigger than max-bytes is cut to fit", async () => {
-  const gzip = ["/usr/bin/gzip", "/bin/gzip"].find((path) => existsSync(path))!;
-  const run = runMonitor(["sh", "-c", `for i in 1 2 3 4 5 6; do echo ${"x".repeat(170)}$i; sleep 0.05; done`], { maxBytes: 200, maxFiles: 4, gzip });
+  const run = runMonitor(["sh", "-c", `for i in 1 2 3 4 5 6; do echo ${"x".repeat(170)}$i; sleep 0.05; done`], { maxBytes: 200, maxFiles: 4, gzip: GZIP });
   expect(await exitOf(run)).toBe("0 -\n");
   await until("the gzips to finish", () => processesNaming(run.dir).length === 0);
   const files = logFiles(run.dir);
