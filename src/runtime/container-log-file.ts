@@ -19,10 +19,14 @@ export function containerLogPath(dir: string): string {
   return existsSync(legacy) ? legacy : join(dir, CRI_LOG_NAME);
 }
 
-/** Whether the log at `path` (or one of its rotated files) holds CRI records rather than raw bytes. */
+/**
+ * Whether the log at `path` (or one of its rotated files) holds CRI records rather than raw bytes:
+ * only the compiled monitor's name does. Every other file is read raw, as every log was before it
+ * (the shell monitor's `log`, and the files other runtimes and tests record as an attempt's log).
+ */
 export function isCriLogPath(path: string): boolean {
   const name = basename(path);
-  return name !== LEGACY_LOG_NAME && !name.startsWith(`${LEGACY_LOG_NAME}.`);
+  return name === CRI_LOG_NAME || name.startsWith(`${CRI_LOG_NAME}.`);
 }
 
 export type CriStream = "stdout" | "stderr";

@@ -95,7 +95,7 @@ test("a whole file decoded: both streams in file order, P joined to its F, a las
   expect(decodeCriLog(Buffer.from(`${file}\n`), 0).toString()).toBe("");
 });
 
-test("a container's log is its legacy raw `log` when there is one, else container.log; only `log` files are raw", () => {
+test("a container's log is its legacy raw `log` when there is one, else container.log; only container.log files are CRI", () => {
   const dir = tempDir("minikubelet-crilog-");
   dirs.push(dir);
   expect(containerLogPath(dir.path)).toBe(join(dir.path, "container.log"));
@@ -105,6 +105,7 @@ test("a container's log is its legacy raw `log` when there is one, else containe
   expect(isCriLogPath(join(dir.path, "container.log.20260101-000000.000000001"))).toBe(true);
   expect(isCriLogPath(join(dir.path, "log"))).toBe(false);
   expect(isCriLogPath(join(dir.path, "log.20260101-000000.000000001"))).toBe(false);
+  expect(isCriLogPath(join(dir.path, "c1.log"))).toBe(false);
 });
 
 test("the process runtime's readLogs serves a CRI file's content, both streams in order, its tail in records; a raw log as it is", async () => {
