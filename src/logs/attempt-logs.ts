@@ -9,6 +9,7 @@
 import { watch } from "node:fs";
 import { dirname } from "node:path";
 import type { Clock } from "../clock.ts";
+import { isCriLogPath, type CriStream } from "../runtime/container-log-file.ts";
 import { EngineUnreachableError } from "../runtime/docker-errors.ts";
 import type { LogOptions } from "../runtime/runtime.ts";
 import type { AttemptRow, StoreReader } from "../store/queries.ts";
@@ -24,6 +25,11 @@ export interface LogQuery {
   sinceMs?: number;
   timestamps?: boolean;
   follow?: boolean;
+  /**
+   * Only this stream's output (the API's `stream`, Kubernetes 1.32+); both when undefined. Only a
+   * CRI log knows which stream wrote what: any other source is refused (LogStreamsUnavailableError).
+   */
+  stream?: CriStream;
 }
 
 /** Where output without a log file comes from: DockerRuntime.streamLogs. */
@@ -75,12 +81,21 @@ export class EngineLogError extends Error {
   }
 }
 
+/** One stream was asked of output that does not say which stream wrote it (a raw log, the engine's text). */
+export class LogStreamsUnavailableError extends Error {
+  override readonly name = "LogStreamsUnavailableError";
+}
+
 /** The attempt's output is in the engine, and no engine was given to read it from. */
 export class NoEngineError extends Error {
   override readonly name = "NoEngineError";
 }
 
 export async function writeAttemptLogs(attempt: AttemptRow, query: LogQuery, deps: LogReadDeps, write: LogWriter): Promise<void> {
+  if (query.stream !== undefined && !(attempt.logPath && isCriLogPath(attempt.logPath))) {
+    const source = attempt.logPath ? `its log file ${attempt.logPath} holds both streams as one` : "its output is read from the engine as one text";
+    throw new LogStreamsUnavailableError(`logs of container "${attempt.container}" attempt ${attempt.attempt}: stream ${query.stream} cannot be told apart: ${source}`);
+  }
   const limit = new AbortController();
   const signal = AbortSignal.any([deps.signal, limit.signal]);
   const out = query.limitBytes === undefined ? write : limitedWriter(query.limitBytes, write, () => limit.abort());

@@ -3,7 +3,7 @@
  * bytes, with times only from the file's last write; a CRI log (the compiled monitor's
  * `container.log`) record by record, each with its own time, as the kubelet's ReadLogs serves it.
  */
-import { CriRecordDecoder, isCriLogPath, recordAtOrAfter, type CriRecord } from "../runtime/container-log-file.ts";
+import { CriRecordDecoder, isCriLogPath, recordAtOrAfter, type CriRecord, type CriStream } from "../runtime/container-log-file.ts";
 import { rfc3339NanoFixed, TimestampPrefixer } from "./timestamps.ts";
 
 /** Takes the next bytes; a promise holds the reader back until the consumer has room. */
@@ -12,6 +12,8 @@ export type LogWriter = (bytes: Uint8Array) => void | Promise<void>;
 export interface FileOutputQuery {
   sinceMs?: number;
   timestamps?: boolean;
+  /** CRI only: this stream's records alone (the caller refuses it for a raw log). */
+  stream?: CriStream;
 }
 
 export interface FileOutput {
@@ -58,7 +60,8 @@ class RawFileOutput implements FileOutput {
 }
 
 /**
- * CRI records, in file order whatever their stream: each record's content (a full line's with its
+ * CRI records, in file order whatever their stream (or those of the one stream asked for; the
+ * other's bytes count for nothing, as in the kubelet's logWriter): each record's content (a full line's with its
  * newline), kept when its own time is at or after `sinceMs`, stamped with that time. A P record's
  * stamp and its F record's both show, the second mid-line, as the kubelet writes them. A record
  * split across two reads is served once its newline is read; lines that are no record are skipped.
@@ -85,6 +88,7 @@ class CriFileOutput implements FileOutput {
   private serve(records: CriRecord[]): void | Promise<void> {
     const parts: Uint8Array[] = [];
     for (const record of records) {
+      if (this.query.stream !== undefined && record.stream !== this.query.stream) continue;
       if (this.query.sinceMs !== undefined && !recordAtOrAfter(record, this.query.sinceMs)) continue;
       if (this.query.timestamps) parts.push(Buffer.from(`${rfc3339NanoFixed(record.ms, record.nanos)} `));
       parts.push(record.content);
