@@ -6,6 +6,7 @@
  * The shell monitor of earlier versions wrote the raw bytes to `log`, which is read as it always was.
  */
 import { existsSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 
 /** The compiled monitor's log, in CRI records; rotated files are `container.log.<time>`. */
@@ -27,6 +28,26 @@ export function containerLogPath(dir: string): string {
 export function isCriLogPath(path: string): boolean {
   const name = basename(path);
   return name === CRI_LOG_NAME || name.startsWith(`${CRI_LOG_NAME}.`);
+}
+
+/**
+ * The bytes the container in `dir` has in log files: its log and the rotated ones (`log.<time>`,
+ * `container.log.<time>`, compressed or not), in either format. 0 when the directory is gone.
+ */
+export async function containerLogFilesSize(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0; // The directory went with its container.
+  }
+  const sizes = await Promise.all(
+    names
+      .filter((name) => [LEGACY_LOG_NAME, CRI_LOG_NAME].some((log) => name === log || name.startsWith(`${log}.`)))
+      // Rotated away between the listing and the stat: it takes nothing.
+      .map((name) => stat(join(dir, name)).then((info) => info.size, () => 0)),
+  );
+  return sizes.reduce((total, size) => total + size, 0);
 }
 
 export type CriStream = "stdout" | "stderr";

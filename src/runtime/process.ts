@@ -16,7 +16,6 @@
  * - The default working directory, and HOME when the spec sets none, is the pod directory.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
@@ -54,7 +53,7 @@ import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-poli
 import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
 import type { SignalName } from "../manifest/signals.ts";
 import { readCgroupUsage } from "./cgroup-usage.ts";
-import { CRI_LOG_NAME, LEGACY_LOG_NAME, containerLogPath, decodeCriLog, isCriLogPath } from "./container-log-file.ts";
+import { containerLogFilesSize, containerLogPath, decodeCriLog, isCriLogPath } from "./container-log-file.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -268,7 +267,7 @@ export class ProcessRuntime implements Runtime {
     const dir = this.findDir(id);
     if (!dir || this.readStatus(id).state !== "running") return undefined;
     const dirs = this.cgroups.usageDirs(id);
-    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, logFilesSize(dir)]);
+    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, containerLogFilesSize(dir)]);
     return { ...usage, logsUsedBytes };
   }
 
@@ -336,23 +335,6 @@ export class ProcessRuntime implements Runtime {
   private readStatus(id: string): ContainerStatus {
     return readContainerStatus(id, this.findDir(id), { cgroups: this.cgroups, clock: this.clock, unwrittenExits: this.unwrittenExits });
   }
-}
-
-/** The log and its rotated files (`log.<time>`, `container.log.<time>`, compressed or not), in either format. */
-async function logFilesSize(dir: string): Promise<number> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return 0; // The directory went with its container.
-  }
-  const sizes = await Promise.all(
-    names
-      .filter((name) => [LEGACY_LOG_NAME, CRI_LOG_NAME].some((log) => name === log || name.startsWith(`${log}.`)))
-      // Rotated away between the listing and the stat: it takes nothing.
-      .map((name) => stat(join(dir, name)).then((info) => info.size, () => 0)),
-  );
-  return sizes.reduce((total, size) => total + size, 0);
 }
 
 /** The content of a CRI log, both streams in file order; `tail` counts its records. Empty when there is no file yet. */

@@ -8,7 +8,7 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Cgroups } from "../../src/runtime/cgroups.ts";
-import { CriRecordDecoder, containerLogPath, decodeCriLog, isCriLogPath, parseCriRecord, recordAtOrAfter } from "../../src/runtime/container-log-file.ts";
+import { CriRecordDecoder, containerLogFilesSize, containerLogPath, decodeCriLog, isCriLogPath, parseCriRecord, recordAtOrAfter } from "../../src/runtime/container-log-file.ts";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { tempDir } from "../store-fixtures.ts";
 
@@ -106,6 +106,15 @@ test("a container's log is its legacy raw `log` when there is one, else containe
   expect(isCriLogPath(join(dir.path, "log"))).toBe(false);
   expect(isCriLogPath(join(dir.path, "log.20260101-000000.000000001"))).toBe(false);
   expect(isCriLogPath(join(dir.path, "c1.log"))).toBe(false);
+});
+
+test("a container's log bytes are its log's and its rotated files', in either format, and nothing else's", async () => {
+  const dir = tempDir("minikubelet-crilog-");
+  dirs.push(dir);
+  const files = { "container.log": 1, "container.log.20260101-000000.000000001": 10, "container.log.20260101-000000.000000000.gz": 100, log: 1000, "log.20260101-000000.000000001": 10000, "config.json": 100000, "logs.txt": 1000000 };
+  for (const [name, size] of Object.entries(files)) writeFileSync(join(dir.path, name), "x".repeat(size));
+  expect(await containerLogFilesSize(dir.path)).toBe(11111);
+  expect(await containerLogFilesSize(join(dir.path, "gone"))).toBe(0);
 });
 
 test("the process runtime's readLogs serves a CRI file's content, both streams in order, its tail in records; a raw log as it is", async () => {
