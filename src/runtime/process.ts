@@ -15,8 +15,7 @@
  *   as underscores). emptyDir lives at `pods/<uid>/volumes/<name>`; hostPath is the path itself.
  * - The default working directory, and HOME when the spec sets none, is the pod directory.
  */
-import { existsSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
@@ -56,6 +55,7 @@ import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-poli
 import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
 import type { SignalName } from "../manifest/signals.ts";
 import { readCgroupUsage } from "./cgroup-usage.ts";
+import { containerLogFilesSize, containerLogPath, decodeCriLog, isCriLogPath } from "./container-log-file.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -270,7 +270,7 @@ export class ProcessRuntime implements Runtime {
     const dir = this.findDir(id);
     if (!dir || this.readStatus(id).state !== "running") return undefined;
     const dirs = this.cgroups.usageDirs(id);
-    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, logFilesSize(dir)]);
+    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, containerLogFilesSize(dir)]);
     return { ...usage, logsUsedBytes };
   }
 
@@ -298,7 +298,9 @@ export class ProcessRuntime implements Runtime {
   async readLogs(id: string, options: LogOptions = {}): Promise<string> {
     const dir = this.findDir(id);
     if (!dir) throw new Error(`logs of container ${id}: no such container`);
-    const text = readText(join(dir, "log")) ?? "";
+    const path = containerLogPath(dir);
+    if (isCriLogPath(path)) return readCriLogText(path, options.tail);
+    const text = readText(path) ?? "";
     if (options.tail === undefined) return text;
     if (options.tail <= 0) return "";
     const lines = text.split("\n");
@@ -338,21 +340,15 @@ export class ProcessRuntime implements Runtime {
   }
 }
 
-/** `log` and its rotated files (`log.<time>`, compressed or not). */
-async function logFilesSize(dir: string): Promise<number> {
-  let names: string[];
+/** The content of a CRI log, both streams in file order; `tail` counts its records. Empty when there is no file yet. */
+function readCriLogText(path: string, tail: number | undefined): string {
+  let bytes: Buffer;
   try {
-    names = await readdir(dir);
+    bytes = readFileSync(path);
   } catch {
-    return 0; // The directory went with its container.
+    return "";
   }
-  const sizes = await Promise.all(
-    names
-      .filter((name) => name === "log" || name.startsWith("log."))
-      // Rotated away between the listing and the stat: it takes nothing.
-      .map((name) => stat(join(dir, name)).then((info) => info.size, () => 0)),
-  );
-  return sizes.reduce((total, size) => total + size, 0);
+  return decodeCriLog(bytes, tail).toString("utf8");
 }
 
 /** The host's cgroups for this agent: its database identity keeps two agents' cgroups apart. */
