@@ -491,9 +491,11 @@ static void emit(struct stream *s, const char *content, size_t len, char tag) {
   }
 }
 
+/* A last line without its newline is written as partial, as containerd's log redirect does: a reader
+ * then serves it without a newline it never had (kubectl logs shows `printf x` as `x`). */
 static void close_stream(struct stream *s) {
   if (s->have > 0) {
-    emit(s, s->buf, s->have, 'F');
+    emit(s, s->buf, s->have, 'P');
     s->have = 0;
   }
   flush();

@@ -238,7 +238,7 @@ test("a process that left the group and holds stdout delays the exit by the drai
   expect(records(read(run.log)!).map((r) => r.content)).toEqual(["before"]);
 });
 
-test("the log is CRI records: streams apart, times in order, a long line as P P F, a last partial line as F", async () => {
+test("the log is CRI records: streams apart, times in order, a long line as P P F, a last line without its newline as P", async () => {
   const long = "a".repeat(40000);
   const run = runMonitor(["sh", "-c", `echo out1; echo err1 >&2; echo ${long}; echo err2 >&2; printf last`]);
   expect(await exitOf(run)).toBe("0 -\n");
@@ -246,7 +246,7 @@ test("the log is CRI records: streams apart, times in order, a long line as P P 
   const stdout = all.filter((r) => r.stream === "stdout");
   const stderr = all.filter((r) => r.stream === "stderr");
   expect(stderr.map((r) => [r.tag, r.content])).toEqual([["F", "err1"], ["F", "err2"]]);
-  expect(stdout.map((r) => [r.tag, r.content.length])).toEqual([["F", 4], ["P", 16384], ["P", 16384], ["F", 40000 - 2 * 16384], ["F", 4]]);
+  expect(stdout.map((r) => [r.tag, r.content.length])).toEqual([["F", 4], ["P", 16384], ["P", 16384], ["F", 40000 - 2 * 16384], ["P", 4]]);
   expect(stdout[0]!.content).toBe("out1");
   expect(stdout.slice(1, 4).map((r) => r.content).join("")).toBe(long);
   expect(stdout[4]!.content).toBe("last");
