@@ -67,14 +67,21 @@ static void usage(const char *problem) {
   exit(2);
 }
 
-/* A line in DIR/monitor.err; the only place the monitor can say anything (its stderr is /dev/null). */
+static void rfc3339(char *out, const struct timespec *ts);
+
+/* A line in DIR/monitor.err (after its time); the only place the monitor can say anything (its stderr is /dev/null). */
 static void diag(const char *fmt, ...) {
   char line[512];
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  rfc3339(line, &now);
+  line[TS_LEN] = ' ';
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+  int n = vsnprintf(line + TS_LEN + 1, sizeof line - TS_LEN - 2, fmt, ap);
   va_end(ap);
   if (n < 0) return;
+  n += TS_LEN + 1;
   if ((size_t)n > sizeof line - 2) n = sizeof line - 2;
   line[n++] = '\n';
   if (err_fd >= 0 && write(err_fd, line, n) < 0) {
@@ -617,6 +624,10 @@ static void read_report(void) {
 }
 
 int main(int argc, char **argv) {
+  /* Started with a standard descriptor closed, a pipe would take it, and dup2 onto itself in the
+   * child would leave it close-on-exec: the container would lose its stdout. */
+  for (int fd = open("/dev/null", O_RDWR); fd >= 0 && fd <= 2; fd = open("/dev/null", O_RDWR)) {
+  }
   parse_args(argc, argv);
   set_paths();
   mode_t umask_was = umask(077);

@@ -327,11 +327,13 @@ test("rotated files are compressed with --gzip and the files stay within max-fil
   for (const text of texts) for (const line of text.split("\n").filter(Boolean)) expect(line.length + 1).toBeLessThanOrEqual(200);
 });
 
+/** One small filesystem for the full-disk tests, mounted by the first that runs; freed after each. */
 let disk: SmallFilesystem | undefined;
+afterEach(() => disk?.free());
 afterAll(() => disk?.unmount());
 
 test("a full disk: the container keeps running, the drop is said once there is room, and the exit lands late, not never", async () => {
-  disk = mountSmallFilesystem(1 << 20);
+  disk ??= mountSmallFilesystem(1 << 20);
   const run = runMonitor(["sh", "-c", `i=0; while :; do i=$((i+1)); echo "line $i ${"y".repeat(500)}"; sleep 0.005; done`], { root: join(disk.path, "r"), maxBytes: 10 << 20 });
   const { pid } = await pidOf(run);
   await until("some lines", () => statSync(run.log).size > 2000);
@@ -363,4 +365,22 @@ test("a full disk: the container keeps running, the drop is said once there is r
     if (record.stream === "stdout") expect(record.content).toMatch(/^line \d+ y{500}$/);
     else expect(record.content).toMatch(/^\[minikubelet\] container output dropped: .* at least \d+ bytes lost$/);
   }
+});
+
+test("a pid file the container's process could not write on a full disk is written by the monitor once there is room", async () => {
+  disk ??= mountSmallFilesystem(1 << 20);
+  const root = join(disk.path, "start");
+  mkdirSync(join(root, "c"), { recursive: true });
+  mkdirSync(join(root, "events"), { recursive: true });
+  disk.fill();
+  const run = runMonitor(["sh", "-c", "while [ ! -e go ]; do sleep 0.01; done"], { root });
+  await until("the started marker", () => existsSync(join(run.events, "c1.started")));
+  await Bun.sleep(300);
+  expect(read(join(run.dir, "pid")) ?? "").toBe("");
+  disk.free();
+  const { pid, ticks, monitorPid } = await pidOf(run);
+  expect(statOf(pid)?.[19]).toBe(ticks);
+  expect(monitorPid).toBe(run.monitor.pid);
+  writeFileSync(join(root, "go"), "");
+  expect(await exitOf(run)).toBe("0 -\n");
 });
