@@ -8,6 +8,8 @@
  *   EVENTS/ID.started the moment after `pid`
  *   DIR/.ended        "<code> -\n" the moment the main process ended (its mtime is the finish time)
  *   DIR/exit          "<code> -\n" once the output is drained: a reader that sees it has every line
+ *   DIR/exit-code     a symlink to "<code>", instead of `exit` when the disk has no room for a byte
+ *                     (a short symlink lives in its inode): a full disk still tells how it ended
  *   EVENTS/ID.exited  after `exit`
  *
  * Each of these is a file created and filled by one short write, so a reader sees all of it or
@@ -55,7 +57,7 @@ static int err_fd = -1;
 /* The paths, packed into one arena: a buffer each would touch a page each. */
 static char path_arena[4 * PATH_BYTES];
 static size_t arena_used;
-static char *pid_path, *ended_path, *exit_path, *new_log_path, *started_path, *exited_path, *log_dir, *err_path;
+static char *pid_path, *ended_path, *exit_path, *exit_code_path, *new_log_path, *started_path, *exited_path, *log_dir, *err_path;
 static const char *log_base;
 static size_t log_base_len;
 
@@ -149,6 +151,7 @@ static void set_paths(void) {
   pid_path = join_path(dir, "pid", "");
   ended_path = join_path(dir, ".ended", "");
   exit_path = join_path(dir, "exit", "");
+  exit_code_path = join_path(dir, "exit-code", "");
   new_log_path = join_path(dir, ".log.new", "");
   err_path = join_path(dir, "monitor.err", "");
   started_path = join_path(events, id, ".started");
@@ -595,7 +598,7 @@ static void run_child(int out_w, int err_w, int report_w, mode_t umask_was, cons
 enum { OP_PID = 1, OP_STARTED = 2, OP_ENDED = 4, OP_EXIT = 8, OP_EXITED = 16 };
 
 static unsigned pending;
-static char pid_line[126], code_line[24];
+static char pid_line[126], code_line[24], exit_code[12];
 static int report_fd = -1;
 
 /* The small files, in order; what fails is retried every RETRY_MS (they are tiny: room comes). */
@@ -603,8 +606,10 @@ static void try_pending(void) {
   if ((pending & OP_PID) && write_small(pid_path, pid_line) == 0) pending &= ~OP_PID;
   if ((pending & OP_STARTED) && touch(started_path) == 0) pending &= ~OP_STARTED;
   if ((pending & OP_ENDED) && write_small(ended_path, code_line) == 0) pending &= ~OP_ENDED;
-  if ((pending & OP_EXIT) && !(pending & (OP_PID | OP_STARTED | OP_ENDED)) && report_fd < 0 && write_small(exit_path, code_line) == 0)
-    pending &= ~OP_EXIT;
+  if ((pending & OP_EXIT) && !(pending & (OP_PID | OP_STARTED)) && report_fd < 0) {
+    if (!(pending & OP_ENDED) && write_small(exit_path, code_line) == 0) pending &= ~OP_EXIT;
+    else if (symlink(exit_code, exit_code_path) == 0 || errno == EEXIST) pending &= ~(OP_EXIT | OP_ENDED);
+  }
   if ((pending & OP_EXITED) && !(pending & OP_EXIT) && touch(exited_path) == 0) pending &= ~OP_EXITED;
 }
 
@@ -717,6 +722,7 @@ int main(int argc, char **argv) {
         /* The rest of its group goes with it, as a container's pid namespace dies with its init. */
         kill(-child, SIGKILL);
         snprintf(code_line, sizeof code_line, "%d -\n", code);
+        snprintf(exit_code, sizeof exit_code, "%d", code);
         ended = 1;
         drain_until = mono_ms() + drain_ms;
         pending |= OP_ENDED;

@@ -76,6 +76,55 @@ const TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?
  */
 export function parseCriRecord(line: Uint8Array): CriRecord | undefined {
   if (line.at(-1) === NEWLINE) line = line.subarray(0, -1);
+  return parseMonitorRecord(line) ?? parseAnyRecord(line);
+}
+
+// What the monitor writes, byte by byte: `YYYY-MM-DDTHH:MM:SS.NNNNNNNNNZ stdout F ` (40 bytes).
+const MONITOR_HEAD = 40;
+const SECOND_BYTES = 19;
+const FIXED = new Map<number, number>([[4, 0x2d], [7, 0x2d], [10, 0x54], [13, 0x3a], [16, 0x3a], [19, 0x2e], [29, 0x5a], [30, SPACE], [37, SPACE], [39, SPACE]]);
+const STDOUT = Buffer.from("stdout");
+const STDERR = Buffer.from("stderr");
+const TAG_FULL = 0x46;
+const TAG_PARTIAL = 0x50;
+/** The last `YYYY-MM-DDTHH:MM:SS` seen and its epoch ms: a log's records share their second by the thousand. */
+const cachedSecond = new Uint8Array(SECOND_BYTES);
+let cachedSecondMs = Number.NaN;
+
+/**
+ * The monitor's own fixed-width records, read without a regex or a string per field: a `kubectl
+ * logs` of a large log decodes millions of them. Anything else (another writer's layout, an
+ * offset, fewer fraction digits) is left to parseAnyRecord.
+ */
+function parseMonitorRecord(line: Uint8Array): CriRecord | undefined {
+  if (line.length < MONITOR_HEAD) return undefined;
+  for (let at = 0; at < MONITOR_HEAD - 10; at++) {
+    const byte = line[at] as number;
+    const fixed = FIXED.get(at);
+    if (fixed === undefined ? byte < 0x30 || byte > 0x39 : byte !== fixed) return undefined;
+  }
+  if (line[30] !== SPACE || line[37] !== SPACE || line[39] !== SPACE) return undefined;
+  const stream = sameBytes(line, 31, STDOUT) ? "stdout" : sameBytes(line, 31, STDERR) ? "stderr" : undefined;
+  const tag = line[38];
+  if (!stream || (tag !== TAG_FULL && tag !== TAG_PARTIAL)) return undefined;
+  if (!sameBytes(line, 0, cachedSecond)) {
+    const time = parseTime(`${String.fromCharCode(...line.subarray(0, SECOND_BYTES))}Z`);
+    if (!time) return undefined;
+    cachedSecond.set(line.subarray(0, SECOND_BYTES));
+    cachedSecondMs = time.ms;
+  }
+  let fraction = 0;
+  for (let at = 20; at < 29; at++) fraction = fraction * 10 + ((line[at] as number) - 0x30);
+  return { ms: cachedSecondMs + Math.floor(fraction / 1e6), nanos: fraction % 1e6, stream, partial: tag === TAG_PARTIAL, content: line.subarray(MONITOR_HEAD) };
+}
+
+function sameBytes(line: Uint8Array, at: number, expected: Uint8Array): boolean {
+  for (let i = 0; i < expected.length; i++) if (line[at + i] !== expected[i]) return false;
+  return true;
+}
+
+/** Any record the kubelet's parseCRILog takes. */
+function parseAnyRecord(line: Uint8Array): CriRecord | undefined {
   const timeEnd = line.indexOf(SPACE);
   if (timeEnd < 0) return undefined;
   const time = parseTime(Buffer.from(line.buffer, line.byteOffset, timeEnd).toString("latin1"));
