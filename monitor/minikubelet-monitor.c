@@ -328,6 +328,31 @@ static void reset_signals(void) {
   sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+static int gzip_deferred;
+/* The newest rotated log, which stays plain (the kubelet compresses all but it): found by keep_newest. */
+static char newest_rotated[256];
+
+static void keep_newest(const char *name) {
+  if (strcmp(name, newest_rotated) > 0 && strlen(name) < sizeof newest_rotated) strcpy(newest_rotated, name);
+}
+
+static void gzip_one(const char *name);
+
+static void gzip_unless_newest(const char *name) {
+  if (strcmp(name, newest_rotated) != 0) gzip_one(name);
+}
+
+/* The compression a rotation could not start while a gzip ran: every rotated log but the newest. */
+static void compress_deferred(void) {
+  int dir_fd = open(log_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return;
+  gzip_deferred = 0;
+  newest_rotated[0] = 0;
+  scan_rotated(dir_fd, NULL, keep_newest);
+  scan_rotated(dir_fd, NULL, gzip_unless_newest);
+  close(dir_fd);
+}
+
 static void gzip_one(const char *name) {
   size_t len = strlen(name);
   if (len > 3 && strcmp(name + len - 3, ".gz") == 0) return;
@@ -371,8 +396,9 @@ static int rotate(void) {
       unlinkat(dir_fd, oldest, 0);
     }
   }
-  /* A gzip still at work on a file would race a second one on it: the next rotation catches up. */
+  /* A gzip still at work on a file would race a second one on it: the pass waits for it to end. */
   if (gzip_path && gzip_running == 0) scan_rotated(dir_fd, NULL, gzip_one);
+  else if (gzip_path) gzip_deferred = 1;
   close(dir_fd);
 
   char rotated[PATH_BYTES];
@@ -686,7 +712,8 @@ int main(int argc, char **argv) {
       if (lost > 0) write_lost_notice();
       retry_at = now + RETRY_MS;
     }
-    if (finished && !pending && report_fd < 0) break;
+    /* A compression left for when the gzip at work is done is started before the monitor goes. */
+    if (finished && !pending && report_fd < 0 && !(gzip_deferred && gzip_running > 0)) break;
 
     struct pollfd fds[4] = {
         {.fd = out.fd, .events = POLLIN},
@@ -716,6 +743,7 @@ int main(int argc, char **argv) {
       while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         if (pid != child) {
           if (gzip_running > 0) gzip_running--;
+          if (gzip_running == 0 && gzip_deferred) compress_deferred();
           continue;
         }
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
