@@ -18,7 +18,7 @@
  *   minikubelet-monitor --dir DIR --events EVENTS --id ID --log LOGFILE --log-max-bytes N
  *       --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N]
  *       [--stdin] [--stdin-once] [--tty] [--attach-socket PATH]
- *       -- COMMAND [ARGS...]
+ *       [--bind SRC DST]... [--bind-ro SRC DST]... -- COMMAND [ARGS...]
  *
  * --stdin: the container's stdin is a pipe the monitor holds open (not /dev/null); --tty: it runs
  * on a pseudo-terminal whose output is logged as stdout. --attach-socket: a unix socket (0600) that
@@ -29,6 +29,8 @@
  *                      ASCII, once the output is drained, just before the exit file; then closed)
  * CLOSE_STDIN is a detach, except with --stdin-once and no tty from the first attach that fed
  * stdin (or its going away): then the container's stdin is closed, as docker and conmon do.
+ * --bind/--bind-ro: the container gets its own mount namespace (private, so nothing reaches the
+ * host) with SRC bound at DST (read-only for --bind-ro); DST must exist.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,9 +42,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -68,6 +73,12 @@ static unsigned long long max_bytes, max_files, drain_ms = 2000;
 static char **command;
 static int stdin_mode, stdin_once, tty_mode;
 static const char *attach_path;
+#define MAX_BINDS 64
+static struct bind {
+  const char *src, *dst;
+  int read_only;
+} binds[MAX_BINDS];
+static int n_binds;
 
 static int err_fd = -1;
 /* The paths, packed into one arena: a buffer each would touch a page each. */
@@ -83,7 +94,7 @@ static void usage(const char *problem) {
           "usage: minikubelet-monitor --dir DIR --events EVENTS --id ID --log LOGFILE --log-max-bytes N\n"
           "           --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N]\n"
           "           [--stdin] [--stdin-once] [--tty] [--attach-socket PATH]\n"
-          "           -- COMMAND [ARGS...]\n");
+          "           [--bind SRC DST]... [--bind-ro SRC DST]... -- COMMAND [ARGS...]\n");
   exit(2);
 }
 
@@ -128,11 +139,19 @@ static void parse_args(int argc, char **argv) {
       i--;
       break;
     }
-    /* The options that are flags, then those taking a value. */
+    /* The options that are flags, then those taking two values, then those taking one. */
     if (strcmp(option, "--stdin") == 0) stdin_mode = 1;
     else if (strcmp(option, "--stdin-once") == 0) stdin_once = 1;
     else if (strcmp(option, "--tty") == 0) tty_mode = 1;
-    else {
+    else if (strcmp(option, "--bind") == 0 || strcmp(option, "--bind-ro") == 0) {
+      if (i + 1 >= argc) {
+        dprintf(2, "minikubelet-monitor: %s wants SRC and DST\n", option);
+        usage(NULL);
+      }
+      if (n_binds == MAX_BINDS) usage("too many --bind");
+      binds[n_binds++] = (struct bind){argv[i], argv[i + 1], option[6] == '-'};
+      i += 2;
+    } else {
       if (i >= argc) {
         dprintf(2, "minikubelet-monitor: %s wants a value\n", option);
         usage(NULL);
@@ -717,7 +736,8 @@ static void accept_clients(void) {
   }
 }
 
-/* Listening before the container starts, so an attach made at once finds it. */
+/* Listening before the container starts, so an attach made at once finds it; the backlog is more
+ * than MAX_CLIENTS so attaches made at once are all accepted (and the extra ones closed), not refused. */
 static int open_attach_socket(void) {
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
   if (strlen(attach_path) >= sizeof addr.sun_path) {
@@ -728,7 +748,7 @@ static int open_attach_socket(void) {
   listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (listen_fd < 0) return -1;
   unlink(attach_path);
-  if (bind(listen_fd, (struct sockaddr *)&addr, sizeof addr) < 0 || chmod(attach_path, 0600) < 0 || listen(listen_fd, MAX_CLIENTS) < 0)
+  if (bind(listen_fd, (struct sockaddr *)&addr, sizeof addr) < 0 || chmod(attach_path, 0600) < 0 || listen(listen_fd, 64) < 0)
     return -1;
   return 0;
 }
@@ -856,6 +876,41 @@ static void write_all_cgroups(void) {
   }
 }
 
+/*
+ * The volumes at their mountPath, in the container's own mount namespace; made private first so
+ * no mount goes back to the host's. Whatever fails is 126, as an exec that cannot be.
+ */
+static void make_mounts(void) {
+  if (n_binds == 0) return;
+  if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+    diag("a private mount namespace: %s", strerror(errno));
+    _exit(126);
+  }
+  for (int i = 0; i < n_binds; i++) {
+    const struct bind *b = &binds[i];
+    if (mount(b->src, b->dst, NULL, MS_BIND | MS_REC, NULL) < 0) {
+      diag("bind %s at %s: %s", b->src, b->dst, strerror(errno));
+      _exit(126);
+    }
+    if (!b->read_only) continue;
+    /* A remount must keep the flags the mount has (nosuid, nodev...) or it is refused (EPERM). */
+    struct statvfs st;
+    unsigned long keep = 0;
+    if (statvfs(b->dst, &st) == 0) {
+      if (st.f_flag & ST_NOSUID) keep |= MS_NOSUID;
+      if (st.f_flag & ST_NODEV) keep |= MS_NODEV;
+      if (st.f_flag & ST_NOEXEC) keep |= MS_NOEXEC;
+      if (st.f_flag & ST_NOATIME) keep |= MS_NOATIME;
+      if (st.f_flag & ST_NODIRATIME) keep |= MS_NODIRATIME;
+      if (st.f_flag & ST_RELATIME) keep |= MS_RELATIME;
+    }
+    if (mount(b->src, b->dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC | keep, NULL) < 0) {
+      diag("bind %s at %s read-only: %s", b->src, b->dst, strerror(errno));
+      _exit(126);
+    }
+  }
+}
+
 static char pts_name[64];
 
 /* The terminal's slave as stdin, stdout, stderr and the controlling terminal of the new session. */
@@ -890,6 +945,7 @@ static void run_child(int out_w, int err_w, int in_r, int report_w, mode_t umask
     report.started_failed = 1;
   }
   if (write(report_w, &report, sizeof report) < 0) diag("report to the monitor: %s", strerror(errno));
+  make_mounts();
   if (tty_mode) {
     take_terminal();
   } else {

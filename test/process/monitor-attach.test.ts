@@ -2,7 +2,8 @@
  * The compiled monitor's stdin, terminal and attach socket (monitor/minikubelet-monitor.c), run
  * directly with no agent, spoken to as process-attach.ts would: frames `type, uint32 BE length,
  * payload`. Echo through a `cat`, stdin-once's EOF, a detach that leaves stdin open, a terminal and
- * its size, and a client that never reads.
+ * its size, a client that never reads, and the volumes bound at their mountPath in the
+ * container's own mount namespace (root only: this suite runs as root).
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -281,4 +282,74 @@ test("more than 16 attaches at once: the 17th is closed at once, the others stay
   expect(clients.slice(1).some((c) => c.isClosed())).toBe(false);
   process.kill(pid, "SIGKILL");
   expect(await exitOf(run)).toBe("137 -\n");
+});
+
+// ---- volumes at their mountPath ----------------------------------------------------------------
+
+test("--bind wants two values: one is a usage error (exit 2)", () => {
+  const dir = tempDir();
+  const base = ["--dir", dir, "--events", dir, "--id", "x", "--log", join(dir, "log"), "--log-max-bytes", "100", "--log-max-files", "2"];
+  const result = Bun.spawnSync([binary, ...base, "--bind-ro", dir], { stderr: "pipe" });
+  expect(result.exitCode).toBe(2);
+  expect(result.stderr.toString()).toContain("--bind-ro wants SRC and DST");
+});
+
+function hostMounts(): string {
+  return readFileSync("/proc/self/mountinfo", "utf8");
+}
+
+test("--bind: the container sees SRC at DST, in its own mount namespace; the host's mount table is unchanged", async () => {
+  const root = tempDir();
+  const src = join(root, "src");
+  const dst = join(root, "dst");
+  mkdirSync(src);
+  mkdirSync(dst);
+  writeFileSync(join(src, "file"), "from-src\n");
+  const before = hostMounts();
+  const run = runMonitor(["sh", "-c", `cat ${dst}/file; echo written > ${dst}/new; while [ ! -e go ]; do sleep 0.01; done`], ["--bind", src, dst], root);
+  const pid = await pidOf(run);
+  await until("the cat", () => logged(run).length > 0);
+  expect(logged(run)).toEqual(["stdout F from-src"]);
+  expect(read(join(src, "new"))).toBe("written\n");
+  expect(readFileSync(`/proc/${pid}/mountinfo`, "utf8")).toContain(` ${dst} `);
+  expect(hostMounts()).toBe(before);
+  expect(hostMounts()).not.toContain(dst);
+  expect(existsSync(join(dst, "file"))).toBe(false);
+  writeFileSync(join(root, "go"), "");
+  expect(await exitOf(run)).toBe("0 -\n");
+});
+
+test("--bind-ro: the container reads SRC at DST and cannot write there; nothing reaches SRC", async () => {
+  const root = tempDir();
+  const src = join(root, "src");
+  const dst = join(root, "dst");
+  const rw = join(root, "rw");
+  mkdirSync(src);
+  mkdirSync(dst);
+  mkdirSync(rw);
+  writeFileSync(join(src, "file"), "read-only\n");
+  const run = runMonitor(["sh", "-c", `cat ${dst}/file; echo y > ${rw}/y; echo x > ${dst}/y`], ["--bind", src, rw, "--bind-ro", src, dst], root);
+  expect(await exitOf(run)).not.toBe("0 -\n");
+  expect(logged(run)[0]).toBe("stdout F read-only");
+  expect(logged(run).join("\n")).toContain("Read-only file system");
+  // The first, writable bind did write through to SRC; the read-only one did not.
+  expect(read(join(src, "y"))).toBe("y\n");
+  rmSync(join(src, "y"));
+  const again = runMonitor(["sh", "-c", `echo x > ${dst}/y`], ["--bind-ro", src, dst], tempDir());
+  expect(await exitOf(again)).not.toBe("0 -\n");
+  expect(existsSync(join(src, "y"))).toBe(false);
+});
+
+test("a bind that cannot be made (SRC missing) is exit 126 before the exec, with SRC, DST and why in monitor.err", async () => {
+  const root = tempDir();
+  const dst = join(root, "dst");
+  mkdirSync(dst);
+  const missing = join(root, "no-such-src");
+  const run = runMonitor(["sh", "-c", "echo ran"], ["--bind", missing, dst], root);
+  expect(await exitOf(run)).toBe("126 -\n");
+  expect(logged(run)).toEqual([]);
+  const err = read(join(run.dir, "monitor.err"))!;
+  expect(err).toContain(missing);
+  expect(err).toContain(dst);
+  expect(err).toContain("No such file or directory");
 });
