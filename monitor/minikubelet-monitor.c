@@ -18,7 +18,21 @@
  * buffer is static, one 16 KiB line buffer per stream, read into directly.
  *
  *   minikubelet-monitor --dir DIR --events EVENTS --id ID --log LOGFILE --log-max-bytes N
- *       --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N] -- COMMAND [ARGS...]
+ *       --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N]
+ *       [--stdin] [--stdin-once] [--tty] [--attach-socket PATH]
+ *       [--bind SRC DST]... [--bind-ro SRC DST]... -- COMMAND [ARGS...]
+ *
+ * --stdin: the container's stdin is a pipe the monitor holds open (not /dev/null); --tty: it runs
+ * on a pseudo-terminal whose output is logged as stdout. --attach-socket: a unix socket (0600) that
+ * `kubectl attach` reaches through the agent, speaking frames `type, uint32 BE length, payload`:
+ *   client -> monitor: 3 HELLO (first; 1 byte: 1 = this attach feeds stdin), 0 STDIN bytes,
+ *                      1 CLOSE_STDIN, 2 RESIZE (uint16 BE columns, uint16 BE rows; tty only)
+ *   monitor -> client: 1 STDOUT, 2 STDERR (from the moment it connected), 3 EXIT (the code in
+ *                      ASCII, once the output is drained, just before the exit file; then closed)
+ * CLOSE_STDIN is a detach, except with --stdin-once and no tty from the first attach that fed
+ * stdin (or its going away): then the container's stdin is closed, as docker and conmon do.
+ * --bind/--bind-ro: the container gets its own mount namespace (private, so nothing reaches the
+ * host) with SRC bound at DST (read-only for --bind-ro); DST must exist.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,11 +44,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/statvfs.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +73,14 @@ static const char *cgroup_procs[MAX_CGROUPS];
 static int n_cgroups;
 static unsigned long long max_bytes, max_files, drain_ms = 2000;
 static char **command;
+static int stdin_mode, stdin_once, tty_mode;
+static const char *attach_path;
+#define MAX_BINDS 64
+static struct bind {
+  const char *src, *dst;
+  int read_only;
+} binds[MAX_BINDS];
+static int n_binds;
 
 static int err_fd = -1;
 /* The paths, packed into one arena: a buffer each would touch a page each. */
@@ -65,7 +94,9 @@ static void usage(const char *problem) {
   if (problem) dprintf(2, "minikubelet-monitor: %s\n", problem);
   dprintf(2,
           "usage: minikubelet-monitor --dir DIR --events EVENTS --id ID --log LOGFILE --log-max-bytes N\n"
-          "           --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N] -- COMMAND [ARGS...]\n");
+          "           --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N]\n"
+          "           [--stdin] [--stdin-once] [--tty] [--attach-socket PATH]\n"
+          "           [--bind SRC DST]... [--bind-ro SRC DST]... -- COMMAND [ARGS...]\n");
   exit(2);
 }
 
@@ -104,28 +135,46 @@ static unsigned long long number(const char *option, const char *value, unsigned
 
 static void parse_args(int argc, char **argv) {
   int i = 1;
-  for (; i < argc; i += 2) {
-    const char *option = argv[i];
-    if (strcmp(option, "--") == 0) break;
-    if (i + 1 >= argc) {
-      dprintf(2, "minikubelet-monitor: %s wants a value\n", option);
-      usage(NULL);
+  while (i < argc) {
+    const char *option = argv[i++];
+    if (strcmp(option, "--") == 0) {
+      i--;
+      break;
     }
-    const char *value = argv[i + 1];
-    if (strcmp(option, "--dir") == 0) dir = value;
-    else if (strcmp(option, "--events") == 0) events = value;
-    else if (strcmp(option, "--id") == 0) id = value;
-    else if (strcmp(option, "--log") == 0) log_path = value;
-    else if (strcmp(option, "--log-max-bytes") == 0) max_bytes = number(option, value, 1);
-    else if (strcmp(option, "--log-max-files") == 0) max_files = number(option, value, 1);
-    else if (strcmp(option, "--gzip") == 0) gzip_path = value;
-    else if (strcmp(option, "--drain-ms") == 0) drain_ms = number(option, value, 0);
-    else if (strcmp(option, "--cgroup-procs") == 0) {
-      if (n_cgroups == MAX_CGROUPS) usage("too many --cgroup-procs");
-      cgroup_procs[n_cgroups++] = value;
+    /* The options that are flags, then those taking two values, then those taking one. */
+    if (strcmp(option, "--stdin") == 0) stdin_mode = 1;
+    else if (strcmp(option, "--stdin-once") == 0) stdin_once = 1;
+    else if (strcmp(option, "--tty") == 0) tty_mode = 1;
+    else if (strcmp(option, "--bind") == 0 || strcmp(option, "--bind-ro") == 0) {
+      if (i + 1 >= argc) {
+        dprintf(2, "minikubelet-monitor: %s wants SRC and DST\n", option);
+        usage(NULL);
+      }
+      if (n_binds == MAX_BINDS) usage("too many --bind");
+      binds[n_binds++] = (struct bind){argv[i], argv[i + 1], option[6] == '-'};
+      i += 2;
     } else {
-      dprintf(2, "minikubelet-monitor: unknown option '%s'\n", option);
-      usage(NULL);
+      if (i >= argc) {
+        dprintf(2, "minikubelet-monitor: %s wants a value\n", option);
+        usage(NULL);
+      }
+      const char *value = argv[i++];
+      if (strcmp(option, "--dir") == 0) dir = value;
+      else if (strcmp(option, "--events") == 0) events = value;
+      else if (strcmp(option, "--id") == 0) id = value;
+      else if (strcmp(option, "--log") == 0) log_path = value;
+      else if (strcmp(option, "--log-max-bytes") == 0) max_bytes = number(option, value, 1);
+      else if (strcmp(option, "--log-max-files") == 0) max_files = number(option, value, 1);
+      else if (strcmp(option, "--gzip") == 0) gzip_path = value;
+      else if (strcmp(option, "--drain-ms") == 0) drain_ms = number(option, value, 0);
+      else if (strcmp(option, "--attach-socket") == 0) attach_path = value;
+      else if (strcmp(option, "--cgroup-procs") == 0) {
+        if (n_cgroups == MAX_CGROUPS) usage("too many --cgroup-procs");
+        cgroup_procs[n_cgroups++] = value;
+      } else {
+        dprintf(2, "minikubelet-monitor: unknown option '%s'\n", option);
+        usage(NULL);
+      }
     }
   }
   if (i >= argc) usage("no '--' before the command");
@@ -487,6 +536,280 @@ static void flush(void) {
   batch_payload = 0;
 }
 
+/* ---- attach: the socket, its clients, the container's stdin ------------------------------------ */
+
+enum { F_STDIN = 0, F_CLOSE_STDIN = 1, F_RESIZE = 2, F_HELLO = 3 };
+enum { F_STDOUT = 1, F_STDERR = 2, F_EXIT = 3 };
+#define MAX_CLIENTS 16
+/* A client further behind than this is dropped: an attach must never hold the container or the log. */
+#define CLIENT_QUEUE (64 << 10)
+#define STDIN_QUEUE (64 << 10)
+#define READ_CHUNK 4096
+/* How long an attach has after EXIT to take what is queued for it before the monitor exits. */
+#define CLIENT_LINGER_MS 1000
+
+/* In .bss: a client's queue is memory only once it is used. */
+static struct client {
+  int fd;
+  char said_hello, feeds, ending; /* ending: EXIT is queued, closed once it is out */
+  unsigned char header[5];
+  int header_have;
+  uint32_t payload_left;
+  unsigned char small[4]; /* HELLO's and RESIZE's payload */
+  uint32_t small_have;
+  size_t start, end;
+  char queue[CLIENT_QUEUE];
+} clients[MAX_CLIENTS];
+static int listen_fd = -1;
+/* The container's stdin (the pipe's write end, or a dup of the pty master): -1 once closed. */
+static int in_fd = -1;
+static int stdin_open, stdin_close_pending;
+static struct client *once_owner; /* the first attach that fed stdin, under --stdin-once */
+static int once_owner_seen;
+static size_t in_start, in_end;
+static char in_queue[STDIN_QUEUE];
+
+static void drop_client(struct client *c) {
+  if (c->fd < 0) return;
+  close(c->fd);
+  c->fd = -1;
+  c->start = c->end = 0;
+}
+
+static void close_stdin_now(void) {
+  if (tty_mode) return;
+  if (in_fd >= 0) close(in_fd);
+  in_fd = -1;
+  stdin_open = stdin_close_pending = 0;
+  in_start = in_end = 0;
+}
+
+/* stdin-once's close: after what is queued for the container has gone in. */
+static void close_stdin_soon(void) {
+  if (!stdin_open) return;
+  stdin_open = 0;
+  stdin_close_pending = 1;
+  if (in_start == in_end) close_stdin_now();
+}
+
+/* A client gone (or detached): under stdin-once its going closes the container's stdin. */
+static void client_left(struct client *c) {
+  if (c == once_owner) {
+    once_owner = NULL;
+    if (stdin_once && !tty_mode) close_stdin_soon();
+  }
+  drop_client(c);
+}
+
+static void queue_frame(struct client *c, int type, const char *data, size_t len) {
+  if (c->fd < 0 || c->ending) return;
+  if (CLIENT_QUEUE - (c->end - c->start) < len + 5) {
+    client_left(c);
+    return;
+  }
+  if (CLIENT_QUEUE - c->end < len + 5) {
+    memmove(c->queue, c->queue + c->start, c->end - c->start);
+    c->end -= c->start;
+    c->start = 0;
+  }
+  unsigned char *h = (unsigned char *)c->queue + c->end;
+  h[0] = (unsigned char)type;
+  h[1] = (unsigned char)(len >> 24);
+  h[2] = (unsigned char)(len >> 16);
+  h[3] = (unsigned char)(len >> 8);
+  h[4] = (unsigned char)len;
+  memcpy(c->queue + c->end + 5, data, len);
+  c->end += len + 5;
+}
+
+static void write_client(struct client *c) {
+  while (c->fd >= 0 && c->start < c->end) {
+    ssize_t n = write(c->fd, c->queue + c->start, c->end - c->start);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN) client_left(c);
+      return;
+    }
+    c->start += (size_t)n;
+  }
+  if (c->fd >= 0 && c->start == c->end) {
+    c->start = c->end = 0;
+    if (c->ending) drop_client(c);
+  }
+}
+
+/* What the container wrote, to every attach (the log has its own copy). */
+static void broadcast(int type, const char *data, size_t len) {
+  for (int i = 0; i < MAX_CLIENTS; i++) {
+    if (clients[i].fd < 0) continue;
+    queue_frame(&clients[i], type, data, len);
+    write_client(&clients[i]);
+  }
+}
+
+static void write_stdin(void) {
+  while (in_fd >= 0 && in_start < in_end) {
+    ssize_t n = write(in_fd, in_queue + in_start, in_end - in_start);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) return;
+      /* The container closed its stdin (EPIPE): what it will not read is dropped. */
+      if (!tty_mode) close_stdin_now();
+      else in_start = in_end = 0;
+      return;
+    }
+    in_start += (size_t)n;
+  }
+  if (in_start == in_end) {
+    in_start = in_end = 0;
+    if (stdin_close_pending) close_stdin_now();
+  } else if (in_start > 0) {
+    memmove(in_queue, in_queue + in_start, in_end - in_start);
+    in_end -= in_start;
+    in_start = 0;
+  }
+}
+
+/* One whole frame header and payload read: what it asks. 0: the client stays. */
+static int frame_done(struct client *c) {
+  int type = c->header[0];
+  if (type == F_HELLO) {
+    c->said_hello = 1;
+    c->feeds = c->small[0] == 1;
+    if (c->feeds && stdin_once && !once_owner_seen) {
+      once_owner_seen = 1;
+      once_owner = c;
+    }
+  } else if (type == F_CLOSE_STDIN) {
+    if (c == once_owner && stdin_once && !tty_mode) {
+      once_owner = NULL;
+      close_stdin_soon();
+    } else {
+      return -1; /* a detach */
+    }
+  } else if (type == F_RESIZE && tty_mode && in_fd >= 0) {
+    struct winsize size = {.ws_col = (unsigned short)(c->small[0] << 8 | c->small[1]),
+                           .ws_row = (unsigned short)(c->small[2] << 8 | c->small[3])};
+    if (ioctl(in_fd, TIOCSWINSZ, &size) < 0) diag("resize the terminal: %s", strerror(errno));
+  }
+  return 0;
+}
+
+static void read_client(struct client *c) {
+  unsigned char buf[READ_CHUNK];
+  size_t room = c->feeds && stdin_open ? STDIN_QUEUE - in_end : sizeof buf;
+  if (room == 0) return;
+  ssize_t n = read(c->fd, buf, room < sizeof buf ? room : sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n <= 0) {
+    client_left(c);
+    return;
+  }
+  for (ssize_t at = 0; at < n;) {
+    if (c->header_have < 5) {
+      c->header[c->header_have++] = buf[at++];
+      if (c->header_have < 5) continue;
+      int type = c->header[0];
+      uint32_t len = (uint32_t)c->header[1] << 24 | (uint32_t)c->header[2] << 16 | (uint32_t)c->header[3] << 8 | c->header[4];
+      /* HELLO first; a frame that is not one of ours, or too long for what it is, ends the attach. */
+      int bad = type > F_HELLO || (!c->said_hello && type != F_HELLO) || (type == F_HELLO && len != 1) || (type == F_RESIZE && len != 4) ||
+                (type == F_CLOSE_STDIN && len != 0);
+      if (bad) {
+        client_left(c);
+        return;
+      }
+      c->payload_left = len;
+      c->small_have = 0;
+    } else {
+      size_t take = (size_t)(n - at) < c->payload_left ? (size_t)(n - at) : c->payload_left;
+      if (c->header[0] == F_STDIN) {
+        /* Room for a whole chunk was there when the socket was polled for reading. */
+        if (c->feeds && stdin_open && in_fd >= 0 && in_end + take <= STDIN_QUEUE) {
+          memcpy(in_queue + in_end, buf + at, take);
+          in_end += take;
+        }
+      } else {
+        memcpy(c->small + c->small_have, buf + at, take);
+        c->small_have += (uint32_t)take;
+      }
+      at += (ssize_t)take;
+      c->payload_left -= (uint32_t)take;
+    }
+    if (c->header_have == 5 && c->payload_left == 0) {
+      c->header_have = 0;
+      if (frame_done(c) < 0) {
+        client_left(c);
+        return;
+      }
+    }
+  }
+  write_stdin();
+}
+
+static void accept_clients(void) {
+  for (;;) {
+    int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    struct client *c = NULL;
+    for (int i = 0; i < MAX_CLIENTS && !c; i++)
+      if (clients[i].fd < 0) c = &clients[i];
+    if (!c) {
+      close(fd);
+      continue;
+    }
+    c->fd = fd;
+    c->said_hello = c->feeds = c->ending = 0;
+    c->header_have = 0;
+    c->payload_left = c->small_have = 0;
+    c->start = c->end = 0;
+  }
+}
+
+/* Listening before the container starts, so an attach made at once finds it; the backlog is more
+ * than MAX_CLIENTS so attaches made at once are all accepted (and the extra ones closed), not refused. */
+static int open_attach_socket(void) {
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  if (strlen(attach_path) >= sizeof addr.sun_path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  strcpy(addr.sun_path, attach_path);
+  listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (listen_fd < 0) return -1;
+  unlink(attach_path);
+  if (bind(listen_fd, (struct sockaddr *)&addr, sizeof addr) < 0 || chmod(attach_path, 0600) < 0 || listen(listen_fd, 64) < 0)
+    return -1;
+  return 0;
+}
+
+static void close_attach_socket(void) {
+  if (listen_fd < 0) return;
+  close(listen_fd);
+  listen_fd = -1;
+  unlink(attach_path);
+}
+
+/* The end: EXIT to every attach, then each is closed once it has it (or when the monitor exits). */
+static void send_exit(const char *code_line) {
+  close_attach_socket();
+  size_t len = strcspn(code_line, " ");
+  for (int i = 0; i < MAX_CLIENTS; i++) {
+    if (clients[i].fd < 0) continue;
+    queue_frame(&clients[i], F_EXIT, code_line, len);
+    clients[i].ending = 1;
+    write_client(&clients[i]);
+  }
+  if (in_fd >= 0) close(in_fd);
+  in_fd = -1;
+  stdin_open = 0;
+}
+
+static int clients_ending(void) {
+  for (int i = 0; i < MAX_CLIENTS; i++)
+    if (clients[i].fd >= 0) return 1;
+  return 0;
+}
+
 /* ---- the streams ------------------------------------------------------------------------------ */
 
 struct stream {
@@ -548,6 +871,7 @@ static void read_stream(struct stream *s) {
     close_stream(s);
     return;
   }
+  broadcast(s == &out ? F_STDOUT : F_STDERR, s->buf + s->have, (size_t)n);
   char *start = s->buf, *scan = s->buf + s->have, *end = scan + n;
   char *newline;
   while ((newline = memchr(scan, '\n', (size_t)(end - scan)))) {
@@ -583,7 +907,55 @@ static void write_all_cgroups(void) {
   }
 }
 
-static void run_child(int out_w, int err_w, int report_w, mode_t umask_was, const char *monitor_ids) {
+/*
+ * The volumes at their mountPath, in the container's own mount namespace; made private first so
+ * no mount goes back to the host's. Whatever fails is 126, as an exec that cannot be.
+ */
+static void make_mounts(void) {
+  if (n_binds == 0) return;
+  if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+    diag("a private mount namespace: %s", strerror(errno));
+    _exit(126);
+  }
+  for (int i = 0; i < n_binds; i++) {
+    const struct bind *b = &binds[i];
+    if (mount(b->src, b->dst, NULL, MS_BIND | MS_REC, NULL) < 0) {
+      diag("bind %s at %s: %s", b->src, b->dst, strerror(errno));
+      _exit(126);
+    }
+    if (!b->read_only) continue;
+    /* A remount must keep the flags the mount has (nosuid, nodev...) or it is refused (EPERM). */
+    struct statvfs st;
+    unsigned long keep = 0;
+    if (statvfs(b->dst, &st) == 0) {
+      if (st.f_flag & ST_NOSUID) keep |= MS_NOSUID;
+      if (st.f_flag & ST_NODEV) keep |= MS_NODEV;
+      if (st.f_flag & ST_NOEXEC) keep |= MS_NOEXEC;
+      if (st.f_flag & ST_NOATIME) keep |= MS_NOATIME;
+      if (st.f_flag & ST_NODIRATIME) keep |= MS_NODIRATIME;
+      if (st.f_flag & ST_RELATIME) keep |= MS_RELATIME;
+    }
+    if (mount(b->src, b->dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC | keep, NULL) < 0) {
+      diag("bind %s at %s read-only: %s", b->src, b->dst, strerror(errno));
+      _exit(126);
+    }
+  }
+}
+
+static char pts_name[64];
+
+/* The terminal's slave as stdin, stdout, stderr and the controlling terminal of the new session. */
+static void take_terminal(void) {
+  int fd = open(pts_name, O_RDWR);
+  if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0) {
+    diag("the terminal %s: %s", pts_name, strerror(errno));
+    _exit(126);
+  }
+  for (int i = 0; i <= 2; i++) dup2(fd, i);
+  if (fd > 2) close(fd);
+}
+
+static void run_child(int out_w, int err_w, int in_r, int report_w, mode_t umask_was, const char *monitor_ids) {
   struct child_report report;
   memset(&report, 0, sizeof report);
   setsid();
@@ -604,13 +976,22 @@ static void run_child(int out_w, int err_w, int report_w, mode_t umask_was, cons
     report.started_failed = 1;
   }
   if (write(report_w, &report, sizeof report) < 0) diag("report to the monitor: %s", strerror(errno));
-  int null_fd = open("/dev/null", O_RDONLY);
-  if (null_fd >= 0 && null_fd != 0) {
-    dup2(null_fd, 0);
-    close(null_fd);
+  make_mounts();
+  if (tty_mode) {
+    take_terminal();
+  } else {
+    if (in_r >= 0) {
+      dup2(in_r, 0);
+    } else {
+      int null_fd = open("/dev/null", O_RDONLY);
+      if (null_fd >= 0 && null_fd != 0) {
+        dup2(null_fd, 0);
+        close(null_fd);
+      }
+    }
+    dup2(out_w, 1);
+    dup2(err_w, 2);
   }
-  dup2(out_w, 1);
-  dup2(err_w, 2);
   umask(umask_was);
   reset_signals();
   execvp(command[0], command);
@@ -675,6 +1056,31 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (open_log() < 0) diag("open %s: %s (output is dropped until it can be)", log_path, strerror(errno));
+  for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
+  int in_r = -1, master = -1;
+  if (tty_mode) {
+    struct winsize size = {.ws_col = 80, .ws_row = 24};
+    master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 || ptsname_r(master, pts_name, sizeof pts_name) != 0 ||
+        ioctl(master, TIOCSWINSZ, &size) < 0 || fcntl(master, F_SETFL, O_NONBLOCK) < 0 || (in_fd = fcntl(master, F_DUPFD_CLOEXEC, 0)) < 0) {
+      diag("a terminal: %s", strerror(errno));
+      return 1;
+    }
+    stdin_open = stdin_mode;
+  } else if (stdin_mode) {
+    int in_pipe[2];
+    if (pipe2(in_pipe, O_CLOEXEC) < 0 || fcntl(in_pipe[1], F_SETFL, O_NONBLOCK) < 0) {
+      diag("stdin pipe: %s", strerror(errno));
+      return 1;
+    }
+    in_r = in_pipe[0];
+    in_fd = in_pipe[1];
+    stdin_open = 1;
+  }
+  if (attach_path && open_attach_socket() < 0) {
+    diag("attach socket %s: %s", attach_path, strerror(errno));
+    return 1;
+  }
 
   char monitor_ids[64], ticks[32];
   if (start_ticks("/proc/self/stat", ticks, sizeof ticks) < 0) strcpy(ticks, "0");
@@ -685,18 +1091,26 @@ int main(int argc, char **argv) {
     diag("fork: %s", strerror(errno));
     return 1;
   }
-  if (child == 0) run_child(out_pipe[1], err_pipe[1], report_pipe[1], umask_was, monitor_ids);
+  if (child == 0) run_child(out_pipe[1], err_pipe[1], in_r, report_pipe[1], umask_was, monitor_ids);
   close(out_pipe[1]);
   close(err_pipe[1]);
   close(report_pipe[1]);
+  if (in_r >= 0) close(in_r);
   out.fd = out_pipe[0];
   out.name = "stdout";
   err.fd = err_pipe[0];
   err.name = "stderr";
+  if (tty_mode) {
+    /* The terminal is the container's stdout and stderr at once: its output is logged as stdout. */
+    close(out.fd);
+    close(err.fd);
+    out.fd = master;
+    err.fd = -1;
+  }
   report_fd = report_pipe[0];
 
   int ended = 0, finished = 0;
-  uint64_t drain_until = 0, retry_at = 0;
+  uint64_t drain_until = 0, retry_at = 0, linger_until = 0;
   for (;;) {
     uint64_t now = mono_ms();
     if (ended && !finished && ((out.fd < 0 && err.fd < 0) || now >= drain_until)) {
@@ -706,6 +1120,8 @@ int main(int argc, char **argv) {
       finished = 1;
       pending |= OP_EXIT | OP_EXITED;
       retry_at = now;
+      send_exit(code_line);
+      linger_until = now + CLIENT_LINGER_MS;
     }
     if ((pending || lost) && now >= retry_at) {
       try_pending();
@@ -713,27 +1129,52 @@ int main(int argc, char **argv) {
       retry_at = now + RETRY_MS;
     }
     /* A compression left for when the gzip at work is done is started before the monitor goes. */
-    if (finished && !pending && report_fd < 0 && !(gzip_deferred && gzip_running > 0)) break;
+    if (finished && !pending && report_fd < 0 && !(gzip_deferred && gzip_running > 0) && (!clients_ending() || now >= linger_until)) break;
 
-    struct pollfd fds[4] = {
+    struct pollfd fds[6 + MAX_CLIENTS] = {
         {.fd = out.fd, .events = POLLIN},
         {.fd = err.fd, .events = POLLIN},
         {.fd = sig_fd, .events = POLLIN},
         {.fd = report_fd, .events = POLLIN},
+        {.fd = listen_fd, .events = POLLIN},
+        {.fd = in_start < in_end ? in_fd : -1, .events = POLLOUT},
     };
+    /* A client feeding stdin is not read while the container's queue has no room for a read. */
+    int stdin_full = stdin_open && STDIN_QUEUE - in_end < READ_CHUNK;
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+      struct client *c = &clients[i];
+      int hold = c->fd >= 0 && c->feeds && stdin_full;
+      fds[6 + i].fd = hold ? -1 : c->fd;
+      fds[6 + i].events = (c->ending ? 0 : POLLIN) | (c->start < c->end ? POLLOUT : 0);
+    }
     int timeout = -1;
     if (pending || lost) timeout = retry_at > now ? (int)(retry_at - now) : 0;
     if (ended && !finished) {
       int drain = drain_until > now ? (int)(drain_until - now) : 0;
       if (timeout < 0 || drain < timeout) timeout = drain;
     }
-    if (poll(fds, 4, timeout) < 0) {
+    if (finished && clients_ending()) {
+      int linger = linger_until > now ? (int)(linger_until - now) : 0;
+      if (timeout < 0 || linger < timeout) timeout = linger;
+    }
+    if (poll(fds, 6 + MAX_CLIENTS, timeout) < 0) {
       if (errno != EINTR) diag("poll: %s", strerror(errno));
       continue;
     }
     if (fds[3].revents) read_report();
     if (fds[0].revents) read_stream(&out);
     if (fds[1].revents) read_stream(&err);
+    if (fds[4].revents) accept_clients();
+    if (fds[5].revents) write_stdin();
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+      short revents = fds[6 + i].revents;
+      if (!revents || clients[i].fd < 0) continue;
+      if (revents & POLLOUT) write_client(&clients[i]);
+      if (clients[i].fd >= 0 && (revents & (POLLIN | POLLHUP | POLLERR))) {
+        if (clients[i].ending) drop_client(&clients[i]);
+        else read_client(&clients[i]);
+      }
+    }
     if (fds[2].revents) {
       struct signalfd_siginfo info;
       while (read(sig_fd, &info, sizeof info) > 0) {
@@ -758,5 +1199,7 @@ int main(int argc, char **argv) {
       }
     }
   }
+  for (int i = 0; i < MAX_CLIENTS; i++) drop_client(&clients[i]);
+  close_attach_socket();
   return 0;
 }
