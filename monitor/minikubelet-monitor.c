@@ -769,11 +769,28 @@ static void accept_clients(void) {
  * than MAX_CLIENTS so attaches made at once are all accepted (and the extra ones closed), not refused. */
 static int open_attach_socket(void) {
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
-  if (strlen(attach_path) >= sizeof addr.sun_path) {
-    errno = ENAMETOOLONG;
-    return -1;
+  if (strlen(attach_path) < sizeof addr.sun_path) {
+    strcpy(addr.sun_path, attach_path);
+  } else {
+    /* A runtime root deep in the tree makes a path past sun_path's 108 bytes: the socket is bound
+     * through its directory's descriptor instead (the agent connects the same way). */
+    const char *slash = strrchr(attach_path, '/');
+    char parent[PATH_BYTES];
+    size_t len = slash ? (size_t)(slash - attach_path) : 0;
+    if (!slash || len >= sizeof parent) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    memcpy(parent, attach_path, len);
+    parent[len] = 0;
+    int dir_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) return -1;
+    int n = snprintf(addr.sun_path, sizeof addr.sun_path, "/proc/self/fd/%d/%s", dir_fd, slash + 1);
+    if (n < 0 || (size_t)n >= sizeof addr.sun_path) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
   }
-  strcpy(addr.sun_path, attach_path);
   listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (listen_fd < 0) return -1;
   unlink(attach_path);

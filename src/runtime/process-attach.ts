@@ -14,12 +14,14 @@
  * An attach that needs neither stdin nor a terminal follows the log instead (attach-run.ts), which
  * works for every container, those of an earlier version's monitor too.
  */
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { join } from "node:path";
 import type { AttachRequest, AttachSession, AttachSupport, TerminalSize } from "./runtime.ts";
 
 /** The monitor's attach socket in a container's directory (monitor/minikubelet-monitor.c). */
 export const ATTACH_SOCKET_NAME = "attach.sock";
+/** sockaddr_un's sun_path, with its terminating NUL. */
+const UNIX_PATH_BYTES = 108;
 
 const enum Frame {
   Stdin = 0,
@@ -93,8 +95,10 @@ export async function attachProcessContainer(id: string, dir: string, request: A
     gone = true;
     resolveClosed();
   };
+  // sun_path holds 108 bytes: a deeper socket is reached through its directory's descriptor, as the monitor bound it.
+  const dirFd = Buffer.byteLength(path) >= UNIX_PATH_BYTES ? openSync(dir, "r") : undefined;
   const socket = await Bun.connect({
-    unix: path,
+    unix: dirFd === undefined ? path : `/proc/self/fd/${dirFd}/${ATTACH_SOCKET_NAME}`,
     socket: {
       data(socket, chunk) {
         for (const { type, payload } of reader.frames(chunk)) {
@@ -116,9 +120,11 @@ export async function attachProcessContainer(id: string, dir: string, request: A
         finish();
       },
     },
-  }).catch((error: Error) => {
-    throw new Error(`attach to container ${id}: ${error.message}`);
-  });
+  })
+    .catch((error: Error) => {
+      throw new Error(`attach to container ${id}: ${error.message}`);
+    })
+    .finally(() => dirFd !== undefined && closeSync(dirFd));
   const send = (bytes: Uint8Array) => {
     if (gone) return;
     if (unsent.length === 0) {
