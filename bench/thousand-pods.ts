@@ -3,7 +3,7 @@
  * dropped into one directory before the agent starts. Prints the time until every container is
  * running as the database says, the agent's RSS then, and the agent's CPU while the N pods sleep;
  * next to them, in the same run, the floor: the same N containers started by a plain shell loop
- * through the same monitor script (container, monitor and its log writer: the same processes), and
+ * through the same monitor binary (container and monitor: the same processes), and
  * N bare `setsid sleep`; for the idle CPU, an idle process of the same compiled Bun runtime over the
  * same window. Figures only, no assertions. Every process it started is ended by pid.
  *
@@ -15,7 +15,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MONITOR_SCRIPT, resolveMonitorTools } from "../src/runtime/process-monitor.ts";
+import { findGzip } from "../src/runtime/process-monitor.ts";
+import { installMonitorBinary } from "../src/runtime/monitor-binary.ts";
 import { DEFAULT_LOG_POLICY } from "../src/runtime/log-rotation-policy.ts";
 import { BINARY, ensureBinary } from "../test/e2e/helpers.ts";
 
@@ -137,22 +138,21 @@ async function agentRun(): Promise<AgentFigures> {
 }
 
 /**
- * The floor: a shell loop launching the same monitor script with the same arguments the runtime
+ * The floor: a shell loop launching the same monitor binary with the same arguments the runtime
  * gives it, each in its own session, timed until every container has dropped its `started` marker.
  */
 async function floorMonitors(): Promise<number> {
   const root = mkdtempSync(join(tmpdir(), "mk-thousand-floor-"));
   const events = join(root, "events");
   mkdirSync(events);
-  const script = join(root, "monitor.sh");
-  writeFileSync(script, MONITOR_SCRIPT);
-  const tools = resolveMonitorTools();
-  const logSpec = [DEFAULT_LOG_POLICY.maxBytes, DEFAULT_LOG_POLICY.maxFiles, tools.stdbuf, tools.head, tools.wc, tools.ln, tools.rm, tools.gzip ?? "-", tools.sleep].join(" ");
+  const monitor = installMonitorBinary(root);
+  const gzip = findGzip();
+  const flags = `--log-max-bytes ${DEFAULT_LOG_POLICY.maxBytes} --log-max-files ${DEFAULT_LOG_POLICY.maxFiles}${gzip ? ` --gzip ${gzip}` : ""}`;
   const dirs = Array.from({ length: count }, (_, i) => join(root, "c", `c${i}`));
   const loop = `
 for i in $(seq 0 $(($1 - 1))); do
-  d="$2/c/c$i"; mkdir -p "$d"; : >>"$d/log"
-  setsid /bin/sh "$2/monitor.sh" monitor "$d" "$2/events" "c$i" ${tools.setsid} ${tools.date} ${tools.mv} "${logSpec}" - -- sleep 3600 </dev/null >/dev/null 2>&1 &
+  d="$2/c/c$i"; mkdir -p "$d"
+  setsid ${monitor} --dir "$d" --events "$2/events" --id "c$i" --log "$d/container.log" ${flags} -- sleep 3600 </dev/null >/dev/null 2>&1 &
 done`;
   const started = performance.now();
   spawnSync("/bin/sh", ["-c", loop, "floor", String(count), root]);

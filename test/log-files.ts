@@ -1,13 +1,13 @@
-/** A container attempt's log files on disk (`log` and its rotations), as the rotation tests count them. */
+/** A container attempt's log files on disk (the log and its rotations), as the rotation tests count them. */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { CRI_LOG_NAME, LEGACY_LOG_NAME } from "../src/runtime/container-log-file.ts";
 
-/** `log` and `log.TIMESTAMP[.gz]` in `dir`, by name; none when the directory is gone. */
+/** The log and `<log>.TIMESTAMP[.gz]` in `dir` (the CRI log, or an earlier monitor's raw `log`), by name; none when the directory is gone. */
 export function logFiles(dir: string): string[] {
+  const isLog = (name: string) => [CRI_LOG_NAME, LEGACY_LOG_NAME].some((log) => name === log || name.startsWith(`${log}.`));
   try {
-    return readdirSync(dir)
-      .filter((name) => name === "log" || name.startsWith("log."))
-      .sort();
+    return readdirSync(dir).filter(isLog).sort();
   } catch {
     return [];
   }

@@ -48,11 +48,12 @@ export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeCho
     case "process": {
       const { ProcessRuntime } = await import("../runtime/process.ts");
       const { ProcessLayout } = await import("../runtime/process-files.ts");
+      const { containerLogPath } = await import("../runtime/container-log-file.ts");
       const rootDir = join(root, "process");
       makePrivateDir(rootDir);
       const layout = new ProcessLayout(rootDir);
       const runtime = new ProcessRuntime({ rootDir, owner, logPolicy, podPidsLimit: agent.podMaxPids, log: agent.log });
-      return { runtime, root: rootDir, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log"), limitsProblem: runtime.cgroupProblem };
+      return { runtime, root: rootDir, logPathOf: (uid, id) => containerLogPath(layout.containerDir(uid, id)), limitsProblem: runtime.cgroupProblem };
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker.ts");

@@ -11,6 +11,9 @@ export interface PodLogRequest extends LogQuery {
   previous: boolean;
 }
 
+/** PodLogOptions.stream's values (Kubernetes 1.32+), as the one stream read; All reads both. */
+const STREAMS = { All: undefined, Stdout: "stdout", Stderr: "stderr" } as const;
+
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 export function parsePodLogQuery(query: URLSearchParams, nowMs: number): PodLogRequest {
@@ -31,6 +34,14 @@ export function parsePodLogQuery(query: URLSearchParams, nowMs: number): PodLogR
   if (limitBytes !== undefined) {
     if (limitBytes < 1) throw invalid("limitBytes", limitBytes, "must be greater than 0");
     request.limitBytes = limitBytes;
+  }
+  const stream = query.get("stream");
+  if (stream !== null) {
+    // The API server's rules (ValidatePodLogOptions): All is both streams, and a tail only with All.
+    if (!Object.hasOwn(STREAMS, stream)) throw ApiError.badRequest(`stream: Unsupported value: "${stream}": supported values: "All", "Stderr", "Stdout"`);
+    if (stream !== "All" && tailLines !== undefined) throw ApiError.badRequest("`tailLines` and specific `stream` are mutually exclusive for now");
+    const only = STREAMS[stream as keyof typeof STREAMS];
+    if (only) request.stream = only;
   }
   if (sinceSeconds !== undefined && sinceTime) throw ApiError.badRequest("at most one of `sinceTime` or `sinceSeconds` may be specified");
   if (sinceSeconds !== undefined) {

@@ -5,7 +5,7 @@
  * this file picks the container and attempt the way the API server and kubelet do, and words their
  * refusals as they do.
  */
-import { EngineLogError, LogFileError, NoEngineError, writeAttemptLogs, type EngineLogs } from "../logs/attempt-logs.ts";
+import { EngineLogError, LogFileError, LogStreamsUnavailableError, NoEngineError, writeAttemptLogs, type EngineLogs } from "../logs/attempt-logs.ts";
 import { chooseAttempt } from "../logs/select.ts";
 import type { AttemptRow } from "../store/queries.ts";
 import type { V1Pod } from "../status/v1.ts";
@@ -118,6 +118,7 @@ function apiErrorFor(error: unknown, attempt: AttemptRow): unknown {
   if ((error instanceof EngineLogError && error.unreachable) || error instanceof NoEngineError) {
     return new ApiError(503, "ServiceUnavailable", `${error.message} (a docker container's output is read from the engine)`);
   }
+  if (error instanceof LogStreamsUnavailableError) return ApiError.badRequest(error.message);
   if (error instanceof EngineLogError) return new ApiError(500, "InternalError", error.message);
   if (error instanceof LogFileError) return new ApiError(404, "NotFound", `${what}: ${error.message}`);
   return new ApiError(500, "InternalError", error instanceof Error ? error.message : String(error));

@@ -9,12 +9,13 @@
 import { watch } from "node:fs";
 import { dirname } from "node:path";
 import type { Clock } from "../clock.ts";
+import { isCriLogPath, type CriStream } from "../runtime/container-log-file.ts";
 import { EngineUnreachableError } from "../runtime/docker-errors.ts";
 import type { LogOptions } from "../runtime/runtime.ts";
 import type { AttemptRow, StoreReader } from "../store/queries.ts";
 import { OpenLog, type LogRange } from "./log-file.ts";
+import { fileOutput, type LogWriter } from "./file-output.ts";
 import { attemptEnded } from "./select.ts";
-import { TimestampPrefixer } from "./timestamps.ts";
 
 export interface LogQuery {
   tailLines?: number;
@@ -24,6 +25,11 @@ export interface LogQuery {
   sinceMs?: number;
   timestamps?: boolean;
   follow?: boolean;
+  /**
+   * Only this stream's output (the API's `stream`, Kubernetes 1.32+); both when undefined. Only a
+   * CRI log knows which stream wrote what: any other source is refused (LogStreamsUnavailableError).
+   */
+  stream?: CriStream;
 }
 
 /** Where output without a log file comes from: DockerRuntime.streamLogs. */
@@ -52,8 +58,7 @@ export interface LogReadDeps {
  */
 export const FOLLOW_BACKSTOP_MS = 2000;
 
-/** Takes the next bytes; a promise holds the reader back until the consumer has room. */
-export type LogWriter = (bytes: Uint8Array) => void | Promise<void>;
+export type { LogWriter };
 
 /** The attempt's log file could not be read (removed with its pod, or pruned by retention). */
 export class LogFileError extends Error {
@@ -76,12 +81,21 @@ export class EngineLogError extends Error {
   }
 }
 
+/** One stream was asked of output that does not say which stream wrote it (a raw log, the engine's text). */
+export class LogStreamsUnavailableError extends Error {
+  override readonly name = "LogStreamsUnavailableError";
+}
+
 /** The attempt's output is in the engine, and no engine was given to read it from. */
 export class NoEngineError extends Error {
   override readonly name = "NoEngineError";
 }
 
 export async function writeAttemptLogs(attempt: AttemptRow, query: LogQuery, deps: LogReadDeps, write: LogWriter): Promise<void> {
+  if (query.stream !== undefined && !(attempt.logPath && isCriLogPath(attempt.logPath))) {
+    const source = attempt.logPath ? `its log file ${attempt.logPath} holds both streams as one` : "its output is read from the engine as one text";
+    throw new LogStreamsUnavailableError(`logs of container "${attempt.container}" attempt ${attempt.attempt}: stream ${query.stream} cannot be told apart: ${source}`);
+  }
   const limit = new AbortController();
   const signal = AbortSignal.any([deps.signal, limit.signal]);
   const out = query.limitBytes === undefined ? write : limitedWriter(query.limitBytes, write, () => limit.abort());
@@ -101,33 +115,30 @@ function limitedWriter(limitBytes: number, write: LogWriter, reached: () => void
 }
 
 /**
- * The process runtime's file has no per-line times: output already written is stamped (and
- * filtered by `sinceMs`) with the file's last write, the newest any of it can be; followed output
- * with the time it was read. A follower moves on to the new file when the writer rotates the log
- * (the kubelet's follower does the same on its rename event): the old one is read to its end first,
- * since the writer rotates only a file it has finished, so no line is lost or read twice; after
- * several rotations, through the newest rotated file (see OpenLog.next).
+ * The process runtime's file, served by its format (file-output.ts). A follower moves on to the new
+ * file when the writer rotates the log (the kubelet's follower does the same on its rename event):
+ * the old one is read to its end first, since the writer rotates only a file it has finished, so no
+ * line is lost or read twice; after several rotations, through the newest rotated file (see
+ * OpenLog.next).
  */
 async function writeFileLogs(attempt: AttemptRow, path: string, query: LogQuery, deps: LogReadDeps, write: LogWriter): Promise<void> {
   let file = openLog(path);
   try {
     deps.opened?.();
-    const writtenAt = file.writtenAt();
-    const stamps = query.timestamps ? new TimestampPrefixer() : undefined;
-    const emit = (at: number) => (bytes: Uint8Array) => write(stamps ? stamps.prefix(bytes, at) : bytes);
+    const output = fileOutput(path, file.writtenAt(), query, write);
     const tail = file.tail(query.tailLines);
     let range: LogRange = tail;
-    if (query.sinceMs !== undefined && writtenAt < query.sinceMs) range = { start: tail.end, end: tail.end };
-    else await readTailBefore(file, tail, emit(writtenAt), deps.signal);
-    let offset = await file.read(range, emit(writtenAt), deps.signal);
-    if (!query.follow) return;
+    if (output.skipsWritten) range = { start: tail.end, end: tail.end };
+    else await readTailBefore(file, tail, output.written, deps.signal);
+    let offset = await file.read(range, output.written, deps.signal);
+    if (!query.follow) return await output.end();
     // Watched from before the next read on: a write between the read and the wait is not missed.
     using changes = new FollowChanges(dirname(path), deps.commits);
     while (!deps.signal.aborted) {
       // Seen ended before the last read: every byte the attempt wrote is read before stopping.
       const ended = attemptEnded(deps.store, attempt);
       const rotated = file.rotated();
-      offset = await file.read({ start: offset, end: file.size() }, emit(deps.clock.now()), deps.signal);
+      offset = await file.read({ start: offset, end: file.size() }, output.followed(deps.clock.now()), deps.signal);
       if (rotated) {
         const next = nextLog(file);
         file[Symbol.dispose]();

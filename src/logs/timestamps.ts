@@ -4,9 +4,10 @@
  * logs.go timeFormatOut), which is also what the docker engine writes.
  */
 
-export function rfc3339NanoFixed(ms: number): string {
+/** `nanos`: the nanoseconds past `ms` (0 to 999999), for a time known more finely than a Date holds it. */
+export function rfc3339NanoFixed(ms: number, nanos = 0): string {
   const iso = new Date(ms).toISOString(); // 2025-01-01T00:00:00.120Z
-  return `${iso.slice(0, 23)}000000Z`;
+  return `${iso.slice(0, 23)}${String(nanos).padStart(6, "0")}Z`;
 }
 
 /** Inserts a timestamp at the start of every line of a byte stream that arrives in chunks. */

@@ -74,11 +74,6 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
         issues.push({ path: at("securityContext", key), message: `not honoured by ${name}${runtime === "process" ? ": every process runs as the agent's user" : ""}` });
       }
       resourceWarnings(container, at, issues, name);
-      // docker's engine holds a container's stdin and terminal (runtime/docker-attach.ts); the
-      // process runtime's monitor holds neither yet (runtime/process-attach.ts).
-      for (const key of runtime === "process" ? (["stdin", "stdinOnce", "tty"] as const) : []) {
-        if (container[key] === true) issues.push({ path: at(key), message: `not honoured by ${name}: a container's stdin is /dev/null and it has no terminal (kubectl attach follows its output only)` });
-      }
       for (const key of ["terminationMessagePath", "terminationMessagePolicy"] as const) {
         if (container[key] !== undefined) issues.push({ path: at(key), message: `not honoured by ${name}: no termination message is read` });
       }

@@ -15,6 +15,7 @@ import { PRIVATE_FILE_MODE } from "../private-files.ts";
 import { ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
 import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./process-spec.ts";
 import { ContainerStartError, type ContainerConfig } from "./runtime.ts";
+import { CRI_LOG_NAME } from "./container-log-file.ts";
 
 export interface CreateContainerInput {
   layout: ProcessLayout;
@@ -34,6 +35,8 @@ export interface CreatedContainer {
   record: ContainerRecord;
   /** What its cgroup is to enforce. */
   limits: CgroupLimits;
+  /** The spec's stdin, stdinOnce and tty, which the monitor honours. */
+  stdio: { stdin: boolean; stdinOnce: boolean; tty: boolean };
 }
 
 /** Checks the container against the host and writes its directory; throws ContainerStartError before writing anything. */
@@ -77,6 +80,7 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   };
   writeJson(join(dir, "config.json"), record);
   writeJson(join(dir, "labels.json"), containerLabels(config, input.owner));
-  writeFileSync(join(dir, "log"), "", { flag: "a", mode: PRIVATE_FILE_MODE });
-  return { id, dir, record, limits };
+  writeFileSync(join(dir, CRI_LOG_NAME), "", { flag: "a", mode: PRIVATE_FILE_MODE });
+  const stdio = { stdin: container.stdin === true, stdinOnce: container.stdinOnce === true, tty: container.tty === true };
+  return { id, dir, record, limits, stdio };
 }

@@ -5,23 +5,26 @@
  *
  * Layout under `rootDir`:
  * ```
- * monitor.sh                          the monitor script (replaced atomically, never rewritten in place)
+ * minikubelet-monitor-<sha256>        the monitor binary (monitor-binary.ts), one per version
  * events/<id>.started|.exited         empty markers the monitor creates; one directory watch sees them all
  * pods/<podUid>/sandbox.json          { id, podUid, labels, createdAt }
  * pods/<podUid>/volumes/<name>/       emptyDir volumes
  * pods/<podUid>/containers/<id>/      one directory per container attempt:
- *     config.json  labels.json  log   written by the agent before the monitor starts
+ *     config.json  labels.json        written by the agent before the monitor starts
+ *     container.log[.<time>[.gz]]     the CRI log the monitor writes and rotates (container-log-file.ts);
+ *                                     `log`: the raw log of an earlier version's shell monitor
  *     pid                             "<pid> <starttime> <startedNs|-> <monitorPid> <monitorStarttime>"
  *     .ended                          "<code> -", written by the monitor the moment the process ended
  *     exit                            "<code> <finishedNs|->" (+ " lost" when the agent had to write it)
+ *     exit-code                       a symlink to "<code>": the monitor's exit on a disk too full for `exit`
  * ```
  * `-` for a time is the mtime of `pid` (start) or `.ended` (finish): the kernel's clock when the
  * monitor wrote them, so the monitor runs no `date` (a process, milliseconds of a restart). Each
  * file is new and written by one short write, so a reader sees all of it or too little to parse.
  * Every directory is 0700 and every file the agent or the log writer makes 0600 (config.json holds
- * the env, `log` the output): see private-files.ts.
+ * the env, the log the output): see private-files.ts.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PRIVATE_FILE_MODE, makePrivateDir, tightenMode } from "../private-files.ts";
 
@@ -73,9 +76,6 @@ export class ProcessLayout {
   get eventsDir(): string {
     return join(this.rootDir, "events");
   }
-  get monitorScript(): string {
-    return join(this.rootDir, "monitor.sh");
-  }
   podDir(podUid: string): string {
     return join(this.podsDir, podUid);
   }
@@ -109,7 +109,7 @@ export class ProcessLayout {
    * already close them). Once per start: it reads every container directory.
    */
   tighten(): void {
-    for (const path of [this.rootDir, this.podsDir, this.eventsDir, this.monitorScript]) tightenMode(path);
+    for (const path of [this.rootDir, this.podsDir, this.eventsDir]) tightenMode(path);
     for (const podUid of this.scanPods()) {
       for (const path of [this.podDir(podUid), this.containersDir(podUid), join(this.podDir(podUid), "volumes"), join(this.podDir(podUid), "sandbox.json")]) tightenMode(path);
     }
@@ -259,13 +259,32 @@ export function readPidFile(dir: string): { state: "read"; value: PidRecord } | 
 export function readExit(dir: string): ExitRecord | undefined {
   const file = join(dir, "exit");
   const fields = readText(file)?.trim().split(/\s+/);
-  if (!fields || fields.length < 2) return undefined;
+  if (!fields || fields.length < 2) return readExitCodeLink(dir);
   const ended = join(dir, ".ended");
   return {
     exitCode: Number(fields[0]),
     finishedAt: Math.round(parseMonitorTime(fields[1], fields[1] === "-" && existsSync(ended) ? ended : file)),
     lost: fields[2] === "lost",
   };
+}
+
+/**
+ * The exit the monitor recorded on a full disk, where `exit` could not take a byte: a symlink
+ * `exit-code` whose target is the code (a short target lives in the inode). Its finish time is
+ * `.ended`'s mtime when that landed, else the link's own.
+ */
+function readExitCodeLink(dir: string): ExitRecord | undefined {
+  const link = join(dir, "exit-code");
+  let target: string;
+  try {
+    target = readlinkSync(link);
+  } catch {
+    return undefined;
+  }
+  if (!/^\d{1,3}$/.test(target)) return undefined;
+  const ended = join(dir, ".ended");
+  const finishedAt = existsSync(ended) && statSync(ended).size > 0 ? statSync(ended).mtimeMs : lstatSync(link).mtimeMs;
+  return { exitCode: Number(target), finishedAt: Math.round(finishedAt), lost: false };
 }
 
 /** The exit code of an exit the monitor could not record. */

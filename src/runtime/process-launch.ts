@@ -11,6 +11,7 @@ import { readPid, readText, type ProcessLayout } from "./process-files.ts";
 import type { CreatedContainer } from "./process-create.ts";
 import { launchMonitor, type MonitorTools } from "./process-monitor.ts";
 import { ContainerStartError } from "./runtime.ts";
+import { CRI_LOG_NAME } from "./container-log-file.ts";
 
 export interface LaunchInput {
   layout: ProcessLayout;
@@ -39,11 +40,13 @@ export async function launchContainer(input: LaunchInput): Promise<void> {
       tools: input.tools,
       id,
       containerDir: dir,
+      logPath: join(dir, CRI_LOG_NAME),
       workingDir: record.workingDir,
       env: record.env,
       argv: record.command,
       logPolicy: input.logPolicy,
       cgroupProcs: input.cgroupProcs,
+      stdio: created.stdio,
       onExit: () => {
         monitorGone = true;
         events.monitorExited(id);

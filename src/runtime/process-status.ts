@@ -6,9 +6,9 @@
  * this record can be written: the lost exit is then held in memory (every read agrees all the same,
  * and a stopped pod is not kept waiting for space) and written on a later read once there is room.
  */
-import { join } from "node:path";
 import type { Clock } from "../clock.ts";
 import type { Cgroups } from "./cgroups.ts";
+import { containerLogPath } from "./container-log-file.ts";
 import { LOST_EXIT_CODE, isSameProcessAlive, readExit, readPid, writeLostExit } from "./process-files.ts";
 import type { ContainerStatus } from "./runtime.ts";
 
@@ -24,7 +24,7 @@ export interface StatusSources {
 /** The status of container `id` whose directory is `dir`; `unknown` when there is no directory. */
 export function readContainerStatus(id: string, dir: string | undefined, sources: StatusSources): ContainerStatus {
   if (!dir) return { id, state: "unknown" };
-  const logPath = join(dir, "log");
+  const logPath = containerLogPath(dir);
   const pid = readPid(dir);
   const exited = (): ContainerStatus | undefined => {
     const exit = readExit(dir);

@@ -1,6 +1,6 @@
 /**
  * The plain-process runtime: no images, no namespaces; each container attempt is a process in a
- * session of its own, held by a /bin/sh monitor (process-monitor.ts) that outlives the agent.
+ * session of its own, held by a compiled monitor (process-monitor.ts) that outlives the agent.
  * All state lives in files under `rootDir` (process-files.ts), so a new agent adopts what an old
  * one started: same ids, same pids, exits recorded while nobody watched.
  *
@@ -15,12 +15,12 @@
  *   as underscores). emptyDir lives at `pods/<uid>/volumes/<name>`; hostPath is the path itself.
  * - The default working directory, and HOME when the spec sets none, is the pod directory.
  */
-import { existsSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
 import type {
+  AttachRequest,
   AttachSession,
   AttachSupport,
   ContainerConfig,
@@ -40,7 +40,7 @@ import type {
 import { ContainerNotFoundError } from "./runtime.ts";
 import { ContainerEvents } from "./process-events.ts";
 import { execInContainer } from "./process-exec.ts";
-import { NO_ATTACH_STREAMS, processAttachSupport } from "./process-attach.ts";
+import { attachProcessContainer, processAttachSupport } from "./process-attach.ts";
 import { startExecBeside } from "./process-exec-stream.ts";
 import { ProcessLayout, SAFE_NAME, ensureDir, readExit, readJson, readPid, readText, type ContainerRecord } from "./process-files.ts";
 import { createContainerDir } from "./process-create.ts";
@@ -49,11 +49,13 @@ import { ProcessSandboxes } from "./process-sandboxes.ts";
 import { readContainerStatus } from "./process-status.ts";
 import { launchContainer } from "./process-launch.ts";
 import { removeContainerFiles, signalContainer } from "./process-remove.ts";
-import { installMonitorScript, monitorsOf, resolveMonitorTools, type MonitorTools } from "./process-monitor.ts";
+import { findGzip, monitorsOf, type MonitorTools } from "./process-monitor.ts";
+import { installMonitorBinary } from "./monitor-binary.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-policy.ts";
 import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
 import type { SignalName } from "../manifest/signals.ts";
 import { readCgroupUsage } from "./cgroup-usage.ts";
+import { containerLogFilesSize, containerLogPath, decodeCriLog, isCriLogPath } from "./container-log-file.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
@@ -71,7 +73,7 @@ export interface ProcessRuntimeOptions {
   owner?: string;
   /** How large each container's log may grow before the monitor rotates it. Default: the kubelet's. */
   logPolicy?: ContainerLogPolicy;
-  /** Replaces monitor tools found on PATH (tests slow a monitor's start down this way). */
+  /** Replaces what the monitor is run with (tests hold a monitor's start back with a launcher). */
   monitorTools?: Partial<MonitorTools>;
   /** Default: the host's cgroups, under minikubelet/<owner>. Tests pass a fake tree's. */
   cgroups?: Cgroups;
@@ -118,8 +120,7 @@ export class ProcessRuntime implements Runtime {
     ensureDir(this.layout.podsDir);
     ensureDir(this.layout.eventsDir);
     this.layout.tighten();
-    installMonitorScript(this.layout);
-    this.tools = { ...resolveMonitorTools(), ...options.monitorTools };
+    this.tools = { monitor: installMonitorBinary(this.layout.rootDir), gzip: findGzip(), ...options.monitorTools };
     this.cgroups = options.cgroups ?? hostCgroups(this.owner);
     this.podPidsLimit = options.podPidsLimit;
     this.cgroupProblem = this.cgroups.prepare();
@@ -229,9 +230,11 @@ export class ProcessRuntime implements Runtime {
     return processAttachSupport(request);
   }
 
-  /** Never offered (attachSupport says "output-log" at best), so always a rejection naming why. */
-  async attachContainer(id: string): Promise<AttachSession> {
-    throw new Error(`attach to container ${id}: ${NO_ATTACH_STREAMS}`);
+  async attachContainer(id: string, request: AttachRequest): Promise<AttachSession> {
+    const dir = this.findDir(id);
+    if (!dir) throw new Error(`attach to container ${id}: no such container`);
+    if (this.readStatus(id).state !== "running") throw new Error(`attach to container ${id}: container is not running`);
+    return attachProcessContainer(id, dir, request);
   }
 
   /** The container's recorded config, for an exec; throws unless the container is running. */
@@ -267,7 +270,7 @@ export class ProcessRuntime implements Runtime {
     const dir = this.findDir(id);
     if (!dir || this.readStatus(id).state !== "running") return undefined;
     const dirs = this.cgroups.usageDirs(id);
-    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, logFilesSize(dir)]);
+    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, containerLogFilesSize(dir)]);
     return { ...usage, logsUsedBytes };
   }
 
@@ -295,7 +298,9 @@ export class ProcessRuntime implements Runtime {
   async readLogs(id: string, options: LogOptions = {}): Promise<string> {
     const dir = this.findDir(id);
     if (!dir) throw new Error(`logs of container ${id}: no such container`);
-    const text = readText(join(dir, "log")) ?? "";
+    const path = containerLogPath(dir);
+    if (isCriLogPath(path)) return readCriLogText(path, options.tail);
+    const text = readText(path) ?? "";
     if (options.tail === undefined) return text;
     if (options.tail <= 0) return "";
     const lines = text.split("\n");
@@ -335,21 +340,15 @@ export class ProcessRuntime implements Runtime {
   }
 }
 
-/** `log` and its rotated files (`log.<time>`, compressed or not). */
-async function logFilesSize(dir: string): Promise<number> {
-  let names: string[];
+/** The content of a CRI log, both streams in file order; `tail` counts its records. Empty when there is no file yet. */
+function readCriLogText(path: string, tail: number | undefined): string {
+  let bytes: Buffer;
   try {
-    names = await readdir(dir);
+    bytes = readFileSync(path);
   } catch {
-    return 0; // The directory went with its container.
+    return "";
   }
-  const sizes = await Promise.all(
-    names
-      .filter((name) => name === "log" || name.startsWith("log."))
-      // Rotated away between the listing and the stat: it takes nothing.
-      .map((name) => stat(join(dir, name)).then((info) => info.size, () => 0)),
-  );
-  return sizes.reduce((total, size) => total + size, 0);
+  return decodeCriLog(bytes, tail).toString("utf8");
 }
 
 /** The host's cgroups for this agent: its database identity keeps two agents' cgroups apart. */

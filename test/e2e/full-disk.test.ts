@@ -6,6 +6,7 @@
  * the writes it refused (the removal, the cleared pressure) and the container's log grows again,
  * saying what was dropped.
  */
+import { CRI_LOG_NAME, decodeCriLog } from "../../src/runtime/container-log-file.ts";
 import { expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { Agent, e2ePodManifest, freePort, isRunning, killRecordedContainers, podTable, processContainers, processE2E, waitFor, Workspace } from "./helpers.ts";
@@ -41,7 +42,7 @@ test("a full disk: DiskPressure is served, a removed pod is stopped, logs live o
     expect(await diskPressure()).toBe("False");
     const chatty = processContainers(ws).find((c) => c.podName === "chatty-n1")!;
     const victim = processContainers(ws).find((c) => c.podName === "victim-n1")!;
-    const chattyLog = `${ws.db}.runtime/process/pods/${chatty.podUid}/containers/${chatty.id}/log`;
+    const chattyLog = `${ws.db}.runtime/process/pods/${chatty.podUid}/containers/${chatty.id}/${CRI_LOG_NAME}`;
 
     disk.fill();
     // The monitor's next look (10 s at most): served from memory, whether or not the database took it.
@@ -62,7 +63,7 @@ test("a full disk: DiskPressure is served, a removed pod is stopped, logs live o
     }, 15_000, detail);
     // The log writer lived through it: the drop is said once, and the container's lines follow.
     await waitFor("the chatty container's log growing again after the drop", () => {
-      const text = readFileSync(chattyLog, "utf8");
+      const text = decodeCriLog(readFileSync(chattyLog)).toString();
       const at = text.indexOf("[minikubelet] container output dropped");
       return at >= 0 && text.slice(at).split("\n").filter((line) => line.startsWith("line ")).length >= 3;
     }, 15_000, detail);

@@ -30,7 +30,7 @@ function newestMtime(dir: string): number {
 }
 
 /** What the binary embeds: a change to any of these makes ./minikubelet stale. */
-const EMBEDDED_SOURCES = ["src", "migrations", "packaging"];
+const EMBEDDED_SOURCES = ["src", "monitor", "migrations", "packaging"];
 
 /** Builds ./minikubelet with ./scripts/build unless it exists and is newer than everything it embeds. */
 export function ensureBinary(): string {

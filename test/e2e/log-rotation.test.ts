@@ -43,11 +43,13 @@ spec:
     60_000,
     () => ws.run("logs", "flood-n1", "--tail", "1").stdout,
   );
-  expect(largest).toBeLessThanOrEqual(3 * 64 * 1024);
+  // A gzip in flight adds its .gz beside the file it compresses, for that moment.
+  expect(largest).toBeLessThanOrEqual(4 * 64 * 1024);
+  await waitFor("the last gzip", () => logFiles(dir).some((name) => name.endsWith(".gz")) && logBytesOnDisk(dir) <= 3 * 64 * 1024, 5000);
   const names = logFiles(dir).sort();
   expect(names).toHaveLength(3);
-  expect(names[0]).toMatch(/^log$/);
-  expect(names[1]).toMatch(/^log\.\d{8}-\d{6}\.\d{9}\.gz$/);
-  expect(names[2]).toMatch(/^log\.\d{8}-\d{6}\.\d{9}$/);
+  expect(names[0]).toMatch(/^container\.log$/);
+  expect(names[1]).toMatch(/^container\.log\.\d{8}-\d{6}\.\d{9}\.gz$/);
+  expect(names[2]).toMatch(/^container\.log\.\d{8}-\d{6}\.\d{9}$/);
   expect(ws.cli("logs", "flood-n1", "--tail", "5")).toBe(`${[4, 3, 2, 1, 0].map((back) => LINES - back).join("\n")}\n`);
 }, 90_000);

@@ -1,34 +1,40 @@
 /**
- * The process runtime under kubectl 1.27 (SPDY) and 1.33 (WebSocket): `kubectl run NAME
- * --image=busybox -- ARGS` runs its args as the command; `kubectl attach` follows a container's
- * output; an attach that needs the container's stdin or terminal, which this runtime's monitor does
- * not hold, is refused with a Status saying so, and `kubectl run -i` falls back to the logs.
+ * The process runtime under kubectl 1.27 (SPDY) and 1.33 (WebSocket), issue 25: the compiled
+ * monitor holds a container's stdin (a pipe) or its terminal behind its attach socket.
+ * `kubectl run NAME --image=busybox -- ARGS` runs its args as the command; `kubectl attach` follows
+ * a container's output; `attach -i` feeds a stdin container's shell; `run -it --rm` gives a terminal
+ * (its size from kubectl) and `run -i --rm` a piped stdin, their exit codes kubectl's, and --rm
+ * leaves no pod.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Agent, ensureBinary, waitFor, Workspace } from "../e2e/helpers.ts";
 import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";
+import { onTerminal } from "./terminal.ts";
 
 const BOUND_MS = 30_000;
-const NO_STDIN = "the process runtime does not keep a container's stdin open (stdin: true is not honoured; it reads /dev/null): attach without -i to follow its output";
-const NO_TERMINAL = "the process runtime runs every container without a terminal (tty: true is not honoured): use the docker runtime to attach to it";
 
 let ws: Workspace;
 let agent: Agent;
 const node = "kattachp";
+const READER = `reader-${node}`;
 
 beforeAll(async () => {
   ensureBinary();
   ws = new Workspace();
-  const container = (name: string, extra: string) => `    - {name: ${name}, image: busybox, command: [sleep, '600']${extra}}\n`;
-  ws.write("shells.yaml", `apiVersion: v1\nkind: Pod\nmetadata: {name: shells}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n${container("stdin", ", stdin: true")}${container("tty", ", stdin: true, tty: true")}`);
+  // stdin without stdinOnce: every attach that ends only detaches, so each kubectl gets its turn.
+  ws.write("reader.yaml", `apiVersion: v1\nkind: Pod\nmetadata: {name: reader}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n    - {name: reader, image: busybox, stdin: true, command: [sh, -c, 'while read line; do echo "got $line"; done']}\n`);
   agent = new Agent(ws, ["--api-listen", "127.0.0.1:0", "--stop-pods-on-exit"], { node });
-  await agent.waitForOutput(`Started default/shells-${node} tty`, 30_000);
+  await agent.waitForOutput(`Started default/${READER} reader`, 30_000);
 }, 60_000);
 
 afterAll(async () => {
   await agent?.terminate();
   ws?.cleanup();
 });
+
+async function gone(session: KubectlSession, kubectl: string, name: string): Promise<void> {
+  await waitFor(`pod ${name} gone`, async () => (await session.run(kubectl, ["get", "pod", name])).stderr.includes("NotFound"), 20_000, () => agent.stdout);
+}
 
 for (const [version, binary] of [["1.27", KUBECTL.versions["1.27"]], ["1.33", KUBECTL.versions["1.33"]]] as const) {
   const tag = version.replace(".", "-");
@@ -62,26 +68,49 @@ for (const [version, binary] of [["1.27", KUBECTL.versions["1.27"]], ["1.33", KU
       expect((await session.run(kubectl, ["delete", "pod", name, "--grace-period=1"], { timeoutMs: BOUND_MS })).status).toBe(0);
     }, 60_000);
 
-    test("attach -i to a container with stdin, or to one with a terminal, is refused with a Status saying why", async () => {
+    test("attach -i to a running stdin container: each line reaches its shell and its answer comes back; the end of stdin detaches", async () => {
       using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
-      const stdin = await session.run(kubectl, ["attach", "-i", `shells-${node}`, "-c", "stdin"], { stdin: "x\n", timeoutMs: BOUND_MS });
-      expect(stdin.status).toBe(1);
-      expect(stdin.stderr).toContain(`Error from server (BadRequest): cannot attach to container stdin in pod shells-${node}: ${NO_STDIN}\n`);
-      const tty = await session.run(kubectl, ["attach", `shells-${node}`, "-c", "tty"], { timeoutMs: BOUND_MS });
-      expect(tty.status).toBe(1);
-      expect(tty.stderr).toContain(`Error from server (BadRequest): cannot attach to container tty in pod shells-${node}: ${NO_TERMINAL}\n`);
+      const child = Bun.spawn([kubectl, "--kubeconfig", session.kubeconfig, "--cache-dir", session.cacheDir, "attach", "-i", "-q", READER], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: session.dir },
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const killer = setTimeout(() => child.kill("SIGKILL"), BOUND_MS);
+      let stdout = "";
+      const reading = (async () => {
+        for await (const chunk of child.stdout) stdout += new TextDecoder().decode(chunk);
+      })();
+      for (const word of ["one", "two"]) {
+        child.stdin.write(`${word} ${version}\n`);
+        await waitFor(`the answer to ${word}`, () => stdout.includes(`got ${word} ${version}\n`), BOUND_MS, () => stdout);
+      }
+      child.stdin.end();
+      const status = await child.exited;
+      clearTimeout(killer);
+      await reading;
+      expect({ status, stdout }).toEqual({ status: 0, stdout: `got one ${version}\ngot two ${version}\n` });
+      expect(agent.stdout).not.toContain(`Exited default/${READER}`);
     }, 60_000);
 
-    test("run -i --rm: the attach is refused, kubectl says why and falls back to the logs, the pod's exit code is kubectl's, and the pod goes", async () => {
+    test("run -it --rm on a terminal: typed input reaches the shell, the terminal has kubectl's size, its exit code is kubectl's, and the pod goes", async () => {
       using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
-      const name = `once-${tag}`;
-      const result = await session.run(kubectl, ["run", "-i", "--rm", "--restart=Never", name, "--image=busybox", "--", "sh", "-c", "sleep 2; exit 3"], { stdin: "ignored\n", timeoutMs: BOUND_MS });
-      expect(result.stderr).toContain(`warning: couldn't attach to pod/${name}, falling back to streaming logs: cannot attach to container ${name} in pod ${name}: ${NO_STDIN}\n`);
-      // kubectl then reads the logs once (not followed), waits for the pod to end and deletes it.
-      expect(result.stdout).toEndWith(`pod "${name}" deleted\n`);
-      expect(result.stderr).toContain(`pod default/${name} terminated (Error)`);
+      const name = `it-${tag}`;
+      const args = ["run", "-it", "--rm", "--restart=Never", name, "--image=busybox", "--", "sh"];
+      const { screen, status } = await onTerminal(session, kubectl, args, "stty size; echo $((6*7)); exit 4\r", BOUND_MS);
+      expect(screen).toContain("\r\n30 100\r\n42\r\n");
+      expect(screen).toContain(`pod "${name}" deleted`);
+      expect(status).toBe(4);
+      await gone(session, kubectl, name);
+    }, 60_000);
+
+    test("run -i --rm with stdin piped: the script's output, its exit code, and the pod goes", async () => {
+      using session = new KubectlSession(ws.db, ws.cli("kubeconfig"));
+      const name = `pipe-${tag}`;
+      const result = await session.run(kubectl, ["run", "-i", "--rm", "--restart=Never", name, "--image=busybox", "--", "sh"], { stdin: "echo piped in\nexit 3\n", timeoutMs: BOUND_MS });
+      expect(result.stdout).toBe(`piped in\npod "${name}" deleted\n`);
       expect(result.status).toBe(3);
-      await waitFor(`pod ${name} gone`, async () => (await session.run(kubectl, ["get", "pod", name])).stderr.includes("NotFound"), 20_000, () => agent.stdout);
+      await gone(session, kubectl, name);
     }, 60_000);
   });
 }

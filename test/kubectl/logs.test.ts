@@ -5,6 +5,7 @@
  * is served as `serve` serves it (no runtime: its files are read from the runtime root); the docker
  * one as `run` does (the agent's runtime reads the engine).
  */
+import { containerLogPath } from "../../src/runtime/container-log-file.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -37,7 +38,7 @@ const processSetup: RuntimeSetup = {
   make: (dir) => {
     const root = join(dir, "process");
     const layout = new ProcessLayout(root);
-    return { runtime: new ProcessRuntime({ rootDir: root }), logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") };
+    return { runtime: new ProcessRuntime({ rootDir: root }), logPathOf: (uid, id) => containerLogPath(layout.containerDir(uid, id)) };
   },
   container: (name, script) => container(name, { command: ["sh", "-c", script] }),
 };

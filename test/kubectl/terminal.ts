@@ -1,7 +1,7 @@
 /**
  * kubectl on a pseudo-terminal, as a person runs `kubectl run -it` or `kubectl attach -it` in a
  * shell: it waits for the shell's prompt and a quiet screen, types, and returns what showed and
- * kubectl's exit code. Cursor queries (busybox's line editor asks where the cursor is) are answered
+ * kubectl's exit code (pressing enter first, as kubectl's hint says, when no prompt shows). Cursor queries (busybox's line editor asks where the cursor is) are answered
  * as a terminal answers them. Bounded whatever happens: a kubectl that never shows the prompt or
  * never exits is killed and its terminal closed, so a test fails with the screen it saw.
  */
@@ -11,6 +11,7 @@ import type { KubectlSession } from "./harness.ts";
 const PROMPT = /[#$] $/;
 const ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const CURSOR_QUERY = "\x1b[6n";
+const PRESS_ENTER = "If you don't see a command prompt, try pressing enter.";
 
 export interface TerminalRun {
   screen: string;
@@ -38,7 +39,16 @@ export async function onTerminal(session: KubectlSession, kubectl: string, args:
     child.kill("SIGKILL");
     child.terminal?.close();
   };
-  while (!(PROMPT.test(screen.replace(ESCAPES, "")) && Date.now() - lastOutput > 300) && child.exitCode === null && Date.now() < deadline) await Bun.sleep(50);
+  let pressedEnter = false;
+  while (!(PROMPT.test(screen.replace(ESCAPES, "")) && Date.now() - lastOutput > 300) && child.exitCode === null && Date.now() < deadline) {
+    // A shell that printed its prompt before the attach (dash redraws nothing on a resize) shows
+    // none: as kubectl's hint says, a person presses enter.
+    if (!pressedEnter && screen.includes(PRESS_ENTER) && Date.now() - lastOutput > 1000) {
+      pressedEnter = true;
+      child.terminal?.write("\r");
+    }
+    await Bun.sleep(50);
+  }
   child.terminal?.write(typed);
   const killer = setTimeout(giveUp, Math.max(0, deadline - Date.now()) + 5_000);
   const status = await Promise.race([child.exited, Bun.sleep(boundMs + 10_000).then(() => -1)]);

@@ -3,6 +3,7 @@
  * recorded by the SQLite store, read through the route handler on a read-only connection (as under
  * `serve`, with no runtime in the context): follow ends when the container does.
  */
+import { containerLogPath } from "../../src/runtime/container-log-file.ts";
 import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,7 +32,7 @@ beforeEach(() => {
   const root = join(dir, "process");
   const layout = new ProcessLayout(root);
   agent = openAgentDatabase(join(dir, "state.db"));
-  const store = new SqliteStore({ db: agent.db, clock: realClock, logPathOf: (uid, id) => join(layout.containerDir(uid, id), "log") });
+  const store = new SqliteStore({ db: agent.db, clock: realClock, logPathOf: (uid, id) => containerLogPath(layout.containerDir(uid, id)) });
   h = realHarness(new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root) }), { store });
 });
 

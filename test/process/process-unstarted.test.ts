@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
-import { monitorsOf, resolveMonitorTools } from "../../src/runtime/process-monitor.ts";
+import { monitorsOf } from "../../src/runtime/process-monitor.ts";
 import { contractContainer, contractPod } from "../runtime-contract.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
 
@@ -31,13 +31,12 @@ afterAll(() => {
  * pid (a gate, not a delay: on a busy host a listing that scans /proc can take seconds).
  */
 function slowStartingRuntime(root: string): ProcessRuntime {
-  // The monitor records the pid with builtins only, so the wait goes before the monitor's shell
-  // itself. Run as a child, not exec'd: while a process execs, its /proc cmdline reads empty for a
-  // moment, and a listing that looked then saw no monitor and took the container for never started.
-  const shell = join(root, "slow-shell");
-  writeFileSync(shell, `#!/bin/sh\nwhile [ ! -e ${gateOf(root)} ]; do sleep 0.05; done\n${resolveMonitorTools().shell} "$@"\n`);
-  chmodSync(shell, 0o755);
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), monitorTools: { shell } });
+  // Run as a child, not exec'd: while a process execs, its /proc cmdline reads empty for a moment,
+  // and a listing that looked then saw no monitor and took the container for never started.
+  const launcher = join(root, "slow-launcher");
+  writeFileSync(launcher, `#!/bin/sh\nwhile [ ! -e ${gateOf(root)} ]; do sleep 0.05; done\n"$@"\n`);
+  chmodSync(launcher, 0o755);
+  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root), monitorTools: { launcher } });
   open.push(runtime);
   return runtime;
 }

@@ -44,7 +44,8 @@ describe.skipIf(!cgroupsUsable())("process container usage on this host", () => 
       expect(first.memory!.usageBytes).toBeGreaterThan(0);
       expect(first.memory!.workingSetBytes).toBeLessThanOrEqual(first.memory!.usageBytes);
       expect(first.memory!.limitBytes).toBeUndefined();
-      expect(first.logsUsedBytes).toBe("started\n".length);
+      // The log's bytes on disk: one CRI record, its time, stream and tag before the line.
+      expect(first.logsUsedBytes).toBe("2026-12-02T14:05:01.123456789Z stdout F started\n".length);
       await waitFor("more CPU time", async () => ((await runtime.containerUsage(id))?.cpuUsageCoreNanoSeconds ?? 0) > first.cpuUsageCoreNanoSeconds! + 100_000_000, 10_000);
       await runtime.killContainer(id, "SIGKILL");
       await waitForStatus(runtime, id, (status) => status.state === "exited", 10_000);

@@ -4,6 +4,7 @@
  * 0600, with the agent under a umask of 022 as a login shell gives it; an older agent's 0755/0644
  * tree narrowed when a runtime starts on it. The container itself keeps the agent's umask.
  */
+import { CRI_LOG_NAME, decodeCriLog } from "../../src/runtime/container-log-file.ts";
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,10 +36,13 @@ function modeOf(path: string): string {
   return (statSync(path).mode & 0o777).toString(8);
 }
 
-/** Runs one container to its end: 45 bytes in 10-byte files, 3 kept, so one rotation is gzipped. */
+/**
+ * Runs one container to its end: five CRI records in 50-byte files, 3 kept, so one rotation is
+ * gzipped (the lines come 0.1 s apart: a gzip has finished before its file is rotated away).
+ */
 async function runToEnd(root: string) {
-  const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root), logPolicy: { maxBytes: 10, maxFiles: 3 } });
-  const container = contractContainer("main", ["sh", "-c", "printf 'aaaaaaaaa\\nbbbbbbbbb\\nccccccccc\\nddddddddd\\neeee\\n'; umask >\"$HOME/umask-seen\""]);
+  const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root), logPolicy: { maxBytes: 50, maxFiles: 3 } });
+  const container = contractContainer("main", ["sh", "-c", "for line in aaaaaaaaa bbbbbbbbb ccccccccc ddddddddd; do echo $line; sleep 0.1; done; echo eeee; umask >\"$HOME/umask-seen\""]);
   const pod = contractPod("modes", [container]);
   const sandbox = await runtime.runPodSandbox(pod);
   const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox });
@@ -57,13 +61,15 @@ test("directories are 0700 and config.json, labels.json, the log and its rotatio
   const dirs = { root, pods: join(root, "pods"), events: join(root, "events"), pod: podDir, containers: join(podDir, "containers"), container: dir };
   expect(Object.fromEntries(Object.entries(dirs).map(([name, path]) => [name, modeOf(path)]))).toEqual(Object.fromEntries(Object.keys(dirs).map((name) => [name, "700"])));
 
+  // The monitor compresses in a gzip of its own, which may still run as the container ends.
+  for (let i = 0; i < 200 && !logFiles(dir).some((name) => name.endsWith(".gz")); i++) await Bun.sleep(10);
   const logs = logFiles(dir);
   expect(logs.some((name) => name.endsWith(".gz"))).toBe(true);
-  expect(logs.some((name) => name.startsWith("log.") && !name.endsWith(".gz"))).toBe(true);
+  expect(logs.some((name) => name.startsWith(`${CRI_LOG_NAME}.`) && !name.endsWith(".gz"))).toBe(true);
   const files = ["config.json", "labels.json", ...logs, "sandbox.json"].map((name) => (name === "sandbox.json" ? join(podDir, name) : join(dir, name)));
   expect(files.map((file) => `${file.slice(dir.length)} ${modeOf(file)}`)).toEqual(files.map((file) => `${file.slice(dir.length)} 600`));
   // The container's own umask is the agent's, not the log writer's.
-  expect(readFileSync(join(dir, "log"), "utf8")).toBe("eeee\n");
+  expect(decodeCriLog(readFileSync(join(dir, CRI_LOG_NAME))).toString()).toBe("eeee\n");
   expect(readFileSync(join(podDir, "umask-seen"), "utf8")).toBe("0022\n");
 });
 

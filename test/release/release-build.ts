@@ -13,7 +13,7 @@ export const DIST = join(ROOT, "dist");
 export const VERSION = pkg.version;
 
 /** What a release is built from: a change to any of these makes dist/ stale. */
-const INPUTS = ["src", "migrations", "packaging", "package.json", "package-lock.json", "scripts/build", "scripts/release", "README.md", "LICENSE"];
+const INPUTS = ["src", "monitor", "migrations", "packaging", "package.json", "package-lock.json", "scripts/build", "scripts/release", "README.md", "LICENSE"];
 
 function newestMtime(path: string): number {
   const stat = statSync(path);

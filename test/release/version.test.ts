@@ -21,7 +21,7 @@ describe("--version", () => {
 
   test("a binary built from a source tree outside git says so, and builds again to the same bytes", () => {
     using dir = tempDir("minikubelet-nogit-");
-    for (const part of ["src", "migrations", "packaging", "scripts/build", "package.json", "tsconfig.json", "bunfig.toml"]) {
+    for (const part of ["src", "monitor/build", "monitor/minikubelet-monitor.c", "migrations", "packaging", "scripts/build", "package.json", "tsconfig.json", "bunfig.toml"]) {
       if (part.includes("/")) mkdirSync(join(dir.path, part, ".."), { recursive: true });
       cpSync(join(ROOT, part), join(dir.path, part), { recursive: true });
     }
