@@ -5,42 +5,13 @@
  * its size, a client that never reads, and the volumes bound at their mountPath in the
  * container's own mount namespace (root only: this suite runs as root).
  */
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { monitorFixtures } from "../monitor-fixtures.ts";
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect as netConnect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const repo = join(import.meta.dir, "..", "..");
-const arch = process.arch === "arm64" ? "arm64" : "x64";
-const binary = join(repo, "monitor", "out", `minikubelet-monitor-${arch}`);
-
-beforeAll(() => {
-  const built = Bun.spawnSync([join(repo, "monitor", "build"), arch], { stderr: "pipe", stdout: "pipe" });
-  if (built.exitCode !== 0) throw new Error(`monitor/build ${arch} failed (${built.exitCode}): ${built.stderr.toString()}`);
-});
-
-const temps: string[] = [];
-function tempDir(): string {
-  // Short: a unix socket's path is at most 107 bytes.
-  const dir = mkdtempSync(join(tmpdir(), "mkm-attach-"));
-  temps.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
-
-const started: number[] = [];
-afterEach(() => {
-  for (const pid of started.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-});
+const { binary, tempDir, started } = monitorFixtures("mkm-attach-");
 
 interface Run {
   root: string;

@@ -4,43 +4,14 @@
  * and the bounded drain at the end, the CRI log records, rotation with no line lost or repeated,
  * and a full disk that neither stops the container nor loses the fact that output was dropped.
  */
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { monitorFixtures } from "../monitor-fixtures.ts";
+import { afterAll, afterEach, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { mountSmallFilesystem, type SmallFilesystem } from "../small-filesystem.ts";
 
-const repo = join(import.meta.dir, "..", "..");
-const arch = process.arch === "arm64" ? "arm64" : "x64";
-const binary = join(repo, "monitor", "out", `minikubelet-monitor-${arch}`);
-
-beforeAll(() => {
-  const built = Bun.spawnSync([join(repo, "monitor", "build"), arch], { stderr: "pipe", stdout: "pipe" });
-  if (built.exitCode !== 0) throw new Error(`monitor/build ${arch} failed (${built.exitCode}): ${built.stderr.toString()}`);
-});
-
-const temps: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "minikubelet-monitor-bin-"));
-  temps.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
-
-/** Every pid a test started or learnt of (monitors, containers, strays): all get SIGKILL after it. */
-const started: number[] = [];
-afterEach(() => {
-  for (const pid of started.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-});
+const { binary, tempDir, started } = monitorFixtures("minikubelet-monitor-bin-");
 
 interface Run {
   root: string;
