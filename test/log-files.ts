@@ -25,3 +25,9 @@ export function logBytesOnDisk(dir: string): number {
   }
   return total;
 }
+
+/** The monitor's gzips are done: a `.gz` is there and no file it is being made of is left beside it. */
+export function compressionDone(dir: string): boolean {
+  const names = logFiles(dir);
+  return names.some((name) => name.endsWith(".gz")) && names.every((name) => !names.includes(`${name}.gz`));
+}

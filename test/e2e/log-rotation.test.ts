@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { runtimeRootOf } from "../../src/store/db-path.ts";
 import { Agent, processContainers, processE2E, Workspace, waitFor } from "./helpers.ts";
-import { logBytesOnDisk, logFiles } from "../log-files.ts";
+import { compressionDone, logBytesOnDisk, logFiles } from "../log-files.ts";
 
 const e2e = processE2E();
 const LINES = 2_000_000;
@@ -45,7 +45,7 @@ spec:
   );
   // A gzip in flight adds its .gz beside the file it compresses, for that moment.
   expect(largest).toBeLessThanOrEqual(4 * 64 * 1024);
-  await waitFor("the last gzip", () => logFiles(dir).some((name) => name.endsWith(".gz")) && logBytesOnDisk(dir) <= 3 * 64 * 1024, 5000);
+  await waitFor("the last gzip", () => compressionDone(dir) && logBytesOnDisk(dir) <= 3 * 64 * 1024, 5000);
   const names = logFiles(dir).sort();
   expect(names).toHaveLength(3);
   expect(names[0]).toMatch(/^container\.log$/);

@@ -15,7 +15,7 @@ import { writeAttemptLogs } from "../../src/logs/attempt-logs.ts";
 import { realClock } from "../../src/clock.ts";
 import type { AttemptRow, StoreReader } from "../../src/store/queries.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
-import { logBytesOnDisk, logFiles } from "../log-files.ts";
+import { compressionDone, logBytesOnDisk, logFiles } from "../log-files.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
 
 /** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
@@ -65,7 +65,7 @@ function keptText(dir: string): string {
 
 /** Waits out the gzip the monitor may still be running on a rotated file (its `.gz` appears whole when done). */
 async function compressed(dir: string): Promise<void> {
-  for (let i = 0; i < 300 && !logFiles(dir).some((name) => name.endsWith(".gz")); i++) await Bun.sleep(10);
+  for (let i = 0; i < 300 && !compressionDone(dir); i++) await Bun.sleep(10);
 }
 
 /**

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { createRuntime } from "../../src/agent/runtime-choice.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
-import { logFiles } from "../log-files.ts";
+import { compressionDone, logFiles } from "../log-files.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
 
 const cgroups = testCgroupIdentities();
@@ -49,7 +49,10 @@ async function runToEnd(root: string) {
   open.push({ runtime, id });
   await waitForStatus(runtime, id, (status) => status.state === "exited");
   const podDir = join(root, "pods", pod.uid);
-  return { runtime, id, podDir, dir: join(podDir, "containers", id) };
+  const dir = join(podDir, "containers", id);
+  // The monitor compresses in a gzip of its own, which may still run as the container ends.
+  for (let i = 0; i < 300 && !compressionDone(dir); i++) await Bun.sleep(10);
+  return { runtime, id, podDir, dir };
 }
 
 test("directories are 0700 and config.json, labels.json, the log and its rotations 0600 under umask 022", async () => {
@@ -61,8 +64,6 @@ test("directories are 0700 and config.json, labels.json, the log and its rotatio
   const dirs = { root, pods: join(root, "pods"), events: join(root, "events"), pod: podDir, containers: join(podDir, "containers"), container: dir };
   expect(Object.fromEntries(Object.entries(dirs).map(([name, path]) => [name, modeOf(path)]))).toEqual(Object.fromEntries(Object.keys(dirs).map((name) => [name, "700"])));
 
-  // The monitor compresses in a gzip of its own, which may still run as the container ends.
-  for (let i = 0; i < 200 && !logFiles(dir).some((name) => name.endsWith(".gz")); i++) await Bun.sleep(10);
   const logs = logFiles(dir);
   expect(logs.some((name) => name.endsWith(".gz"))).toBe(true);
   expect(logs.some((name) => name.startsWith(`${CRI_LOG_NAME}.`) && !name.endsWith(".gz"))).toBe(true);
