@@ -149,6 +149,8 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   ctx.event(pod, "Normal", "Started", container, `Started container ${container.name}`);
   const unenforced = ctx.runtime.unenforcedLimits?.(id);
   if (unenforced) ctx.event(pod, "Warning", "LimitsNotEnforced", container, `Resource limits of container ${container.name} are not enforced: ${unenforced}`);
+  const unmounted = ctx.runtime.unhonouredMounts?.(id);
+  if (unmounted) ctx.event(pod, "Warning", "VolumeMountsNotHonoured", container, `Volumes of container ${container.name} are not at their mountPath: ${unmounted}`);
   beginPostStart(ctx, pod, container);
 }
 

@@ -113,9 +113,9 @@ function processMountWarnings(container: Record<string, unknown>, at: (...rest: 
     const env = typeof mount.name === "string" ? volumeEnvName(mount.name) : "MINIKUBELET_VOLUME_<NAME>";
     issues.push({
       path: at("volumeMounts", index, "mountPath"),
-      message: `not honoured by the process runtime (no mount namespace): the process finds the volume's host path in $${env}`,
+      message: `honoured by the process runtime only as root and where the path exists on the host (bound in the container's own mount namespace); else the process finds the volume's host path in $${env}`,
     });
-    if (mount.readOnly === true) issues.push({ path: at("volumeMounts", index, "readOnly"), message: "not enforced by the process runtime" });
+    if (mount.readOnly === true) issues.push({ path: at("volumeMounts", index, "readOnly"), message: "enforced by the process runtime only where the mountPath is honoured" });
   });
 }
 

@@ -13,7 +13,8 @@ import { limitsFromResources, type CgroupLimits } from "./cgroups.ts";
 import { containerLabels } from "./labels.ts";
 import { PRIVATE_FILE_MODE } from "../private-files.ts";
 import { ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
-import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory } from "./process-spec.ts";
+import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory, mountSource } from "./process-spec.ts";
+import { planBindMounts } from "./process-mounts.ts";
 import { ContainerStartError, type ContainerConfig } from "./runtime.ts";
 import { CRI_LOG_NAME } from "./container-log-file.ts";
 
@@ -37,6 +38,8 @@ export interface CreatedContainer {
   limits: CgroupLimits;
   /** The spec's stdin, stdinOnce and tty, which the monitor honours. */
   stdio: { stdin: boolean; stdinOnce: boolean; tty: boolean };
+  /** Why its volumes are not at their mountPath (process-mounts.ts); absent when they are, or it has none. */
+  mountProblem?: string;
 }
 
 /** Checks the container against the host and writes its directory; throws ContainerStartError before writing anything. */
@@ -52,7 +55,9 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   const problem = containerStartProblem(container, "process");
   if (problem) fail(problem.field ? `${problem.field}: ${problem.message}` : problem.message);
   if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
-  const env = containerEnv({ pod, container, podDir, volumeDir: (name) => layout.volumeDir(pod.uid, name) }, fail);
+  const volumeDir = (name: string) => layout.volumeDir(pod.uid, name);
+  const env = containerEnv({ pod, container, podDir, volumeDir }, fail);
+  const mounts = planBindMounts(container.volumeMounts.map((mount) => ({ source: mountSource({ pod, volumeDir }, mount, fail), target: mount.mountPath, readOnly: mount.readOnly === true })));
   const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
   if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
   const argv = [...container.command, ...container.args];
@@ -77,10 +82,11 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
     env,
     command: argv,
     createdAt: input.clock.now(),
+    ...("binds" in mounts && mounts.binds.length > 0 && { binds: mounts.binds }),
   };
   writeJson(join(dir, "config.json"), record);
   writeJson(join(dir, "labels.json"), containerLabels(config, input.owner));
   writeFileSync(join(dir, CRI_LOG_NAME), "", { flag: "a", mode: PRIVATE_FILE_MODE });
   const stdio = { stdin: container.stdin === true, stdinOnce: container.stdinOnce === true, tty: container.tty === true };
-  return { id, dir, record, limits, stdio };
+  return { id, dir, record, limits, stdio, ...("problem" in mounts && { mountProblem: mounts.problem }) };
 }

@@ -27,6 +27,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PRIVATE_FILE_MODE, makePrivateDir, tightenMode } from "../private-files.ts";
+import type { BindMount } from "./process-mounts.ts";
 
 /** What the agent records at create time: enough to exec in the container after a restart. */
 export interface ContainerRecord {
@@ -39,6 +40,8 @@ export interface ContainerRecord {
   env: Record<string, string>;
   command: string[];
   createdAt: number;
+  /** Volumes bind-mounted at their mountPath in the container's own mount namespace (process-mounts.ts); absent: none. */
+  binds?: BindMount[];
 }
 
 export interface SandboxRecord {

@@ -47,6 +47,7 @@ export async function launchContainer(input: LaunchInput): Promise<void> {
       logPolicy: input.logPolicy,
       cgroupProcs: input.cgroupProcs,
       stdio: created.stdio,
+      binds: record.binds ?? [],
       onExit: () => {
         monitorGone = true;
         events.monitorExited(id);

@@ -17,6 +17,7 @@ import type { ProcessLayout } from "./process-files.ts";
 import { join } from "node:path";
 import { MONITOR_NAME } from "./monitor-binary.ts";
 import { ATTACH_SOCKET_NAME } from "./process-attach.ts";
+import { bindArgs, type BindMount } from "./process-mounts.ts";
 
 /** What the monitor is run with, resolved once when the runtime starts. */
 export interface MonitorTools {
@@ -51,6 +52,8 @@ export interface MonitorLaunch {
   logPolicy: ContainerLogPolicy;
   /** The `cgroup.procs` files the container's process joins before it execs (none: no cgroup). */
   cgroupProcs: string[];
+  /** Volumes bound at their mountPath in the container's own mount namespace. */
+  binds: BindMount[];
   /** The spec's stdin, stdinOnce and tty: the monitor then holds the stdin or terminal behind an attach socket. */
   stdio: { stdin: boolean; stdinOnce: boolean; tty: boolean };
   /** Called when the monitor (our child until the agent goes) exits. */
@@ -78,6 +81,7 @@ export function monitorArgv(launch: MonitorLaunch): string[] {
     ...(tools.gzip ? ["--gzip", tools.gzip] : []),
     ...launch.cgroupProcs.flatMap((file) => ["--cgroup-procs", file]),
     ...attachArgs(launch),
+    ...bindArgs(launch.binds),
     "--drain-ms",
     String(DRAIN_MS),
     "--",

@@ -22,26 +22,29 @@ export interface EnvInput {
 
 /**
  * PATH (containerd's default) and HOME (the pod directory) unless the spec sets them, one
- * `MINIKUBELET_VOLUME_<NAME>` per volume mount (there is no mount namespace to honour mountPath),
+ * `MINIKUBELET_VOLUME_<NAME>` per volume mount (its host path, whether or not it is also bound at its mountPath),
  * then the spec's env, later entries winning. Creates emptyDir (and DirectoryOrCreate) directories.
  */
 export function containerEnv(input: EnvInput, fail: (message: string) => never): Record<string, string> {
   const { pod, container } = input;
   const env: Record<string, string> = { PATH: DEFAULT_PATH, HOME: input.podDir };
-  for (const mount of container.volumeMounts) {
-    const volume = pod.volumes.find((v) => v.name === mount.name);
-    if (!volume) return fail(`volumeMounts: volume "${mount.name}" is not defined in the pod`);
-    // A downwardAPI volume is where an emptyDir would be, filled by the kubelet before the start.
-    let path = volume.type === "hostPath" ? volume.path : input.volumeDir(volume.name);
-    if (volume.type === "emptyDir" || (volume.type === "hostPath" && volume.hostPathType === "DirectoryOrCreate")) mkdirSync(path, { recursive: true });
-    if (mount.subPath) {
-      path = join(path, mount.subPath);
-      if (volume.type === "emptyDir") mkdirSync(path, { recursive: true });
-    }
-    env[volumeEnvName(mount.name)] = path;
-  }
+  for (const mount of container.volumeMounts) env[volumeEnvName(mount.name)] = mountSource(input, mount, fail);
   for (const { name, value } of container.env) env[name] = value;
   return env;
+}
+
+/** The host path a volume mount shows: the volume's directory (with its subPath), created where the volume is the pod's own. */
+export function mountSource(input: Pick<EnvInput, "pod" | "volumeDir">, mount: ContainerSpec["volumeMounts"][number], fail: (message: string) => never): string {
+  const volume = input.pod.volumes.find((v) => v.name === mount.name);
+  if (!volume) return fail(`volumeMounts: volume "${mount.name}" is not defined in the pod`);
+  // A downwardAPI volume is where an emptyDir would be, filled by the kubelet before the start.
+  let path = volume.type === "hostPath" ? volume.path : input.volumeDir(volume.name);
+  if (volume.type === "emptyDir" || (volume.type === "hostPath" && volume.hostPathType === "DirectoryOrCreate")) mkdirSync(path, { recursive: true });
+  if (mount.subPath) {
+    path = join(path, mount.subPath);
+    if (volume.type === "emptyDir") mkdirSync(path, { recursive: true });
+  }
+  return path;
 }
 
 

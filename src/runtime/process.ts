@@ -55,6 +55,7 @@ import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "./log-rotation-poli
 import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
 import type { SignalName } from "../manifest/signals.ts";
 import { readCgroupUsage } from "./cgroup-usage.ts";
+import { inMountNamespace } from "./process-mounts.ts";
 import { containerLogFilesSize, containerLogPath, decodeCriLog, isCriLogPath } from "./container-log-file.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
@@ -106,6 +107,8 @@ export class ProcessRuntime implements Runtime {
   readonly sweptCgroups: string[] = [];
   /** id -> why its limits are not enforced, for the containers that have some and no cgroup. */
   private readonly unenforced = new Map<string, string>();
+  /** id -> why its volumes are not at their mountPath. */
+  private readonly mountProblems = new Map<string, string>();
   /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
   private readonly dirs = new Map<string, string>();
   /** Container directory -> when its lost exit was noticed, while the disk cannot take the record (process-status.ts). */
@@ -181,6 +184,7 @@ export class ProcessRuntime implements Runtime {
     // kubelet records a Warning for the container (unenforcedLimits).
     const cgroup = this.cgroups.create(id, limits);
     if ("problem" in cgroup && Object.keys(limits).length > 0) this.unenforced.set(id, cgroup.problem);
+    if (created.mountProblem) this.mountProblems.set(id, created.mountProblem);
     await launchContainer({
       layout: this.layout,
       tools: this.tools,
@@ -211,7 +215,7 @@ export class ProcessRuntime implements Runtime {
   /** An exec here is no child of the container: one given up (`signal`) is killed, or it would outlive the container's stop. */
   async execSync(id: string, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<ExecResult> {
     const record = this.runningRecord(id);
-    return execInContainer({ argv: command, cwd: record.workingDir, env: record.env, timeoutMs, clock: this.clock, ...(signal && { signal }) });
+    return execInContainer({ argv: this.execArgv(id, record, command), cwd: record.workingDir, env: record.env, timeoutMs, clock: this.clock, ...(signal && { signal }) });
   }
 
   async execStream(id: string, request: ExecStreamRequest): Promise<ExecSession> {
@@ -223,7 +227,7 @@ export class ProcessRuntime implements Runtime {
         }),
       isRunning: () => this.readStatus(id).state === "running",
     };
-    return startExecBeside(target, { cwd: record.workingDir, env: record.env, clock: this.clock, request });
+    return startExecBeside(target, { cwd: record.workingDir, env: record.env, clock: this.clock, request: { ...request, command: this.execArgv(id, record, request.command) } });
   }
 
   attachSupport(request: { stdin: boolean; tty: boolean }): AttachSupport {
@@ -235,6 +239,12 @@ export class ProcessRuntime implements Runtime {
     if (!dir) throw new Error(`attach to container ${id}: no such container`);
     if (this.readStatus(id).state !== "running") throw new Error(`attach to container ${id}: container is not running`);
     return attachProcessContainer(id, dir, request);
+  }
+
+  /** An exec sees the container's volumes where it does: in its mount namespace, when it has one. */
+  private execArgv(id: string, record: ContainerRecord, command: string[]): string[] {
+    const pid = record.binds?.length ? this.readStatus(id).pid : undefined;
+    return pid === undefined ? command : inMountNamespace(command, pid, record.workingDir);
   }
 
   /** The container's recorded config, for an exec; throws unless the container is running. */
@@ -258,11 +268,16 @@ export class ProcessRuntime implements Runtime {
     this.dirs.delete(id);
     this.unwrittenExits.delete(dir);
     this.unenforced.delete(id);
+    this.mountProblems.delete(id);
     this.events.forget(id);
   }
 
   unenforcedLimits(id: string): string | undefined {
     return this.unenforced.get(id);
+  }
+
+  unhonouredMounts(id: string): string | undefined {
+    return this.mountProblems.get(id);
   }
 
   /** From the container's cgroup (CPU and memory) and its directory (the log files); no rootfs, as there is no image layer. */

@@ -267,6 +267,11 @@ export interface ContainerManager {
    */
   unenforcedLimits?(id: string): string | undefined;
   /**
+   * Why the container's volumes are not at their mountPath, when they are not (the process runtime
+   * not run as root, or a mountPath missing on the host); undefined when they are, or it has none.
+   */
+  unhonouredMounts?(id: string): string | undefined;
+  /**
    * The container's resource usage now, read from its cgroup or the engine; undefined for a
    * container that is not running or that the runtime cannot measure. Never throws for a gone one.
    */

@@ -242,8 +242,10 @@ test("more than 16 attaches at once: the 17th is closed at once, the others stay
   const pid = await pidOf(run);
   const clients: Attach[] = [];
   for (let i = 0; i < 16; i++) clients.push(await attach(run.socket, false));
-  const extra = await attach(run.socket, false);
-  await extra.closed;
+  // Closed at once by the monitor, or, on a loaded host where the monitor has not accepted the
+  // others yet, refused by the kernel: either way not served.
+  const extra = await attach(run.socket, false).catch(() => undefined);
+  await extra?.closed;
   const feeder = clients[0]!;
   feeder.send(frame(CLOSE_STDIN));
   await feeder.closed;
@@ -281,6 +283,7 @@ test("--bind: the container sees SRC at DST, in its own mount namespace; the hos
   const pid = await pidOf(run);
   await until("the cat", () => logged(run).length > 0);
   expect(logged(run)).toEqual(["stdout F from-src"]);
+  await until("the write through DST", () => read(join(src, "new")) !== undefined);
   expect(read(join(src, "new"))).toBe("written\n");
   expect(readFileSync(`/proc/${pid}/mountinfo`, "utf8")).toContain(` ${dst} `);
   // Not the whole table: other processes (dockerd) mount and unmount on this host meanwhile.

@@ -268,8 +268,8 @@ describe("runtime rules", () => {
     expect(warnings.get("demo/web")!.map(formatIssue)).toEqual([
       "spec.securityContext.fsGroup: not honoured by the process runtime",
       "spec.containers[0].securityContext.runAsUser: not honoured by the process runtime: every process runs as the agent's user",
-      "spec.containers[0].volumeMounts[0].mountPath: not honoured by the process runtime (no mount namespace): the process finds the volume's host path in $MINIKUBELET_VOLUME_DATA",
-      "spec.containers[0].volumeMounts[0].readOnly: not enforced by the process runtime",
+      "spec.containers[0].volumeMounts[0].mountPath: honoured by the process runtime only as root and where the path exists on the host (bound in the container's own mount namespace); else the process finds the volume's host path in $MINIKUBELET_VOLUME_DATA",
+      "spec.containers[0].volumeMounts[0].readOnly: enforced by the process runtime only where the mountPath is honoured",
     ]);
     expect(loadManifests(dir, "", { runtime: "docker" }).warnings.get("demo/web")!.map(formatIssue)).toEqual([
       "spec.securityContext.fsGroup: not honoured by the docker runtime",
