@@ -94,11 +94,16 @@ export function planAdoption(input: AdoptionInput): AdoptionPlan {
     const record = pods.get(uid) ?? lostPod(uid, info, input);
     if (record) pods.set(uid, record);
     const container = record && allContainers(record).find((c) => c.name === info.labels[LABEL.containerName]);
-    // A container created but never started (killed between the runtime's create and start) never ran: nothing to take over.
-    if (!record || !container || info.state === "created") {
+    if (!record || !container) {
       plan.orphans.push(info);
     } else if (attemptOf(info) < container.attempts) {
       plan.superseded.push(info);
+    } else if (info.state === "created") {
+      // Created and not started, as far as the list shows: but the previous agent may have been
+      // killed with its start in flight, which the engine still carries out. The attempt may have
+      // run, so it holds its number (the next start takes the next one) and it is stopped and removed.
+      takeOver(record, container, info, byId, input.now, plan);
+      endUnstarted(record, container, info, input.now, plan);
     } else {
       takeOver(record, container, info, byId, input.now, plan);
     }
@@ -165,4 +170,14 @@ function takeOver(pod: PodRecord, container: ContainerRecord, info: ContainerInf
     const exit = exitEvent(container.name, ended);
     note(exit.type, "Exited", exit.message);
   }
+}
+
+/** Ends the taken-over attempt `info`, found created: lost like a container the runtime cannot account for, and removed. */
+function endUnstarted(pod: PodRecord, container: ContainerRecord, info: ContainerInfo, now: number, plan: AdoptionPlan): void {
+  const ended = terminationOf({ id: info.id, state: "unknown" }, container.startedAt, now);
+  ended.message = "The container was created but not seen started when the agent stopped; it may have started since, and was removed";
+  applyTermination(container, ended);
+  const exit = exitEvent(container.name, ended);
+  plan.notes.push({ podKey: pod.spec.key, container: container.name, type: exit.type, reason: "Exited", message: exit.message });
+  plan.orphans.push(info);
 }

@@ -48,6 +48,25 @@ describe("an attempt started but not checkpointed when the agent died", () => {
     expect(second.kubelet.pods.get(job.key)!.phase).toBe("Succeeded");
   });
 
+  test("listed as created (its start still in flight when the agent died): holds its number, removed, the next start is attempt 1", async () => {
+    const { clock, runtime, store } = world();
+    const first = agent(clock, runtime, store);
+    const web = pod({ name: "web", containers: [container("web")] });
+    killOnStarted(first, store, "web");
+    await first.kubelet.sync(desired(web));
+    // A loaded engine lists the container as created while it is still carrying out the dead agent's start.
+    const id = runtime.running("web")!.id;
+    runtime.containers.get(id)!.state = "created";
+    const second = await restart(clock, runtime, store, first.kubelet, desired(web));
+    await second.advance(5);
+    expect(runtime.containers.has(id)).toBe(false);
+    const attempts = [...runtime.containers.values()].filter((c) => c.config.container.name === "web").map((c) => c.config.attempt);
+    expect(attempts).toEqual([1]);
+    const record = second.kubelet.pods.get(web.key)!;
+    expect(counted(record.app[0]!)).toMatchObject({ state: "running", containerId: runtime.running("web")!.id, restartCount: 1, attempts: 2 });
+    expect(record.app[0]!.lastTermination).toMatchObject({ containerId: id, exitCode: 137, reason: "ContainerStatusUnknown" });
+  });
+
   test("still running at the restart, pod never checkpointed: adopted as it runs", async () => {
     const { clock, runtime, store } = world();
     const first = agent(clock, runtime, store);
