@@ -3,7 +3,7 @@
  * monitor/build), temp dirs removed after the file, and pids killed after each test.
  */
 import { afterAll, afterEach, beforeAll } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -47,4 +47,22 @@ export function monitorFixtures(prefix: string): MonitorFixtures {
     },
     started,
   };
+}
+
+/** Polls until `condition` holds; real processes, so real time, bounded. */
+export async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
+
+/** The file's text, or undefined while it is not there. */
+export function read(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
 }

@@ -5,7 +5,7 @@
  * its size, a client that never reads, and the volumes bound at their mountPath in the
  * container's own mount namespace (root only: this suite runs as root).
  */
-import { monitorFixtures } from "../monitor-fixtures.ts";
+import { monitorFixtures, read, until } from "../monitor-fixtures.ts";
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect as netConnect } from "node:net";
@@ -33,22 +33,6 @@ function runMonitor(command: string[], extra: string[], root = tempDir()): Run {
   const monitor = Bun.spawn(args, { cwd: root, detached: true, stdio: ["ignore", "ignore", "ignore"], env: { PATH: "/usr/bin:/bin", HOME: root } });
   started.push(monitor.pid);
   return { root, dir, log, socket, monitor };
-}
-
-async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
-
-function read(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
 }
 
 async function pidOf(run: Run): Promise<number> {

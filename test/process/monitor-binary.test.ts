@@ -4,7 +4,7 @@
  * and the bounded drain at the end, the CRI log records, rotation with no line lost or repeated,
  * and a full disk that neither stops the container nor loses the fact that output was dropped.
  */
-import { monitorFixtures } from "../monitor-fixtures.ts";
+import { monitorFixtures, read, until } from "../monitor-fixtures.ts";
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,23 +47,6 @@ function runMonitor(command: string[], options: RunOptions = {}): Run {
   const monitor = Bun.spawn(args, { cwd: root, detached: true, stdio: ["ignore", "ignore", "ignore"], env: options.env ?? { PATH: "/usr/bin:/bin", HOME: root } });
   started.push(monitor.pid);
   return { root, dir, events, log, monitor };
-}
-
-/** Polls until `condition` holds; real processes, so real time, bounded. */
-async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
-
-function read(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
 }
 
 /** The pid file's fields, once it is there. */
