@@ -1140,6 +1140,9 @@ int main(int argc, char **argv) {
       send_exit(code_line);
       linger_until = now + CLIENT_LINGER_MS;
     }
+    /* Its directory removed (the agent removed the container without waiting for us): nothing
+     * left to record, and a retry would wait forever for a directory that will not come back. */
+    if (finished && pending && access(dir, F_OK) != 0 && errno == ENOENT) break;
     if ((pending || lost) && now >= retry_at) {
       try_pending();
       if (lost > 0) write_lost_notice();

@@ -6,7 +6,7 @@
  */
 import { monitorFixtures, read, until } from "../monitor-fixtures.ts";
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { mountSmallFilesystem, type SmallFilesystem } from "../small-filesystem.ts";
@@ -190,6 +190,16 @@ test("a process that left the group and holds stdout delays the exit by the drai
   expect(alive(holder)).toBe(true);
   expect(Date.now() - ended).toBeGreaterThanOrEqual(200);
   expect(records(read(run.log)!).map((r) => r.content)).toEqual(["before"]);
+});
+
+test("a container directory removed before the exit could be recorded does not keep the monitor waiting for it", async () => {
+  const run = runMonitor(["sh", "-c", "setsid sh -c 'echo $$ > holder; exec sleep 100' & while [ ! -s holder ]; do sleep 0.01; done; exit 0"], { drainMs: 1000 });
+  await until(".ended", () => existsSync(join(run.dir, ".ended")));
+  started.push(Number(read(join(run.root, "holder"))));
+  // Removed during the drain, as an agent that stops waiting removes a container.
+  rmSync(run.dir, { recursive: true, force: true });
+  const exited = await Promise.race([run.monitor.exited, Bun.sleep(5000).then(() => "still running")]);
+  expect(exited).toBe(0);
 });
 
 test("the log is CRI records: streams apart, times in order, a long line as P P F, a last line without its newline as P", async () => {
