@@ -61,7 +61,8 @@ test("the log writer outlives a full disk: output is dropped and said so, and th
   await until("some lines in the log", () => size() > 4000);
 
   disk.fill();
-  // What the log's last page still has room for is written (a record cut short is cut off again); then nothing fits.
+  // What the log's last page still has room for is written (a record cut short is cut off again,
+  // and a later, shorter batch of records may still fit there); past that page nothing lands.
   let whileFull = size();
   await until("the log to stop growing", () => {
     const now = size();
@@ -70,7 +71,8 @@ test("the log writer outlives a full disk: output is dropped and said so, and th
     return stalled;
   }, 5000, 300);
   await Bun.sleep(300);
-  expect(size()).toBe(whileFull);
+  expect(size()).toBeLessThanOrEqual(Math.ceil(whileFull / 4096) * 4096);
+  whileFull = size();
   expect((await runtime.containerStatus(id)).state).toBe("running");
 
   disk.free();
