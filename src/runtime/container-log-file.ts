@@ -82,7 +82,9 @@ export function parseCriRecord(line: Uint8Array): CriRecord | undefined {
 // What the monitor writes, byte by byte: `YYYY-MM-DDTHH:MM:SS.NNNNNNNNNZ stdout F ` (40 bytes).
 const MONITOR_HEAD = 40;
 const SECOND_BYTES = 19;
-const FIXED = new Map<number, number>([[4, 0x2d], [7, 0x2d], [10, 0x54], [13, 0x3a], [16, 0x3a], [19, 0x2e], [29, 0x5a], [30, SPACE], [37, SPACE], [39, SPACE]]);
+/** The time's 30 bytes as the monitor writes them: `9` stands for any digit. */
+const TIME_SHAPE = Buffer.from("9999-99-99T99:99:99.999999999Z");
+const DIGIT = 0x39;
 const STDOUT = Buffer.from("stdout");
 const STDERR = Buffer.from("stderr");
 const TAG_FULL = 0x46;
@@ -98,10 +100,10 @@ let cachedSecondMs = Number.NaN;
  */
 function parseMonitorRecord(line: Uint8Array): CriRecord | undefined {
   if (line.length < MONITOR_HEAD) return undefined;
-  for (let at = 0; at < MONITOR_HEAD - 10; at++) {
+  for (let at = 0; at < TIME_SHAPE.length; at++) {
     const byte = line[at] as number;
-    const fixed = FIXED.get(at);
-    if (fixed === undefined ? byte < 0x30 || byte > 0x39 : byte !== fixed) return undefined;
+    const shape = TIME_SHAPE[at];
+    if (shape === DIGIT ? byte < 0x30 || byte > 0x39 : byte !== shape) return undefined;
   }
   if (line[30] !== SPACE || line[37] !== SPACE || line[39] !== SPACE) return undefined;
   const stream = sameBytes(line, 31, STDOUT) ? "stdout" : sameBytes(line, 31, STDERR) ? "stderr" : undefined;
