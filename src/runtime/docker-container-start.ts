@@ -2,10 +2,9 @@
  * Creating and starting one container over the engine (CRI's CreateContainer and StartContainer in
  * one call, as the loop asks for them): its mounts prepared on the host, its create options built
  * (docker-container-config.ts), then create and start. A repeated call finds its attempt's name
- * taken: a running container of this agent is reused, one never started replaced once, one that ran
- * removed and the attempt failed (a number never runs twice), anyone else's is an error. Every
- * failure of the container is a ContainerStartError with the kubelet's reason; an engine that does
- * not answer is EngineUnreachableError, which counts no attempt.
+ * taken: a running container of this agent is reused, a dead one replaced once, anyone else's is an
+ * error. Every failure of the container is a ContainerStartError with the kubelet's reason; an
+ * engine that does not answer is EngineUnreachableError, which counts no attempt.
  */
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { makePrivateDir } from "../private-files.ts";
@@ -64,10 +63,6 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
     }
     if (previous.State.Running) return previous.Id;
     await engine.remove(previous.Id);
-    // One that ran has spent this attempt's number: it fails, and the next start takes the next one.
-    if (hasRun(previous.State)) {
-      throw new ContainerStartError(name, `creating container ${name}: the name ${options.name} is taken by a container of this attempt that already ran and ended; it was removed`, "CreateContainerError", { cause: error });
-    }
     return createAndStart(engine, config, false);
   }
   try {
@@ -99,11 +94,6 @@ function prepareMounts(mounts: ResolvedMount[], volumeRoot: string): void {
       writeFileSync(mount.source, "");
     }
   }
-}
-
-/** The engine writes the zero time as StartedAt of a container it never started. */
-function hasRun(state: { StartedAt?: string }): boolean {
-  return Boolean(state.StartedAt) && !state.StartedAt!.startsWith("0001-01-01");
 }
 
 /** A transport failure carries no HTTP status from the engine. */
