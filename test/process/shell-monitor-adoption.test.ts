@@ -74,7 +74,8 @@ test("a container the shell monitor of an earlier version started is adopted, re
   const rootDir = join(root, "process");
   const old = new ProcessRuntime({ rootDir, owner: cgroups.ownerFor(root), monitorTools: { launcher: shellMonitorLauncher(root) } });
   open.push(old);
-  const container = contractContainer("main", ["sh", "-c", "echo before upgrade; trap 'echo stopping; exit 7' TERM; sleep 30 & wait"]);
+  // The line is said once the trap is set: the SIGTERM that follows it must find the trap.
+  const container = contractContainer("main", ["sh", "-c", "trap 'echo stopping; exit 7' TERM; echo before upgrade; sleep 30 & wait"]);
   const pod = contractPod("legacy", [container]);
   const sandbox = await old.runPodSandbox(pod);
   const id = await old.startContainer({ pod, container, kind: "app", attempt: 0, sandbox });
