@@ -5,7 +5,9 @@
  * next to them, in the same run, the floor: the same N containers started by a plain shell loop
  * through the same monitor binary (container and monitor: the same processes), and
  * N bare `setsid sleep`; for the idle CPU, an idle process of the same compiled Bun runtime over the
- * same window. Figures only, no assertions. Every process it started is ended by pid.
+ * same window; and the stop of them all (SIGTERM of the agent with --stop-pods-on-exit) next to the
+ * same monitors' groups killed from the bench, their exits recorded and their directories removed.
+ * Figures only, no assertions. Every process it started is ended by pid.
  *
  *   node_modules/.bin/bun bench/thousand-pods.ts [PODS] [--idle SECONDS] [--runs R]
  *   (defaults: 1000 pods, 30 s of idle, 1 run)
@@ -74,6 +76,8 @@ interface AgentFigures {
   idleCpuPercent: number;
   /** An idle compiled Bun process (the agent's own binary, BUN_BE_BUN=1) over the same window. */
   idleFloorPercent: number;
+  /** SIGTERM of the agent (--stop-pods-on-exit) until it exits: every pod stopped and removed. */
+  stopMs: number;
 }
 
 async function agentRun(): Promise<AgentFigures> {
@@ -126,7 +130,11 @@ async function agentRun(): Promise<AgentFigures> {
     const idleCpuPercent = ((cpuSeconds(pid) - before) / idleSeconds) * 100;
     const idleFloorPercent = ((cpuSeconds(floor.pid as number) - floorBefore) / idleSeconds) * 100;
     floor.kill("SIGKILL");
-    return { runningMs, rssMiB: rss, idleCpuPercent, idleFloorPercent };
+    const stopping = performance.now();
+    agent.kill("SIGTERM");
+    await exited;
+    const stopMs = performance.now() - stopping;
+    return { runningMs, rssMiB: rss, idleCpuPercent, idleFloorPercent, stopMs };
   } catch (error) {
     throw new Error(`${(error as Error).message}; agent stderr: ${stderr.slice(-2000)}`);
   } finally {
@@ -141,7 +149,7 @@ async function agentRun(): Promise<AgentFigures> {
  * The floor: a shell loop launching the same monitor binary with the same arguments the runtime
  * gives it, each in its own session, timed until every container has dropped its `started` marker.
  */
-async function floorMonitors(): Promise<number> {
+async function floorMonitors(): Promise<{ startMs: number; stopMs: number }> {
   const root = mkdtempSync(join(tmpdir(), "mk-thousand-floor-"));
   const events = join(root, "events");
   mkdirSync(events);
@@ -157,14 +165,15 @@ done`;
   const started = performance.now();
   spawnSync("/bin/sh", ["-c", loop, "floor", String(count), root]);
   await until("the floor's containers", () => readdirSync(events).length >= count, 120_000, 5);
-  const ms = performance.now() - started;
+  const startMs = performance.now() - started;
+  const stopping = performance.now();
   for (const dir of dirs) {
     const pid = Number(readFileSync(join(dir, "pid"), "utf8").split(" ")[0]);
     killGroup(pid);
   }
   await until("the floor's monitors to record the exits", () => dirs.every((dir) => existsSync(join(dir, "exit"))), 30_000, 50);
   rmSync(root, { recursive: true, force: true });
-  return ms;
+  return { startMs, stopMs: performance.now() - stopping };
 }
 
 /** The bare floor: N `sleep` processes, each in its own session (through `sh -c exec`), from one shell loop. */
@@ -196,7 +205,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 ensureBinary();
 const agents: AgentFigures[] = [];
-const monitors: number[] = [];
+const monitors: { startMs: number; stopMs: number }[] = [];
 const sleeps: number[] = [];
 for (let run = 0; run < runs; run++) {
   sleeps.push(await floorSleeps());
@@ -204,14 +213,16 @@ for (let run = 0; run < runs; run++) {
   agents.push(await agentRun());
   const a = agents.at(-1) as AgentFigures;
   console.log(
-    `run ${run + 1}: all ${count} running ${(a.runningMs / 1000).toFixed(2)} s (floor: same monitors from a shell loop ${((monitors.at(-1) as number) / 1000).toFixed(2)} s, bare setsid sleep ${((sleeps.at(-1) as number) / 1000).toFixed(2)} s)` +
-      ` | agent RSS ${a.rssMiB.toFixed(1)} MiB | idle agent CPU ${a.idleCpuPercent.toFixed(2)} % of a core over ${idleSeconds} s (floor: an idle compiled Bun process, same window: ${a.idleFloorPercent.toFixed(2)} %)`,
+    `run ${run + 1}: all ${count} running ${(a.runningMs / 1000).toFixed(2)} s (floor: same monitors from a shell loop ${(monitors.at(-1)!.startMs / 1000).toFixed(2)} s, bare setsid sleep ${((sleeps.at(-1) as number) / 1000).toFixed(2)} s)` +
+      ` | agent RSS ${a.rssMiB.toFixed(1)} MiB | idle agent CPU ${a.idleCpuPercent.toFixed(2)} % of a core over ${idleSeconds} s (floor: an idle compiled Bun process, same window: ${a.idleFloorPercent.toFixed(2)} %)` +
+      ` | all stopped and removed ${(a.stopMs / 1000).toFixed(2)} s (floor: the same monitors' groups killed and their exits recorded ${(monitors.at(-1)!.stopMs / 1000).toFixed(2)} s, their directories then removed)`,
   );
 }
 if (runs > 1) {
   console.log(
-    `median of ${runs}: all running ${(median(agents.map((a) => a.runningMs)) / 1000).toFixed(2)} s vs floor ${(median(monitors) / 1000).toFixed(2)} s (bare ${(median(sleeps) / 1000).toFixed(2)} s)` +
-      ` | RSS ${median(agents.map((a) => a.rssMiB)).toFixed(1)} MiB | idle CPU ${median(agents.map((a) => a.idleCpuPercent)).toFixed(2)} % (idle Bun ${median(agents.map((a) => a.idleFloorPercent)).toFixed(2)} %)`,
+    `median of ${runs}: all running ${(median(agents.map((a) => a.runningMs)) / 1000).toFixed(2)} s vs floor ${(median(monitors.map((m) => m.startMs)) / 1000).toFixed(2)} s (bare ${(median(sleeps) / 1000).toFixed(2)} s)` +
+      ` | RSS ${median(agents.map((a) => a.rssMiB)).toFixed(1)} MiB | idle CPU ${median(agents.map((a) => a.idleCpuPercent)).toFixed(2)} % (idle Bun ${median(agents.map((a) => a.idleFloorPercent)).toFixed(2)} %)` +
+      ` | all stopped ${(median(agents.map((a) => a.stopMs)) / 1000).toFixed(2)} s vs floor ${(median(monitors.map((m) => m.stopMs)) / 1000).toFixed(2)} s`,
   );
 }
 console.log("targets (issue 15): all running <= 4 s, agent RSS <= 100 MiB, idle CPU <= 1 % of a core; the machine's 2 cores are shared, so repeat and take medians");

@@ -12,7 +12,7 @@ import { containerStartProblem } from "../manifest/runtime-rules.ts";
 import { limitsFromResources, type CgroupLimits } from "./cgroups.ts";
 import { containerLabels } from "./labels.ts";
 import { PRIVATE_FILE_MODE } from "../private-files.ts";
-import { ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
+import { containerIdPrefix, ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
 import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory, mountSource } from "./process-spec.ts";
 import { planBindMounts } from "./process-mounts.ts";
 import { ContainerStartError, type ContainerConfig } from "./runtime.ts";
@@ -69,7 +69,7 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
     fail(`resources: ${(error as Error).message}`);
   }
 
-  const id = `${podUid.slice(0, 8)}-${container.name}-${config.attempt}-${randomBytes(3).toString("hex")}`;
+  const id = `${containerIdPrefix(podUid)}${container.name}-${config.attempt}-${randomBytes(3).toString("hex")}`;
   const dir = layout.containerDir(podUid, id);
   ensureDir(dir);
   const record: ContainerRecord = {

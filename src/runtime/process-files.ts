@@ -70,6 +70,11 @@ export interface ExitRecord {
 
 export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** Every container id begins with this: it tells which pod directory holds the container. */
+export function containerIdPrefix(podUid: string): string {
+  return `${podUid.slice(0, 8)}-`;
+}
+
 export class ProcessLayout {
   constructor(readonly rootDir: string) {}
 
@@ -97,13 +102,19 @@ export class ProcessLayout {
 
   /** Every container directory under the root, as (podUid, id, dir). Unreadable entries are skipped. */
   scanContainers(): { podUid: string; id: string; dir: string }[] {
-    const found: { podUid: string; id: string; dir: string }[] = [];
-    for (const podUid of listDir(this.podsDir)) {
-      for (const id of listDir(this.containersDir(podUid))) {
-        found.push({ podUid, id, dir: this.containerDir(podUid, id) });
-      }
-    }
-    return found;
+    return listDir(this.podsDir).flatMap((podUid) => this.podContainers(podUid));
+  }
+
+  /** One pod's container directories: what removing it reads, whatever the number of other pods. */
+  podContainers(podUid: string): { podUid: string; id: string; dir: string }[] {
+    return listDir(this.containersDir(podUid)).map((id) => ({ podUid, id, dir: this.containerDir(podUid, id) }));
+  }
+
+  /** Where container `id` may be: only the pods whose uid it begins with (containerIdPrefix), so a lookup is not a scan of every pod. */
+  findContainer(id: string): { podUid: string; id: string; dir: string }[] {
+    return listDir(this.podsDir)
+      .filter((podUid) => id.startsWith(containerIdPrefix(podUid)))
+      .flatMap((podUid) => this.podContainers(podUid));
   }
 
   /**

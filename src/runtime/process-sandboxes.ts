@@ -61,7 +61,7 @@ export class ProcessSandboxes {
     const dir = layout.podDir(id);
     if (!existsSync(dir)) return;
     if (!ownership.removable(`sandbox ${id}`, ownership.sandbox(dir))) return;
-    for (const entry of layout.scanContainers().filter((c) => c.podUid === id)) await this.options.removeContainer(entry);
+    for (const entry of layout.podContainers(id)) await this.options.removeContainer(entry);
     // A memory emptyDir's tmpfs goes first, or removing the directory would stop at its mount point.
     const volumes = join(dir, "volumes");
     if (existsSync(volumes)) for (const name of readdirSync(volumes)) await unmountTmpfs(join(volumes, name));

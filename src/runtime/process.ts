@@ -345,7 +345,7 @@ export class ProcessRuntime implements Runtime {
     const cached = this.dirs.get(id);
     if (cached && existsSync(cached)) return cached;
     this.dirs.delete(id);
-    for (const entry of this.layout.scanContainers()) this.dirs.set(entry.id, entry.dir);
+    for (const entry of this.layout.findContainer(id)) this.dirs.set(entry.id, entry.dir);
     const found = this.dirs.get(id);
     return found && existsSync(found) ? found : undefined;
   }

@@ -2,7 +2,8 @@
  * The process runtime: the shared contract with real child processes, then what only this runtime
  * does (its monitor outliving the agent, start errors, env and volumes, lost monitors).
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, spyOn, test } from "bun:test";
+import * as fs from "node:fs";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -133,6 +134,29 @@ describe("process runtime", () => {
     expect(existsSync(join(root, "pods", pod.uid))).toBe(false);
     expect((await runtime.containerStatus(id)).state).toBe("unknown");
     started.length = 0;
+  });
+
+  test("removing a pod, and asking after its removed container, list no other pod's directories (a stop of N pods is not N x N reads)", async () => {
+    const root = tempRoot();
+    const runtime = make(root);
+    const pods = [];
+    for (let i = 0; i < 6; i++) pods.push(await startIn(runtime, ["true"]));
+    for (const { id } of pods) await waitForStatus(runtime, id, (status) => status.state === "exited");
+    const [target, ...others] = pods as [(typeof pods)[number], ...typeof pods];
+    const otherDirs = others.map(({ pod }) => join(root, "pods", pod.uid));
+    const listings = spyOn(fs, "readdirSync");
+    try {
+      await runtime.removePodSandbox(target.sandbox.id);
+      expect((await runtime.containerStatus(target.id)).state).toBe("unknown");
+      expect((await runtime.containerStatus(`${target.pod.uid.slice(0, 8)}-main-9-000000`)).state).toBe("unknown");
+      const listed = listings.mock.calls.map(([path]) => String(path));
+      expect(listed.filter((path) => otherDirs.some((dir) => path.startsWith(dir)))).toEqual([]);
+    } finally {
+      listings.mockRestore();
+    }
+    expect(existsSync(join(root, "pods", target.pod.uid))).toBe(false);
+    for (const { id } of others) expect((await runtime.containerStatus(id)).state).toBe("exited");
+    started.splice(started.findIndex((entry) => entry.id === target.id), 1);
   });
 
   test("neither command nor args is refused with a StartError naming the container", async () => {
