@@ -122,13 +122,15 @@ test("the process runtime's readLogs serves a CRI file's content, both streams i
   dirs.push(dir);
   const runtime = new ProcessRuntime({ rootDir: dir.path, cgroups: new Cgroups({ kind: "unavailable", reason: "test" }, "test") });
   try {
-    const containerDir = join(dir.path, "pods", "u1", "containers", "c1");
+    // The id as the runtime makes them: its pod uid's first characters, then name, attempt and a suffix.
+    const id = "u1-main-0-c0ffee";
+    const containerDir = join(dir.path, "pods", "u1", "containers", id);
     mkdirSync(containerDir, { recursive: true });
     writeFileSync(join(containerDir, "container.log"), "2026-12-02T14:05:01Z stdout F one\n2026-12-02T14:05:02Z stderr P tw\n2026-12-02T14:05:02Z stderr F o\n2026-12-02T14:05:03Z stdout F three\n");
-    expect(await runtime.readLogs("c1")).toBe("one\ntwo\nthree\n");
-    expect(await runtime.readLogs("c1", { tail: 2 })).toBe("o\nthree\n");
+    expect(await runtime.readLogs(id)).toBe("one\ntwo\nthree\n");
+    expect(await runtime.readLogs(id, { tail: 2 })).toBe("o\nthree\n");
     writeFileSync(join(containerDir, "log"), "raw 1\nraw 2\n");
-    expect(await runtime.readLogs("c1", { tail: 1 })).toBe("raw 2\n");
+    expect(await runtime.readLogs(id, { tail: 1 })).toBe("raw 2\n");
   } finally {
     await runtime.close();
   }
