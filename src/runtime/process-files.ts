@@ -75,6 +75,13 @@ export function containerIdPrefix(podUid: string): string {
   return `${podUid.slice(0, 8)}-`;
 }
 
+/** One container attempt's directory, as the layout's scans find it. */
+export interface ContainerDirEntry {
+  podUid: string;
+  id: string;
+  dir: string;
+}
+
 export class ProcessLayout {
   constructor(readonly rootDir: string) {}
 
@@ -101,17 +108,17 @@ export class ProcessLayout {
   }
 
   /** Every container directory under the root, as (podUid, id, dir). Unreadable entries are skipped. */
-  scanContainers(): { podUid: string; id: string; dir: string }[] {
+  scanContainers(): ContainerDirEntry[] {
     return listDir(this.podsDir).flatMap((podUid) => this.podContainers(podUid));
   }
 
   /** One pod's container directories: what removing it reads, whatever the number of other pods. */
-  podContainers(podUid: string): { podUid: string; id: string; dir: string }[] {
+  podContainers(podUid: string): ContainerDirEntry[] {
     return listDir(this.containersDir(podUid)).map((id) => ({ podUid, id, dir: this.containerDir(podUid, id) }));
   }
 
-  /** Where container `id` may be: only the pods whose uid it begins with (containerIdPrefix), so a lookup is not a scan of every pod. */
-  findContainer(id: string): { podUid: string; id: string; dir: string }[] {
+  /** The containers of the pods that may hold `id`: those whose uid it begins with (containerIdPrefix), so a lookup is not a scan of every pod. */
+  findContainer(id: string): ContainerDirEntry[] {
     return listDir(this.podsDir)
       .filter((podUid) => id.startsWith(containerIdPrefix(podUid)))
       .flatMap((podUid) => this.podContainers(podUid));

@@ -12,6 +12,7 @@ import type { ContainerSpec, PodSpec } from "../../src/manifest/types.ts";
 import { ContainerStartError, type RuntimeEvent } from "../../src/runtime/runtime.ts";
 import { ProcessRuntime, volumeEnvName } from "../../src/runtime/process.ts";
 import {
+  containerIdPrefix,
   isSameProcessAlive,
   parseMonitorTime,
   procStartTicks,
@@ -148,7 +149,7 @@ describe("process runtime", () => {
     try {
       await runtime.removePodSandbox(target.sandbox.id);
       expect((await runtime.containerStatus(target.id)).state).toBe("unknown");
-      expect((await runtime.containerStatus(`${target.pod.uid.slice(0, 8)}-main-9-000000`)).state).toBe("unknown");
+      expect((await runtime.containerStatus(`${containerIdPrefix(target.pod.uid)}main-9-000000`)).state).toBe("unknown");
       const listed = listings.mock.calls.map(([path]) => String(path));
       expect(listed.filter((path) => otherDirs.some((dir) => path.startsWith(dir)))).toEqual([]);
     } finally {
