@@ -49,7 +49,7 @@ const server = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
   idleTimeout: 0,
-  fetch: (incoming) => watchOrList(request(new URL(incoming.url), incoming.signal, incoming.headers), api, "events", () => new Response("no list", { status: 404 })),
+  fetch: (incoming) => watchOrList(request(new URL(incoming.url), incoming.signal, incoming.headers), api, eventKind, () => new Response("no list", { status: 404 })),
 });
 
 let sequence = 0;

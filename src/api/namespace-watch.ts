@@ -9,7 +9,7 @@ import { namespaceRowNamed, namespaceRowsChangedSince, podNamespaces, podNamespa
 import type { StoreReader } from "../store/queries.ts";
 import { currentNamespaces, implicitEntry, storedEntry, SYSTEM_NAMESPACES, type NamespaceEntry, type V1Namespace } from "./namespace-objects.ts";
 import { NAMESPACE_COLUMNS, namespaceRow, namespaceSelector } from "./namespace-table.ts";
-import type { WatchChange, WatchKind, WatchObject } from "./watch-kinds.ts";
+import type { WatchChange, WatchKind, WatchObject } from "./watch-kind.ts";
 
 function change(entry: NamespaceEntry, fields: Partial<WatchChange> = {}): WatchChange {
   const { namespace } = entry;

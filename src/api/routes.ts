@@ -13,7 +13,7 @@ import { nodeProxyRoutes } from "./node-proxy.ts";
 import { objectRoutes } from "./object-routes.ts";
 import { openApiRoutes } from "./openapi.ts";
 import { portForwardRoutes } from "./portforward-api.ts";
-import { watchRoutes } from "./watch.ts";
+import { watchRoutes } from "./watch-kinds.ts";
 import { deprecatedWatchRoutes } from "./watch-paths.ts";
 import { authReviewRoutes } from "./auth-reviews.ts";
 import { serviceRoutes } from "./services-api.ts";

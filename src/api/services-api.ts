@@ -12,7 +12,7 @@ import { listRevision, pageRequest } from "./paging.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { ApiError } from "./status.ts";
 import { column, includeObject, jsonResponse, tableResponse, tableVersion, type TableColumn } from "./table.ts";
-import type { WatchKind } from "./watch-kinds.ts";
+import type { WatchKind } from "./watch-kind.ts";
 import { isWatchRequest, serveWatch } from "./watch.ts";
 
 /** The field labels the API server accepts for services (ServiceSelectableFields). */

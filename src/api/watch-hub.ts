@@ -6,7 +6,7 @@
  * read: the loop never waits on a watch.
  */
 import type { ApiContext } from "./context.ts";
-import type { WatchChange, WatchKind } from "./watch-kinds.ts";
+import type { WatchChange, WatchKind } from "./watch-kind.ts";
 
 /** Rows read per step; a longer backlog is read in further steps, the loop getting a turn between them. */
 export const READ_PAGE = 500;

@@ -12,7 +12,8 @@ import { ApiError } from "./status.ts";
 import { NAMESPACE_FIELDS } from "./namespace-table.ts";
 import { SERVICE_FIELDS, serviceKind } from "./services-api.ts";
 import { namespaceKind } from "./namespace-watch.ts";
-import { eventKind, podKind, type WatchKind } from "./watch-kinds.ts";
+import { eventKind, podKind } from "./watch-kinds.ts";
+import type { WatchKind } from "./watch-kind.ts";
 import { serveWatch } from "./watch.ts";
 
 /**

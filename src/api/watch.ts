@@ -5,19 +5,17 @@
  * A watch from a resourceVersion that retention has compacted away gets one ERROR event carrying
  * the 410 Expired Status, inside a 200 stream: the API server answers so once the version parsed.
  *
- * The watch is the same path as the list: `watchRoutes` serve the four collections, handing a
- * request without `watch` to the list (pods-api.ts, events-api.ts). routes.ts puts them before the
- * object routes, since the server takes the first route that matches.
+ * The watch is the same path as the list: each collection's route hands a request without `watch`
+ * to its list (watchOrList). routes.ts puts the collections before the object routes, since the
+ * server takes the first route that matches.
  */
 import type { ApiContext } from "./context.ts";
-import { listEvents } from "./events-api.ts";
 import type { ApiRequest, Route } from "./http.ts";
-import { listPods } from "./pods-api.ts";
 import { queryFlag } from "./query-flags.ts";
 import { ApiError } from "./status.ts";
 import { hubFor, reserveWatch, READ_PAGE, type HubWatcher } from "./watch-hub.ts";
 import { includeObject, tableVersion, type TableVersion } from "./table.ts";
-import { eventKind, podKind, type ObjectMatcher, type WatchChange, type WatchKind, type WatchObject } from "./watch-kinds.ts";
+import type { ObjectMatcher, WatchChange, WatchKind, WatchObject } from "./watch-kind.ts";
 import { WatchStream, type WatchEventType } from "./watch-stream.ts";
 
 /** What one watch may queue for a client that does not read: then it is dropped. */
@@ -36,17 +34,10 @@ export function isWatchRequest(query: URLSearchParams): boolean {
   return queryFlag(query, "watch") === true;
 }
 
-/** The pods or events collection: a watch when the query asks for one, else `list`. */
-export function watchOrList(request: ApiRequest, api: ApiContext, resource: "pods" | "events", list: Handler): Response | Promise<Response> {
-  return isWatchRequest(request.query) ? serveWatch(request, api, resource === "pods" ? podKind : eventKind) : list(request, api);
+/** A collection: a watch of `kind` when the query asks for one, else `list`. */
+export function watchOrList(request: ApiRequest, api: ApiContext, kind: WatchKind, list: Handler): Response | Promise<Response> {
+  return isWatchRequest(request.query) ? serveWatch(request, api, kind) : list(request, api);
 }
-
-export const watchRoutes: Route[] = [
-  { method: "GET", path: "/api/v1/pods", handle: (request, api) => watchOrList(request, api, "pods", listPods) },
-  { method: "GET", path: "/api/v1/namespaces/:namespace/pods", handle: (request, api) => watchOrList(request, api, "pods", listPods) },
-  { method: "GET", path: "/api/v1/events", handle: (request, api) => watchOrList(request, api, "events", listEvents) },
-  { method: "GET", path: "/api/v1/namespaces/:namespace/events", handle: (request, api) => watchOrList(request, api, "events", listEvents) },
-];
 
 export interface WatchOptions {
   /** Undefined for "", "0" or none: start with the current objects. */

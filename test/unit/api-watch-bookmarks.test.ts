@@ -5,6 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { BOOKMARK_INTERVAL_MS, watchOrList } from "../../src/api/watch.ts";
+import { podKind } from "../../src/api/watch-kinds.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { apiHarness, apiRequest, readWatch, settle } from "../api-watch-fixtures.ts";
@@ -14,7 +15,7 @@ const neverList = () => {
 };
 
 function watchPods(h: ReturnType<typeof apiHarness>, query: string) {
-  return watchOrList(apiRequest(`/api/v1/namespaces/demo/pods?${query}`, { params: { namespace: "demo" } }), h.api, "pods", neverList) as Response;
+  return watchOrList(apiRequest(`/api/v1/namespaces/demo/pods?${query}`, { params: { namespace: "demo" } }), h.api, podKind, neverList) as Response;
 }
 
 test("a watch that allows bookmarks gets one every BOOKMARK_INTERVAL_MS, at a version no older than the last change it was sent", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../src/api/status.ts";
 import { openWatches } from "../../src/api/watch-hub.ts";
-import { podKind } from "../../src/api/watch-kinds.ts";
+import { eventKind, podKind } from "../../src/api/watch-kinds.ts";
 import { serveWatch, watchOrList } from "../../src/api/watch.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
@@ -18,7 +18,7 @@ function crashLoop(dir: string, limits = {}) {
 }
 
 function watchPods(h: ReturnType<typeof apiHarness>, query: string, options: { accept?: string; signal?: AbortSignal } = {}) {
-  return watchOrList(apiRequest(`/api/v1/namespaces/demo/pods?${query}`, { params: { namespace: "demo" }, ...options }), h.api, "pods", neverList) as Response;
+  return watchOrList(apiRequest(`/api/v1/namespaces/demo/pods?${query}`, { params: { namespace: "demo" }, ...options }), h.api, podKind, neverList) as Response;
 }
 
 describe("pods watch", () => {
@@ -148,7 +148,7 @@ describe("events watch", () => {
     await h.kubelet.sync(desired(crash));
     await h.advance(0.5);
     const request = apiRequest("/api/v1/namespaces/demo/events?limit=500&watch=true", { params: { namespace: "demo" } });
-    const watch = readWatch(await watchOrList(request, h.api, "events", neverList));
+    const watch = readWatch(await watchOrList(request, h.api, eventKind, neverList));
     await settle();
     const line = (l: { type: string; object: Record<string, any> }) => `${l.type} ${l.object.reason} x${l.object.count}`;
     expect(watch.lines.map(line)).toEqual(["ADDED Created x1", "ADDED Started x1"]);
@@ -177,7 +177,7 @@ describe("events watch", () => {
     await h.advance(0.5);
     const query = "fieldSelector=involvedObject.kind%3DPod%2CinvolvedObject.apiVersion%3Dv1%2CinvolvedObject.name%3Dweb-lab&resourceVersion=0&watch=true";
     const request = apiRequest(`/api/v1/namespaces/demo/events?${query}`, { params: { namespace: "demo" }, accept: TABLE_ACCEPT });
-    const watch = readWatch(await watchOrList(request, h.api, "events", neverList));
+    const watch = readWatch(await watchOrList(request, h.api, eventKind, neverList));
     await h.advance(3);
     await settle();
     expect(watch.lines.map((l) => l.object.rows[0].cells.slice(1, 4).join(" "))).toEqual(["Normal Created pod/web-lab", "Normal Started pod/web-lab"]);

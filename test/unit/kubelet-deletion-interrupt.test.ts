@@ -4,6 +4,7 @@ import { createPod } from "../../src/api/pods-create.ts";
 import { deletePod } from "../../src/api/pods-delete.ts";
 import { ApiError } from "../../src/api/status.ts";
 import { watchOrList } from "../../src/api/watch.ts";
+import { podKind } from "../../src/api/watch-kinds.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import type { PodKey, PodSpec } from "../../src/manifest/types.ts";
 import type { ContainerConfig } from "../../src/runtime/runtime.ts";
@@ -58,7 +59,7 @@ function apiAgent(dir: string) {
       }
     },
     watch: (name: string, resourceVersion: string) =>
-      readWatch(watchOrList(apiRequest(`${path}?watch=true&fieldSelector=metadata.name%3D${name}&resourceVersion=${resourceVersion}`, { params: { namespace: "default" } }), api, "pods", () => {
+      readWatch(watchOrList(apiRequest(`${path}?watch=true&fieldSelector=metadata.name%3D${name}&resourceVersion=${resourceVersion}`, { params: { namespace: "default" } }), api, podKind, () => {
         throw new Error("a list, not a watch");
       }) as Response),
   };
