@@ -12,7 +12,7 @@ import { connect as tcpConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { join } from "node:path";
 import { rmSync } from "node:fs";
-import { apiDirOf, loadCredentials } from "../src/api/tls.ts";
+import { apiDirOf, loadCredentials } from "../src/api/http/tls.ts";
 import { BenchAgent, BenchDir, percentile, podManifest, until } from "./stamps.ts";
 
 function flag(name: string, fallback: number): number {

@@ -7,11 +7,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { podRoutes } from "../src/api/pods-api.ts";
+import { podRoutes } from "../src/api/resources/pods/pods-api.ts";
 import { storeHarness } from "../test/store-fixtures.ts";
 import { container, desired, pod } from "../test/pod-builder.ts";
 import { apiContext, TABLE_ACCEPT } from "../test/api-objects-fixtures.ts";
-import type { ApiRequest } from "../src/api/http.ts";
+import type { ApiRequest } from "../src/api/http/http.ts";
 
 const count = Number(process.argv[2] ?? 1000);
 const rounds = Number(process.argv[3] ?? 20);

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiDirOf, loadCredentials } from "../src/api/tls.ts";
+import { apiDirOf, loadCredentials } from "../src/api/http/tls.ts";
 import { KubeletMetrics } from "../src/server/metrics.ts";
 import { startKubeletServer } from "../src/server/start.ts";
 import { container, desired, pod } from "../test/pod-builder.ts";

@@ -1,5 +1,5 @@
 /**
- * Generates src/api/openapi-schemas.json: the OpenAPI v3 schemas of core/v1 Pod, Node and Event and
+ * Generates src/api/discovery/openapi-schemas.json: the OpenAPI v3 schemas of core/v1 Pod, Node and Event and
  * everything they reference, with the API's own field descriptions, read from the typings that the
  * `kubernetes-models` package (MIT) generates from the Kubernetes OpenAPI document. We keep only the
  * schemas those kinds reach, so the binary embeds a few hundred kilobytes, not the whole API.
@@ -15,7 +15,7 @@ export type Schema = Record<string, unknown>;
 
 const ROOT = resolve(import.meta.dir, "..");
 const NODE_MODULES = join(ROOT, "node_modules");
-export const SCHEMAS_JSON = join(ROOT, "src/api/openapi-schemas.json");
+export const SCHEMAS_JSON = join(ROOT, "src/api/discovery/openapi-schemas.json");
 
 /**
  * The kinds `kubectl explain` can ask about, their lists (the list operations return them), and the

@@ -1,7 +1,7 @@
-import type { ApiContext } from "../src/api/context.ts";
-import { DEFAULT_LIMITS, type ApiLimits } from "../src/api/context.ts";
-import type { ApiRequest, Route } from "../src/api/http.ts";
-import { ApiError, type V1Status } from "../src/api/status.ts";
+import type { ApiContext } from "../src/api/http/context.ts";
+import { DEFAULT_LIMITS, type ApiLimits } from "../src/api/http/context.ts";
+import type { ApiRequest, Route } from "../src/api/http/http.ts";
+import { ApiError, type V1Status } from "../src/api/http/status.ts";
 import { openReadonlyDatabase } from "../src/store/open.ts";
 import { StoreReader } from "../src/store/queries.ts";
 import type { Clock } from "../src/clock.ts";

@@ -1,6 +1,6 @@
-import type { ApiContext, CommitFeed } from "../src/api/context.ts";
-import { DEFAULT_LIMITS, type ApiLimits } from "../src/api/context.ts";
-import type { ApiRequest } from "../src/api/http.ts";
+import type { ApiContext, CommitFeed } from "../src/api/http/context.ts";
+import { DEFAULT_LIMITS, type ApiLimits } from "../src/api/http/context.ts";
+import type { ApiRequest } from "../src/api/http/http.ts";
 import { openReadonlyDatabase } from "../src/store/open.ts";
 import { StoreReader } from "../src/store/queries.ts";
 import { storeHarness } from "./store-fixtures.ts";

@@ -6,12 +6,12 @@
  */
 import { join } from "node:path";
 import { Duplex } from "node:stream";
-import { attachRoutes } from "../src/api/attach-api.ts";
-import type { ApiContext } from "../src/api/context.ts";
-import type { ApiRequest, ApiSocket, SpdySession, WebSocketSession } from "../src/api/http.ts";
-import type { SpdyConnection, SpdyStream } from "../src/api/spdy.ts";
-import { ApiError } from "../src/api/status.ts";
-import { WEBSOCKET_START_DELAY_MS } from "../src/api/stream-websocket.ts";
+import { attachRoutes } from "../src/api/streaming/attach-api.ts";
+import type { ApiContext } from "../src/api/http/context.ts";
+import type { ApiRequest, ApiSocket, SpdySession, WebSocketSession } from "../src/api/http/http.ts";
+import type { SpdyConnection, SpdyStream } from "../src/api/http/spdy.ts";
+import { ApiError } from "../src/api/http/status.ts";
+import { WEBSOCKET_START_DELAY_MS } from "../src/api/streaming/stream-websocket.ts";
 import { apiContext } from "./api-objects-fixtures.ts";
 import type { FakeClock } from "./fake-clock.ts";
 import { container, desired, pod } from "./pod-builder.ts";

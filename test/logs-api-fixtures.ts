@@ -1,8 +1,8 @@
 import type { Clock } from "../src/clock.ts";
-import { DEFAULT_LIMITS, type ApiContext } from "../src/api/context.ts";
-import type { ApiRequest } from "../src/api/http.ts";
-import { logRoutes } from "../src/api/logs-api.ts";
-import { ApiError } from "../src/api/status.ts";
+import { DEFAULT_LIMITS, type ApiContext } from "../src/api/http/context.ts";
+import type { ApiRequest } from "../src/api/http/http.ts";
+import { logRoutes } from "../src/api/resources/pods/logs-api.ts";
+import { ApiError } from "../src/api/http/status.ts";
 import type { Runtime } from "../src/runtime/runtime.ts";
 import { openStoreReader } from "../src/store/reader.ts";
 

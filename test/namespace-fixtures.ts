@@ -1,5 +1,5 @@
-import { namespaceRoutes } from "../src/api/namespaces-api.ts";
-import { podWriteRoutes } from "../src/api/pods-write-routes.ts";
+import { namespaceRoutes } from "../src/api/resources/namespaces/namespaces-api.ts";
+import { podWriteRoutes } from "../src/api/resources/pods/pods-write-routes.ts";
 import { PodSources } from "../src/config/pod-sources.ts";
 import type { PodKey, PodSpec } from "../src/manifest/types.ts";
 import { apiHarness } from "./api-watch-fixtures.ts";

@@ -6,8 +6,8 @@
  * stops them first. Either releases everything the agent holds, in the reverse order it took it.
  */
 import { resolve } from "node:path";
-import { CommitBroadcast } from "../api/commit-feed.ts";
-import type { ListenAddress } from "../api/server.ts";
+import { CommitBroadcast } from "../api/watch/commit-feed.ts";
+import type { ListenAddress } from "../api/http/server.ts";
 import type { Clock } from "../clock.ts";
 import { DesiredChanges } from "../config/desired-changes.ts";
 import { ManifestWatcher } from "../config/manifest-watcher.ts";
@@ -36,7 +36,7 @@ import { KubeletMetrics } from "../server/metrics.ts";
 import { SYNC_LOOP_MIN_THRESHOLD_MS } from "../server/routes.ts";
 import { kubeletConfigz } from "../server/configz.ts";
 import { MAX_PODS } from "../eviction/node-allocatable.ts";
-import { DEFAULT_LIMITS, type ApiLimits } from "../api/context.ts";
+import { DEFAULT_LIMITS, type ApiLimits } from "../api/http/context.ts";
 import { connectionsWithin, raiseOpenFilesLimit } from "../open-files.ts";
 import { apiFailedEvent, startAgentApi } from "./api.ts";
 import { startAgentKubeletServer } from "./kubelet-server.ts";

@@ -2,7 +2,7 @@
  * The agent's API, started so that a failure to listen (a busy port) is one clear line and never
  * stops the agent: its pods matter more than its API.
  */
-import type { ListenAddress } from "../api/server.ts";
+import type { ListenAddress } from "../api/http/server.ts";
 import { startApi, type RunningApi, type StartApiOptions } from "../api/start.ts";
 import type { KubeEvent } from "../kube-event.ts";
 

@@ -5,17 +5,17 @@
  */
 import type { DiskPressureCondition } from "../eviction/disk-pressure.ts";
 import { isIP } from "node:net";
-import { DEFAULT_API_LISTEN } from "./listen-address.ts";
+import { DEFAULT_API_LISTEN } from "./http/listen-address.ts";
 import { realClock, type Clock } from "../clock.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { AGENT_BUSY_TIMEOUT_MS, openReadonlyDatabase } from "../store/open.ts";
 import { StoreReader } from "../store/queries.ts";
 import type { PlegHealth } from "../pleg/pleg.ts";
 import type { MetricsSource } from "../stats/stats-source.ts";
-import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type KubeletEndpoint, type CommitFeed, type PodWrites } from "./context.ts";
+import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type KubeletEndpoint, type CommitFeed, type PodWrites } from "./http/context.ts";
 import { apiRoutes } from "./routes.ts";
-import { PUBLIC_INFO_PATHS, startApiServer, type ListenAddress } from "./server.ts";
-import { apiDirOf, ensureCredentials, recordServerAddress } from "./tls.ts";
+import { PUBLIC_INFO_PATHS, startApiServer, type ListenAddress } from "./http/server.ts";
+import { apiDirOf, ensureCredentials, recordServerAddress } from "./http/tls.ts";
 
 export { DEFAULT_API_LISTEN };
 

@@ -5,7 +5,7 @@
  */
 import { cac, type CAC } from "cac";
 import { DEFAULT_KUBELET_LISTEN, DEFAULT_RESYNC_SECONDS } from "../agent/defaults.ts";
-import { DEFAULT_API_LISTEN } from "../api/listen-address.ts";
+import { DEFAULT_API_LISTEN } from "../api/http/listen-address.ts";
 import { DEFAULT_BACKOFF_SECONDS } from "../kubelet/backoff.ts";
 import { DEFAULT_PAUSE_IMAGE } from "../runtime/pause-image.ts";
 import { versionLine } from "../version.ts";

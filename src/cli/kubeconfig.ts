@@ -6,8 +6,8 @@
  * redirect would leave it as the umask says (0644).
  */
 import { stringify } from "yaml";
-import { API_USER } from "../api/api-user.ts";
-import { apiDirOf, loadCredentials, readServerAddress } from "../api/tls.ts";
+import { API_USER } from "../api/http/api-user.ts";
+import { apiDirOf, loadCredentials, readServerAddress } from "../api/http/tls.ts";
 import { resolveDbPath } from "../store/db-path.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { writePrivateFileAtomically } from "../private-files.ts";

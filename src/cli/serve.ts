@@ -4,7 +4,7 @@
  * agent's from a second listener. Watches hear the agent's commits through the database's files.
  */
 import { nodeNameOf } from "../node-name.ts";
-import { CommitBroadcast, watchDatabase } from "../api/commit-feed.ts";
+import { CommitBroadcast, watchDatabase } from "../api/watch/commit-feed.ts";
 import { DEFAULT_API_LISTEN, startApi } from "../api/start.ts";
 import { resolveDbPath } from "../store/db-path.ts";
 import { formatListen } from "../agent/api.ts";

@@ -2,7 +2,7 @@
  * `/configz`: the agent's settings as the kubelet reports its KubeletConfiguration, in its field
  * names and value syntax (Go durations, quantities), and only the settings this agent really has.
  */
-import type { ListenAddress } from "../api/server.ts";
+import type { ListenAddress } from "../api/http/server.ts";
 import { formatEvictionHard } from "../eviction/thresholds.ts";
 import { formatReserved, type NodeReservations } from "../eviction/node-allocatable.ts";
 import type { ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";

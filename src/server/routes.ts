@@ -4,10 +4,10 @@
  * configuration, its container logs, its metrics, and the stats provider's two endpoints. Every
  * handler reads what the loop already holds or asks the runtime; none waits on the loop.
  */
-import type { ApiContext } from "../api/context.ts";
-import type { ApiRequest, Route } from "../api/http.ts";
-import { servePodLog } from "../api/logs-api.ts";
-import { ApiError } from "../api/status.ts";
+import type { ApiContext } from "../api/http/context.ts";
+import type { ApiRequest, Route } from "../api/http/http.ts";
+import { servePodLog } from "../api/resources/pods/logs-api.ts";
+import { ApiError } from "../api/http/status.ts";
 import type { Clock } from "../clock.ts";
 import { LABEL } from "../runtime/labels.ts";
 import type { Runtime } from "../runtime/runtime.ts";

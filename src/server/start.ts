@@ -4,12 +4,12 @@
  * connection of its own for container logs. The node proxy of the API reaches the same routes in
  * process (`proxy`), as the API server reaches a node's kubelet.
  */
-import type { ApiContext, CommitFeed, KubeletEndpoint } from "../api/context.ts";
-import { DEFAULT_LIMITS } from "../api/context.ts";
-import type { ApiRequest } from "../api/http.ts";
-import { compileRoutes, startApiServer, type ListenAddress } from "../api/server.ts";
-import { ApiError, statusResponse } from "../api/status.ts";
-import { apiDirOf, ensureCredentials } from "../api/tls.ts";
+import type { ApiContext, CommitFeed, KubeletEndpoint } from "../api/http/context.ts";
+import { DEFAULT_LIMITS } from "../api/http/context.ts";
+import type { ApiRequest } from "../api/http/http.ts";
+import { compileRoutes, startApiServer, type ListenAddress } from "../api/http/server.ts";
+import { ApiError, statusResponse } from "../api/http/status.ts";
+import { apiDirOf, ensureCredentials } from "../api/http/tls.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { AGENT_BUSY_TIMEOUT_MS, openReadonlyDatabase } from "../store/open.ts";
 import { StoreReader } from "../store/queries.ts";

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readlinkSync } from "node:fs";
-import { DEFAULT_LIMITS } from "../../src/api/context.ts";
+import { DEFAULT_LIMITS } from "../../src/api/http/context.ts";
 import { Agent, freePort, waitFor, Workspace } from "../e2e/helpers.ts";
 import { startAgentWithApi, type KubectlSession } from "../kubectl/harness.ts";
 import { httpGet, tcpConnections } from "../kubectl/port-forward-helpers.ts";

@@ -9,7 +9,7 @@
 import { expect, test } from "bun:test";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { connect as tlsConnect, type TLSSocket } from "node:tls";
-import { apiDirOf, loadCredentials } from "../../src/api/tls.ts";
+import { apiDirOf, loadCredentials } from "../../src/api/http/tls.ts";
 import { Agent, processE2E, waitFor, Workspace } from "./helpers.ts";
 
 const e2e = processE2E();

@@ -6,7 +6,7 @@
  * on the host's loopback, docker's on the pod IP.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { DEFAULT_LIMITS } from "../../src/api/context.ts";
+import { DEFAULT_LIMITS } from "../../src/api/http/context.ts";
 import { Agent, ensureBinary, freePort, waitFor, Workspace } from "../e2e/helpers.ts";
 import { BUSYBOX, describeDocker } from "../docker/helpers.ts";
 import { describeWithKubectl, KUBECTL, KubectlSession } from "./harness.ts";

@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { openAgentDatabase } from "../../src/store/open.ts";
 import { KUBE_VERSION, VERSION } from "../../src/version.ts";
-import { CommitBroadcast } from "../../src/api/commit-feed.ts";
+import { CommitBroadcast } from "../../src/api/watch/commit-feed.ts";
 import { startApi } from "../../src/api/start.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";

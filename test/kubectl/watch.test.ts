@@ -7,12 +7,12 @@
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { CommitBroadcast } from "../../src/api/commit-feed.ts";
-import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
+import { CommitBroadcast } from "../../src/api/watch/commit-feed.ts";
+import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/http/context.ts";
 import { apiRoutes } from "../../src/api/routes.ts";
-import { startApiServer, type ApiServer } from "../../src/api/server.ts";
-import { ensureCredentials, recordServerAddress } from "../../src/api/tls.ts";
-import { openWatches } from "../../src/api/watch-hub.ts";
+import { startApiServer, type ApiServer } from "../../src/api/http/server.ts";
+import { ensureCredentials, recordServerAddress } from "../../src/api/http/tls.ts";
+import { openWatches } from "../../src/api/watch/watch-hub.ts";
 import { openReadonlyDatabase } from "../../src/store/open.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { container, desired, pod } from "../pod-builder.ts";

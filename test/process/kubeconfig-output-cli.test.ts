@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ensureCredentials, recordServerAddress } from "../../src/api/tls.ts";
+import { ensureCredentials, recordServerAddress } from "../../src/api/http/tls.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");

@@ -4,11 +4,11 @@
  * reviews refused in the API server's words, and all of it in discovery.
  */
 import { describe, expect, test } from "bun:test";
-import { API_USER } from "../../src/api/api-user.ts";
-import { authReviewRoutes } from "../../src/api/auth-reviews.ts";
-import { discoveryRoutes } from "../../src/api/discovery.ts";
+import { API_USER } from "../../src/api/http/api-user.ts";
+import { authReviewRoutes } from "../../src/api/resources/auth-reviews.ts";
+import { discoveryRoutes } from "../../src/api/discovery/discovery.ts";
 import { kubeconfigText } from "../../src/cli/kubeconfig.ts";
-import { ensureCredentials, recordServerAddress } from "../../src/api/tls.ts";
+import { ensureCredentials, recordServerAddress } from "../../src/api/http/tls.ts";
 import { apiContext, call } from "../api-objects-fixtures.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { parse } from "yaml";

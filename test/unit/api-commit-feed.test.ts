@@ -3,7 +3,7 @@
  * committed; under `serve` a watcher on the database's files tells it what another process wrote.
  */
 import { expect, test } from "bun:test";
-import { CommitBroadcast, watchDatabase } from "../../src/api/commit-feed.ts";
+import { CommitBroadcast, watchDatabase } from "../../src/api/watch/commit-feed.ts";
 import { openReadonlyDatabase } from "../../src/store/open.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { container, desired, pod } from "../pod-builder.ts";

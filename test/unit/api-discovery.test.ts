@@ -1,8 +1,8 @@
 /** Accept negotiation and discovery in both forms, as kubectl and older clients ask for them. */
 import { expect, test } from "bun:test";
-import { discoveryRoutes } from "../../src/api/discovery.ts";
-import type { ApiRequest } from "../../src/api/http.ts";
-import { aggregatedDiscoveryVersion, tableVersion } from "../../src/api/negotiate.ts";
+import { discoveryRoutes } from "../../src/api/discovery/discovery.ts";
+import type { ApiRequest } from "../../src/api/http/http.ts";
+import { aggregatedDiscoveryVersion, tableVersion } from "../../src/api/http/negotiate.ts";
 
 const KUBECTL_DISCOVERY = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
 const KUBECTL_TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { eventRoutes } from "../../src/api/events-api.ts";
+import { eventRoutes } from "../../src/api/resources/events-api.ts";
 import { apiFailedEvent } from "../../src/agent/api.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { parseListenAddress } from "../../src/api/start.ts";
-import { ensureCredentials, recordServerAddress } from "../../src/api/tls.ts";
+import { ensureCredentials, recordServerAddress } from "../../src/api/http/tls.ts";
 import { runCLI } from "../../src/cli/cli.ts";
 import { kubeconfigText } from "../../src/cli/kubeconfig.ts";
 import { serveCommand } from "../../src/cli/serve.ts";

@@ -4,8 +4,8 @@
  * field selectors, NotFound for a pod or node without figures, the Table form, and discovery.
  */
 import { expect, test } from "bun:test";
-import { discoveryRoutes } from "../../src/api/discovery.ts";
-import { metricsRoutes } from "../../src/api/metrics-api.ts";
+import { discoveryRoutes } from "../../src/api/discovery/discovery.ts";
+import { metricsRoutes } from "../../src/api/resources/metrics-api.ts";
 import type { ContainerUsageWindow, MetricsSource } from "../../src/stats/stats-source.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";

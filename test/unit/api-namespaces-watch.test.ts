@@ -4,8 +4,8 @@
  * is ADDED with its first pod and DELETED with its last, and the pods' other changes are none of it.
  */
 import { describe, expect, test } from "bun:test";
-import { namespaceRoutes } from "../../src/api/namespaces-api.ts";
-import { deprecatedWatchRoutes } from "../../src/api/watch-paths.ts";
+import { namespaceRoutes } from "../../src/api/resources/namespaces/namespaces-api.ts";
+import { deprecatedWatchRoutes } from "../../src/api/resources/watch-paths.ts";
 import { apiRequest, readWatch, settle, TABLE_ACCEPT, type WatchLine } from "../api-watch-fixtures.ts";
 import { namespacesAgent } from "../namespace-fixtures.ts";
 import { pod } from "../pod-builder.ts";

@@ -5,7 +5,7 @@
  * the namespace Terminating until they are gone), NamespaceLifecycle on pod creates, and a restart.
  */
 import { describe, expect, test } from "bun:test";
-import { namespaceRoutes } from "../../src/api/namespaces-api.ts";
+import { namespaceRoutes } from "../../src/api/resources/namespaces/namespaces-api.ts";
 import { call, TABLE_ACCEPT } from "../api-objects-fixtures.ts";
 import { namespacesAgent } from "../namespace-fixtures.ts";
 import { pod } from "../pod-builder.ts";

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { cpus } from "node:os";
-import { microTime, nodeRoutes } from "../../src/api/nodes-api.ts";
-import { nodeObject, osImage, parseMeminfo, type HostFacts, type NodeOptions } from "../../src/api/node-object.ts";
+import { microTime, nodeRoutes } from "../../src/api/resources/nodes-api.ts";
+import { nodeObject, osImage, parseMeminfo, type HostFacts, type NodeOptions } from "../../src/api/resources/node-object.ts";
 import { NOTHING_RESERVED, parseReserved } from "../../src/eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { desired, pod } from "../pod-builder.ts";

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { ApiContext } from "../../src/api/context.ts";
-import type { ApiRequest, Route } from "../../src/api/http.ts";
-import { documentUrl, openApiDocuments, openApiRoutes } from "../../src/api/openapi.ts";
-import { ApiError } from "../../src/api/status.ts";
+import type { ApiContext } from "../../src/api/http/context.ts";
+import type { ApiRequest, Route } from "../../src/api/http/http.ts";
+import { documentUrl, openApiDocuments, openApiRoutes } from "../../src/api/discovery/openapi.ts";
+import { ApiError } from "../../src/api/http/status.ts";
 import { generateSchemas, renderSchemas, SCHEMAS_JSON } from "../../scripts/openapi-schemas.ts";
 import { FakeClock } from "../fake-clock.ts";
 

@@ -5,10 +5,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { ApiContext, PodWrites } from "../../src/api/context.ts";
-import type { ApiRequest } from "../../src/api/http.ts";
-import { podUpdateRoutes } from "../../src/api/pods-update.ts";
-import { ApiError } from "../../src/api/status.ts";
+import type { ApiContext, PodWrites } from "../../src/api/http/context.ts";
+import type { ApiRequest } from "../../src/api/http/http.ts";
+import { podUpdateRoutes } from "../../src/api/resources/pods/pods-update.ts";
+import { ApiError } from "../../src/api/http/status.ts";
 import { admitApiPod } from "../../src/manifest/api-pod.ts";
 import { POD_UPDATE_FORBIDDEN } from "../../src/manifest/pod-update.ts";
 import { SqliteNamespaceStore } from "../../src/store/namespace-store.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { createPod } from "../../src/api/pods-create.ts";
-import { deletePod } from "../../src/api/pods-delete.ts";
-import { ApiError } from "../../src/api/status.ts";
+import { createPod } from "../../src/api/resources/pods/pods-create.ts";
+import { deletePod } from "../../src/api/resources/pods/pods-delete.ts";
+import { ApiError } from "../../src/api/http/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import { apiHarness, jsonRequest } from "../api-watch-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";

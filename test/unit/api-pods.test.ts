@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { refusedPodObject } from "../../src/status/refused-pod.ts";
-import { podRoutes } from "../../src/api/pods-api.ts";
-import { writeRefusalRoutes } from "../../src/api/write-refusals.ts";
+import { podRoutes } from "../../src/api/resources/pods/pods-api.ts";
+import { writeRefusalRoutes } from "../../src/api/resources/pods/write-refusals.ts";
 import { getCommand } from "../../src/cli/get.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";

@@ -4,9 +4,9 @@
  * object decoded by field number, and the write answered as its JSON twin would be.
  */
 import { describe, expect, test } from "bun:test";
-import { authReviewRoutes } from "../../src/api/auth-reviews.ts";
-import { namespaceRoutes } from "../../src/api/namespaces-api.ts";
-import { podWriteRoutes } from "../../src/api/pods-write-routes.ts";
+import { authReviewRoutes } from "../../src/api/resources/auth-reviews.ts";
+import { namespaceRoutes } from "../../src/api/resources/namespaces/namespaces-api.ts";
+import { podWriteRoutes } from "../../src/api/resources/pods/pods-write-routes.ts";
 import { ProtoWriter } from "../../src/api/protobuf/writer.ts";
 import { call } from "../api-objects-fixtures.ts";
 import { namespacesAgent } from "../namespace-fixtures.ts";

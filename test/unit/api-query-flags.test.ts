@@ -5,10 +5,10 @@
  * false, anything else given (`True`, `yes`, a bare `?watch`) is true. No value is a 400.
  */
 import { describe, expect, test } from "bun:test";
-import { queryFlag } from "../../src/api/query-flags.ts";
-import { isWatchRequest, parseWatchOptions } from "../../src/api/watch.ts";
-import { parsePodLogQuery } from "../../src/api/log-options.ts";
-import { podRoutes } from "../../src/api/pods-api.ts";
+import { queryFlag } from "../../src/api/http/query-flags.ts";
+import { isWatchRequest, parseWatchOptions } from "../../src/api/watch/watch.ts";
+import { parsePodLogQuery } from "../../src/api/resources/pods/log-options.ts";
+import { podRoutes } from "../../src/api/resources/pods/pods-api.ts";
 import { call } from "../api-objects-fixtures.ts";
 import { namespacesAgent } from "../namespace-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";

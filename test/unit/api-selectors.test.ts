@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "../../src/api/selectors.ts";
-import { ApiError } from "../../src/api/status.ts";
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "../../src/api/http/selectors.ts";
+import { ApiError } from "../../src/api/http/status.ts";
 
 const labels = { app: "web", tier: "front", release: "3" };
 

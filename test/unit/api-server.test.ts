@@ -5,13 +5,13 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { CommitBroadcast } from "../../src/api/commit-feed.ts";
-import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
-import type { Route } from "../../src/api/http.ts";
-import { infoRoutes } from "../../src/api/info.ts";
-import { chooseSubprotocol, PUBLIC_INFO_PATHS, startApiServer, type ApiServer } from "../../src/api/server.ts";
-import { ApiError } from "../../src/api/status.ts";
-import { ensureCredentials } from "../../src/api/tls.ts";
+import { CommitBroadcast } from "../../src/api/watch/commit-feed.ts";
+import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/http/context.ts";
+import type { Route } from "../../src/api/http/http.ts";
+import { infoRoutes } from "../../src/api/discovery/info.ts";
+import { chooseSubprotocol, PUBLIC_INFO_PATHS, startApiServer, type ApiServer } from "../../src/api/http/server.ts";
+import { ApiError } from "../../src/api/http/status.ts";
+import { ensureCredentials } from "../../src/api/http/tls.ts";
 import { realClock } from "../../src/clock.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { tempDir } from "../store-fixtures.ts";

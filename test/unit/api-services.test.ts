@@ -3,9 +3,9 @@
  * all) find an API server without any, and writes get the API server's 405 for an unsupported verb.
  */
 import { describe, expect, test } from "bun:test";
-import { discoveryRoutes } from "../../src/api/discovery.ts";
-import { serviceRoutes } from "../../src/api/services-api.ts";
-import { deprecatedWatchRoutes } from "../../src/api/watch-paths.ts";
+import { discoveryRoutes } from "../../src/api/discovery/discovery.ts";
+import { serviceRoutes } from "../../src/api/resources/services-api.ts";
+import { deprecatedWatchRoutes } from "../../src/api/resources/watch-paths.ts";
 import { apiContext, call, TABLE_ACCEPT } from "../api-objects-fixtures.ts";
 import { apiHarness, apiRequest, readWatch, settle } from "../api-watch-fixtures.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";

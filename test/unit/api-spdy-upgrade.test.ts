@@ -12,11 +12,11 @@ import { readFileSync } from "node:fs";
 import { connect, type TLSSocket } from "node:tls";
 // @ts-expect-error spdy-transport ships no types
 import transport from "spdy-transport";
-import { CommitBroadcast } from "../../src/api/commit-feed.ts";
-import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
-import type { Route } from "../../src/api/http.ts";
-import { startApiServer, type ApiServer } from "../../src/api/server.ts";
-import { ensureCredentials } from "../../src/api/tls.ts";
+import { CommitBroadcast } from "../../src/api/watch/commit-feed.ts";
+import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/http/context.ts";
+import type { Route } from "../../src/api/http/http.ts";
+import { startApiServer, type ApiServer } from "../../src/api/http/server.ts";
+import { ensureCredentials } from "../../src/api/http/tls.ts";
 import { realClock } from "../../src/clock.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { tempDir } from "../store-fixtures.ts";

@@ -5,11 +5,11 @@
  * MethodNotAllowed the resource, InternalError its one cause; BadRequest and Expired have none.
  */
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../src/api/status.ts";
-import { logRoutes } from "../../src/api/logs-api.ts";
-import { podRoutes } from "../../src/api/pods-api.ts";
-import { eventRoutes } from "../../src/api/events-api.ts";
-import { nodeRoutes } from "../../src/api/nodes-api.ts";
+import { ApiError } from "../../src/api/http/status.ts";
+import { logRoutes } from "../../src/api/resources/pods/logs-api.ts";
+import { podRoutes } from "../../src/api/resources/pods/pods-api.ts";
+import { eventRoutes } from "../../src/api/resources/events-api.ts";
+import { nodeRoutes } from "../../src/api/resources/nodes-api.ts";
 import { apiContext, call } from "../api-objects-fixtures.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 

@@ -1,6 +1,6 @@
 /** Errors answer as the API server's do: a v1 Status, and a Retry-After header when they say when to retry. */
 import { expect, test } from "bun:test";
-import { ApiError, statusResponse } from "../../src/api/status.ts";
+import { ApiError, statusResponse } from "../../src/api/http/status.ts";
 
 test("a Status that says when to retry carries Retry-After, as the API server sends it with a 429", async () => {
   const response = statusResponse(new ApiError(429, "TooManyRequests", "too many open watches", { retryAfterSeconds: 1 }));

@@ -1,7 +1,7 @@
 /** The new fields over the API: refusals are the API server's 422 with causes; an accepted pod serves them canonical. */
 import { expect, test } from "bun:test";
-import { createPod } from "../../src/api/pods-create.ts";
-import { ApiError } from "../../src/api/status.ts";
+import { createPod } from "../../src/api/resources/pods/pods-create.ts";
+import { ApiError } from "../../src/api/http/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import { apiHarness, podCreateRequest } from "../api-watch-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";

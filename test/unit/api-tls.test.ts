@@ -4,7 +4,7 @@ import { readdirSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import forge from "node-forge";
-import { apiDirOf, ensureCredentials, readServerAddress, recordServerAddress } from "../../src/api/tls.ts";
+import { apiDirOf, ensureCredentials, readServerAddress, recordServerAddress } from "../../src/api/http/tls.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 function sanOf(certPem: string): string[] {
@@ -72,7 +72,7 @@ test("the recorded server address is read back for kubeconfig", () => {
 test("two processes starting at once on one database end up with the same credentials", async () => {
   using dir = tempDir();
   const db = join(dir.path, "state.db");
-  const script = `import { ensureCredentials } from ${JSON.stringify(join(import.meta.dir, "../../src/api/tls.ts"))};\nprocess.stdout.write(ensureCredentials(${JSON.stringify(db)}).token);\n`;
+  const script = `import { ensureCredentials } from ${JSON.stringify(join(import.meta.dir, "../../src/api/http/tls.ts"))};\nprocess.stdout.write(ensureCredentials(${JSON.stringify(db)}).token);\n`;
   const children = Array.from({ length: 4 }, () => Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" }));
   const tokens = await Promise.all(children.map(async (child) => {
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);

@@ -4,8 +4,8 @@
  * that reconnects resumes from there instead of relisting. Stepped on the harness's fake clock.
  */
 import { expect, test } from "bun:test";
-import { BOOKMARK_INTERVAL_MS, watchOrList } from "../../src/api/watch.ts";
-import { podKind } from "../../src/api/watch-kinds.ts";
+import { BOOKMARK_INTERVAL_MS, watchOrList } from "../../src/api/watch/watch.ts";
+import { podKind } from "../../src/api/resources/watch-kinds.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { apiHarness, apiRequest, readWatch, settle } from "../api-watch-fixtures.ts";

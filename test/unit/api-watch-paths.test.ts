@@ -4,12 +4,12 @@
  * (a metadata.name field selector, which an explicit selector must agree with).
  */
 import { describe, expect, test } from "bun:test";
-import type { Route } from "../../src/api/http.ts";
+import type { Route } from "../../src/api/http/http.ts";
 import { apiRoutes } from "../../src/api/routes.ts";
-import { startApiServer } from "../../src/api/server.ts";
-import { ensureCredentials } from "../../src/api/tls.ts";
-import { ApiError } from "../../src/api/status.ts";
-import { deprecatedWatchRoutes } from "../../src/api/watch-paths.ts";
+import { startApiServer } from "../../src/api/http/server.ts";
+import { ensureCredentials } from "../../src/api/http/tls.ts";
+import { ApiError } from "../../src/api/http/status.ts";
+import { deprecatedWatchRoutes } from "../../src/api/resources/watch-paths.ts";
 import { desired, pod } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { apiHarness, apiRequest, readWatch, settle } from "../api-watch-fixtures.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../src/api/status.ts";
-import { openWatches } from "../../src/api/watch-hub.ts";
-import { eventKind, podKind } from "../../src/api/watch-kinds.ts";
-import { serveWatch, watchOrList } from "../../src/api/watch.ts";
+import { ApiError } from "../../src/api/http/status.ts";
+import { openWatches } from "../../src/api/watch/watch-hub.ts";
+import { eventKind, podKind } from "../../src/api/resources/watch-kinds.ts";
+import { serveWatch, watchOrList } from "../../src/api/watch/watch.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { apiHarness, apiRequest, podLine, readWatch, settle, TABLE_ACCEPT } from "../api-watch-fixtures.ts";

@@ -8,7 +8,7 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parsePodLogQuery } from "../../src/api/log-options.ts";
+import { parsePodLogQuery } from "../../src/api/resources/pods/log-options.ts";
 import { LogStreamsUnavailableError, writeAttemptLogs } from "../../src/logs/attempt-logs.ts";
 import type { AttemptRow } from "../../src/store/queries.ts";
 import { getLog, logsApi, statusOf } from "../logs-api-fixtures.ts";

@@ -7,9 +7,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createPod } from "../../src/api/pods-create.ts";
-import { podUpdateRoutes } from "../../src/api/pods-update.ts";
-import { ApiError } from "../../src/api/status.ts";
+import { createPod } from "../../src/api/resources/pods/pods-create.ts";
+import { podUpdateRoutes } from "../../src/api/resources/pods/pods-update.ts";
+import { ApiError } from "../../src/api/http/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import { applyPodDefaults } from "../../src/manifest/defaults.ts";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";

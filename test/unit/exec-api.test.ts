@@ -3,11 +3,11 @@
  * the session it upgrades to with a fake socket, on the fake runtime and a real database.
  */
 import { afterEach, expect, test } from "bun:test";
-import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
-import { execRoutes } from "../../src/api/exec-api.ts";
-import { MAX_UNSENT_BYTES, WEBSOCKET_START_DELAY_MS } from "../../src/api/exec-session.ts";
-import type { ApiRequest, ApiSocket, WebSocketSession } from "../../src/api/http.ts";
-import { ApiError } from "../../src/api/status.ts";
+import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/http/context.ts";
+import { execRoutes } from "../../src/api/streaming/exec-api.ts";
+import { MAX_UNSENT_BYTES, WEBSOCKET_START_DELAY_MS } from "../../src/api/streaming/exec-session.ts";
+import type { ApiRequest, ApiSocket, WebSocketSession } from "../../src/api/http/http.ts";
+import { ApiError } from "../../src/api/http/status.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { waitFor } from "../e2e/helpers.ts";

@@ -5,9 +5,9 @@ import {
   exitStatusFrame,
   parseClientMessage,
   parseExecOptions,
-} from "../../src/api/exec-protocol.ts";
-import { channelFrame } from "../../src/api/ws-channels.ts";
-import { ApiError } from "../../src/api/status.ts";
+} from "../../src/api/streaming/exec-protocol.ts";
+import { channelFrame } from "../../src/api/streaming/ws-channels.ts";
+import { ApiError } from "../../src/api/http/status.ts";
 
 const bytes = (channel: number, text: string) => channelFrame(channel, text);
 const statusOf = (message: Uint8Array) => ({ channel: message[0], status: JSON.parse(new TextDecoder().decode(message.subarray(1))) });

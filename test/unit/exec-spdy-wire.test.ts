@@ -9,9 +9,9 @@ import { afterEach, expect, test } from "bun:test";
 import { createServer, connect, type Server, type Socket } from "node:net";
 // @ts-expect-error spdy-transport ships no types
 import transport from "spdy-transport";
-import type { ExecOptions } from "../../src/api/exec-protocol.ts";
-import { ExecSpdySession, STREAM_CREATION_TIMEOUT_MS } from "../../src/api/exec-spdy-session.ts";
-import { acceptSpdy, CLOSE_GRACE_MS } from "../../src/api/spdy.ts";
+import type { ExecOptions } from "../../src/api/streaming/exec-protocol.ts";
+import { ExecSpdySession, STREAM_CREATION_TIMEOUT_MS } from "../../src/api/streaming/exec-spdy-session.ts";
+import { acceptSpdy, CLOSE_GRACE_MS } from "../../src/api/http/spdy.ts";
 import { realClock, type Clock } from "../../src/clock.ts";
 import { FakeClock } from "../fake-clock.ts";
 import type { ExecSession, ExecStreamRequest } from "../../src/runtime/runtime.ts";

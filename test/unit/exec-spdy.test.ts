@@ -5,11 +5,11 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { Duplex } from "node:stream";
-import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
-import { execRoutes } from "../../src/api/exec-api.ts";
-import { STREAM_CREATION_TIMEOUT_MS } from "../../src/api/exec-spdy-session.ts";
-import type { ApiRequest, SpdySession } from "../../src/api/http.ts";
-import type { SpdyConnection, SpdyStream } from "../../src/api/spdy.ts";
+import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/http/context.ts";
+import { execRoutes } from "../../src/api/streaming/exec-api.ts";
+import { STREAM_CREATION_TIMEOUT_MS } from "../../src/api/streaming/exec-spdy-session.ts";
+import type { ApiRequest, SpdySession } from "../../src/api/http/http.ts";
+import type { SpdyConnection, SpdyStream } from "../../src/api/http/spdy.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { apiContext } from "../api-objects-fixtures.ts";

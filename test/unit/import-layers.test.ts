@@ -10,7 +10,8 @@ import { dirname, join, relative, resolve } from "node:path";
 const SRC = resolve(import.meta.dir, "../../src");
 
 /**
- * Lowest first. `(leaf)` is the top-level modules other than main.ts (clock, version, node name,
+ * Lowest first. A folder whose subfolders are layers of their own (`api/http` below `api/watch`
+ * ...) lists them before itself; its own top-level files (the assembly) are the folder's layer. `(leaf)` is the top-level modules other than main.ts (clock, version, node name,
  * the event record): shared facts that import no folder above manifest.
  */
 const LAYERS = [
@@ -26,6 +27,14 @@ const LAYERS = [
   "store",
   "config",
   "logs",
+  "api/protobuf",
+  "api/http",
+  "api/patch",
+  "api/watch",
+  "api/resources",
+  "api/streaming",
+  "api/portforward",
+  "api/discovery",
   "api",
   "server",
   "timeline",
@@ -47,7 +56,9 @@ function sourceFiles(dir: string): string[] {
 function layerOf(file: string): string {
   const path = relative(SRC, file);
   if (!path.includes("/")) return path === "main.ts" ? "(main)" : "(leaf)";
-  return path.split("/")[0]!;
+  const [folder, sub, ...rest] = path.split("/");
+  const sublayer = `${folder}/${sub}`;
+  return rest.length > 0 && (LAYERS as readonly string[]).includes(sublayer) ? sublayer : folder!;
 }
 
 /** Relative imports (static, re-exports and dynamic), resolved to files. */

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { getPod } from "../../src/api/pods-api.ts";
-import { createPod } from "../../src/api/pods-create.ts";
-import { deletePod } from "../../src/api/pods-delete.ts";
-import { ApiError } from "../../src/api/status.ts";
-import { watchOrList } from "../../src/api/watch.ts";
-import { podKind } from "../../src/api/watch-kinds.ts";
+import { getPod } from "../../src/api/resources/pods/pods-api.ts";
+import { createPod } from "../../src/api/resources/pods/pods-create.ts";
+import { deletePod } from "../../src/api/resources/pods/pods-delete.ts";
+import { ApiError } from "../../src/api/http/status.ts";
+import { watchOrList } from "../../src/api/watch/watch.ts";
+import { podKind } from "../../src/api/resources/watch-kinds.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import type { PodKey, PodSpec } from "../../src/manifest/types.ts";
 import type { ContainerConfig } from "../../src/runtime/runtime.ts";

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startAgentKubeletServer } from "../../src/agent/kubelet-server.ts";
 import { startApi, type RunningApi } from "../../src/api/start.ts";
-import { apiDirOf, loadCredentials } from "../../src/api/tls.ts";
+import { apiDirOf, loadCredentials } from "../../src/api/http/tls.ts";
 import { NOTHING_RESERVED } from "../../src/eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { DEFAULT_LOG_POLICY } from "../../src/runtime/log-rotation-policy.ts";

@@ -4,8 +4,8 @@
  * fields echoed in the served pod.
  */
 import { describe, expect, test } from "bun:test";
-import { createPod } from "../../src/api/pods-create.ts";
-import { ApiError } from "../../src/api/status.ts";
+import { createPod } from "../../src/api/resources/pods/pods-create.ts";
+import { ApiError } from "../../src/api/http/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import { formatIssue, IssueList, ManifestError } from "../../src/manifest/errors.ts";
 import { Fields } from "../../src/manifest/fields.ts";

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
-import { issueCause } from "../../src/api/pod-write-status.ts";
+import { issueCause } from "../../src/api/resources/pods/pod-write-status.ts";
 import { canonicalSignalName, LINUX_STOP_SIGNALS, signalNumber } from "../../src/manifest/signals.ts";
 
 type Json = Record<string, any>;

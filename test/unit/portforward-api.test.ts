@@ -7,12 +7,12 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { createServer } from "node:net";
-import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/context.ts";
-import type { ApiRequest, SpdySession, WebSocketSession } from "../../src/api/http.ts";
-import { portForwardRoutes } from "../../src/api/portforward-api.ts";
-import { acceptSpdy, type SpdyConnection } from "../../src/api/spdy.ts";
-import { ApiError } from "../../src/api/status.ts";
-import { openSessionCount } from "../../src/api/streaming.ts";
+import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/http/context.ts";
+import type { ApiRequest, SpdySession, WebSocketSession } from "../../src/api/http/http.ts";
+import { portForwardRoutes } from "../../src/api/portforward/portforward-api.ts";
+import { acceptSpdy, type SpdyConnection } from "../../src/api/http/spdy.ts";
+import { ApiError } from "../../src/api/http/status.ts";
+import { openSessionCount } from "../../src/api/streaming/streaming.ts";
 import { apiContext } from "../api-objects-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { podPort } from "../pod-ports.ts";

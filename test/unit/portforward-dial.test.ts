@@ -3,7 +3,7 @@
  * message kubectl prints for a forwarded connection that failed.
  */
 import { expect, test } from "bun:test";
-import { DialTimeoutError, dialErrorMessage } from "../../src/api/portforward-dial.ts";
+import { DialTimeoutError, dialErrorMessage } from "../../src/api/portforward/portforward-dial.ts";
 
 const errno = (code: string) => Object.assign(new Error(`connect ${code}`), { code });
 

@@ -6,8 +6,8 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { createServer, type Socket } from "node:net";
-import { acceptSpdy, STREAM_CREATION_TIMEOUT_MS } from "../../src/api/spdy.ts";
-import { PortForwardSession, rejectedStream, requestIdOf } from "../../src/api/portforward-session.ts";
+import { acceptSpdy, STREAM_CREATION_TIMEOUT_MS } from "../../src/api/http/spdy.ts";
+import { PortForwardSession, rejectedStream, requestIdOf } from "../../src/api/portforward/portforward-session.ts";
 import { realClock, type Clock } from "../../src/clock.ts";
 import { freePort } from "../e2e/helpers.ts";
 import { FakeClock } from "../fake-clock.ts";

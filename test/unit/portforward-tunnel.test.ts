@@ -6,9 +6,9 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { Duplex } from "node:stream";
-import type { ApiSocket } from "../../src/api/http.ts";
-import { PortForwardSession } from "../../src/api/portforward-session.ts";
-import { SpdyOverWebSocket, WebSocketTunnel } from "../../src/api/spdy-tunnel.ts";
+import type { ApiSocket } from "../../src/api/http/http.ts";
+import { PortForwardSession } from "../../src/api/portforward/portforward-session.ts";
+import { SpdyOverWebSocket, WebSocketTunnel } from "../../src/api/streaming/spdy-tunnel.ts";
 import { realClock } from "../../src/clock.ts";
 import { podPort as makePodPort } from "../pod-ports.ts";
 import { PortForwardClient } from "../portforward-client.ts";

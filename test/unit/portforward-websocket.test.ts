@@ -7,11 +7,11 @@
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { DEFAULT_LIMITS } from "../../src/api/context.ts";
-import { portForwardRoutes } from "../../src/api/portforward-api.ts";
-import { startApiServer, type ApiServer } from "../../src/api/server.ts";
-import { openSessionCount } from "../../src/api/streaming.ts";
-import { ensureCredentials } from "../../src/api/tls.ts";
+import { DEFAULT_LIMITS } from "../../src/api/http/context.ts";
+import { portForwardRoutes } from "../../src/api/portforward/portforward-api.ts";
+import { startApiServer, type ApiServer } from "../../src/api/http/server.ts";
+import { openSessionCount } from "../../src/api/streaming/streaming.ts";
+import { ensureCredentials } from "../../src/api/http/tls.ts";
 import { apiContext } from "../api-objects-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { podPort as makePodPort } from "../pod-ports.ts";

@@ -7,9 +7,9 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { createServer, type Server, type Socket } from "node:net";
-import type { ApiSocket } from "../../src/api/http.ts";
-import { PortForwardWebSocketSession } from "../../src/api/portforward-ws-session.ts";
-import { channelFrame } from "../../src/api/ws-channels.ts";
+import type { ApiSocket } from "../../src/api/http/http.ts";
+import { PortForwardWebSocketSession } from "../../src/api/portforward/portforward-ws-session.ts";
+import { channelFrame } from "../../src/api/streaming/ws-channels.ts";
 import { realClock } from "../../src/clock.ts";
 
 const closers: (() => void)[] = [];

@@ -7,7 +7,7 @@ import type { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { nodeRoutes } from "../../src/api/nodes-api.ts";
+import { nodeRoutes } from "../../src/api/resources/nodes-api.ts";
 import type { FilesystemUsage } from "../../src/eviction/disk-pressure.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import type { KubeEvent } from "../../src/kube-event.ts";

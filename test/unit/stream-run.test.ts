@@ -1,9 +1,9 @@
 /**
- * The runtime's side of a session (src/api/stream-run.ts) alone, with a target the test drives:
+ * The runtime's side of a session (src/api/streaming/stream-run.ts) alone, with a target the test drives:
  * what reaches the remote side, and in what order.
  */
 import { expect, test } from "bun:test";
-import { StreamRun, type StreamTarget } from "../../src/api/stream-run.ts";
+import { StreamRun, type StreamTarget } from "../../src/api/streaming/stream-run.ts";
 import type { TerminalSize } from "../../src/runtime/runtime.ts";
 
 const flags = { stdin: true, stdout: true, stderr: false, tty: true };

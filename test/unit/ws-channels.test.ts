@@ -4,7 +4,7 @@
  * with conn.go's own examples; what the server skips.
  */
 import { expect, test } from "bun:test";
-import { base64ChannelFrame, channelFrame, decodeChannelMessage } from "../../src/api/ws-channels.ts";
+import { base64ChannelFrame, channelFrame, decodeChannelMessage } from "../../src/api/streaming/ws-channels.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
 

@@ -6,7 +6,7 @@
  * an earlier apply set and this one leaves out stays as it is.
  */
 import { parse as parseYaml } from "yaml";
-import { jsonDepthError } from "../json-depth.ts";
+import { jsonDepthError } from "../http/json-depth.ts";
 import { isObject, PatchError, type Json, type JsonObject } from "./json.ts";
 import { jsonPatch } from "./json-patch.ts";
 import { mergePatch } from "./merge-patch.ts";
