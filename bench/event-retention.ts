@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { KubeEvent } from "../src/kube-event.ts";
+import type { KubeEvent } from "../src/v1/kube-event.ts";
 import { openAgentDatabase } from "../src/store/open.ts";
 import { SqliteStore } from "../src/store/pod-store.ts";
 import { FakeClock } from "../test/fake-clock.ts";

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { Cgroups, detectCgroupMode } from "../src/runtime/cgroups.ts";
 import { readCgroupUsage } from "../src/runtime/cgroup-usage.ts";
 import { StatsCollector } from "../src/stats/collector.ts";
-import type { V1Pod } from "../src/status/v1.ts";
+import type { V1Pod } from "../src/v1/v1.ts";
 import { fakeV1 } from "../test/cgroup-fixtures.ts";
 import { FakeClock } from "../test/fake-clock.ts";
 

@@ -5,7 +5,7 @@
 import { Kubelet, type PodStateSink } from "../src/kubelet/kubelet.ts";
 import { adoptFromRuntime } from "../src/kubelet/adoption-gate.ts";
 import { backoffSettings, type BackoffEntry } from "../src/kubelet/backoff.ts";
-import type { KubeEvent } from "../src/kube-event.ts";
+import type { KubeEvent } from "../src/v1/kube-event.ts";
 import type { PodRecord } from "../src/kubelet/pod-state.ts";
 import type { PodSpec } from "../src/manifest/types.ts";
 import { ProbeManager, type ProbeRunner } from "../src/prober/probe-manager.ts";

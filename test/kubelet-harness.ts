@@ -1,5 +1,5 @@
 import { Kubelet, type KubeletOptions } from "../src/kubelet/kubelet.ts";
-import type { KubeEvent } from "../src/kube-event.ts";
+import type { KubeEvent } from "../src/v1/kube-event.ts";
 import { restartCountOf, type ContainerRecord } from "../src/kubelet/pod-state.ts";
 import { backoffSettings } from "../src/kubelet/backoff.ts";
 import { FakeClock, advance } from "./fake-clock.ts";

@@ -1,6 +1,6 @@
 import { realClock } from "../src/clock.ts";
 import { backoffSettings } from "../src/kubelet/backoff.ts";
-import type { KubeEvent } from "../src/kube-event.ts";
+import type { KubeEvent } from "../src/v1/kube-event.ts";
 import { Kubelet, type KubeletOptions } from "../src/kubelet/kubelet.ts";
 import type { Runtime } from "../src/runtime/runtime.ts";
 

@@ -4,7 +4,7 @@
  */
 import type { ListenAddress } from "../api/http/server.ts";
 import { startApi, type RunningApi, type StartApiOptions } from "../api/start.ts";
-import type { KubeEvent } from "../kube-event.ts";
+import type { KubeEvent } from "../v1/kube-event.ts";
 
 /**
  * Starts the API, or says in one line why it could not: the agent runs its pods either way, and

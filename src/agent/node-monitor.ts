@@ -11,7 +11,7 @@ import { dirname } from "node:path";
 import type { Clock } from "../clock.ts";
 import { DiskPressureMonitor, describeObservation, type DiskPressureCondition, type Statfs } from "../eviction/disk-pressure.ts";
 import { formatEvictionHard } from "../eviction/thresholds.ts";
-import type { KubeEvent } from "../kube-event.ts";
+import type { KubeEvent } from "../v1/kube-event.ts";
 import { formatReserved, type NodeReservations } from "../eviction/node-allocatable.ts";
 import { runtimeRootOf } from "../store/db-path.ts";
 import { readNodeStatus, recordDiskPressure, recordNodeStatus } from "../store/node-status.ts";

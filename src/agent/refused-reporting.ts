@@ -6,9 +6,9 @@
 import { fieldWarningEvents, refusedManifestEvent } from "../config/refused-manifests.ts";
 import type { ManifestWatcherOptions } from "../config/manifest-watcher.ts";
 import type { Clock } from "../clock.ts";
-import type { KubeEvent } from "../kube-event.ts";
+import type { KubeEvent } from "../v1/kube-event.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
-import { refusedPodObject } from "../status/refused-pod.ts";
+import { refusedPodObject } from "../v1/refused-pod.ts";
 import type { SqliteStore } from "../store/pod-store.ts";
 
 export interface RefusedReportingOptions {

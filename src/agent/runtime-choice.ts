@@ -3,7 +3,7 @@
  * from the database, never shared), the database's identity on everything it creates, and, for
  * docker, the node's lock on the engine. Each runtime is loaded only when chosen.
  */
-import { makePrivateDir, tightenMode } from "../private-files.ts";
+import { makePrivateDir, tightenMode } from "../host/private-files.ts";
 import { join } from "node:path";
 import type { ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
 import type { Runtime } from "../runtime/runtime.ts";

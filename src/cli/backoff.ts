@@ -1,5 +1,5 @@
 import { backoffSchedule } from "../kubelet/backoff.ts";
-import { formatTable } from "../status/table.ts";
+import { formatTable } from "../printers/table.ts";
 import { backoffOptions } from "./options.ts";
 
 export interface BackoffCommandOptions {

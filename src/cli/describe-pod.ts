@@ -6,8 +6,8 @@
  */
 import type { ContainerSpec, PodSpec, Volume } from "../manifest/types.ts";
 import { describeProbe } from "../manifest/describe-probe.ts";
-import { humanDuration, parseTimestamp } from "../status/age.ts";
-import type { V1ContainerState, V1ContainerStatus, V1Pod } from "../status/v1.ts";
+import { humanDuration, parseTimestamp } from "../printers/age.ts";
+import type { V1ContainerState, V1ContainerStatus, V1Pod } from "../v1/v1.ts";
 import type { AttemptRow, EventRow } from "../store/queries.ts";
 import { killCauseWords } from "../kubelet/kill-cause.ts";
 import { describeEnvValue } from "./describe-env.ts";

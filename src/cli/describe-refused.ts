@@ -4,7 +4,7 @@
  * Laid out like describePodText, through the same tabwriter settings.
  */
 import { formatIssue } from "../manifest/errors.ts";
-import { parseTimestamp } from "../status/age.ts";
+import { parseTimestamp } from "../printers/age.ts";
 import type { EventRow, RefusedPodRow } from "../store/queries.ts";
 import { eventAge, rfc1123z } from "./describe-pod.ts";
 import { TabWriter } from "./tabwriter.ts";

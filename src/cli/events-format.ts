@@ -3,9 +3,9 @@
  * TYPE, REASON, OBJECT, MESSAGE through kubectl's get tabwriter (minwidth 6, padding 3), with
  * `5s (x4 over 2m)` for repeats; `-o json|yaml` prints v1 Events in a List.
  */
-import { nodeNameOf } from "../node-name.ts";
-import { apiEvent, type V1Event } from "../status/event-object.ts";
-import { serializeObject } from "../status/serialize.ts";
+import { nodeNameOf } from "../host/node-name.ts";
+import { apiEvent, type V1Event } from "../v1/event-object.ts";
+import { serializeObject } from "../printers/serialize.ts";
 import type { EventRow } from "../store/queries.ts";
 import { eventAge } from "./describe-pod.ts";
 import { TabWriter } from "./tabwriter.ts";

@@ -7,9 +7,9 @@
  * only) prints the list and then a row per pod change until Ctrl-C, like `kubectl get pods -w`.
  */
 import { realClock, type Clock } from "../clock.ts";
-import { formatPods, POD_OUTPUTS, type PodOutput } from "../status/pod-table.ts";
-import { refusedManifestNotes } from "../status/refused-pod.ts";
-import { podList, withTypeMeta, type V1Pod } from "../status/v1.ts";
+import { formatPods, POD_OUTPUTS, type PodOutput } from "../printers/pod-table.ts";
+import { refusedManifestNotes } from "../v1/refused-pod.ts";
+import { podList, withTypeMeta, type V1Pod } from "../v1/v1.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { writeStderr, writeStdout } from "./stdio.ts";
 import { otherNamespacesNote, podNotFoundInDatabase } from "./pod-not-found.ts";
@@ -66,7 +66,7 @@ export async function getCommand(
   if (options.watch) return watchCommand(query, { output, allNamespaces }, { clock, stdout, stderr, signal: deps.signal, intervalMs: deps.intervalMs });
   // The yaml library (-f, -o yaml) and the watch are loaded by the runs that use them: the library
   // alone takes as long to load as the rest of a plain `get pods`.
-  const loaded = filename ? (await import("../status/pod-list.ts")).readPodsFile(filename) : await listPodsFromDatabase(query);
+  const loaded = filename ? (await import("../v1/pod-list.ts")).readPodsFile(filename) : await listPodsFromDatabase(query);
   if (!filename && target.name !== undefined && loaded.length === 0) throw podNotFoundInDatabase(options.db, target.name);
   const now = clock.now();
   if (!filename) noteAgentNotRunning(query, now, stderr);
@@ -76,7 +76,7 @@ export async function getCommand(
   const elsewhere = table && !filename && namespace !== undefined && !namespaceGiven && target.name === undefined ? otherNamespacesNote(options.db, namespace) : undefined;
 
   if (output === "json" || output === "yaml") {
-    const { serializeObject } = await import("../status/serialize.ts");
+    const { serializeObject } = await import("../printers/serialize.ts");
     // kubectl prints the object itself, not a List, when one pod is asked for by name.
     stdout(serializeObject(target.name !== undefined ? withTypeMeta(pods[0]!) : podList(pods), output));
     return 0;

@@ -10,7 +10,7 @@ import { API_USER } from "../api/http/api-user.ts";
 import { apiDirOf, loadCredentials, readServerAddress } from "../api/http/tls.ts";
 import { resolveDbPath } from "../store/db-path.ts";
 import { UsageError, UserError } from "./errors.ts";
-import { writePrivateFileAtomically } from "../private-files.ts";
+import { writePrivateFileAtomically } from "../host/private-files.ts";
 import { resolve } from "node:path";
 
 export interface KubeconfigOptions {

@@ -2,7 +2,7 @@
 import { backoffSettings, DEFAULT_BACKOFF_SECONDS, type BackoffSettings } from "../kubelet/backoff.ts";
 import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
 import { checkNodeName } from "../manifest/validate.ts";
-import { parseGoDuration } from "../status/go-duration.ts";
+import { parseGoDuration } from "../printers/go-duration.ts";
 import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";
 import { MAX_PODS } from "../eviction/node-allocatable.ts";
 import { UsageError } from "./errors.ts";

@@ -7,13 +7,13 @@
  */
 import { readFileSync } from "node:fs";
 import { ManifestError } from "../manifest/errors.ts";
-import type { PodHistory } from "../review/history.ts";
-import { parseDescribeText } from "../review/describe-text.ts";
-import { loadReviewFile, reviewPaths } from "../review/load.ts";
-import { failsReview } from "../review/model.ts";
-import { renderJson, renderText, renderYaml, type FileReview } from "../review/render.ts";
-import { reviewTarget } from "../review/reviewer.ts";
-import { storeHistory } from "../review/store-history.ts";
+import type { PodHistory } from "../tools/review/history.ts";
+import { parseDescribeText } from "../tools/review/describe-text.ts";
+import { loadReviewFile, reviewPaths } from "../tools/review/load.ts";
+import { failsReview } from "../tools/review/model.ts";
+import { renderJson, renderText, renderYaml, type FileReview } from "../tools/review/render.ts";
+import { reviewTarget } from "../tools/review/reviewer.ts";
+import { storeHistory } from "../tools/review/store-history.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { processOutput, type CommandOutput } from "./stdio.ts";

@@ -3,7 +3,7 @@
  * (so no exec and no live logs), for looking at a stopped agent's pods and events, or at a running
  * agent's from a second listener. Watches hear the agent's commits through the database's files.
  */
-import { nodeNameOf } from "../node-name.ts";
+import { nodeNameOf } from "../host/node-name.ts";
 import { CommitBroadcast, watchDatabase } from "../api/watch/commit-feed.ts";
 import { DEFAULT_API_LISTEN, startApi } from "../api/start.ts";
 import { resolveDbPath } from "../store/db-path.ts";

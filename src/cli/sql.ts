@@ -8,8 +8,8 @@
 import { UsageError, UserError } from "./errors.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { runUserQuery, schemaStatements, UserQueryError, type QueryResult } from "../store/user-query.ts";
-import { formatTable } from "../status/table.ts";
-import { parseGoDuration } from "../status/go-duration.ts";
+import { formatTable } from "../printers/table.ts";
+import { parseGoDuration } from "../printers/go-duration.ts";
 import { realClock, type Clock } from "../clock.ts";
 
 /** `--timeout`'s default: long enough for any query of our tables, short of holding the WAL for good. */

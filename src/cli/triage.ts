@@ -1,20 +1,20 @@
 /**
  * `minikubelet triage POD [-c CONTAINER] [-o text|json|markdown]`: the CrashLoopBackOff runbook
  * run against the database. Finds the pod and the container (the one in trouble unless -c names
- * one), gathers the facts (src/triage/gather.ts), analyzes them (pure) and prints the report.
+ * one), gathers the facts (src/tools/triage/gather.ts), analyzes them (pure) and prints the report.
  */
 import { realClock, type Clock } from "../clock.ts";
 import { AmbiguousPodError } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
 import { agentNotRunningNote } from "../store/agent-status.ts";
-import { analyze } from "../triage/analyze.ts";
-import { containerFacts, gatherFacts, type EngineLogReader } from "../triage/gather.ts";
-import { shellWord } from "../triage/next-steps.ts";
-import { pickContainer } from "../triage/pick-container.ts";
-import { renderReport, type TriageFormat } from "../triage/render.ts";
+import { analyze } from "../tools/triage/analyze.ts";
+import { containerFacts, gatherFacts, type EngineLogReader } from "../tools/triage/gather.ts";
+import { shellWord } from "../tools/triage/next-steps.ts";
+import { pickContainer } from "../tools/triage/pick-container.ts";
+import { renderReport, type TriageFormat } from "../tools/triage/render.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { backoffOptions } from "./options.ts";
-import type { BackoffSource } from "../triage/backoff-outlook.ts";
+import type { BackoffSource } from "../tools/triage/backoff-outlook.ts";
 import { podNotFound } from "./pod-not-found.ts";
 
 export interface TriageOptions {

@@ -8,7 +8,7 @@ import { formatIssue, type Issue } from "../manifest/errors.ts";
 import { podUid } from "../manifest/hash.ts";
 import type { SourceError } from "../manifest/source.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
-import type { KubeEvent } from "../kube-event.ts";
+import type { KubeEvent } from "../v1/kube-event.ts";
 
 /** A refused file with what the store and the events need to show it. */
 export interface RefusedManifest extends SourceError {

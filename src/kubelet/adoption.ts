@@ -20,7 +20,7 @@ import { isOwnedBy, LABEL } from "../runtime/labels.ts";
 import type { ContainerInfo, SandboxInfo } from "../runtime/runtime.ts";
 import { backoffKey, type BackoffKey } from "./backoff.ts";
 import { applyTermination, beginAttempt, exitEvent, terminationOf } from "./container-lifecycle.ts";
-import type { EventType } from "../kube-event.ts";
+import type { EventType } from "../v1/kube-event.ts";
 import { allContainers, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 
 export interface AdoptionInput {

@@ -2,9 +2,9 @@
  * Starting, back-off and noticing exits for one container: the part of syncPod that asks the
  * runtime to create something, and the part that reads back what happened to it.
  */
-import type { MetricContainerType } from "../kubelet-metrics.ts";
+import type { MetricContainerType } from "../stats/kubelet-metrics.ts";
 import { ContainerStartError, ImagePullError, type ContainerStatus } from "../runtime/runtime.ts";
-import { goDuration } from "../status/go-duration.ts";
+import { goDuration } from "../printers/go-duration.ts";
 import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
 import { backoffKey } from "./backoff.ts";
 import { DownwardApiError, resolveEnv } from "./downward-values.ts";

@@ -7,7 +7,7 @@
  */
 import { LocalStorageMonitor, type LimitedVolume } from "../eviction/local-storage.ts";
 import type { MeasureDir } from "../eviction/dir-usage.ts";
-import type { KubeletMetricsRecorder } from "../kubelet-metrics.ts";
+import type { KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { PodKey } from "../manifest/types.ts";
 import { isTerminalPhase } from "./phase.ts";
 import { allContainers, type PodRecord } from "./pod-state.ts";

@@ -8,13 +8,13 @@
  */
 import type { Clock } from "../clock.ts";
 import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
-import { EventRecorder, type EventType, type KubeEvent } from "../kube-event.ts";
-import { NO_METRICS, type KubeletMetricsRecorder } from "../kubelet-metrics.ts";
+import { EventRecorder, type EventType, type KubeEvent } from "../v1/kube-event.ts";
+import { NO_METRICS, type KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { EventedPleg } from "../pleg/evented-pleg.ts";
 import type { PodLifecycleEvent, PodLifecycleEventGenerator } from "../pleg/pleg.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import type { V1Pod } from "../status/v1.ts";
+import type { V1Pod } from "../v1/v1.ts";
 import type { PodRequests } from "./admission.ts";
 import type { AdoptionPlan } from "./adoption.ts";
 import { applyAdoption } from "./adoption-apply.ts";

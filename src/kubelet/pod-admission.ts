@@ -6,7 +6,7 @@
  */
 import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests, type PodRequests } from "./admission.ts";
-import type { EventType } from "../kube-event.ts";
+import type { EventType } from "../v1/kube-event.ts";
 import { isTerminalPhase, podPhase } from "./phase.ts";
 import { allContainers, type PodRecord } from "./pod-state.ts";
 

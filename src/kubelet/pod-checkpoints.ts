@@ -5,9 +5,9 @@
  * save of any pod.
  */
 import type { PodKey } from "../manifest/types.ts";
-import type { V1Pod } from "../status/v1.ts";
+import type { V1Pod } from "../v1/v1.ts";
 import type { BackoffEntry } from "./backoff.ts";
-import type { KubeEvent } from "../kube-event.ts";
+import type { KubeEvent } from "../v1/kube-event.ts";
 import type { PodRecord } from "./pod-state.ts";
 
 /** Where each pass's outcome goes: the SQLite store in production, nothing or a spy in tests. */

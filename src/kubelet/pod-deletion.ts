@@ -2,8 +2,8 @@
  * Asking a pod to go: a removed or replaced manifest, an agent shutting down, a delete through the
  * API. The request is recorded on the pod; its passes then stop it (pod-actions.ts syncTerminating).
  */
-import type { KubeEvent } from "../kube-event.ts";
-import type { EventType } from "../kube-event.ts";
+import type { KubeEvent } from "../v1/kube-event.ts";
+import type { EventType } from "../v1/kube-event.ts";
 import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { shortenStop } from "./termination.ts";

@@ -1,12 +1,12 @@
 /**
  * The loop's status module, the kubelet's generateAPIPodStatus: the one place a pod record becomes
  * a v1 PodStatus (phase, conditions, container statuses), built once per pass and drawn into the
- * served Pod (status/pod-object.ts) that the store saves as it is given.
+ * served Pod (v1/pod-object.ts) that the store saves as it is given.
  */
 import { podQosClass } from "../manifest/qos.ts";
-import { podObject } from "../status/pod-object.ts";
-import { isoTime } from "../status/time.ts";
-import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../status/v1.ts";
+import { podObject } from "../v1/pod-object.ts";
+import { isoTime } from "../v1/time.ts";
+import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../v1/v1.ts";
 import { HOST_IP } from "./downward-values.ts";
 import { podConditions } from "./pod-conditions.ts";
 import { stopSignalOf } from "./stop-signal.ts";

@@ -6,8 +6,8 @@ import type { Clock } from "../clock.ts";
 import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { BackoffStore } from "./backoff.ts";
-import type { EventType } from "../kube-event.ts";
-import type { KubeletMetricsRecorder } from "../kubelet-metrics.ts";
+import type { EventType } from "../v1/kube-event.ts";
+import type { KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { ContainerRecord, PodRecord } from "./pod-state.ts";
 
 export interface SyncContext {

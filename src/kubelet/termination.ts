@@ -7,7 +7,7 @@ import { podFullDescription, type ContainerRecord, type PodRecord, type Stopping
 import { MIN_GRACE_MS, type SyncContext } from "./sync-context.ts";
 import { runLifecycleHandler } from "./lifecycle-hooks.ts";
 import { abandonPostStart } from "./post-start.ts";
-import { goDuration } from "../status/go-duration.ts";
+import { goDuration } from "../printers/go-duration.ts";
 import { restartsAfterProbeKill } from "./restart-policy.ts";
 import { stopSignalOf } from "./stop-signal.ts";
 import { applyTermination, exitEvent, terminationOf } from "./container-lifecycle.ts";

@@ -6,10 +6,10 @@
  * other is listed (relist-diff.ts), less often. Health is the age of the last successful relist.
  */
 import type { Clock } from "../clock.ts";
-import { NO_METRICS, type KubeletMetricsRecorder } from "../kubelet-metrics.ts";
+import { NO_METRICS, type KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { PodKey } from "../manifest/types.ts";
 import type { Runtime, RuntimeEvent } from "../runtime/runtime.ts";
-import { goDuration } from "../status/go-duration.ts";
+import { goDuration } from "../printers/go-duration.ts";
 import { RELIST_THRESHOLD_MS, type PlegHealth, type PodLifecycleEvent, type PodLifecycleEventGenerator, type TrackedKind } from "./pleg.ts";
 import { PodIndex } from "./pod-index.ts";
 import { RelistDiff } from "./relist-diff.ts";

@@ -5,7 +5,7 @@
  * the loop. Probes run concurrently and never block a pass. Startup gates the other two.
  */
 import type { Clock } from "../clock.ts";
-import { NO_METRICS, type KubeletMetricsRecorder, type ProbedPod, type ProbeMetricType } from "../kubelet-metrics.ts";
+import { NO_METRICS, type KubeletMetricsRecorder, type ProbedPod, type ProbeMetricType } from "../stats/kubelet-metrics.ts";
 import type { ContainerSpec, PodKey, Probe, ProbeKind } from "../manifest/types.ts";
 import type { ProbeResult } from "./probe-result.ts";
 import { newProbeResults, type ProbeResults } from "./results.ts";

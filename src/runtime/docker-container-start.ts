@@ -7,7 +7,7 @@
  * engine that does not answer is EngineUnreachableError, which counts no attempt.
  */
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { makePrivateDir } from "../private-files.ts";
+import { makePrivateDir } from "../host/private-files.ts";
 import { dirname } from "node:path";
 import type Dockerode from "dockerode";
 import { containerCreateOptions, resolveMounts, type ResolvedMount } from "./docker-container-config.ts";

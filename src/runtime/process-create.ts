@@ -11,7 +11,7 @@ import type { Clock } from "../clock.ts";
 import { containerStartProblem } from "../manifest/runtime-rules.ts";
 import { limitsFromResources, type CgroupLimits } from "./cgroups.ts";
 import { containerLabels } from "./labels.ts";
-import { PRIVATE_FILE_MODE } from "../private-files.ts";
+import { PRIVATE_FILE_MODE } from "../host/private-files.ts";
 import { containerIdPrefix, ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
 import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory, mountSource } from "./process-spec.ts";
 import { planBindMounts } from "./process-mounts.ts";

@@ -26,7 +26,7 @@
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PRIVATE_FILE_MODE, makePrivateDir, tightenMode } from "../private-files.ts";
+import { PRIVATE_FILE_MODE, makePrivateDir, tightenMode } from "../host/private-files.ts";
 import type { BindMount } from "./process-mounts.ts";
 
 /** What the agent records at create time: enough to exec in the container after a restart. */

@@ -6,7 +6,7 @@ import type { ListenAddress } from "../api/http/server.ts";
 import { formatEvictionHard } from "../eviction/thresholds.ts";
 import { formatReserved, type NodeReservations } from "../eviction/node-allocatable.ts";
 import type { ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
-import { goDuration } from "../status/go-duration.ts";
+import { goDuration } from "../printers/go-duration.ts";
 
 export interface AgentSettings {
   /** The manifest directory, absolute. */

@@ -7,7 +7,7 @@
  * serves `registry`, `/metrics/probes` serves `probes`.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { KubeletMetricsRecorder } from "../kubelet-metrics.ts";
+import type { KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { PodRecord } from "../kubelet/pod-state.ts";
 
 /** client_golang's DefBuckets, which the kubelet's histograms use unless they say otherwise. */

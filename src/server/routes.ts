@@ -11,7 +11,7 @@ import { ApiError } from "../api/http/status.ts";
 import type { Clock } from "../clock.ts";
 import { LABEL } from "../runtime/labels.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import type { V1Pod } from "../status/v1.ts";
+import type { V1Pod } from "../v1/v1.ts";
 import type { KubeletMetrics } from "./metrics.ts";
 import type { StatsSource } from "../stats/stats-source.ts";
 

@@ -7,7 +7,7 @@
  */
 import type { Clock } from "../clock.ts";
 import type { ContainerManager, ImageManager, SandboxManager } from "../runtime/runtime.ts";
-import type { V1Pod } from "../status/v1.ts";
+import type { V1Pod } from "../v1/v1.ts";
 import { fsFigures, readNode, type NodeFiles, type NodeReading } from "./node-usage.ts";
 import { advance, nanoCores, type ContainerRef, type ContainerSamples, type SampleSet, type VolumeSample } from "./samples.ts";
 import { readVolume } from "./volume-usage.ts";

@@ -5,8 +5,8 @@
  * the second; a figure not read is left out, as the kubelet leaves out a nil pointer.
  */
 import type { ContainerUsage } from "../runtime/runtime.ts";
-import type { V1Pod } from "../status/v1.ts";
-import { isoTime } from "../status/time.ts";
+import type { V1Pod } from "../v1/v1.ts";
+import { isoTime } from "../v1/time.ts";
 import type { FsFigures, NodeReading } from "./node-usage.ts";
 import { nanoCores, type ContainerRef, type ContainerSamples, type Pair, type SampleSet, type VolumeSample } from "./samples.ts";
 

@@ -7,8 +7,8 @@
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "./sync-fs.ts";
 import { AgentLockError, StoreError } from "./errors.ts";
-import { isLiveProcess, processStartTicks } from "../process-liveness.ts";
-import { LibcUnavailableError, openLibc } from "../libc.ts";
+import { isLiveProcess, processStartTicks } from "../host/process-liveness.ts";
+import { LibcUnavailableError, openLibc } from "../host/libc.ts";
 
 export interface AgentLock {
   readonly lockFile: string;

@@ -3,7 +3,7 @@
  * checkpoint: while no agent holds the lock nobody updates them, so `get` and `describe` say so
  * rather than show "Running" as if it were live.
  */
-import { humanDuration } from "../status/age.ts";
+import { humanDuration } from "../printers/age.ts";
 import { agentLockHolder } from "./agent-lock.ts";
 import { openStoreReader } from "./reader.ts";
 import type { StoreReader } from "./queries.ts";

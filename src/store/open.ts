@@ -7,7 +7,7 @@ import { Database } from "bun:sqlite";
 import { existsSync } from "./sync-fs.ts";
 import { dirname } from "node:path";
 import { realClock, type Clock } from "../clock.ts";
-import { createPrivateFile, makePrivateDir, tightenMode } from "../private-files.ts";
+import { createPrivateFile, makePrivateDir, tightenMode } from "../host/private-files.ts";
 import { acquireAgentLock, type AgentLock } from "./agent-lock.ts";
 import { DatabaseLockedError, DatabaseMissingError, SchemaError, StoreError } from "./errors.ts";
 import { MIGRATIONS, migrationHash, type Migration } from "./migrations.ts";

@@ -4,7 +4,7 @@
  * there when it is read back, and each row stores the manifest once.
  */
 import type { PodRecord } from "../kubelet/pod-state.ts";
-import type { V1Pod } from "../status/v1.ts";
+import type { V1Pod } from "../v1/v1.ts";
 
 export function recordJson(pod: PodRecord): string {
   return JSON.stringify({ ...pod, spec: { ...pod.spec, manifest: undefined } });

@@ -9,11 +9,11 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import type { BackoffEntry } from "../kubelet/backoff.ts";
-import type { KubeEvent } from "../kube-event.ts";
+import type { KubeEvent } from "../v1/kube-event.ts";
 import type { PodStateSink } from "../kubelet/pod-checkpoints.ts";
 import { allContainers, restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "../kubelet/pod-state.ts";
-import type { RefusedFile } from "../status/refused-pod.ts";
-import type { V1Pod } from "../status/v1.ts";
+import type { RefusedFile } from "../v1/refused-pod.ts";
+import type { V1Pod } from "../v1/v1.ts";
 import { parseRecord, recordJson } from "./pod-record-json.ts";
 import { DEFAULT_RETENTION, Retention, type Pruned, type RetentionSettings } from "./retention.ts";
 import { RevisionCounter } from "./revisions.ts";

@@ -4,7 +4,7 @@
  * pods' revision and hands over each pod whose object changed.
  */
 import { sleep, type Clock } from "../clock.ts";
-import type { V1Pod } from "../status/v1.ts";
+import type { V1Pod } from "../v1/v1.ts";
 import { openStoreReader } from "./reader.ts";
 
 export interface PodsQuery {

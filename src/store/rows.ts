@@ -3,8 +3,8 @@
  * SQLite rows: one shape for each, shared by every read (queries.ts, event-reads.ts, the watches).
  */
 import type { Issue } from "../manifest/errors.ts";
-import type { EventFacts } from "../status/event-object.ts";
-import type { V1Pod } from "../status/v1.ts";
+import type { EventFacts } from "../v1/event-object.ts";
+import type { V1Pod } from "../v1/v1.ts";
 
 export interface PodRow {
   uid: string;
@@ -29,7 +29,7 @@ export interface RefusedPodRow {
   object: V1Pod;
 }
 
-/** An events row: what a v1 Event is drawn from (status/event-object.ts), and when it was inserted. */
+/** An events row: what a v1 Event is drawn from (v1/event-object.ts), and when it was inserted. */
 export interface EventRow extends EventFacts {
   type: "Normal" | "Warning";
   /** The revision that inserted the row; 0 before migrations/0004. */

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { realClock } from "../../src/clock.ts";
-import type { KubeEvent } from "../../src/kube-event.ts";
+import type { KubeEvent } from "../../src/v1/kube-event.ts";
 import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
 import { ProbeManager } from "../../src/prober/probe-manager.ts";

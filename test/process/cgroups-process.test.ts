@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { Cgroups, detectHostCgroupMode } from "../../src/runtime/cgroups.ts";
 import { ProcessRuntime } from "../../src/runtime/process.ts";
 import { servedPod } from "../../src/kubelet/pod-status.ts";
-import { statusColumns } from "../../src/status/printer.ts";
+import { statusColumns } from "../../src/printers/pod-printer.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";

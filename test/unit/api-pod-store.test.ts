@@ -4,7 +4,7 @@ import { ApiPodWriteError, SqliteApiPodStore, type NewApiPod } from "../../src/s
 import { openAgentDatabase, openReadonlyDatabase } from "../../src/store/open.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";
 import { StoreReader } from "../../src/store/queries.ts";
-import { podObject, unsyncedStatus } from "../../src/status/pod-object.ts";
+import { podObject, unsyncedStatus } from "../../src/v1/pod-object.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";

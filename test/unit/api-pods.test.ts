@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { refusedPodObject } from "../../src/status/refused-pod.ts";
+import { refusedPodObject } from "../../src/v1/refused-pod.ts";
 import { podRoutes } from "../../src/api/resources/pods/pods-api.ts";
 import { writeRefusalRoutes } from "../../src/api/resources/pods/write-refusals.ts";
 import { getCommand } from "../../src/cli/get.ts";

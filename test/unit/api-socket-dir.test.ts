@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/http/context.ts";
 import { startApiServer } from "../../src/api/http/server.ts";
 import { ensureCredentials } from "../../src/api/http/tls.ts";
 import { realClock } from "../../src/clock.ts";
-import { processStartTicks } from "../../src/process-liveness.ts";
+import { processStartTicks } from "../../src/host/process-liveness.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { tempDir } from "../store-fixtures.ts";
 

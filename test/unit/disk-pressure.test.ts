@@ -11,7 +11,7 @@ import { DiskPressureMonitor, realStatfs, type DiskObservation, type FilesystemU
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { DISK_PRESSURE_WAIT } from "../../src/kubelet/admission.ts";
 import { servedPod } from "../../src/kubelet/pod-status.ts";
-import { statusColumns } from "../../src/status/printer.ts";
+import { statusColumns } from "../../src/printers/pod-printer.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { harness } from "../kubelet-harness.ts";
 import { container, desired, pod } from "../pod-builder.ts";

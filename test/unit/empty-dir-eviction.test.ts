@@ -11,7 +11,7 @@ import { podStatus } from "../../src/kubelet/pod-status.ts";
 import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import type { DirUsage } from "../../src/eviction/dir-usage.ts";
 import { memoryMediumFallback } from "../../src/runtime/process-tmpfs.ts";
-import { NO_METRICS } from "../../src/kubelet-metrics.ts";
+import { NO_METRICS } from "../../src/stats/kubelet-metrics.ts";
 import { memoryMediumSizeBytes } from "../../src/manifest/memory-medium.ts";
 
 const MI = 1024 * 1024;

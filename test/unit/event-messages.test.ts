@@ -4,7 +4,7 @@
  * wordings that do not name it (a probe's result, `Error: ...`, an image pull) are kept as they are.
  */
 import { expect, test } from "bun:test";
-import type { KubeEvent } from "../../src/kube-event.ts";
+import type { KubeEvent } from "../../src/v1/kube-event.ts";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
 import { ScriptedProber } from "../scripted-prober.ts";

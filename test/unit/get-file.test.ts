@@ -12,8 +12,8 @@ import YAML from "yaml";
 import { runCLI } from "../../src/cli/cli.ts";
 import { UsageError, UserError } from "../../src/cli/errors.ts";
 import { getCommand, type GetCommandOptions } from "../../src/cli/get.ts";
-import { parsePods, PodFileError } from "../../src/status/pod-list.ts";
-import { formatPods } from "../../src/status/pod-table.ts";
+import { parsePods, PodFileError } from "../../src/v1/pod-list.ts";
+import { formatPods } from "../../src/printers/pod-table.ts";
 import { FakeClock } from "../fake-clock.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures", "kubectl");

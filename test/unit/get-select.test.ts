@@ -4,7 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import { selectPods } from "../../src/cli/get.ts";
-import type { V1Pod } from "../../src/status/v1.ts";
+import type { V1Pod } from "../../src/v1/v1.ts";
 
 const row = (name: string, namespace: string, phase: string) => ({ metadata: { name, namespace }, status: { phase } }) as unknown as V1Pod;
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { BackoffEntry } from "../../src/kubelet/backoff.ts";
-import type { KubeEvent } from "../../src/kube-event.ts";
+import type { KubeEvent } from "../../src/v1/kube-event.ts";
 import type { PodStateSink } from "../../src/kubelet/kubelet.ts";
 import type { PodRecord } from "../../src/kubelet/pod-state.ts";
 import { container, desired, pod } from "../pod-builder.ts";

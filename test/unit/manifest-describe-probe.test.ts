@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { describeHandler, describeProbe } from "../../src/manifest/describe-probe.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
-import { goDuration } from "../../src/status/go-duration.ts";
+import { goDuration } from "../../src/printers/go-duration.ts";
 import type { Probe } from "../../src/manifest/types.ts";
 
 /** The probe as the validator fills it in, so defaults come from the same place as at run time. */

@@ -1,7 +1,7 @@
 /** The open-files limit through libc, and the connections the API may hold within it less the loop's reserve. */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { connectionsWithin, LOOP_DESCRIPTOR_RESERVE, openFilesLimit, raiseOpenFilesLimit } from "../../src/open-files.ts";
+import { connectionsWithin, LOOP_DESCRIPTOR_RESERVE, openFilesLimit, raiseOpenFilesLimit } from "../../src/host/open-files.ts";
 
 test("the limit read through getrlimit is the kernel's, and raising it leaves the soft limit at the hard one", () => {
   const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((text) => text.startsWith("Max open files"))!;

@@ -4,9 +4,9 @@
  * added by PR #124766), rewritten as TypeScript objects, plus the edge cases the reference names.
  */
 import { describe, expect, test } from "bun:test";
-import { humanDuration, timestampSince } from "../../src/status/age.ts";
-import { printPodRow, type PodRow } from "../../src/status/printer.ts";
-import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition, V1PodStatus } from "../../src/status/v1.ts";
+import { humanDuration, timestampSince } from "../../src/printers/age.ts";
+import { printPodRow, type PodRow } from "../../src/printers/pod-printer.ts";
+import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition, V1PodStatus } from "../../src/v1/v1.ts";
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 const SECOND = 1000;

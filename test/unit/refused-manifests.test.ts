@@ -4,7 +4,7 @@
  * the Warning; all from the database, and gone from `get` once the file is fixed.
  */
 import { expect, test } from "bun:test";
-import { refusedPodObject } from "../../src/status/refused-pod.ts";
+import { refusedPodObject } from "../../src/v1/refused-pod.ts";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeCommand } from "../../src/cli/describe.ts";

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseDescribeText } from "../../src/review/describe-text.ts";
-import { loadReviewFile, parseReviewText } from "../../src/review/load.ts";
-import { reviewTarget } from "../../src/review/reviewer.ts";
-import { storeHistory } from "../../src/review/store-history.ts";
+import { parseDescribeText } from "../../src/tools/review/describe-text.ts";
+import { loadReviewFile, parseReviewText } from "../../src/tools/review/load.ts";
+import { reviewTarget } from "../../src/tools/review/reviewer.ts";
+import { storeHistory } from "../../src/tools/review/store-history.ts";
 import { reviewCommand } from "../../src/cli/review.ts";
 import { openAgentDatabase } from "../../src/store/open.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { heavyCommand, otherHostsCalled } from "../../src/review/exec-command.ts";
+import { heavyCommand, otherHostsCalled } from "../../src/tools/review/exec-command.ts";
 
 const CASES: [command: string[], heavy: string | undefined, hosts: string[]][] = [
   [["cat", "/tmp/healthy"], undefined, []],

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatPath } from "../../src/manifest/errors.ts";
-import { loadReviewFile, parseReviewText } from "../../src/review/load.ts";
-import { reviewTarget } from "../../src/review/reviewer.ts";
+import { loadReviewFile, parseReviewText } from "../../src/tools/review/load.ts";
+import { reviewTarget } from "../../src/tools/review/reviewer.ts";
 import { reviewCommand } from "../../src/cli/review.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/review");

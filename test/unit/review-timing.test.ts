@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { PROBE_DEFAULTS } from "../../src/manifest/validate-probe.ts";
-import type { ProbeTiming } from "../../src/review/model.ts";
-import { parseReviewText } from "../../src/review/load.ts";
-import { reviewTarget } from "../../src/review/reviewer.ts";
-import { hangDetectionFromStartSeconds, hangDetectionSeconds, startupBudgetSeconds } from "../../src/review/timing.ts";
+import type { ProbeTiming } from "../../src/tools/review/model.ts";
+import { parseReviewText } from "../../src/tools/review/load.ts";
+import { reviewTarget } from "../../src/tools/review/reviewer.ts";
+import { hangDetectionFromStartSeconds, hangDetectionSeconds, startupBudgetSeconds } from "../../src/tools/review/timing.ts";
 
 const timing = (overrides: Partial<ProbeTiming> = {}): ProbeTiming => ({ ...PROBE_DEFAULTS, ...overrides });
 

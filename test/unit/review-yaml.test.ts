@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { reviewCommand } from "../../src/cli/review.ts";
-import { parseReviewText } from "../../src/review/load.ts";
-import { renderYaml } from "../../src/review/render.ts";
-import { reviewTarget } from "../../src/review/reviewer.ts";
+import { parseReviewText } from "../../src/tools/review/load.ts";
+import { renderYaml } from "../../src/tools/review/render.ts";
+import { reviewTarget } from "../../src/tools/review/reviewer.ts";
 
 const FINDINGS = join(import.meta.dir, "../fixtures/review/findings");
 

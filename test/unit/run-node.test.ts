@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import { nodeRoutes } from "../../src/api/resources/nodes-api.ts";
 import type { FilesystemUsage } from "../../src/eviction/disk-pressure.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
-import type { KubeEvent } from "../../src/kube-event.ts";
+import type { KubeEvent } from "../../src/v1/kube-event.ts";
 import { parseReserved, NOTHING_RESERVED } from "../../src/eviction/node-allocatable.ts";
 import { startNodeMonitor } from "../../src/agent/node-monitor.ts";
 import { runtimeRootOf } from "../../src/store/db-path.ts";

@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { chmodSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openAgentDatabase } from "../../src/store/open.ts";
-import { writeStatusFile } from "../../src/status/status-file.ts";
+import { writeStatusFile } from "../../src/agent/status-file.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 function modeOf(path: string): string {

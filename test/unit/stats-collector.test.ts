@@ -12,7 +12,7 @@ import type { ContainerUsage } from "../../src/runtime/runtime.ts";
 import { StatsCollector } from "../../src/stats/collector.ts";
 import { goFloat } from "../../src/stats/exposition.ts";
 import type { Summary } from "../../src/stats/summary.ts";
-import type { V1Pod } from "../../src/status/v1.ts";
+import type { V1Pod } from "../../src/v1/v1.ts";
 import { fakeV1, fakeV2 } from "../cgroup-fixtures.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { tempDir } from "../store-fixtures.ts";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import type { KubeEvent } from "../../src/kube-event.ts";
+import type { KubeEvent } from "../../src/v1/kube-event.ts";
 import { retentionOptions } from "../../src/cli/options.ts";
 import { openReadonlyDatabase } from "../../src/store/open.ts";
 import { StoreReader } from "../../src/store/queries.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { timelineContainers, type ContainerHistory } from "../../src/timeline/endings.ts";
+import { timelineContainers, type ContainerHistory } from "../../src/tools/timeline/endings.ts";
 import type { AttemptRow, EventRow } from "../../src/store/queries.ts";
 
 const S = 1000;

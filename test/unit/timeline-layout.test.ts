@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { layoutTimeline, type Segment } from "../../src/timeline/layout.ts";
-import type { Ending, TimelineAttempt, TimelineContainer, TimelineMark } from "../../src/timeline/model.ts";
+import { layoutTimeline, type Segment } from "../../src/tools/timeline/layout.ts";
+import type { Ending, TimelineAttempt, TimelineContainer, TimelineMark } from "../../src/tools/timeline/model.ts";
 
 const S = 1000;
 

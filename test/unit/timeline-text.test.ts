@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { timelineText } from "../../src/timeline/render-text.ts";
-import { timelineSvg } from "../../src/timeline/render-svg.ts";
+import { timelineText } from "../../src/tools/timeline/render-text.ts";
+import { timelineSvg } from "../../src/tools/timeline/render-svg.ts";
 import { descendants, parseXml } from "../small-xml.ts";
-import type { TimelineAttempt, TimelineContainer } from "../../src/timeline/model.ts";
+import type { TimelineAttempt, TimelineContainer } from "../../src/tools/timeline/model.ts";
 
 const S = 1000;
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

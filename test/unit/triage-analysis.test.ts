@@ -1,11 +1,11 @@
 /** The pure half of triage on hand-made facts: the branches a fake runtime cannot easily reach, and the arithmetic. */
 import { describe, expect, test } from "bun:test";
 import { backoffSettings } from "../../src/kubelet/backoff.ts";
-import { backoffOutlook } from "../../src/triage/backoff-outlook.ts";
-import { explainExit } from "../../src/triage/exit-cause.ts";
-import type { ContainerFacts, EventFact } from "../../src/triage/facts.ts";
-import { pickContainer } from "../../src/triage/pick-container.ts";
-import { stopsDuring } from "../../src/triage/stops.ts";
+import { backoffOutlook } from "../../src/tools/triage/backoff-outlook.ts";
+import { explainExit } from "../../src/tools/triage/exit-cause.ts";
+import type { ContainerFacts, EventFact } from "../../src/tools/triage/facts.ts";
+import { pickContainer } from "../../src/tools/triage/pick-container.ts";
+import { stopsDuring } from "../../src/tools/triage/stops.ts";
 
 const app = { kind: "app" as const, restartPolicy: "Always" as const };
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { refusedPodObject } from "../../src/status/refused-pod.ts";
+import { refusedPodObject } from "../../src/v1/refused-pod.ts";
 import { runCLI } from "../../src/cli/cli.ts";
 import { triageCommand } from "../../src/cli/triage.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";

@@ -9,7 +9,7 @@
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isLiveProcess, processStartTicks } from "../../process-liveness.ts";
+import { isLiveProcess, processStartTicks } from "../../host/process-liveness.ts";
 
 const PREFIX = "minikubelet-api-";
 

@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import forge from "node-forge";
-import { makePrivateDir } from "../../private-files.ts";
+import { makePrivateDir } from "../../host/private-files.ts";
 
 export interface ApiCredentials {
   dir: string;

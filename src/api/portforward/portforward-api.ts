@@ -18,7 +18,7 @@ import { SPDY_TUNNEL_PREFIX, SpdyOverWebSocket } from "../streaming/spdy-tunnel.
 import { ApiError } from "../http/status.ts";
 import { offersProtocol, requireRuntime, takeSessionSlot, upgradeSpdy } from "../streaming/streaming.ts";
 import type { Runtime, Sandbox } from "../../runtime/runtime.ts";
-import type { V1Pod } from "../../status/v1.ts";
+import type { V1Pod } from "../../v1/v1.ts";
 
 const PORT_FORWARD_PATH = "/api/v1/namespaces/:namespace/pods/:name/portforward";
 

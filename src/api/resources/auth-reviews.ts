@@ -7,7 +7,7 @@
  * validates it.
  */
 import { isPlainObject } from "../../manifest/fields.ts";
-import { isoTime } from "../../status/time.ts";
+import { isoTime } from "../../v1/time.ts";
 import { API_USER } from "../http/api-user.ts";
 import type { ApiRequest, Route } from "../http/http.ts";
 import { decodeBody } from "../http/request-body.ts";

@@ -3,8 +3,8 @@
  * `involvedObject.*`, `reason`, `type` and `source` field selectors that `kubectl describe pod`,
  * `kubectl events --for pod/X` and `get events --field-selector` send (in any order).
  */
-import { timestampSince } from "../../status/age.ts";
-import { apiEvent, type V1Event } from "../../status/event-object.ts";
+import { timestampSince } from "../../printers/age.ts";
+import { apiEvent, type V1Event } from "../../v1/event-object.ts";
 import type { EventRow } from "../../store/queries.ts";
 import type { ApiContext } from "../http/context.ts";
 import type { ApiRequest, Route } from "../http/http.ts";

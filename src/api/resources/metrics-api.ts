@@ -6,9 +6,9 @@
  * name order, chosen by the pods' own labels and fields; a pod or node without figures yet is a
  * NotFound on the metrics resource. Under `serve` (no collector) the lists are empty.
  */
-import { goDuration } from "../../status/go-duration.ts";
-import { isoTime } from "../../status/time.ts";
-import type { V1Pod } from "../../status/v1.ts";
+import { goDuration } from "../../printers/go-duration.ts";
+import { isoTime } from "../../v1/time.ts";
+import type { V1Pod } from "../../v1/v1.ts";
 import type { ContainerUsageWindow, UsageWindow } from "../../stats/stats-source.ts";
 import { parseQuantity, Quantity } from "../../manifest/quantity.ts";
 import type { ApiContext } from "../http/context.ts";

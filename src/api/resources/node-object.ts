@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { arch, hostname, platform, release } from "node:os";
-import { isoTime } from "../../status/time.ts";
+import { isoTime } from "../../v1/time.ts";
 import { KUBE_VERSION } from "../../version.ts";
 import { MAX_PODS, nodeAllocatable, readHostCapacity, type HostCapacity, type NodeReservations } from "../../eviction/node-allocatable.ts";
 import { thresholdBytes } from "../../eviction/thresholds.ts";

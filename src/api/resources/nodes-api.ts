@@ -3,8 +3,8 @@
  * wide` and `kubectl describe node` (which reads the lease and lists the node's pods) work.
  */
 import { statSync } from "node:fs";
-import { timestampSince } from "../../status/age.ts";
-import { isoTime } from "../../status/time.ts";
+import { timestampSince } from "../../printers/age.ts";
+import { isoTime } from "../../v1/time.ts";
 import { databaseIdentity } from "../../store/identity.ts";
 import type { ApiContext } from "../http/context.ts";
 import type { ApiRequest, Route } from "../http/http.ts";
@@ -14,7 +14,7 @@ import { parseEvictionHard } from "../../eviction/thresholds.ts";
 import { readNodeStatus } from "../../store/node-status.ts";
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "../http/selectors.ts";
 import { ApiError } from "../http/status.ts";
-import { stableUid } from "../../stable-uid.ts";
+import { stableUid } from "../../v1/stable-uid.ts";
 import { column, includeObject, jsonResponse, rowObject, tableResponse, tableVersion, type TableColumn } from "../http/table.ts";
 
 export const NODE_FIELDS = ["metadata.name", "spec.unschedulable"] as const;

@@ -5,7 +5,7 @@
  * same. The collections' routes hand a request without `watch` to the list.
  */
 import type { EventRow } from "../../store/queries.ts";
-import { apiEvent, type V1Event } from "../../status/event-object.ts";
+import { apiEvent, type V1Event } from "../../v1/event-object.ts";
 import { EVENT_COLUMNS, eventCells, eventSelector, listEvents } from "./events-api.ts";
 import { apiPod, listPods, POD_COLUMNS, podSelector, podTableRows } from "./pods/pods-api.ts";
 import type { Route } from "../http/http.ts";

@@ -4,7 +4,7 @@
  * attempt (the agent's runtime is streaming.ts's requireRuntime).
  */
 import type { PodRow } from "../../store/queries.ts";
-import type { V1Container, V1Pod } from "../../status/v1.ts";
+import type { V1Container, V1Pod } from "../../v1/v1.ts";
 import type { ApiContext } from "../http/context.ts";
 import { ApiError } from "../http/status.ts";
 

@@ -6,8 +6,8 @@
  * Terminating. Each carries the `kubernetes.io/metadata.name` label the API server sets
  * (SetDefaults_Namespace) and the `kubernetes` finalizer it requires (PrepareForCreate).
  */
-import { stableUid } from "../../../stable-uid.ts";
-import { isoTime } from "../../../status/time.ts";
+import { stableUid } from "../../../v1/stable-uid.ts";
+import { isoTime } from "../../../v1/time.ts";
 import { databaseCreatedAt, databaseIdentity } from "../../../store/identity.ts";
 import { liveNamespaceRows, namespaceRowNamed, podNamespaces } from "../../../store/namespace-reads.ts";
 import type { StoredNamespace } from "../../../store/namespace-store.ts";

@@ -3,7 +3,7 @@
  * STATUS, AGE; pkg/printers/internalversion) and the field labels it accepts, shared by the list,
  * the get and the watch.
  */
-import { timestampSince } from "../../../status/age.ts";
+import { timestampSince } from "../../../printers/age.ts";
 import type { ApiRequest } from "../../http/http.ts";
 import type { V1Namespace } from "./namespace-objects.ts";
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "../../http/selectors.ts";

@@ -8,7 +8,7 @@
 import { EngineLogError, LogFileError, LogStreamsUnavailableError, NoEngineError, writeAttemptLogs, type EngineLogs } from "../../../logs/attempt-logs.ts";
 import { chooseAttempt } from "../../../logs/select.ts";
 import type { AttemptRow } from "../../../store/queries.ts";
-import type { V1Pod } from "../../../status/v1.ts";
+import type { V1Pod } from "../../../v1/v1.ts";
 import type { ApiContext } from "../../http/context.ts";
 import type { ApiRequest, Route } from "../../http/http.ts";
 import { parsePodLogQuery, type PodLogRequest } from "./log-options.ts";

@@ -4,8 +4,8 @@
  * not there is the API server's refusal.
  */
 import type { PodWrites } from "../../../config/pod-writes.ts";
-import { podObject, unsyncedStatus } from "../../../status/pod-object.ts";
-import type { V1Pod } from "../../../status/v1.ts";
+import { podObject, unsyncedStatus } from "../../../v1/pod-object.ts";
+import type { V1Pod } from "../../../v1/v1.ts";
 import type { StoredApiPod } from "../../../store/api-pod-store.ts";
 import type { ApiContext } from "../../http/context.ts";
 import type { ApiRequest } from "../../http/http.ts";

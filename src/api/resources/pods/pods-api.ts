@@ -4,8 +4,8 @@
  * RESTARTS that `minikubelet get pods` prints. Only live pods are served: refused manifest files
  * are not pods to the API, and deleted incarnations are history.
  */
-import { printPodRow } from "../../../status/printer.ts";
-import type { V1Pod } from "../../../status/v1.ts";
+import { printPodRow } from "../../../printers/pod-printer.ts";
+import type { V1Pod } from "../../../v1/v1.ts";
 import type { PodRow } from "../../../store/queries.ts";
 import type { ApiContext } from "../../http/context.ts";
 import type { ApiRequest, Route } from "../../http/http.ts";

@@ -9,8 +9,8 @@
 import { isPlainObject } from "../../../manifest/fields.ts";
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../../../manifest/defaults.ts";
 import { ApiPodWriteError, type ApiPodDeletion, type DeletePreconditions, type StoredApiPod } from "../../../store/api-pod-store.ts";
-import { podObject, unsyncedStatus } from "../../../status/pod-object.ts";
-import type { V1Pod } from "../../../status/v1.ts";
+import { podObject, unsyncedStatus } from "../../../v1/pod-object.ts";
+import type { V1Pod } from "../../../v1/v1.ts";
 import type { ApiContext, PodWrites } from "../../http/context.ts";
 import type { ApiRequest } from "../../http/http.ts";
 import { apiPod } from "./pods-api.ts";

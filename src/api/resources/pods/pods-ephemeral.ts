@@ -7,8 +7,8 @@
  */
 import { canonicalJson } from "../../../manifest/hash.ts";
 import { ManifestError } from "../../../manifest/errors.ts";
-import { podObject } from "../../../status/pod-object.ts";
-import type { V1PodStatus } from "../../../status/v1.ts";
+import { podObject } from "../../../v1/pod-object.ts";
+import type { V1PodStatus } from "../../../v1/v1.ts";
 import { ApiPodWriteError } from "../../../store/api-pod-store.ts";
 import type { ApiContext } from "../../http/context.ts";
 import type { ApiRequest, Route } from "../../http/http.ts";

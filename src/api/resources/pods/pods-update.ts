@@ -8,8 +8,8 @@
 import { ManifestError, formatIssue, formatPath, type Issue } from "../../../manifest/errors.ts";
 import { podUpdateIssues } from "../../../manifest/pod-update.ts";
 import type { PodSpec } from "../../../manifest/types.ts";
-import { podObject } from "../../../status/pod-object.ts";
-import type { V1PodStatus } from "../../../status/v1.ts";
+import { podObject } from "../../../v1/pod-object.ts";
+import type { V1PodStatus } from "../../../v1/v1.ts";
 import { ApiPodWriteError, type StoredApiPod } from "../../../store/api-pod-store.ts";
 import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
 import type { ApiContext } from "../../http/context.ts";
