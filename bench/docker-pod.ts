@@ -20,8 +20,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, watch, writeFileSync } from
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
-import { containerCreateOptions, sandboxCreateOptions } from "../src/runtime/docker-container-config.ts";
-import { useFetchTransport } from "../src/runtime/docker-transport.ts";
+import { containerCreateOptions, sandboxCreateOptions } from "../src/runtime/docker/docker-container-config.ts";
+import { useFetchTransport } from "../src/runtime/docker/docker-transport.ts";
 import { LABEL, sandboxName } from "../src/runtime/labels.ts";
 import { container, pod } from "../test/pod-builder.ts";
 import { BINARY, ensureBinary } from "../test/e2e/helpers.ts";

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { realClock } from "../src/clock.ts";
 import { writeAttemptLogs } from "../src/logs/attempt-logs.ts";
 import { containerLogPolicy } from "../src/runtime/log-rotation-policy.ts";
-import { ProcessRuntime } from "../src/runtime/process.ts";
+import { ProcessRuntime } from "../src/runtime/process/process.ts";
 import type { AttemptRow, StoreReader } from "../src/store/queries.ts";
 import { contractContainer, contractPod } from "../test/runtime-contract.ts";
 

@@ -9,8 +9,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ProcessRuntime } from "../src/runtime/process.ts";
-import { readPid } from "../src/runtime/process-files.ts";
+import { ProcessRuntime } from "../src/runtime/process/process.ts";
+import { readPid } from "../src/runtime/process/process-files.ts";
 import { contractContainer, contractPod } from "../test/runtime-contract.ts";
 
 function rollup(pid: number): { rss: number; pss: number } {

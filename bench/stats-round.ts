@@ -10,8 +10,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Cgroups, detectCgroupMode } from "../src/runtime/cgroups.ts";
-import { readCgroupUsage } from "../src/runtime/cgroup-usage.ts";
+import { Cgroups, detectCgroupMode } from "../src/runtime/process/cgroups.ts";
+import { readCgroupUsage } from "../src/runtime/process/cgroup-usage.ts";
 import { StatsCollector } from "../src/stats/collector.ts";
 import type { V1Pod } from "../src/v1/v1.ts";
 import { fakeV1 } from "../test/cgroup-fixtures.ts";

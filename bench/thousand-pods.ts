@@ -17,8 +17,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findGzip } from "../src/runtime/process-monitor.ts";
-import { installMonitorBinary } from "../src/runtime/monitor-binary.ts";
+import { findGzip } from "../src/runtime/process/process-monitor.ts";
+import { installMonitorBinary } from "../src/runtime/process/monitor-binary.ts";
 import { DEFAULT_LOG_POLICY } from "../src/runtime/log-rotation-policy.ts";
 import { BINARY, ensureBinary } from "../test/e2e/helpers.ts";
 

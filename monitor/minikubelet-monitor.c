@@ -1,7 +1,7 @@
 /*
  * minikubelet-monitor: one container's monitor, minikubelet's conmon. It starts the container's
  * process, copies its stdout and stderr into a CRI-format log (rotating it by size), and records
- * how the process ended, in the files src/runtime/process-files.ts reads:
+ * how the process ended, in the files src/runtime/process/process-files.ts reads:
  *
  *   DIR/pid           "<pid> <starttime> - <monitorPid> <monitorStarttime>\n", by the container's
  *                     process itself before it execs (its mtime is the start time: the `-`)

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { Cgroups, detectHostCgroupMode } from "../src/runtime/cgroups.ts";
+import { Cgroups, detectHostCgroupMode } from "../src/runtime/process/cgroups.ts";
 
 export interface TestCgroupIdentities {
   /**

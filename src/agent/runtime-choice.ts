@@ -46,8 +46,8 @@ export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeCho
   tightenMode(root);
   switch (agent.kind) {
     case "process": {
-      const { ProcessRuntime } = await import("../runtime/process.ts");
-      const { ProcessLayout } = await import("../runtime/process-files.ts");
+      const { ProcessRuntime } = await import("../runtime/process/process.ts");
+      const { ProcessLayout } = await import("../runtime/process/process-files.ts");
       const { containerLogPath } = await import("../runtime/container-log-file.ts");
       const rootDir = join(root, "process");
       makePrivateDir(rootDir);
@@ -56,7 +56,7 @@ export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeCho
       return { runtime, root: rootDir, logPathOf: (uid, id) => containerLogPath(layout.containerDir(uid, id)), limitsProblem: runtime.cgroupProblem };
     }
     case "docker": {
-      const { DockerRuntime } = await import("../runtime/docker.ts");
+      const { DockerRuntime } = await import("../runtime/docker/docker.ts");
       const volumeRoot = join(root, "volumes");
       // The runtime makes it 0700 with the first emptyDir; an older agent's is narrowed here.
       tightenMode(volumeRoot);

@@ -7,7 +7,7 @@ import { cac, type CAC } from "cac";
 import { DEFAULT_KUBELET_LISTEN, DEFAULT_RESYNC_SECONDS } from "../agent/defaults.ts";
 import { DEFAULT_API_LISTEN } from "../api/http/listen-address.ts";
 import { DEFAULT_BACKOFF_SECONDS } from "../kubelet/backoff.ts";
-import { DEFAULT_PAUSE_IMAGE } from "../runtime/pause-image.ts";
+import { DEFAULT_PAUSE_IMAGE } from "../runtime/docker/pause-image.ts";
 import { versionLine } from "../version.ts";
 import { describeCommands } from "./help.ts";
 import { NotFoundError, UsageError } from "./errors.ts";

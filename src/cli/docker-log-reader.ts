@@ -1,13 +1,13 @@
 /**
  * `logs` for attempts the docker runtime ran: the engine keeps their output (no log file is
  * recorded), so it is read through src/logs/ (as the API's pods/log reads it) from the engine
- * by the attempt's runtime id, with fetch alone (src/runtime/docker-logs.ts), so `logs` never loads
+ * by the attempt's runtime id, with fetch alone (src/runtime/docker/docker-logs.ts), so `logs` never loads
  * dockerode; an engine over TLS or ssh is refused, as the runtime refuses it. Nothing is opened until
  * such an attempt is asked for, so `logs` on a process-runtime database never touches the socket.
  */
 import { StringDecoder } from "node:string_decoder";
 import { EngineLogError, writeEngineLogs, type EngineLogs } from "../logs/attempt-logs.ts";
-import { engineAddressFromEnv, streamEngineLogs } from "../runtime/docker-logs.ts";
+import { engineAddressFromEnv, streamEngineLogs } from "../runtime/docker/docker-logs.ts";
 import type { AttemptRow } from "../store/queries.ts";
 import { UserError } from "./errors.ts";
 import type { LogFollower, LogReader } from "./logs.ts";

@@ -6,7 +6,7 @@
 import { realClock, type Clock } from "../clock.ts";
 import { AmbiguousPodError, type StoreReader } from "../store/queries.ts";
 import { openStoreReader } from "../store/reader.ts";
-import { writeAtomic } from "../runtime/process-files.ts";
+import { writeAtomic } from "../runtime/process/process-files.ts";
 import { allContainers, type PodRecord } from "../kubelet/pod-state.ts";
 import { timelineContainers } from "../tools/timeline/endings.ts";
 import type { TimelineContainer } from "../tools/timeline/model.ts";

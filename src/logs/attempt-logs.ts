@@ -10,7 +10,7 @@ import { watch } from "node:fs";
 import { dirname } from "node:path";
 import type { Clock } from "../clock.ts";
 import { isCriLogPath, type CriStream } from "../runtime/container-log-file.ts";
-import { EngineUnreachableError } from "../runtime/docker-errors.ts";
+import { EngineUnreachableError } from "../runtime/docker/docker-errors.ts";
 import type { LogOptions } from "../runtime/runtime.ts";
 import type { AttemptRow, StoreReader } from "../store/queries.ts";
 import { OpenLog, type LogRange } from "./log-file.ts";

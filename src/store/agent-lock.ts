@@ -7,7 +7,7 @@
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "./sync-fs.ts";
 import { AgentLockError, StoreError } from "./errors.ts";
-import { isLiveProcess, processStartTicks } from "../host/process-liveness.ts";
+import { isLiveProcess, parseStartTicks, recordedStartTicks } from "../host/process-liveness.ts";
 import { LibcUnavailableError, openLibc } from "../host/libc.ts";
 
 export interface AgentLock {
@@ -53,7 +53,7 @@ export function acquireAgentLock(dbPath: string, pid = process.pid): AgentLock {
       continue;
     }
     ftruncateSync(fd, 0);
-    writeSync(fd, `${pid} ${processStartTicks(pid) ?? "-"}\n`, 0);
+    writeSync(fd, `${pid} ${recordedStartTicks(pid)}\n`, 0);
     let released = false;
     return {
       lockFile,
@@ -104,7 +104,7 @@ function readHolder(lockFile: string): { pid: number; startTicks?: string } | un
   const [pidText, ticks] = text.trim().split(/\s+/);
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  return { pid, startTicks: ticks && ticks !== "-" ? ticks : undefined };
+  return { pid, startTicks: parseStartTicks(ticks) };
 }
 
 function unlinkQuietly(file: string): void {

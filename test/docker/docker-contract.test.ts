@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DockerRuntime } from "../../src/runtime/docker.ts";
+import { DockerRuntime } from "../../src/runtime/docker/docker.ts";
 import { runtimeContract } from "../runtime-contract.ts";
 import { BUSYBOX, describeDocker, PAUSE } from "./helpers.ts";
 

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
 import type Dockerode from "dockerode";
-import { DockerEventWatcher, reconnectDelay, type EventSource } from "../../src/runtime/docker-events.ts";
+import { DockerEventWatcher, reconnectDelay, type EventSource } from "../../src/runtime/docker/docker-events.ts";
 import type { RuntimeEvent } from "../../src/runtime/runtime.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { bbContainer, DockerTestEnv, describeDocker, testPod } from "./helpers.ts";

@@ -6,9 +6,9 @@
 import { afterEach, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
 import Dockerode from "dockerode";
-import { DockerEventWatcher, type EventSource } from "../../src/runtime/docker-events.ts";
-import { DockerExitRecords } from "../../src/runtime/docker-exits.ts";
-import { useFetchTransport } from "../../src/runtime/docker-transport.ts";
+import { DockerEventWatcher, type EventSource } from "../../src/runtime/docker/docker-events.ts";
+import { DockerExitRecords } from "../../src/runtime/docker/docker-exits.ts";
+import { useFetchTransport } from "../../src/runtime/docker/docker-transport.ts";
 import type { RuntimeEvent } from "../../src/runtime/runtime.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { bbContainer, describeDocker, docker, DockerTestEnv, testPod } from "./helpers.ts";

@@ -5,10 +5,10 @@ import {
   emptyDirPath,
   resolveMounts,
   sandboxCreateOptions,
-} from "../../src/runtime/docker-container-config.ts";
-import { FrameCollector, FrameTextDecoder, parseFrames } from "../../src/runtime/docker-frames.ts";
-import { progressLine, withTag } from "../../src/runtime/docker-images.ts";
-import { statusFromInspect } from "../../src/runtime/docker-status.ts";
+} from "../../src/runtime/docker/docker-container-config.ts";
+import { FrameCollector, FrameTextDecoder, parseFrames } from "../../src/runtime/docker/docker-frames.ts";
+import { progressLine, withTag } from "../../src/runtime/docker/docker-images.ts";
+import { statusFromInspect } from "../../src/runtime/docker/docker-status.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import type Dockerode from "dockerode";
 import { bbContainer, testPod } from "./helpers.ts";

@@ -6,7 +6,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { acquireNodeLock, nodeLockName, NodeLockError } from "../../src/runtime/docker-node-lock.ts";
+import { acquireNodeLock, nodeLockName, NodeLockError } from "../../src/runtime/docker/docker-node-lock.ts";
 import { describeDocker, docker, PAUSE } from "./helpers.ts";
 
 const children: ChildProcess[] = [];

@@ -5,7 +5,7 @@
  * containers and sandbox, and does not join its sandbox.
  */
 import { afterEach, expect, test } from "bun:test";
-import { DockerRuntime } from "../../src/runtime/docker.ts";
+import { DockerRuntime } from "../../src/runtime/docker/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { PAUSE, bbContainer, describeDocker, docker, DockerTestEnv, testPod } from "./helpers.ts";
 

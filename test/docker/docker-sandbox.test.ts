@@ -6,7 +6,7 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import Dockerode from "dockerode";
-import { useFetchTransport } from "../../src/runtime/docker-transport.ts";
+import { useFetchTransport } from "../../src/runtime/docker/docker-transport.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { describeDocker, docker, DockerTestEnv, REGISTRY_BUSYBOX, testPod } from "./helpers.ts";
 

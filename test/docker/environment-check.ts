@@ -4,7 +4,7 @@
  * has its own deadline, so the answer always comes.
  */
 import Dockerode from "dockerode";
-import { useFetchTransport } from "../../src/runtime/docker-transport.ts";
+import { useFetchTransport } from "../../src/runtime/docker/docker-transport.ts";
 
 /** Built by ./scripts/docker-env up. */
 export const BUSYBOX = "minikubelet-test/busybox:1";

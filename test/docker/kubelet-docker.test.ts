@@ -16,7 +16,7 @@ import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
 import { ProbeManager } from "../../src/prober/probe-manager.ts";
 import { Prober } from "../../src/prober/prober.ts";
-import { DockerRuntime } from "../../src/runtime/docker.ts";
+import { DockerRuntime } from "../../src/runtime/docker/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { desired, pod, type PodOptions } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";

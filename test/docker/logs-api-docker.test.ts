@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { realClock } from "../../src/clock.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
-import { DockerRuntime } from "../../src/runtime/docker.ts";
+import { DockerRuntime } from "../../src/runtime/docker/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { openAgentDatabase, type AgentDatabase } from "../../src/store/open.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";

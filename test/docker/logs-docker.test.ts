@@ -13,7 +13,7 @@ import { dockerLogFollower, dockerLogReader } from "../../src/cli/docker-log-rea
 import { logsCommand } from "../../src/cli/logs.ts";
 import { realClock } from "../../src/clock.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
-import { DockerRuntime } from "../../src/runtime/docker.ts";
+import { DockerRuntime } from "../../src/runtime/docker/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { openAgentDatabase, type AgentDatabase } from "../../src/store/open.ts";
 import { SqliteStore } from "../../src/store/pod-store.ts";

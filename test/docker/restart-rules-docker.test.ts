@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 import { validatePod } from "../../src/manifest/validate.ts";
-import { DockerRuntime } from "../../src/runtime/docker.ts";
+import { DockerRuntime } from "../../src/runtime/docker/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { desired } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";

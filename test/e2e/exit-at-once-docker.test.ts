@@ -6,7 +6,7 @@
  * kill -9, for the next agent to adopt or stop.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { nodeLockName } from "../../src/runtime/docker-node-lock.ts";
+import { nodeLockName } from "../../src/runtime/docker/docker-node-lock.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { BUSYBOX, describeDocker, docker } from "../docker/helpers.ts";
 import { Agent, ensureBinary, waitFor, Workspace } from "./helpers.ts";

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Cgroups, detectHostCgroupMode } from "../../src/runtime/cgroups.ts";
+import { Cgroups, detectHostCgroupMode } from "../../src/runtime/process/cgroups.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { runtimeRootOf } from "../../src/store/db-path.ts";
 

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { Cgroups, detectHostCgroupMode } from "../../src/runtime/cgroups.ts";
+import { Cgroups, detectHostCgroupMode } from "../../src/runtime/process/cgroups.ts";
 import { Agent, podTable, processE2E, Workspace, waitFor } from "./helpers.ts";
 
 const e2e = processE2E();

@@ -14,7 +14,7 @@ import { expect, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runtimeRootOf } from "../../src/store/db-path.ts";
-import { nodeLockName } from "../../src/runtime/docker-node-lock.ts";
+import { nodeLockName } from "../../src/runtime/docker/docker-node-lock.ts";
 import { describeDocker, docker } from "../docker/helpers.ts";
 import { Agent, ensureBinary, isRunning, processContainers, processE2E, waitFor, Workspace } from "./helpers.ts";
 import { seededRandom } from "../seeded-random.ts";

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { realClock } from "../../src/clock.ts";
 import { decodeCriLog } from "../../src/runtime/container-log-file.ts";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
 import { mountSmallFilesystem, type SmallFilesystem } from "../small-filesystem.ts";

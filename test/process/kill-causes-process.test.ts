@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { realClock } from "../../src/clock.ts";
 import { ProbeManager } from "../../src/prober/probe-manager.ts";
 import { Prober } from "../../src/prober/prober.ts";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { ContainerLogPolicy } from "../../src/runtime/log-rotation-policy.ts";
 import { CRI_LOG_NAME, decodeCriLog } from "../../src/runtime/container-log-file.ts";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { writeAttemptLogs } from "../../src/logs/attempt-logs.ts";
 import { realClock } from "../../src/clock.ts";
 import type { AttemptRow, StoreReader } from "../../src/store/queries.ts";

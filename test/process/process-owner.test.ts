@@ -7,7 +7,7 @@ import { afterAll, afterEach, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { runtimeRootOf } from "../../src/store/db-path.ts";
 import { container, pod } from "../pod-builder.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";

@@ -10,17 +10,16 @@ import { join } from "node:path";
 import { realClock } from "../../src/clock.ts";
 import type { ContainerSpec, PodSpec } from "../../src/manifest/types.ts";
 import { ContainerStartError, type RuntimeEvent } from "../../src/runtime/runtime.ts";
-import { ProcessRuntime, volumeEnvName } from "../../src/runtime/process.ts";
+import { ProcessRuntime, volumeEnvName } from "../../src/runtime/process/process.ts";
 import {
   containerIdPrefix,
-  isSameProcessAlive,
   parseMonitorTime,
-  procStartTicks,
   readPid,
   writeAtomic,
-} from "../../src/runtime/process-files.ts";
+} from "../../src/runtime/process/process-files.ts";
 import { contractContainer, contractPod, runtimeContract, waitForLog, waitForStatus, within } from "../runtime-contract.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
+import { isLiveProcess, processStartTicks } from "../../src/host/process-liveness.ts";
 
 /** Each runtime root gets its own cgroup identity; the file leaves none of their cgroups behind. */
 const cgroups = testCgroupIdentities();
@@ -129,9 +128,9 @@ describe("process runtime", () => {
     const runtime = make(root);
     const { id, sandbox, pod } = await startIn(runtime, ["sleep", "30"]);
     const status = await runtime.containerStatus(id);
-    const ticks = procStartTicks(status.pid as number) as string;
+    const ticks = processStartTicks(status.pid as number) as string;
     await runtime.removePodSandbox(sandbox.id);
-    expect(isSameProcessAlive(status.pid as number, ticks)).toBe(false);
+    expect(isLiveProcess(status.pid as number, ticks)).toBe(false);
     expect(existsSync(join(root, "pods", pod.uid))).toBe(false);
     expect((await runtime.containerStatus(id)).state).toBe("unknown");
     started.length = 0;
@@ -250,7 +249,7 @@ describe("process runtime", () => {
     runtime.watch((event) => events.push(event));
     // The monitor's end is heard while its container still runs: nothing to report yet, and nothing will
     // tell of the container's end but the relist.
-    const monitorGone = () => !isSameProcessAlive(pid!.monitorPid, pid!.monitorStartTicks);
+    const monitorGone = () => !isLiveProcess(pid!.monitorPid, pid!.monitorStartTicks);
     for (let i = 0; i < 500 && !monitorGone(); i++) await Bun.sleep(10);
     await Bun.sleep(50);
     expect((await runtime.containerStatus(id)).state).toBe("running");
@@ -282,17 +281,17 @@ describe("process runtime", () => {
     // Pretend the recorded process is an older one that had the same pid: its start time differs.
     writeAtomic(join(dir, "pid"), `${pid.pid} 1 ${pid.startedAt * 1_000_000} ${pid.monitorPid} ${pid.monitorStartTicks}\n`);
     await runtime.killContainer(id, "SIGKILL");
-    expect(isSameProcessAlive(pid.pid, pid.startTicks)).toBe(true);
+    expect(isLiveProcess(pid.pid, pid.startTicks)).toBe(true);
     process.kill(-pid.pid, "SIGKILL");
     await waitForStatus(runtime, id, (s) => s.state === "exited");
   });
 
   test("start times: the process's own stat, and the monitor's date output", () => {
-    const ticks = procStartTicks(process.pid);
+    const ticks = processStartTicks(process.pid);
     expect(ticks).toMatch(/^\d+$/);
-    expect(isSameProcessAlive(process.pid, ticks as string)).toBe(true);
-    expect(isSameProcessAlive(process.pid, `${ticks}0`)).toBe(false);
-    expect(procStartTicks(0)).toBeUndefined();
+    expect(isLiveProcess(process.pid, ticks as string)).toBe(true);
+    expect(isLiveProcess(process.pid, `${ticks}0`)).toBe(false);
+    expect(processStartTicks(0)).toBeUndefined();
     expect(parseMonitorTime("1767268800123456789", "/nonexistent")).toBe(1767268800123.456);
     // busybox date prints %N literally: the second is kept (the file's mtime is used when it exists).
     expect(parseMonitorTime("1767268800%N", "/nonexistent")).toBe(1767268800000);

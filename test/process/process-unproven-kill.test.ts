@@ -8,12 +8,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
-import { procStartTicks } from "../../src/runtime/process-files.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { ContainerNotFoundError } from "../../src/runtime/runtime.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
+import { processStartTicks } from "../../src/host/process-liveness.ts";
 
 const cgroups = testCgroupIdentities();
 afterAll(() => cgroups.cleanup());
@@ -65,7 +65,7 @@ function alive(pid: number): boolean {
 test("a corrupt labels.json and a pid file naming a stranger: neither the stranger nor the container is signalled, nothing is removed", async () => {
   const { runtime, sandbox, id, dir, pid, spoil } = await runningPod();
   const other = stranger();
-  const ticks = procStartTicks(other) as string;
+  const ticks = processStartTicks(other) as string;
   spoil("pid", `${other} ${ticks} - ${other} ${ticks}\n`);
   spoil("labels.json", "\u0000garbage{");
 

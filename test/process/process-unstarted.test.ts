@@ -8,8 +8,8 @@ import { afterAll, afterEach, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
-import { monitorsOf } from "../../src/runtime/process-monitor.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
+import { monitorsOf } from "../../src/runtime/process/process-monitor.ts";
 import { contractContainer, contractPod } from "../runtime-contract.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
 

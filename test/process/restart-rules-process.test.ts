@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ContainerRestartRule } from "../../src/manifest/types.ts";
 import { restartCountOf } from "../../src/kubelet/pod-state.ts";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";

@@ -9,7 +9,7 @@ import { afterAll, afterEach, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { writeAttemptLogs } from "../../src/logs/attempt-logs.ts";
 import { realClock } from "../../src/clock.ts";
 import type { AttemptRow, StoreReader } from "../../src/store/queries.ts";

@@ -9,7 +9,7 @@ import { afterAll, afterEach, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { createRuntime } from "../../src/agent/runtime-choice.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { compressionDone, logFiles } from "../log-files.ts";

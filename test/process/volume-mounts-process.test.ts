@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ContainerSpec } from "../../src/manifest/types.ts";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
 import { container, desired, pod } from "../pod-builder.ts";

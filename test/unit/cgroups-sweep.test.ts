@@ -8,8 +8,8 @@ import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Cgroups, detectCgroupMode } from "../../src/runtime/cgroups.ts";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { Cgroups, detectCgroupMode } from "../../src/runtime/process/cgroups.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { fakeV1, fakeV2 } from "../cgroup-fixtures.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 

@@ -7,7 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Cgroups, detectCgroupMode, limitsFromResources, sharesToWeight } from "../../src/runtime/cgroups.ts";
+import { Cgroups, detectCgroupMode, limitsFromResources, sharesToWeight } from "../../src/runtime/process/cgroups.ts";
 import { milliCpuToShares } from "../../src/runtime/milli-cpu.ts";
 import { fakeV1, fakeV2 } from "../cgroup-fixtures.ts";
 

@@ -84,7 +84,7 @@ describe("what a command loads before it starts", () => {
 
 test("logs of a docker attempt: the engine is read with fetch, dockerode is never loaded", () => {
   const modules = loadedWith("src/cli/docker-log-reader.ts");
-  expect(modules).toContain("src/runtime/docker-logs.ts");
+  expect(modules).toContain("src/runtime/docker/docker-logs.ts");
   expect(packages(modules)).not.toContain("dockerode");
-  expect(modules).not.toContain("src/runtime/docker.ts");
+  expect(modules).not.toContain("src/runtime/docker/docker.ts");
 });

@@ -7,9 +7,9 @@
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Cgroups } from "../../src/runtime/cgroups.ts";
+import { Cgroups } from "../../src/runtime/process/cgroups.ts";
 import { CriRecordDecoder, containerLogFilesSize, containerLogPath, decodeCriLog, isCriLogPath, parseCriRecord, recordAtOrAfter } from "../../src/runtime/container-log-file.ts";
-import { ProcessRuntime } from "../../src/runtime/process.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { tempDir } from "../store-fixtures.ts";
 
 const dirs: { [Symbol.dispose](): void }[] = [];

@@ -1,5 +1,5 @@
 /**
- * The engine's logs read with fetch alone (src/runtime/docker-logs.ts): where DOCKER_HOST points,
+ * The engine's logs read with fetch alone (src/runtime/docker/docker-logs.ts): where DOCKER_HOST points,
  * what is asked of the engine, and how its multiplexed answer and its errors come back. The engine
  * here is a small HTTP server on a unix socket answering as dockerd does; test/docker reads a real one.
  */
@@ -7,8 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EngineUnreachableError } from "../../src/runtime/docker-errors.ts";
-import { engineAddressFromEnv, streamEngineLogs } from "../../src/runtime/docker-logs.ts";
+import { EngineUnreachableError } from "../../src/runtime/docker/docker-errors.ts";
+import { engineAddressFromEnv, streamEngineLogs } from "../../src/runtime/docker/docker-logs.ts";
 import { engineFrame as frame } from "../engine-frames.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "minikubelet-engine-logs-"));

@@ -1,7 +1,7 @@
 /** The kubelet's cgroup arithmetic for docker containers (pkg/kubelet/cm/helpers_linux.go). */
 import { describe, expect, test } from "bun:test";
 import { podMaxPidsOption } from "../../src/cli/options.ts";
-import { resourceHostConfig } from "../../src/runtime/docker-resources.ts";
+import { resourceHostConfig } from "../../src/runtime/docker/docker-resources.ts";
 import { milliCpuToQuota, milliCpuToShares } from "../../src/runtime/milli-cpu.ts";
 
 describe("cpu shares from the request", () => {

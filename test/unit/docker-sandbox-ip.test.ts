@@ -1,6 +1,6 @@
 /** The docker pod IP, read one way from a pause container's inspect and from its list entry. */
 import { expect, test } from "bun:test";
-import { sandboxIp } from "../../src/runtime/docker-sandbox.ts";
+import { sandboxIp } from "../../src/runtime/docker/docker-sandbox.ts";
 
 test("the host network is the host's loopback, whatever the engine reports", () => {
   expect(sandboxIp("host", { IPAddress: "", Networks: { host: { IPAddress: "" } } })).toBe("127.0.0.1");

@@ -1,8 +1,8 @@
 /** The docker mapping of KEP-4960 and memory emptyDirs, pure: create options, mounts, the inspect's stop signal. */
 import { describe, expect, test } from "bun:test";
 import type Dockerode from "dockerode";
-import { containerCreateOptions, resolveMounts } from "../../src/runtime/docker-container-config.ts";
-import { statusFromInspect } from "../../src/runtime/docker-status.ts";
+import { containerCreateOptions, resolveMounts } from "../../src/runtime/docker/docker-container-config.ts";
+import { statusFromInspect } from "../../src/runtime/docker/docker-status.ts";
 import { container, pod } from "../pod-builder.ts";
 
 const running = (config: Record<string, unknown>) =>

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
-import { dockerMessage, isNotFound, isNotModified } from "../../src/runtime/docker-errors.ts";
-import { EngineTimeoutError, useFetchTransport } from "../../src/runtime/docker-transport.ts";
+import { dockerMessage, isNotFound, isNotModified } from "../../src/runtime/docker/docker-errors.ts";
+import { EngineTimeoutError, useFetchTransport } from "../../src/runtime/docker/docker-transport.ts";
 
 let dir: string;
 let server: ReturnType<typeof Bun.serve>;

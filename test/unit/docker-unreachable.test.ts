@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
-import { DockerRuntime } from "../../src/runtime/docker.ts";
-import { EngineUnreachableError } from "../../src/runtime/docker-errors.ts";
+import { DockerRuntime } from "../../src/runtime/docker/docker.ts";
+import { EngineUnreachableError } from "../../src/runtime/docker/docker-errors.ts";
 import { ContainerStartError } from "../../src/runtime/runtime.ts";
 import { container, pod } from "../pod-builder.ts";
 

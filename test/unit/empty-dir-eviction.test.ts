@@ -10,7 +10,7 @@ import { harness } from "../kubelet-harness.ts";
 import { podStatus } from "../../src/kubelet/pod-status.ts";
 import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import type { DirUsage } from "../../src/eviction/dir-usage.ts";
-import { memoryMediumFallback } from "../../src/runtime/process-tmpfs.ts";
+import { memoryMediumFallback } from "../../src/runtime/process/process-tmpfs.ts";
 import { NO_METRICS } from "../../src/stats/kubelet-metrics.ts";
 import { memoryMediumSizeBytes } from "../../src/manifest/memory-medium.ts";
 

@@ -10,8 +10,10 @@ import { dirname, join, relative, resolve } from "node:path";
 const SRC = resolve(import.meta.dir, "../../src");
 
 /**
- * Lowest first. A folder whose subfolders are layers of their own (`api/http` below `api/watch`
- * ...) lists them before itself; its own top-level files (the assembly) are the folder's layer. `(leaf)` is the top-level modules other than main.ts (clock, version, node name,
+ * Lowest first. A folder whose subfolders are layers of their own lists each of them where it
+ * belongs: `api/http` below `api/watch` ... below `api` (its top-level files, the assembly), and
+ * `runtime` (its top-level files, the contract both runtimes implement) below `runtime/process`
+ * and `runtime/docker`. `(leaf)` is the top-level modules other than main.ts (clock, version, node name,
  * the event record): shared facts that import no folder above manifest.
  */
 const LAYERS = [
@@ -21,6 +23,8 @@ const LAYERS = [
   "v1",
   "printers",
   "runtime",
+  "runtime/process",
+  "runtime/docker",
   "eviction",
   "stats",
   "prober",
@@ -128,4 +132,16 @@ test("no import circle between files", () => {
   };
   for (const file of files) if (!indices.has(file)) visit(file);
   expect(circles).toEqual([]);
+});
+
+test("the two runtimes share only the contract at runtime/'s root, never each other's files", () => {
+  const across = [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => {
+        const [from, to] = [layerOf(file), layerOf(target)];
+        return from !== to && from.startsWith("runtime/") && to.startsWith("runtime/");
+      })
+      .map((target) => `${relative(SRC, file)} -> ${relative(SRC, target)}`),
+  );
+  expect(across).toEqual([]);
 });

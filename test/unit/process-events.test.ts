@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContainerEvents } from "../../src/runtime/process-events.ts";
+import { ContainerEvents } from "../../src/runtime/process/process-events.ts";
 import type { RuntimeEvent } from "../../src/runtime/runtime.ts";
 import { FakeClock } from "../fake-clock.ts";
 

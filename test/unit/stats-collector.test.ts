@@ -6,8 +6,8 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Cgroups, detectCgroupMode } from "../../src/runtime/cgroups.ts";
-import { readCgroupUsage } from "../../src/runtime/cgroup-usage.ts";
+import { Cgroups, detectCgroupMode } from "../../src/runtime/process/cgroups.ts";
+import { readCgroupUsage } from "../../src/runtime/process/cgroup-usage.ts";
 import type { ContainerUsage } from "../../src/runtime/runtime.ts";
 import { StatsCollector } from "../../src/stats/collector.ts";
 import { goFloat } from "../../src/stats/exposition.ts";

@@ -104,7 +104,7 @@ function engineOpener(api: ApiContext): { open: () => Promise<EngineLogs>; close
   return {
     open: async () => {
       if (api.runtime && "streamLogs" in api.runtime) return api.runtime as unknown as EngineLogs;
-      const runtime = new (await import("../../../runtime/docker.ts")).DockerRuntime();
+      const runtime = new (await import("../../../runtime/docker/docker.ts")).DockerRuntime();
       own = runtime;
       return runtime;
     },

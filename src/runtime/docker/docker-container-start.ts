@@ -1,0 +1,102 @@
+/**
+ * Creating and starting one container over the engine (CRI's CreateContainer and StartContainer in
+ * one call, as the loop asks for them): its mounts prepared on the host, its create options built
+ * (docker-container-config.ts), then create and start. A repeated call finds its attempt's name
+ * taken: a running container of this agent is reused, a dead one replaced once, anyone else's is an
+ * error. Every failure of the container is a ContainerStartError with the kubelet's reason; an
+ * engine that does not answer is EngineUnreachableError, which counts no attempt.
+ */
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { makePrivateDir } from "../../host/private-files.ts";
+import { dirname } from "node:path";
+import type Dockerode from "dockerode";
+import { containerCreateOptions, resolveMounts, type ResolvedMount } from "./docker-container-config.ts";
+import { dockerMessage, dockerStatusCode, isConflict, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
+import type { NodeResourcePolicy } from "./docker-resources.ts";
+import type { ContainerLogPolicy } from "../log-rotation-policy.ts";
+import { ContainerStartError, type ContainerConfig } from "../runtime.ts";
+
+export interface ContainerEngine {
+  docker: Dockerode;
+  /** Where emptyDir volumes are created, as <root>/<podUid>/<volume>. */
+  volumeRoot: string;
+  /** The database identity put on what is created (labels.ts); undefined in tests without one. */
+  owner: string | undefined;
+  logPolicy: ContainerLogPolicy;
+  nodeResources: NodeResourcePolicy;
+  /** Whether labels prove this agent's database created the container. */
+  owns(labels: Record<string, string>): boolean;
+  /** Removes a container; already gone is fine. */
+  remove(id: string): Promise<void>;
+  /** Where the engine is expected, for the error when it does not answer. */
+  endpoint(): string;
+  /** Told of each container this call started (not of one it reused). */
+  started(id: string): void;
+}
+
+/** Creates and starts the container; returns its id. */
+export async function createAndStart(engine: ContainerEngine, config: ContainerConfig, retryOnNameConflict = true): Promise<string> {
+  const name = config.container.name;
+  let options: Dockerode.ContainerCreateOptions;
+  try {
+    const mounts = resolveMounts(config.pod, config.container, engine.volumeRoot);
+    prepareMounts(mounts, engine.volumeRoot);
+    options = containerCreateOptions(config, mounts, engine.owner, engine.logPolicy, engine.nodeResources);
+  } catch (error) {
+    throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });
+  }
+  let container: Dockerode.Container;
+  try {
+    container = await engine.docker.createContainer(options);
+  } catch (error) {
+    // No answer from the engine is not a failed start (no attempt is counted): the pass fails and is retried.
+    if (dockerStatusCodeMissing(error)) rethrowUnreachable(error, engine.endpoint());
+    if (!isConflict(error) || !retryOnNameConflict) {
+      throw new ContainerStartError(name, `creating container ${name}: ${dockerMessage(error)}`, "CreateContainerError", {
+        cause: error,
+      });
+    }
+    // This attempt's name exists: a call repeated after a crash of ours. Reuse a running one.
+    const previous = await engine.docker.getContainer(options.name as string).inspect();
+    if (!engine.owns(previous.Config.Labels ?? {})) {
+      throw new ContainerStartError(name, `creating container ${name}: the name ${options.name} is taken by a container another agent's database created`, "CreateContainerError", { cause: error });
+    }
+    if (previous.State.Running) return previous.Id;
+    await engine.remove(previous.Id);
+    return createAndStart(engine, config, false);
+  }
+  try {
+    await container.start();
+  } catch (error) {
+    if (isNotModified(error)) return container.id;
+    await engine.remove(container.id);
+    throw new ContainerStartError(name, `starting container ${name}: ${dockerMessage(error)}`, "StartError", {
+      cause: error,
+    });
+  }
+  engine.started(container.id);
+  return container.id;
+}
+
+/**
+ * Creates emptyDir directories (world-writable, so a non-root container can write) and *OrCreate
+ * paths. The volume root above the emptyDirs is 0700: the engine mounts as root, and no other user
+ * of the host reaches what the pods keep there.
+ */
+function prepareMounts(mounts: ResolvedMount[], volumeRoot: string): void {
+  for (const mount of mounts) {
+    if (mount.create === "directory" && !existsSync(mount.source)) {
+      if (mount.source.startsWith(`${volumeRoot}/`)) makePrivateDir(volumeRoot);
+      mkdirSync(mount.source, { recursive: true });
+      chmodSync(mount.source, 0o777); // mkdir's mode is cut by the umask
+    } else if (mount.create === "file" && !existsSync(mount.source)) {
+      mkdirSync(dirname(mount.source), { recursive: true });
+      writeFileSync(mount.source, "");
+    }
+  }
+}
+
+/** A transport failure carries no HTTP status from the engine. */
+function dockerStatusCodeMissing(error: unknown): boolean {
+  return error instanceof Error && dockerStatusCode(error) === undefined;
+}

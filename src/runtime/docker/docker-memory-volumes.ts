@@ -1,0 +1,52 @@
+/**
+ * A memory-backed emptyDir on docker: an engine volume on a tmpfs (the local driver's
+ * `type=tmpfs`), sized as the kubelet sizes one (manifest/memory-medium.ts), that every container of the pod mounts by name, so they
+ * share it as they share a disk emptyDir. The engine mounts it, so the agent need not be root; its
+ * pages are charged to the cgroup of the container writing them (the pod's memory). Made with the
+ * sandbox, removed with it, labelled like it so only this agent's are touched.
+ */
+import type Dockerode from "dockerode";
+import type { PodSpec, Volume } from "../../manifest/types.ts";
+import { isNotFound } from "./docker-errors.ts";
+import { LABEL, sandboxLabels } from "../labels.ts";
+import { memoryMediumSizeBytes } from "../../manifest/memory-medium.ts";
+
+export interface VolumeEngine {
+  docker: Dockerode;
+  owner: string | undefined;
+  ownLabels(...extra: string[]): string[];
+}
+
+/** The engine volume holding a pod's memory emptyDir. */
+export function memoryVolumeName(podUid: string, volume: string): string {
+  return `minikubelet-${podUid}-${volume}`;
+}
+
+export function isMemoryEmptyDir(volume: Volume | undefined): boolean {
+  return volume?.type === "emptyDir" && volume.medium === "Memory";
+}
+
+/** Creates the pod's memory volumes; one already there (the sandbox set up again) is kept, contents and all. */
+export async function ensureMemoryVolumes(engine: VolumeEngine, pod: PodSpec): Promise<void> {
+  for (const volume of pod.volumes) {
+    if (volume.type !== "emptyDir" || volume.medium !== "Memory") continue;
+    const size = memoryMediumSizeBytes(pod, volume);
+    const o = ["mode=1777", ...(size ? [`size=${size}`] : [])].join(",");
+    const { [LABEL.sandbox]: _sandbox, ...labels } = sandboxLabels(pod, engine.owner);
+    // The local driver answers a create of an existing name with that volume.
+    await engine.docker.createVolume({ Name: memoryVolumeName(pod.uid, volume.name), Driver: "local", DriverOpts: { type: "tmpfs", device: "tmpfs", o }, Labels: labels });
+  }
+}
+
+/** Removes this agent's memory volumes of a pod; gone already is fine. */
+export async function removeMemoryVolumes(engine: VolumeEngine, podUid: string): Promise<void> {
+  const listed = await engine.docker.listVolumes({ filters: { label: engine.ownLabels(`${LABEL.podUid}=${podUid}`) } });
+  for (const volume of listed.Volumes ?? []) {
+    await engine.docker
+      .getVolume(volume.Name)
+      .remove()
+      .catch((error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      });
+  }
+}

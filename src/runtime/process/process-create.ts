@@ -1,0 +1,92 @@
+/**
+ * The create half of a process container's start (CRI's CreateContainer): the spec checked against
+ * the host, then the container's directory written (config.json, labels.json, an empty log), all
+ * before a monitor runs. Every refusal is a ContainerStartError naming the container, so the loop
+ * reports it as the kubelet would a failed start.
+ */
+import { existsSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../../clock.ts";
+import { containerStartProblem } from "../../manifest/runtime-rules.ts";
+import { limitsFromResources, type CgroupLimits } from "./cgroups.ts";
+import { containerLabels } from "../labels.ts";
+import { PRIVATE_FILE_MODE } from "../../host/private-files.ts";
+import { containerIdPrefix, ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
+import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory, mountSource } from "./process-spec.ts";
+import { planBindMounts } from "./process-mounts.ts";
+import { ContainerStartError, type ContainerConfig } from "../runtime.ts";
+import { CRI_LOG_NAME } from "../container-log-file.ts";
+
+export interface CreateContainerInput {
+  layout: ProcessLayout;
+  config: ContainerConfig;
+  /** The identity put in labels.json; undefined leaves the label off. */
+  owner: string | undefined;
+  /** pids.max for every container; undefined is no limit. */
+  podPidsLimit: number | undefined;
+  /** Stamps the record's createdAt. */
+  clock: Clock;
+}
+
+/** A container whose directory is written and whose process is not started yet. */
+export interface CreatedContainer {
+  id: string;
+  dir: string;
+  record: ContainerRecord;
+  /** What its cgroup is to enforce. */
+  limits: CgroupLimits;
+  /** The spec's stdin, stdinOnce and tty, which the monitor honours. */
+  stdio: { stdin: boolean; stdinOnce: boolean; tty: boolean };
+  /** Why its volumes are not at their mountPath (process-mounts.ts); absent when they are, or it has none. */
+  mountProblem?: string;
+}
+
+/** Checks the container against the host and writes its directory; throws ContainerStartError before writing anything. */
+export function createContainerDir(input: CreateContainerInput): CreatedContainer {
+  const { layout, config } = input;
+  const { container, pod } = config;
+  const podUid = config.sandbox.podUid;
+  const podDir = layout.podDir(podUid);
+  const fail = (message: string): never => {
+    throw new ContainerStartError(container.name, `container ${container.name}: ${message}`);
+  };
+  // validate and the file source refuse such a pod already; a checkpointed spec may predate that.
+  const problem = containerStartProblem(container, "process");
+  if (problem) fail(problem.field ? `${problem.field}: ${problem.message}` : problem.message);
+  if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
+  const volumeDir = (name: string) => layout.volumeDir(pod.uid, name);
+  const env = containerEnv({ pod, container, podDir, volumeDir }, fail);
+  const mounts = planBindMounts(container.volumeMounts.map((mount) => ({ source: mountSource({ pod, volumeDir }, mount, fail), target: mount.mountPath, readOnly: mount.readOnly === true })));
+  const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
+  if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
+  const argv = [...container.command, ...container.args];
+  checkExecutable(argv[0] as string, env.PATH ?? DEFAULT_PATH, workingDir, fail);
+  let limits: CgroupLimits = {};
+  try {
+    limits = limitsFromResources(container.resources, input.podPidsLimit);
+  } catch (error) {
+    fail(`resources: ${(error as Error).message}`);
+  }
+
+  const id = `${containerIdPrefix(podUid)}${container.name}-${config.attempt}-${randomBytes(3).toString("hex")}`;
+  const dir = layout.containerDir(podUid, id);
+  ensureDir(dir);
+  const record: ContainerRecord = {
+    id,
+    podUid,
+    sandboxId: config.sandbox.id,
+    name: container.name,
+    attempt: config.attempt,
+    workingDir,
+    env,
+    command: argv,
+    createdAt: input.clock.now(),
+    ...("binds" in mounts && mounts.binds.length > 0 && { binds: mounts.binds }),
+  };
+  writeJson(join(dir, "config.json"), record);
+  writeJson(join(dir, "labels.json"), containerLabels(config, input.owner));
+  writeFileSync(join(dir, CRI_LOG_NAME), "", { flag: "a", mode: PRIVATE_FILE_MODE });
+  const stdio = { stdin: container.stdin === true, stdinOnce: container.stdinOnce === true, tty: container.tty === true };
+  return { id, dir, record, limits, stdio, ...("problem" in mounts && { mountProblem: mounts.problem }) };
+}
