@@ -2,7 +2,8 @@
  * The eviction manager's local storage check for emptyDir sizeLimits (localStorageEviction's
  * emptyDirLimitEviction), without the evicting: every 10 s (the kubelet's eviction monitoring
  * period) each limited volume is measured, one at a time, off the loop; a volume past its limit is
- * reported to `onExceeded`, which the loop turns into an eviction on a pass of its own.
+ * reported to `onExceeded`, which the loop turns into an eviction on a pass of its own
+ * (kubelet/empty-dir-eviction.ts carries out what pod-eviction.ts decides).
  */
 import type { Clock } from "../clock.ts";
 import type { MeasureDir } from "./dir-usage.ts";

@@ -1,12 +1,14 @@
 /**
- * Evicting a pod whose emptyDir outgrew its sizeLimit, as the kubelet's eviction manager does
- * (emptyDirLimitEviction, evictPod): a Warning `Evicted` event with the kubelet's message, the pod
- * Failed with reason Evicted at once, its containers stopped with the immediate-eviction grace (the
- * 2 s floor applies), nothing restarted. Static pods are critical and never evicted, as in the
- * kubelet; the agent says so once per pod.
+ * The loop's side of evicting a pod whose emptyDir outgrew its sizeLimit: eviction/ measures and
+ * decides (local-storage.ts, pod-eviction.ts: the message, the grace, which pods are critical), and
+ * this carries it out as the kubelet's killPodFunc does for its eviction manager (emptyDirLimitEviction,
+ * evictPod): a Warning `Evicted` event with the kubelet's message, the pod Failed with reason Evicted
+ * at once, its containers stopped with the immediate-eviction grace (the 2 s floor applies), nothing
+ * restarted. Static pods are critical and never evicted, as in the kubelet; the agent says so once per pod.
  */
 import { LocalStorageMonitor, type LimitedVolume } from "../eviction/local-storage.ts";
 import type { MeasureDir } from "../eviction/dir-usage.ts";
+import { EMPTY_DIR_LIMIT_SIGNAL, emptyDirEvictionMessage, IMMEDIATE_EVICTION_GRACE_MS, isCriticalPod } from "../eviction/pod-eviction.ts";
 import type { KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { PodKey } from "../manifest/types.ts";
 import { isTerminalPhase } from "./phase.ts";
@@ -14,26 +16,9 @@ import { allContainers, type PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { beginStop } from "./termination.ts";
 
-/** The kubelet's eviction signal for an emptyDir past its sizeLimit (SignalEmptyDirFsLimit). */
-const EMPTY_DIR_LIMIT_SIGNAL = "emptydirfs.limit";
-
-/** immediateEvictionGracePeriodSeconds: how long an evicted pod's containers get. */
-export const IMMEDIATE_EVICTION_GRACE_MS = 1000;
-
-/** priorityClassNames the API server's priority admission makes critical (2000000000 and up). */
-const CRITICAL_PRIORITY_CLASSES = ["system-node-critical", "system-cluster-critical"];
-const CRITICAL_PRIORITY = 2_000_000_000;
-
-export function emptyDirEvictionMessage(volume: string, limit: string): string {
-  return `Usage of EmptyDir volume ${JSON.stringify(volume)} exceeds the limit ${JSON.stringify(limit)}. `;
-}
-
-/** kubelettypes.IsCriticalPod: a static pod (a file's), or one of critical priority. */
-export function isCriticalPod(pod: PodRecord): boolean {
-  if (!pod.spec.api) return true;
-  const spec = (pod.spec.manifest.spec ?? {}) as { priorityClassName?: unknown; priority?: unknown };
-  if (typeof spec.priorityClassName === "string" && CRITICAL_PRIORITY_CLASSES.includes(spec.priorityClassName)) return true;
-  return typeof spec.priority === "number" && spec.priority >= CRITICAL_PRIORITY;
+/** The static pod test of isCriticalPod, on the loop's record of a pod. */
+function isCritical(pod: PodRecord): boolean {
+  return isCriticalPod({ isStatic: !pod.spec.api, spec: (pod.spec.manifest.spec ?? {}) as Record<string, unknown> });
 }
 
 /** What the loop gives the eviction check: its pods, the runtime's volume paths, its context. */
@@ -64,7 +49,7 @@ export function emptyDirEviction(options: EmptyDirEvictionOptions): LocalStorage
     onExceeded: (volume) => {
       const pod = pods.get(volume.podKey);
       if (!pod || !isEvictable(pod)) return;
-      if (isCriticalPod(pod)) {
+      if (isCritical(pod)) {
         if (!refusedCritical.has(pod.spec.uid)) ctx.log(`eviction manager: cannot evict a critical pod ${pod.spec.namespace}/${pod.spec.fullName} (static pod): ${emptyDirEvictionMessage(volume.volume, volume.limit)}`);
         refusedCritical.add(pod.spec.uid);
         return;
