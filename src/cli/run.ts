@@ -91,13 +91,14 @@ export async function runCommand(options: RunOptions): Promise<number> {
     stderr("minikubelet: stopping pods (press Ctrl-C again to exit at once)");
     const ended = await agent.shutdown();
     out("");
-    // How each pod ended, not "Terminating": the deletion is what the user asked for.
+    // How each pod ended, not "Terminating": the deletion is what the user asked for. Every
+    // namespace's pods, so with its NAMESPACE column, as `get pods -A` prints them.
     const shown = ended.map(({ metadata: { deletionTimestamp: _asked, deletionGracePeriodSeconds: _grace, ...metadata }, ...pod }) => ({ ...pod, metadata }));
-    out(formatPods(shown, { now: clock.now() }).trimEnd());
+    out(formatPods(shown, { now: clock.now(), allNamespaces: true }).trimEnd());
   } else {
     const left = await agent.stop();
     out("");
-    out(formatPods(left, { now: clock.now() }).trimEnd());
+    out(formatPods(left, { now: clock.now(), allNamespaces: true }).trimEnd());
     stderr("minikubelet: pods left running for the next agent to adopt; --stop-pods-on-exit stops them");
   }
   return 0;

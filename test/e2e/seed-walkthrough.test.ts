@@ -101,6 +101,6 @@ spec:
   expect(ws.cli("get", "pods", "-n", "demo")).not.toContain("crash-n1");
 
   expect(await agent.terminate()).toBe(0);
-  const table = agent.stdout.slice(agent.stdout.lastIndexOf("NAME"));
-  expect(table).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\nweb-n1\s+0\/1\s+Error\s+0\s+\d+s\n$/);
+  const table = agent.stdout.slice(agent.stdout.lastIndexOf("NAMESPACE"));
+  expect(table).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\ndemo\s+web-n1\s+0\/1\s+Error\s+0\s+\d+s\n$/);
 }, 45_000);
