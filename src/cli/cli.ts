@@ -56,7 +56,7 @@ export function createCLI(): CAC {
     .option("--tls-handshake-timeout <duration>", "an API connection whose TLS handshake is not done this long after its accept is closed (default: 10s)")
     .option("--read-header-timeout <duration>", "an API connection whose first request head is not complete this long after its accept is closed, however it trickles (default: 32s)")
     .option("--max-connections <n>", "API connections open at once, one more closed at accept; lowered to fit the open-files limit less a reserve for the loop (default: 4000)")
-    .action(async (options) => (await import("./run.ts")).runCommand(options));
+    .action(async (options) => (await import("./run/run.ts")).runCommand(options));
 
   cli
     .command("kubeconfig", "print a kubeconfig for kubectl to reach the agent's API (run or serve)")
@@ -102,13 +102,13 @@ export function createCLI(): CAC {
     .option("-A, --all-namespaces", "all namespaces")
     .option("-o, --output <format>", "wide, json, yaml or name")
     .option("-w, --watch", "print a new row when a pod changes")
-    .action(async (resource, name, options) => (await import("./get.ts")).getCommand(resource, name, options));
+    .action(async (resource, name, options) => (await import("./get/get.ts")).getCommand(resource, name, options));
 
   cli
     .command("describe <resource> [name]", "describe a pod like kubectl describe pod")
     .option(...dbOption)
     .option("-n, --namespace <ns>", "namespace")
-    .action(async (resource, name, options) => (await import("./describe.ts")).describeCommand(resource, name, options));
+    .action(async (resource, name, options) => (await import("./describe/describe.ts")).describeCommand(resource, name, options));
 
   cli
     .command("events", "list events like kubectl events")
@@ -119,7 +119,7 @@ export function createCLI(): CAC {
     .option("--types <types>", "comma-separated: Normal, Warning")
     .option("-o, --output <format>", "json")
     .option("-w, --watch", "keep printing new events")
-    .action(async (options) => (await import("./events.ts")).eventsCommand(options));
+    .action(async (options) => (await import("./events/events.ts")).eventsCommand(options));
 
   cli
     .command("logs <pod>", "print a container's output")
@@ -130,7 +130,7 @@ export function createCLI(): CAC {
     .option("-f, --follow", "keep printing new output")
     .option("--tail <lines>", "only the last N lines")
     .action(async (pod, options) => {
-      const [{ logsCommand }, { dockerLogReader, dockerLogFollower }] = await Promise.all([import("./logs.ts"), import("./docker-log-reader.ts")]);
+      const [{ logsCommand }, { dockerLogReader, dockerLogFollower }] = await Promise.all([import("./logs/logs.ts"), import("./logs/docker-log-reader.ts")]);
       // Attempts without a log file are docker's: their output is read from the engine.
       return logsCommand(pod, options, { readLogs: dockerLogReader(), followLogs: dockerLogFollower() });
     });
@@ -144,7 +144,7 @@ export function createCLI(): CAC {
     .option("--backoff-base <seconds>", `override the back-off the agent recorded at its start (default: the record, else ${DEFAULT_BACKOFF_SECONDS.base})`)
     .option("--backoff-max <seconds>", `override the recorded cap (default: the record, else ${DEFAULT_BACKOFF_SECONDS.cap}); the back-off resets after twice it`)
     .action(async (pod, options) => {
-      const [{ triageCommand }, { dockerLogReader }] = await Promise.all([import("./triage.ts"), import("./docker-log-reader.ts")]);
+      const [{ triageCommand }, { dockerLogReader }] = await Promise.all([import("./triage.ts"), import("./logs/docker-log-reader.ts")]);
       return triageCommand(pod, options, { readEngineLogs: dockerLogReader() });
     });
 

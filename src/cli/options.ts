@@ -1,7 +1,7 @@
 /** Shared parsing of flags, so every command names the flag and the value it refused. */
 import { backoffSettings, DEFAULT_BACKOFF_SECONDS, type BackoffSettings } from "../kubelet/backoff.ts";
 import { containerLogPolicy, LogPolicyError, type ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
-import { checkNodeName } from "../manifest/validate.ts";
+import { checkNodeName } from "../manifest/validation/validate.ts";
 import { parseGoDuration } from "../printers/go-duration.ts";
 import { DEFAULT_RETENTION, type RetentionSettings } from "../store/retention.ts";
 import { MAX_PODS } from "../eviction/node-allocatable.ts";

@@ -8,7 +8,7 @@ import { CommitBroadcast, watchDatabase } from "../api/watch/commit-feed.ts";
 import { DEFAULT_API_LISTEN, startApi } from "../api/start.ts";
 import { resolveDbPath } from "../store/db-path.ts";
 import { formatListen } from "../agent/api.ts";
-import { apiListenOption } from "./api-listen.ts";
+import { apiListenOption } from "./run/api-listen.ts";
 import { UsageError } from "./errors.ts";
 import { nodeOption } from "./options.ts";
 

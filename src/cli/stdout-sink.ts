@@ -3,7 +3,7 @@
  * cannot take yet resolves on `drain`, so the command reads no further ahead than the reader.
  * A reader that went away (`| head`) ends the output quietly, as `head` expects of a writer.
  */
-import type { TextSink } from "./events-stream.ts";
+import type { TextSink } from "./events/events-stream.ts";
 
 export function stdoutSink(stream: NodeJS.WriteStream = process.stdout): TextSink {
   stream.on("error", (error: NodeJS.ErrnoException) => {

@@ -8,7 +8,7 @@
 import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
 import { parseQuantity, quantityFromValue } from "../manifest/quantity.ts";
 import type { ContainerSpec, DownwardAPIFile, EnvVar, PodSpec, ResourceFieldSelector, Volume } from "../manifest/types.ts";
-import { splitSubscript } from "../manifest/validate-downward.ts";
+import { splitSubscript } from "../manifest/validation/validate-downward.ts";
 import { nodeNameOf } from "../host/node-name.ts";
 import { servedAnnotations } from "../v1/pod-object.ts";
 

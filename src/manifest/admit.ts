@@ -9,7 +9,7 @@ import { ManifestError, unknownFieldIssue, type Issue } from "./errors.ts";
 import { unknownFields } from "./known-fields.ts";
 import { isPlainObject } from "./fields.ts";
 import { runtimeErrors, runtimeWarnings, type RuntimeName } from "./runtime-rules.ts";
-import { readPod, type ValidateContext } from "./validate.ts";
+import { readPod, type ValidateContext } from "./validation/validate.ts";
 
 export interface ManifestRules {
   /** Apply this runtime's rules too (a missing command on the process runtime is an error). */

@@ -15,7 +15,7 @@ import { isPlainObject } from "./fields.ts";
 import { checkDns1123Label, checkDns1123Subdomain } from "./names.ts";
 import { manifestFormat, readManifestFile } from "./parse.ts";
 import { admitPod, declaresPod, type AdmittedPod, type ManifestRules } from "./admit.ts";
-import { checkNodeName, DEFAULT_NAMESPACE, fullPodName } from "./validate.ts";
+import { checkNodeName, DEFAULT_NAMESPACE, fullPodName } from "./validation/validate.ts";
 
 /** Why a file is not run: it did not decode (the API server's BadRequest), or is not a valid Pod. */
 export type SourceErrorReason = "FailedToParse" | "Invalid";

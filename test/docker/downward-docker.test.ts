@@ -5,7 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { desired } from "../pod-builder.ts";
 import { BUSYBOX, describeDocker, docker, dockerLoopFixture } from "./helpers.ts";
 

@@ -13,7 +13,7 @@ import { parse } from "yaml";
 import { realClock } from "../../src/clock.ts";
 import type { KubeEvent } from "../../src/v1/kube-event.ts";
 import type { PodSpec, Volume } from "../../src/manifest/types.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { ProbeManager } from "../../src/prober/probe-manager.ts";
 import { Prober } from "../../src/prober/prober.ts";
 import { DockerRuntime } from "../../src/runtime/docker/docker.ts";

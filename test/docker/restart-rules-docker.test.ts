@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { DockerRuntime } from "../../src/runtime/docker/docker.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { desired } from "../pod-builder.ts";

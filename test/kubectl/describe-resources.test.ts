@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describeCommand } from "../../src/cli/describe.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { describeCommand } from "../../src/cli/describe/describe.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { desired } from "../pod-builder.ts";
 import { Agent, Workspace } from "../e2e/helpers.ts";

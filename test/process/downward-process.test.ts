@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { desired } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { logsCommand } from "../../src/cli/logs.ts";
+import { logsCommand } from "../../src/cli/logs/logs.ts";
 import { realClock } from "../../src/clock.ts";
 import { ProcessLayout } from "../../src/runtime/process/process-files.ts";
 import { ProcessRuntime } from "../../src/runtime/process/process.ts";

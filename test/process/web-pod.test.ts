@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { realClock } from "../../src/clock.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 import { ProbeManager } from "../../src/prober/probe-manager.ts";
 import { Prober } from "../../src/prober/prober.ts";

@@ -4,8 +4,8 @@
  * last update in kubectl's format; stdout stays the table (scripts parse it).
  */
 import { expect, test } from "bun:test";
-import { describeCommand } from "../../src/cli/describe.ts";
-import { getCommand } from "../../src/cli/get.ts";
+import { describeCommand } from "../../src/cli/describe/describe.ts";
+import { getCommand } from "../../src/cli/get/get.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 

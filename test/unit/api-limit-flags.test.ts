@@ -1,7 +1,7 @@
 /** `run`'s API limit flags: the API server's defaults, Go durations, 0 as no limit where the API server takes it, refusals naming flag and value. */
 import { expect, test } from "bun:test";
 import { DEFAULT_LIMITS } from "../../src/api/http/context.ts";
-import { apiLimitsOption } from "../../src/cli/api-limits.ts";
+import { apiLimitsOption } from "../../src/cli/run/api-limits.ts";
 
 test("no flag is the API server's defaults: 400 reads, 200 writes in flight, a 1m request timeout, 1800 s watch lifetime", () => {
   expect(apiLimitsOption({})).toEqual(DEFAULT_LIMITS);

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { refusedPodObject } from "../../src/v1/refused-pod.ts";
 import { podRoutes } from "../../src/api/resources/pods/pods-api.ts";
 import { writeRefusalRoutes } from "../../src/api/resources/pods/write-refusals.ts";
-import { getCommand } from "../../src/cli/get.ts";
+import { getCommand } from "../../src/cli/get/get.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { apiContext, call, TABLE_ACCEPT } from "../api-objects-fixtures.ts";

@@ -70,7 +70,7 @@ describe("what a command loads before it starts", () => {
   });
 
   test.each(["get", "describe"])("%s: the database and the printers, no other library (dockerode, yaml), no agent, no API server", (command) => {
-    const modules = loadedWith(`src/cli/${command}.ts`);
+    const modules = loadedWith(`src/cli/${command}/${command}.ts`);
     expect(modules).toContain("src/store/reader.ts");
     // cac is the entry's (cli.ts) and loaded before any command; a command chunk may share it or not.
     expect(packages(modules).filter((name) => name !== "cac")).toEqual([]);
@@ -78,12 +78,12 @@ describe("what a command loads before it starts", () => {
   });
 
   test.each(["get", "describe"])("%s: node:fs by require(), not as an ES module (Bun 1.3 then loads node:stream for its ReadStream)", (command) => {
-    expect(builtinsImportedWith(`src/cli/${command}.ts`)).not.toContain("fs");
+    expect(builtinsImportedWith(`src/cli/${command}/${command}.ts`)).not.toContain("fs");
   });
 });
 
 test("logs of a docker attempt: the engine is read with fetch, dockerode is never loaded", () => {
-  const modules = loadedWith("src/cli/docker-log-reader.ts");
+  const modules = loadedWith("src/cli/logs/docker-log-reader.ts");
   expect(modules).toContain("src/runtime/docker/docker-logs.ts");
   expect(packages(modules)).not.toContain("dockerode");
   expect(modules).not.toContain("src/runtime/docker/docker.ts");

@@ -1,8 +1,8 @@
 /** Issue 14: a pod refused at admission reads as the kubelet leaves it, in `get pods`, `describe` and `events`. */
 import { expect, test } from "bun:test";
-import { describeCommand } from "../../src/cli/describe.ts";
-import { eventsCommand } from "../../src/cli/events.ts";
-import { getCommand } from "../../src/cli/get.ts";
+import { describeCommand } from "../../src/cli/describe/describe.ts";
+import { eventsCommand } from "../../src/cli/events/events.ts";
+import { getCommand } from "../../src/cli/get/get.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 

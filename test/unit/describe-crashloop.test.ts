@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { describeCommand } from "../../src/cli/describe.ts";
+import { describeCommand } from "../../src/cli/describe/describe.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 

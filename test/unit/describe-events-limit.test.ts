@@ -3,11 +3,11 @@
  * first, under a line that says how many there are and how to list them all.
  */
 import { expect, test } from "bun:test";
-import { describeCommand } from "../../src/cli/describe.ts";
+import { describeCommand } from "../../src/cli/describe/describe.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 
-/** As many as describe shows (src/cli/describe.ts DESCRIBED_EVENTS). */
+/** As many as describe shows (src/cli/describe/describe.ts DESCRIBED_EVENTS). */
 const DESCRIBED_EVENTS = 50;
 
 test("a pod with more events than describe shows: the newest ones, and how many are hidden and how to see them", async () => {

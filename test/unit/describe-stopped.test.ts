@@ -5,8 +5,8 @@
  * was deleted and why, and that its logs went with its containers.
  */
 import { expect, test } from "bun:test";
-import { describeCommand } from "../../src/cli/describe.ts";
-import { logsCommand } from "../../src/cli/logs.ts";
+import { describeCommand } from "../../src/cli/describe/describe.ts";
+import { logsCommand } from "../../src/cli/logs/logs.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 

@@ -106,7 +106,7 @@ describe("streamEngineLogs against an engine on a unix socket", () => {
 });
 
 test("`logs` of a docker attempt with DOCKER_HOST on TLS: one line saying so, no dockerode", async () => {
-  const { dockerLogReader } = await import("../../src/cli/docker-log-reader.ts");
+  const { dockerLogReader } = await import("../../src/cli/logs/docker-log-reader.ts");
   const saved = process.env.DOCKER_HOST;
   process.env.DOCKER_HOST = "tcp://10.0.0.1:2376";
   try {

@@ -4,8 +4,8 @@
  * unset limit), and a DownwardAPI volume's items as `FIELD -> PATH`.
  */
 import { expect, test } from "bun:test";
-import { describePodText } from "../../src/cli/describe-pod.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { describePodText } from "../../src/cli/describe/describe-pod.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
 import { servedPod } from "../../src/kubelet/pod-status.ts";
 

@@ -10,7 +10,7 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } 
 import { join } from "node:path";
 import type { NodeAllocatable } from "../../src/eviction/node-allocatable.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { harness } from "../kubelet-harness.ts";
 import { desired } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";

@@ -13,7 +13,7 @@ import { ApiError } from "../../src/api/http/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import { applyPodDefaults } from "../../src/manifest/defaults.ts";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { apiHarness, podCreateRequest } from "../api-watch-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";
 

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { DownwardApiError, formatMap, resolveEnv, resourceFieldValue, volumeFiles } from "../../src/kubelet/downward-values.ts";
 import type { NodeAllocatable } from "../../src/eviction/node-allocatable.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 
 const allocatable: NodeAllocatable = { cpuMillis: 3500n, memoryBytes: 8n * 1024n ** 3n, ephemeralStorageBytes: 50n * 10n ** 9n, pods: 110 };
 const createdAt = Date.UTC(2026, 0, 2, 3, 4, 5);

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { apiRoutes } from "../../src/api/routes.ts";
-import { describePodText } from "../../src/cli/describe-pod.ts";
+import { describePodText } from "../../src/cli/describe/describe-pod.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import { loadManifest } from "../../src/manifest/source.ts";
 import { call } from "../api-objects-fixtures.ts";

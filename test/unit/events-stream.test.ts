@@ -5,8 +5,8 @@
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { eventsCommand } from "../../src/cli/events.ts";
-import { formatEventList, formatEventRows } from "../../src/cli/events-format.ts";
+import { eventsCommand } from "../../src/cli/events/events.ts";
+import { formatEventList, formatEventRows } from "../../src/cli/events/events-format.ts";
 import type { KubeEvent } from "../../src/v1/kube-event.ts";
 import type { EventRow } from "../../src/store/queries.ts";
 import { openStoreReader } from "../../src/store/reader.ts";

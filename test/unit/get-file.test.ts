@@ -11,7 +11,7 @@ import { join } from "node:path";
 import YAML from "yaml";
 import { runCLI } from "../../src/cli/cli.ts";
 import { UsageError, UserError } from "../../src/cli/errors.ts";
-import { getCommand, type GetCommandOptions } from "../../src/cli/get.ts";
+import { getCommand, type GetCommandOptions } from "../../src/cli/get/get.ts";
 import { parsePods, PodFileError } from "../../src/v1/pod-list.ts";
 import { formatPods } from "../../src/printers/pod-table.ts";
 import { FakeClock } from "../fake-clock.ts";

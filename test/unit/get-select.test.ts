@@ -3,7 +3,7 @@
  * the same name: both rows are one namespace's, not a choice between namespaces.
  */
 import { expect, test } from "bun:test";
-import { selectPods } from "../../src/cli/get.ts";
+import { selectPods } from "../../src/cli/get/get.ts";
 import type { V1Pod } from "../../src/v1/v1.ts";
 
 const row = (name: string, namespace: string, phase: string) => ({ metadata: { name, namespace }, status: { phase } }) as unknown as V1Pod;

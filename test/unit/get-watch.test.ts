@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { getCommand } from "../../src/cli/get.ts";
+import { getCommand } from "../../src/cli/get/get.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 

@@ -4,7 +4,7 @@
  * the kubelet's, and the cause is in the attempts table, the Exited event and describe's Attempts.
  */
 import { expect, test } from "bun:test";
-import { describeCommand } from "../../src/cli/describe.ts";
+import { describeCommand } from "../../src/cli/describe/describe.ts";
 import type { ContainerSpec } from "../../src/manifest/types.ts";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { ScriptedProber } from "../scripted-prober.ts";

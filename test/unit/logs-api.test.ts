@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { logsCommand } from "../../src/cli/logs.ts";
+import { logsCommand } from "../../src/cli/logs/logs.ts";
 import { FOLLOW_BACKSTOP_MS } from "../../src/logs/attempt-logs.ts";
 import { rfc3339NanoFixed } from "../../src/logs/timestamps.ts";
 import { getLog, logsApi, statusOf } from "../logs-api-fixtures.ts";

@@ -3,8 +3,8 @@
  * the tail (its json-file reader seeks from the end), so the CLI never receives the whole log.
  */
 import { expect, test } from "bun:test";
-import { dockerLogReader } from "../../src/cli/docker-log-reader.ts";
-import { logsCommand } from "../../src/cli/logs.ts";
+import { dockerLogReader } from "../../src/cli/logs/docker-log-reader.ts";
+import { logsCommand } from "../../src/cli/logs/logs.ts";
 import type { EngineLogs } from "../../src/logs/attempt-logs.ts";
 import type { LogOptions } from "../../src/runtime/runtime.ts";
 import { container, desired, pod } from "../pod-builder.ts";

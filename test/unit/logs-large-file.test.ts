@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { logsCommand } from "../../src/cli/logs.ts";
+import { logsCommand } from "../../src/cli/logs/logs.ts";
 import { getLog, logsApi } from "../logs-api-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";

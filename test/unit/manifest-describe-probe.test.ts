@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { describeHandler, describeProbe } from "../../src/manifest/describe-probe.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { goDuration } from "../../src/printers/go-duration.ts";
 import type { Probe } from "../../src/manifest/types.ts";
 

@@ -4,7 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import { manifestQosClass, podQosClass, type QosClass } from "../../src/manifest/qos.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
 import { servedPod } from "../../src/kubelet/pod-status.ts";
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
 import { servedPod } from "../../src/kubelet/pod-status.ts";

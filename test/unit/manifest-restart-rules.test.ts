@@ -9,8 +9,8 @@ import { ApiError } from "../../src/api/http/status.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import { formatIssue, IssueList, ManifestError } from "../../src/manifest/errors.ts";
 import { Fields } from "../../src/manifest/fields.ts";
-import { validateContainer } from "../../src/manifest/validate-container.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validateContainer } from "../../src/manifest/validation/validate-container.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { apiHarness, podCreateRequest } from "../api-watch-fixtures.ts";
 import { tempDir } from "../store-fixtures.ts";
 

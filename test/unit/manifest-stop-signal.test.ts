@@ -1,7 +1,7 @@
 /** `lifecycle.stopSignal` and `spec.os` as the API server validates them (validateStopSignal, validateOS). */
 import { describe, expect, test } from "bun:test";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { issueCause } from "../../src/api/resources/pods/pod-write-status.ts";
 import { canonicalSignalName, LINUX_STOP_SIGNALS, signalNumber } from "../../src/manifest/signals.ts";
 

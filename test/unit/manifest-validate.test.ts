@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
 import { applyPodDefaults } from "../../src/manifest/defaults.ts";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 
 // Manifests are untyped JSON by nature; the cases edit them freely.

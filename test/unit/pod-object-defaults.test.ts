@@ -4,7 +4,7 @@
  * `kubectl describe pod`, not zeros.
  */
 import { expect, test } from "bun:test";
-import { validatePod } from "../../src/manifest/validate.ts";
+import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
 import { servedPod } from "../../src/kubelet/pod-status.ts";
 

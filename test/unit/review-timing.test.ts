@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PROBE_DEFAULTS } from "../../src/manifest/validate-probe.ts";
+import { PROBE_DEFAULTS } from "../../src/manifest/validation/validate-probe.ts";
 import type { ProbeTiming } from "../../src/tools/review/model.ts";
 import { parseReviewText } from "../../src/tools/review/load.ts";
 import { reviewTarget } from "../../src/tools/review/reviewer.ts";

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { apiRoutes } from "../../src/api/routes.ts";
-import { describeCommand } from "../../src/cli/describe.ts";
+import { describeCommand } from "../../src/cli/describe/describe.ts";
 import { PodSources } from "../../src/config/pod-sources.ts";
 import { loadManifest } from "../../src/manifest/source.ts";
 import { call } from "../api-objects-fixtures.ts";

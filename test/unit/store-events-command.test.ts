@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { eventsCommand } from "../../src/cli/events.ts";
+import { eventsCommand } from "../../src/cli/events/events.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 

@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sqlCommand } from "../../src/cli/sql.ts";
-import { logsCommand } from "../../src/cli/logs.ts";
+import { logsCommand } from "../../src/cli/logs/logs.ts";
 import { acquireAgentLock } from "../../src/store/agent-lock.ts";
 import { resolveDbPath } from "../../src/store/db-path.ts";
 import { MIGRATIONS, type Migration } from "../../src/store/migrations.ts";

@@ -6,7 +6,7 @@
 import type { IssueList } from "../../manifest/errors.ts";
 import type { ProbeKind } from "../../manifest/types.ts";
 import { describeValue, objectAt, type Fields } from "../../manifest/fields.ts";
-import { PROBE_DEFAULTS } from "../../manifest/validate-probe.ts";
+import { PROBE_DEFAULTS } from "../../manifest/validation/validate-probe.ts";
 import type { PortRef, ProbeTiming, ReviewContainer, ReviewHandler, ReviewPort, ReviewProbe, ReviewTarget } from "./model.ts";
 
 /** Where each workload kind keeps its pod spec, and whether its pods run until stopped. */

@@ -5,10 +5,10 @@
  * since a static pod can reference no other API object. Messages of Invalid errors carry the value
  * first (`"foo": ...`) so the API's `Invalid value: "foo": ...` reads as the API server's.
  */
-import type { DownwardAPIFile, EnvVarSource, ObjectFieldSelector, ResourceFieldSelector, Volume } from "./types.ts";
-import { Fields } from "./fields.ts";
-import { checkQualifiedName } from "./names.ts";
-import { QuantityError, quantityFromValue } from "./quantity.ts";
+import type { DownwardAPIFile, EnvVarSource, ObjectFieldSelector, ResourceFieldSelector, Volume } from "../types.ts";
+import { Fields } from "../fields.ts";
+import { checkQualifiedName } from "../names.ts";
+import { QuantityError, quantityFromValue } from "../quantity.ts";
 
 /** validEnvDownwardAPIFieldPathExpressions. */
 export const ENV_FIELD_PATHS = [

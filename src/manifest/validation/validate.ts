@@ -3,15 +3,15 @@
  * collected with its field path (not just the first), and the API's defaults are filled in.
  * Pure: no I/O; the file name is only used in messages.
  */
-import type { ContainerSpec, PodSpec, RestartPolicy, Volume } from "./types.ts";
-import { IssueList, ManifestError, type Issue } from "./errors.ts";
-import { isPlainObject, describeValue, objectAt, type Fields } from "./fields.ts";
-import { checkAnnotationsSize, checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./names.ts";
+import type { ContainerSpec, PodSpec, RestartPolicy, Volume } from "../types.ts";
+import { IssueList, ManifestError, type Issue } from "../errors.ts";
+import { isPlainObject, describeValue, objectAt, type Fields } from "../fields.ts";
+import { checkAnnotationsSize, checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "../names.ts";
 import { validateContainer, type ContainerKind } from "./validate-container.ts";
 import { readDownwardAPIVolume } from "./validate-downward.ts";
-import { configHash, podUid } from "./hash.ts";
-import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "./defaults.ts";
-import { withoutUnknownFields } from "./known-fields.ts";
+import { configHash, podUid } from "../hash.ts";
+import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../defaults.ts";
+import { withoutUnknownFields } from "../known-fields.ts";
 import { readPodOS, type PodOS } from "./validate-stop-signal.ts";
 import { readEmptyDir } from "./validate-empty-dir.ts";
 

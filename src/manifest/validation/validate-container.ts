@@ -3,13 +3,13 @@
  * stdin and terminal, resources, restart policy and rules, probes and the lifecycle hooks, with the
  * API server's defaults filled in.
  */
-import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "./types.ts";
-import { describeValue, Fields } from "./fields.ts";
-import { checkDns1123Label, checkEnvVarName, checkPortName } from "./names.ts";
+import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "../types.ts";
+import { describeValue, Fields } from "../fields.ts";
+import { checkDns1123Label, checkEnvVarName, checkPortName } from "../names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
 import { validateResources } from "./validate-resources.ts";
 import { readEnvVarSource } from "./validate-downward.ts";
-import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "./defaults.ts";
+import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "../defaults.ts";
 import { readContainerRestart } from "./validate-restart-policy.ts";
 import { readStopSignal, type PodOS } from "./validate-stop-signal.ts";
 

@@ -4,10 +4,10 @@
  * metadata (EnvValueRetriever, empty for what the object cannot answer); a resourceFieldRef as
  * `VALUE (limits.cpu)` from the container's own resources, `node allocatable` for an unset limit.
  */
-import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
-import { splitSubscript } from "../manifest/validate-downward.ts";
-import { containerResourceValue } from "../kubelet/downward-values.ts";
-import type { V1Pod } from "../v1/v1.ts";
+import type { ContainerSpec, EnvVar } from "../../manifest/types.ts";
+import { splitSubscript } from "../../manifest/validation/validate-downward.ts";
+import { containerResourceValue } from "../../kubelet/downward-values.ts";
+import type { V1Pod } from "../../v1/v1.ts";
 
 export function describeEnvValue(env: EnvVar, container: ContainerSpec, pod: V1Pod): string {
   const from = env.valueFrom;

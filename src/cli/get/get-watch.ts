@@ -4,10 +4,10 @@
  * printed before (and widens them when a cell is longer); no header is repeated. `-o name` prints
  * `pod/NAME` per change, `-o json|yaml` each changed object (yaml documents separated by `---`).
  */
-import { printPodRow } from "../printers/pod-printer.ts";
-import { podCells, type PodOutput } from "../printers/pod-table.ts";
-import { serializeObject } from "../printers/serialize.ts";
-import { withTypeMeta, type V1Pod } from "../v1/v1.ts";
+import { printPodRow } from "../../printers/pod-printer.ts";
+import { podCells, type PodOutput } from "../../printers/pod-table.ts";
+import { serializeObject } from "../../printers/serialize.ts";
+import { withTypeMeta, type V1Pod } from "../../v1/v1.ts";
 
 const HEADERS = ["NAME", "READY", "STATUS", "RESTARTS", "AGE"];
 const WIDE_HEADERS = ["IP", "NODE", "NOMINATED NODE", "READINESS GATES"];

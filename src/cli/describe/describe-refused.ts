@@ -3,11 +3,11 @@
  * as far as the file gave it, the file, every problem with its field path, and the file's events.
  * Laid out like describePodText, through the same tabwriter settings.
  */
-import { formatIssue } from "../manifest/errors.ts";
-import { parseTimestamp } from "../printers/age.ts";
-import type { EventRow, RefusedPodRow } from "../store/queries.ts";
+import { formatIssue } from "../../manifest/errors.ts";
+import { parseTimestamp } from "../../printers/age.ts";
+import type { EventRow, RefusedPodRow } from "../../store/queries.ts";
 import { eventAge, rfc1123z } from "./describe-pod.ts";
-import { TabWriter } from "./tabwriter.ts";
+import { TabWriter } from "../tabwriter.ts";
 
 export interface DescribeRefusedInput {
   row: RefusedPodRow;

@@ -5,15 +5,15 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { startAgent } from "../agent/agent.ts";
-import { realClock } from "../clock.ts";
-import type { KubeEvent } from "../v1/kube-event.ts";
-import { formatPods } from "../printers/pod-table.ts";
-import { resolveDbPath } from "../store/db-path.ts";
+import { startAgent } from "../../agent/agent.ts";
+import { realClock } from "../../clock.ts";
+import type { KubeEvent } from "../../v1/kube-event.ts";
+import { formatPods } from "../../printers/pod-table.ts";
+import { resolveDbPath } from "../../store/db-path.ts";
 import { apiLimitsOption, type ApiLimitFlags } from "./api-limits.ts";
 import { apiListenOption, kubeletListenOption } from "./api-listen.ts";
-import { UsageError, UserError } from "./errors.ts";
-import { backoffOptions, housekeepingIntervalOption, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "./options.ts";
+import { UsageError, UserError } from "../errors.ts";
+import { backoffOptions, housekeepingIntervalOption, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "../options.ts";
 
 export interface RunOptions extends ApiLimitFlags {
   db?: string;

@@ -10,12 +10,12 @@
  * of every cell (EventCellBounds, from index seeks), so its rows stay aligned, a few spaces wider
  * than the exact layout where a bound is loose.
  */
-import { humanDurationWidth } from "../printers/age.ts";
-import { listPieces } from "../printers/serialize.ts";
-import type { EventCellBounds } from "../store/event-reads.ts";
-import type { EventRow } from "../store/queries.ts";
+import { humanDurationWidth } from "../../printers/age.ts";
+import { listPieces } from "../../printers/serialize.ts";
+import type { EventCellBounds } from "../../store/event-reads.ts";
+import type { EventRow } from "../../store/queries.ts";
 import { EVENT_HEADER, eventCells, eventListEnvelope, eventObject, formatEventList, formatEventRows } from "./events-format.ts";
-import { runeLength } from "./tabwriter.ts";
+import { runeLength } from "../tabwriter.ts";
 
 /** Takes the next piece of output; a promise holds the writer back until the reader has room. */
 export type TextSink = (text: string) => unknown;

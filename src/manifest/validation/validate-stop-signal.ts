@@ -2,8 +2,8 @@
  * `spec.os` and a container's `lifecycle.stopSignal` (KEP-4960), in the API server's words: a stop
  * signal needs the pod's OS named, and must be one that OS can deliver (validateOS, validateStopSignal).
  */
-import type { Fields } from "./fields.ts";
-import { LINUX_STOP_SIGNALS, WINDOWS_STOP_SIGNALS, type SignalName } from "./signals.ts";
+import type { Fields } from "../fields.ts";
+import { LINUX_STOP_SIGNALS, WINDOWS_STOP_SIGNALS, type SignalName } from "../signals.ts";
 
 /** `spec.os.name` as written; null when the pod names no OS (spec.os absent). */
 export type PodOS = string | null;

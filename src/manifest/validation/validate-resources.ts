@@ -4,11 +4,11 @@
  * resource names, nothing negative, a request within its limit. Messages carry the value first
  * (`"600m": must be ...`) so the API's `Invalid value: "600m": must be ...` reads as the API server's.
  */
-import { mapKey, type FieldPath } from "./errors.ts";
-import type { Fields } from "./fields.ts";
-import { QOS_RESOURCES } from "./qos.ts";
-import { parseQuantity, Quantity, QuantityError, quantityFromValue } from "./quantity.ts";
-import type { ResourceList, ResourceRequirements } from "./types.ts";
+import { mapKey, type FieldPath } from "../errors.ts";
+import type { Fields } from "../fields.ts";
+import { QOS_RESOURCES } from "../qos.ts";
+import { parseQuantity, Quantity, QuantityError, quantityFromValue } from "../quantity.ts";
+import type { ResourceList, ResourceRequirements } from "../types.ts";
 
 /** The resources minikubelet knows by name; `hugepages-<size>` is the fourth, by prefix. */
 const STANDARD_CONTAINER_RESOURCES = ["cpu", "memory", "ephemeral-storage"] as const;

@@ -6,8 +6,8 @@
  * with `Always`) may have no rules: the action that would apply to it (RestartAllContainers) is
  * behind an alpha gate that 1.35 leaves off.
  */
-import type { ContainerRestartRule, RestartPolicy } from "./types.ts";
-import { describeValue, type Fields } from "./fields.ts";
+import type { ContainerRestartRule, RestartPolicy } from "../types.ts";
+import { describeValue, type Fields } from "../fields.ts";
 
 const POLICIES: readonly RestartPolicy[] = ["Always", "Never", "OnFailure"];
 const ACTIONS: readonly ContainerRestartRule["action"][] = ["Restart"];

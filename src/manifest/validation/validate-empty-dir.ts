@@ -4,9 +4,9 @@
  * disk ("") or in memory ("Memory", a tmpfs). Other media are refused here, where the kubelet's
  * plugin fails to set them up; HugePages too: minikubelet has no hugetlbfs to mount.
  */
-import type { Fields } from "./fields.ts";
-import { QuantityError, quantityFromValue } from "./quantity.ts";
-import type { Volume } from "./types.ts";
+import type { Fields } from "../fields.ts";
+import { QuantityError, quantityFromValue } from "../quantity.ts";
+import type { Volume } from "../types.ts";
 
 const MEDIA = ["", "Memory"] as const;
 

@@ -1,8 +1,8 @@
 /** `--api-listen` for `run` and `serve`, and `run --kubelet-listen`. */
-import { DEFAULT_KUBELET_LISTEN } from "../agent/defaults.ts";
-import { DEFAULT_API_LISTEN, parseListenAddress } from "../api/start.ts";
-import type { ListenAddress } from "../api/http/server.ts";
-import { UsageError } from "./errors.ts";
+import { DEFAULT_KUBELET_LISTEN } from "../../agent/defaults.ts";
+import { DEFAULT_API_LISTEN, parseListenAddress } from "../../api/start.ts";
+import type { ListenAddress } from "../../api/http/server.ts";
+import { UsageError } from "../errors.ts";
 
 /** The listen address, or undefined for `off`; UsageError for a malformed value. */
 export function apiListenOption(value: unknown): ListenAddress | undefined {

@@ -4,14 +4,14 @@
  * plus a minikubelet-only `Attempts:` table of every start of each container, which the database
  * remembers and the API forgets. Pure: the caller passes the rows and `now`.
  */
-import type { ContainerSpec, PodSpec, Volume } from "../manifest/types.ts";
-import { describeProbe } from "../manifest/describe-probe.ts";
-import { humanDuration, parseTimestamp } from "../printers/age.ts";
-import type { V1ContainerState, V1ContainerStatus, V1Pod } from "../v1/v1.ts";
-import type { AttemptRow, EventRow } from "../store/queries.ts";
-import { killCauseWords } from "../kubelet/kill-cause.ts";
+import type { ContainerSpec, PodSpec, Volume } from "../../manifest/types.ts";
+import { describeProbe } from "../../manifest/describe-probe.ts";
+import { humanDuration, parseTimestamp } from "../../printers/age.ts";
+import type { V1ContainerState, V1ContainerStatus, V1Pod } from "../../v1/v1.ts";
+import type { AttemptRow, EventRow } from "../../store/queries.ts";
+import { killCauseWords } from "../../kubelet/kill-cause.ts";
 import { describeEnvValue } from "./describe-env.ts";
-import { TabWriter } from "./tabwriter.ts";
+import { TabWriter } from "../tabwriter.ts";
 
 export interface DescribeInput {
   pod: V1Pod;

@@ -5,18 +5,18 @@
  * `LogReader` (e.g. docker's readLogs) is the seam.
  */
 import { StringDecoder } from "node:string_decoder";
-import { realClock, type Clock } from "../clock.ts";
-import { LogFileError, writeAttemptLogs } from "../logs/attempt-logs.ts";
-import { chooseAttempt } from "../logs/select.ts";
-import type { AttemptRow } from "../store/queries.ts";
-import { AmbiguousPodError } from "../store/queries.ts";
-import { openStoreReader } from "../store/reader.ts";
-import { humanDuration } from "../printers/age.ts";
-import type { V1PodSpec } from "../v1/v1.ts";
-import { deletionCauseText } from "./describe-pod.ts";
-import { UsageError, UserError } from "./errors.ts";
-import { interruptSignal } from "./events.ts";
-import { podNotFound } from "./pod-not-found.ts";
+import { realClock, type Clock } from "../../clock.ts";
+import { LogFileError, writeAttemptLogs } from "../../logs/attempt-logs.ts";
+import { chooseAttempt } from "../../logs/select.ts";
+import type { AttemptRow } from "../../store/queries.ts";
+import { AmbiguousPodError } from "../../store/queries.ts";
+import { openStoreReader } from "../../store/reader.ts";
+import { humanDuration } from "../../printers/age.ts";
+import type { V1PodSpec } from "../../v1/v1.ts";
+import { deletionCauseText } from "../describe/describe-pod.ts";
+import { UsageError, UserError } from "../errors.ts";
+import { interruptSignal } from "../events/events.ts";
+import { podNotFound } from "../pod-not-found.ts";
 
 export interface LogsOptions {
   db?: string;

@@ -3,14 +3,14 @@
  * kubelet's events from the state database, oldest last-seen first, like `kubectl events`.
  * `-w` keeps polling the events' revision and prints each new or repeated event as a row.
  */
-import { realClock, sleep, type Clock } from "../clock.ts";
-import type { EventFilter } from "../store/queries.ts";
-import { eventCellBounds, streamEvents } from "../store/event-reads.ts";
-import { openStoreReader } from "../store/reader.ts";
-import { UsageError } from "./errors.ts";
+import { realClock, sleep, type Clock } from "../../clock.ts";
+import type { EventFilter } from "../../store/queries.ts";
+import { eventCellBounds, streamEvents } from "../../store/event-reads.ts";
+import { openStoreReader } from "../../store/reader.ts";
+import { UsageError } from "../errors.ts";
 import { formatEventRows } from "./events-format.ts";
 import { writeEventList, writeEventTable, type TextSink } from "./events-stream.ts";
-import { stdoutSink } from "./stdout-sink.ts";
+import { stdoutSink } from "../stdout-sink.ts";
 
 export interface EventsOptions {
   db?: string;

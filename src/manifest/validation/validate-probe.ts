@@ -14,11 +14,11 @@ import type {
   ProbeKind,
   SleepAction,
   TcpSocketAction,
-} from "./types.ts";
-import type { FieldPath } from "./errors.ts";
-import { describeValue, type Fields } from "./fields.ts";
-import { checkHttpHeaderName, checkPortName } from "./names.ts";
-import { formatPath } from "./errors.ts";
+} from "../types.ts";
+import type { FieldPath } from "../errors.ts";
+import { describeValue, type Fields } from "../fields.ts";
+import { checkHttpHeaderName, checkPortName } from "../names.ts";
+import { formatPath } from "../errors.ts";
 
 /** The container's declared ports, for resolving `port: http`. */
 export interface PortScope {

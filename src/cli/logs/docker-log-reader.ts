@@ -6,10 +6,10 @@
  * such an attempt is asked for, so `logs` on a process-runtime database never touches the socket.
  */
 import { StringDecoder } from "node:string_decoder";
-import { EngineLogError, writeEngineLogs, type EngineLogs } from "../logs/attempt-logs.ts";
-import { engineAddressFromEnv, streamEngineLogs } from "../runtime/docker/docker-logs.ts";
-import type { AttemptRow } from "../store/queries.ts";
-import { UserError } from "./errors.ts";
+import { EngineLogError, writeEngineLogs, type EngineLogs } from "../../logs/attempt-logs.ts";
+import { engineAddressFromEnv, streamEngineLogs } from "../../runtime/docker/docker-logs.ts";
+import type { AttemptRow } from "../../store/queries.ts";
+import { UserError } from "../errors.ts";
 import type { LogFollower, LogReader } from "./logs.ts";
 
 /** Streams an attempt's output from the engine until it stops or the signal aborts (`logs -f`). */

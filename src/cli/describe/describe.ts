@@ -2,16 +2,16 @@
  * `minikubelet describe pod NAME [-n NS]`: kubectl's describe layout from the state database,
  * for a live pod or, when none is live, the most recently deleted one of that name.
  */
-import { realClock, type Clock } from "../clock.ts";
-import { AmbiguousPodError } from "../store/queries.ts";
-import { newestPodEvents } from "../store/event-reads.ts";
-import { openStoreReader } from "../store/reader.ts";
-import { agentNotRunningNote } from "../store/agent-status.ts";
-import { UsageError, UserError } from "./errors.ts";
+import { realClock, type Clock } from "../../clock.ts";
+import { AmbiguousPodError } from "../../store/queries.ts";
+import { newestPodEvents } from "../../store/event-reads.ts";
+import { openStoreReader } from "../../store/reader.ts";
+import { agentNotRunningNote } from "../../store/agent-status.ts";
+import { UsageError, UserError } from "../errors.ts";
 import { describePodText } from "./describe-pod.ts";
-import { podNotFound } from "./pod-not-found.ts";
+import { podNotFound } from "../pod-not-found.ts";
 import { describeRefusedText } from "./describe-refused.ts";
-import { writeStderr, writeStdout } from "./stdio.ts";
+import { writeStderr, writeStdout } from "../stdio.ts";
 
 export interface DescribeOptions {
   db?: string;

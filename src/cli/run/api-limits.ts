@@ -1,7 +1,7 @@
 /** `run`'s bounds on its API: the kube-apiserver's flag names and defaults where it has the limit. */
-import { DEFAULT_LIMITS, type ApiLimits } from "../api/http/context.ts";
-import { parseGoDuration } from "../printers/go-duration.ts";
-import { UsageError } from "./errors.ts";
+import { DEFAULT_LIMITS, type ApiLimits } from "../../api/http/context.ts";
+import { parseGoDuration } from "../../printers/go-duration.ts";
+import { UsageError } from "../errors.ts";
 
 export interface ApiLimitFlags {
   maxRequestsInflight?: unknown;

@@ -3,12 +3,12 @@
  * TYPE, REASON, OBJECT, MESSAGE through kubectl's get tabwriter (minwidth 6, padding 3), with
  * `5s (x4 over 2m)` for repeats; `-o json|yaml` prints v1 Events in a List.
  */
-import { nodeNameOf } from "../host/node-name.ts";
-import { apiEvent, type V1Event } from "../v1/event-object.ts";
-import { serializeObject } from "../printers/serialize.ts";
-import type { EventRow } from "../store/queries.ts";
-import { eventAge } from "./describe-pod.ts";
-import { TabWriter } from "./tabwriter.ts";
+import { nodeNameOf } from "../../host/node-name.ts";
+import { apiEvent, type V1Event } from "../../v1/event-object.ts";
+import { serializeObject } from "../../printers/serialize.ts";
+import type { EventRow } from "../../store/queries.ts";
+import { eventAge } from "../describe/describe-pod.ts";
+import { TabWriter } from "../tabwriter.ts";
 
 export const EVENT_HEADER: readonly string[] = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"];
 

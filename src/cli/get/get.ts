@@ -6,14 +6,14 @@
  * the state database, where no `-n` means the `default` namespace, as in kubectl. `-w` (database
  * only) prints the list and then a row per pod change until Ctrl-C, like `kubectl get pods -w`.
  */
-import { realClock, type Clock } from "../clock.ts";
-import { formatPods, POD_OUTPUTS, type PodOutput } from "../printers/pod-table.ts";
-import { refusedManifestNotes } from "../v1/refused-pod.ts";
-import { podList, withTypeMeta, type V1Pod } from "../v1/v1.ts";
-import { UsageError, UserError } from "./errors.ts";
-import { writeStderr, writeStdout } from "./stdio.ts";
-import { otherNamespacesNote, podNotFoundInDatabase } from "./pod-not-found.ts";
-import { agentNotRunningNoteFor } from "../store/agent-status.ts";
+import { realClock, type Clock } from "../../clock.ts";
+import { formatPods, POD_OUTPUTS, type PodOutput } from "../../printers/pod-table.ts";
+import { refusedManifestNotes } from "../../v1/refused-pod.ts";
+import { podList, withTypeMeta, type V1Pod } from "../../v1/v1.ts";
+import { UsageError, UserError } from "../errors.ts";
+import { writeStderr, writeStdout } from "../stdio.ts";
+import { otherNamespacesNote, podNotFoundInDatabase } from "../pod-not-found.ts";
+import { agentNotRunningNoteFor } from "../../store/agent-status.ts";
 
 /** The flags as cac hands them over (long names, camelCased; numeric-looking values arrive as numbers). */
 export interface GetCommandOptions {
@@ -66,7 +66,7 @@ export async function getCommand(
   if (options.watch) return watchCommand(query, { output, allNamespaces }, { clock, stdout, stderr, signal: deps.signal, intervalMs: deps.intervalMs });
   // The yaml library (-f, -o yaml) and the watch are loaded by the runs that use them: the library
   // alone takes as long to load as the rest of a plain `get pods`.
-  const loaded = filename ? (await import("../v1/pod-list.ts")).readPodsFile(filename) : await listPodsFromDatabase(query);
+  const loaded = filename ? (await import("../../v1/pod-list.ts")).readPodsFile(filename) : await listPodsFromDatabase(query);
   if (!filename && target.name !== undefined && loaded.length === 0) throw podNotFoundInDatabase(options.db, target.name);
   const now = clock.now();
   if (!filename) noteAgentNotRunning(query, now, stderr);
@@ -76,7 +76,7 @@ export async function getCommand(
   const elsewhere = table && !filename && namespace !== undefined && !namespaceGiven && target.name === undefined ? otherNamespacesNote(options.db, namespace) : undefined;
 
   if (output === "json" || output === "yaml") {
-    const { serializeObject } = await import("../printers/serialize.ts");
+    const { serializeObject } = await import("../../printers/serialize.ts");
     // kubectl prints the object itself, not a List, when one pod is asked for by name.
     stdout(serializeObject(target.name !== undefined ? withTypeMeta(pods[0]!) : podList(pods), output));
     return 0;
@@ -99,9 +99,9 @@ async function watchCommand(
   deps: { clock: Clock; stdout: (text: string) => void; stderr: (text: string) => void; signal?: AbortSignal; intervalMs?: number },
 ): Promise<number> {
   const [{ podsRevision, watchPods }, { PodWatchPrinter }, { interruptSignal }] = await Promise.all([
-    import("../store/pods-view.ts"),
+    import("../../store/pods-view.ts"),
     import("./get-watch.ts"),
-    import("./events.ts"),
+    import("../events/events.ts"),
   ]);
   // The revision first: a change written while the list is read is printed again, never lost.
   const sinceRevision = podsRevision(query.db);
@@ -131,7 +131,7 @@ function noteAgentNotRunning(query: PodQuery, now: number, stderr: (text: string
  * (namespace, then name); the caller still filters by namespace and name.
  */
 export async function listPodsFromDatabase(query: PodQuery): Promise<V1Pod[]> {
-  const { listPodsFromStore } = await import("../store/pods-view.ts");
+  const { listPodsFromStore } = await import("../../store/pods-view.ts");
   return listPodsFromStore(query);
 }
 
