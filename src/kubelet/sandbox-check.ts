@@ -9,7 +9,7 @@
  * As in the kubelet, the init containers run again, in order, before the app containers restart
  * in the new sandbox (their restart counts go on; Init:0/N shows meanwhile).
  */
-import { allContainers, type PodRecord } from "./pod-state.ts";
+import { allContainers, transition, type PodRecord } from "./pod-state.ts";
 import { isContainerRestartable } from "./restart-policy.ts";
 import type { SyncContext } from "./sync-context.ts";
 
@@ -43,9 +43,7 @@ export async function ensureSandboxAlive(ctx: SyncContext, pod: PodRecord): Prom
     for (const container of inits) {
       if (container.state !== "terminated") continue;
       container.lastTermination = container.terminated;
-      container.terminated = undefined;
-      container.state = "waiting";
-      container.waiting = { reason: "PodInitializing" };
+      transition(container, { state: "waiting", waiting: { reason: "PodInitializing" }, ready: false, started: false });
     }
   }
   await killStranded(ctx, pod, "its pod sandbox changed");

@@ -3,14 +3,14 @@
  * out of the grace period), then SIGTERM, then SIGKILL once the remaining grace (at least 2s) is
  * gone. Each step is started here and its outcome picked up by a later pass.
  */
-import { podFullDescription, type ContainerRecord, type PodRecord, type Stopping } from "./pod-state.ts";
+import { podFullDescription, transition, type ContainerRecord, type PodRecord, type Stopping } from "./pod-state.ts";
 import { MIN_GRACE_MS, type SyncContext } from "./sync-context.ts";
 import { runLifecycleHandler } from "./lifecycle-hooks.ts";
 import { abandonPostStart } from "./post-start.ts";
 import { goDuration } from "../status/go-duration.ts";
 import { restartsAfterProbeKill } from "./restart-policy.ts";
 import { stopSignalOf } from "./stop-signal.ts";
-import { applyTermination, exitEvent, terminationOf } from "./container-lifecycle.ts";
+import { exitEvent, terminationOf } from "./container-lifecycle.ts";
 import { ContainerNotFoundError } from "../runtime/runtime.ts";
 
 /** How soon a SIGKILL is sent again while its container still runs. */
@@ -123,8 +123,7 @@ export async function advanceStop(ctx: SyncContext, pod: PodRecord, container: C
     // signalling one the runtime refuses to touch would keep the pod terminating forever.
     const termination = terminationOf({ id, state: "unknown" }, container.startedAt, now);
     // Not killed by us, so no kill cause.
-    container.stopping = undefined;
-    applyTermination(container, termination);
+    transition(container, { state: "terminated", terminated: termination, ready: false, started: false });
     ctx.event(pod, "Warning", "Exited", container, `${exitEvent(container.name, termination).message}: ${error.message}`);
   }
 }
