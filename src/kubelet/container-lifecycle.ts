@@ -66,34 +66,40 @@ export function exitEvent(container: string, termination: Termination): { type: 
   };
 }
 
+/** A back-off the plan found still running (compute-pod-actions.ts): the start waits it out. */
+export interface BackOffWait {
+  /** The finish of the attempt the wait is measured from. */
+  finishedAt: number;
+  until: number;
+  /** The waiting message, as the kubelet words it. */
+  message: string;
+  /** The first pass of this wait: the BackOff event is emitted. */
+  announce: boolean;
+}
+
 /**
- * Starts a container, or, after a crash, waits out its back-off first: while it waits the container
- * is waiting with reason CrashLoopBackOff and one BackOff event is emitted per wait.
+ * Carries out a planned start (compute-pod-actions.ts): after a crash, the ended attempt becomes
+ * the last termination first; then either the back-off the plan found is waited out (the
+ * container waits with reason CrashLoopBackOff, one BackOff event per wait, a wake-up at its end)
+ * or the container is started and the back-off advanced.
  */
-export async function startOrBackOff(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
+export async function startPlanned(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, backOff: BackOffWait | undefined): Promise<void> {
   if (container.attempts > 0) {
     if (container.state === "terminated") {
       await keepAsPrevious(ctx, container, container.terminated.containerId);
       container.lastTermination = container.terminated;
       transition(container, { state: "waiting", ready: false, started: false });
     }
-    const finishedAt = container.lastTermination?.finishedAt ?? ctx.clock.now();
-    const key = backoffKey(pod.spec.uid, container.name);
-    const remaining = ctx.backoff.remainingMs(key, finishedAt);
-    if (remaining > 0) {
-      const delay = ctx.backoff.get(key)?.delayMs ?? remaining;
-      container.waiting = {
-        reason: "CrashLoopBackOff",
-        message: `back-off ${goDuration(delay)} restarting failed container=${container.name} pod=${pod.spec.fullName}_${pod.spec.namespace}(${pod.spec.uid})`,
-      };
-      if (container.backoffAnnouncedFor !== finishedAt) {
-        container.backoffAnnouncedFor = finishedAt;
+    if (backOff) {
+      container.waiting = { reason: "CrashLoopBackOff", message: backOff.message };
+      if (backOff.announce) {
+        container.backoffAnnouncedFor = backOff.finishedAt;
         ctx.event(pod, "Warning", "BackOff", container, `Back-off restarting failed container ${container.name} in pod ${pod.spec.fullName}`);
       }
-      ctx.wakeAt(pod, ctx.clock.now() + remaining);
+      ctx.wakeAt(pod, backOff.until);
       return;
     }
-    ctx.backoff.next(key, finishedAt);
+    ctx.backoff.next(backoffKey(pod.spec.uid, container.name), container.lastTermination?.finishedAt ?? ctx.clock.now());
   }
   await startContainer(ctx, pod, container);
 }

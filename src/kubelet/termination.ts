@@ -17,7 +17,7 @@ import { ContainerNotFoundError } from "../runtime/runtime.ts";
 const SIGKILL_RETRY_MS = 2000;
 
 /** The kubelet's words: ", will be restarted" only when the policy at the kill says it will be. */
-function killingMessage(pod: PodRecord, container: ContainerRecord, cause: Stopping["cause"]): string {
+export function killingMessage(pod: PodRecord, container: ContainerRecord, cause: Stopping["cause"]): string {
   const then = restartsAfterProbeKill(pod.spec.restartPolicy, container) ? ", will be restarted" : "";
   switch (cause) {
     case "liveness":
@@ -41,6 +41,7 @@ export function beginStop(
   container: ContainerRecord,
   cause: Stopping["cause"],
   graceMs: number,
+  message = killingMessage(pod, container, cause),
 ): void {
   if (container.state !== "running" || container.stopping || !container.containerId) return;
   const now = ctx.clock.now();
@@ -48,7 +49,7 @@ export function beginStop(
   container.ready = false;
   // The kubelet cancels a hook still running when the pod is stopped: the stop never waits on it.
   if (cause !== "postStart") abandonPostStart(container);
-  ctx.event(pod, "Normal", "Killing", container, killingMessage(pod, container, cause));
+  ctx.event(pod, "Normal", "Killing", container, message);
   const hook = container.spec.preStop;
   if (!hook || graceMs <= 0) {
     sendTerm(ctx, pod, container);
