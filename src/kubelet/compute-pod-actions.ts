@@ -10,7 +10,6 @@
  */
 import type { ProbeKind } from "../manifest/types.ts";
 import type { ProbeVerdict } from "../prober/tracker.ts";
-import type { ContainerKind } from "../runtime/runtime.ts";
 import { backoffForgotten, type BackoffEntry, type BackoffSettings } from "./backoff.ts";
 import type { BackOffWait } from "./container-lifecycle.ts";
 import { IMMEDIATE_EVICTION_GRACE_MS } from "./empty-dir-eviction.ts";
@@ -20,7 +19,6 @@ import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state
 import { postStartFailed, postStartRunning } from "./post-start.ts";
 import { containerShouldRestart, isContainerRestartable } from "./restart-policy.ts";
 import { killingMessage, remainingPodGraceMs } from "./termination.ts";
-import { goDuration } from "../status/go-duration.ts";
 
 /**
  * The sandbox as the pass found it. `missing`: none yet (or its creation failed). `replaced`: the
@@ -55,10 +53,8 @@ export interface ContainerToKill {
   graceMs: number;
 }
 
-/** A container that waits out its back-off instead of starting (CrashLoopBackOff): until when, from which finish, announced or not. */
-export interface BackOff extends BackOffWait {
-  delayMs: number;
-}
+/** A container that waits out its back-off instead of starting (CrashLoopBackOff): until when, from which finish, the wait, announced or not. */
+export type BackOff = BackOffWait;
 
 /**
  * What must hold once a start is done for the pass to go on to the next: `continue` whatever
@@ -70,7 +66,7 @@ export type StartGate = "continue" | "untilHook" | "untilStarted" | "last";
 
 export interface ContainerToStart {
   name: string;
-  kind: ContainerKind;
+  kind: ContainerRecord["kind"];
   /** Set: not started this pass, the wait is shown instead and a wake-up armed for its end. */
   backOff?: BackOff;
   then: StartGate;
@@ -176,7 +172,9 @@ export function computePodActions(input: PodActionsInput): PodActions {
     actions.initialized = init.done;
     if (init.done) actions.containersToStart = planApps(view, start);
   }
-  actions.afterStarts = computeAfterStartActions({ ...input, pod: view }, actions.containersToKill);
+  // A stranded container is only signalled: the prober goes on with it until its exit is seen.
+  const stops = actions.containersToKill.filter((k) => k.reason !== "sandboxChanged" && k.reason !== "sandboxDied");
+  actions.afterStarts = computeAfterStartActions({ ...input, pod: view }, stops);
   return actions;
 }
 
@@ -188,13 +186,13 @@ export function computePodActions(input: PodActionsInput): PodActions {
 export function computeAfterStartActions(input: PodActionsInput, killed: readonly ContainerToKill[] = []): AfterStartActions {
   const { pod, now } = input;
   const after: AfterStartActions = { containersToKill: [], probes: [] };
+  const stopping = new Set(killed.map((k) => k.name));
   if (isTerminalPhase(podPhase(pod))) {
     const sidecar = nextSidecarToStop(pod);
-    if (sidecar) after.containersToKill.push(kill(pod, sidecar, "completed", remainingPodGraceMs(pod, now)));
+    if (sidecar && !stopping.has(sidecar.name)) after.containersToKill.push(kill(pod, sidecar, "completed", remainingPodGraceMs(pod, now)));
     return after;
   }
   if (!input.probes) return after;
-  const stopping = new Set(killed.map((k) => k.name));
   for (const c of allContainers(pod)) {
     if (!probed(c) || stopping.has(c.name)) continue;
     const outcome = probeOutcome(pod, c, input.probes[c.name] ?? {});
@@ -204,7 +202,7 @@ export function computeAfterStartActions(input: PodActionsInput, killed: readonl
 }
 
 /** The attempts the prober looks at: running, not being stopped, not held by a postStart hook. */
-export function probed(c: ContainerRecord): c is Extract<ContainerRecord, { state: "running" }> {
+function probed(c: ContainerRecord): c is Extract<ContainerRecord, { state: "running" }> {
   return c.state === "running" && !c.stopping && !postStartRunning(c);
 }
 
@@ -271,7 +269,7 @@ function withInitReset(pod: PodRecord): PodRecord {
 /** The back-off a crashed container must sit out before its next start, if any is left. */
 function backOffOf(input: PodActionsInput, c: ContainerRecord): BackOff | undefined {
   if (c.attempts === 0) return undefined;
-  const { pod, now, backoff } = input;
+  const { now, backoff } = input;
   const finishedAt = (c.terminated ?? c.lastTermination)?.finishedAt ?? now;
   const entry = backoff.entries[c.name];
   if (!entry || backoffForgotten(entry, finishedAt, backoff.settings)) return undefined;
@@ -281,7 +279,6 @@ function backOffOf(input: PodActionsInput, c: ContainerRecord): BackOff | undefi
     finishedAt,
     until: now + remaining,
     delayMs: entry.delayMs,
-    message: `back-off ${goDuration(entry.delayMs)} restarting failed container=${c.name} pod=${pod.spec.fullName}_${pod.spec.namespace}(${pod.spec.uid})`,
     announce: c.backoffAnnouncedFor !== finishedAt,
   };
 }

@@ -71,8 +71,8 @@ export interface BackOffWait {
   /** The finish of the attempt the wait is measured from. */
   finishedAt: number;
   until: number;
-  /** The waiting message, as the kubelet words it. */
-  message: string;
+  /** The wait, as the waiting message gives it. */
+  delayMs: number;
   /** The first pass of this wait: the BackOff event is emitted. */
   announce: boolean;
 }
@@ -91,7 +91,10 @@ export async function startPlanned(ctx: SyncContext, pod: PodRecord, container: 
       transition(container, { state: "waiting", ready: false, started: false });
     }
     if (backOff) {
-      container.waiting = { reason: "CrashLoopBackOff", message: backOff.message };
+      container.waiting = {
+        reason: "CrashLoopBackOff",
+        message: `back-off ${goDuration(backOff.delayMs)} restarting failed container=${container.name} pod=${pod.spec.fullName}_${pod.spec.namespace}(${pod.spec.uid})`,
+      };
       if (backOff.announce) {
         container.backoffAnnouncedFor = backOff.finishedAt;
         ctx.event(pod, "Warning", "BackOff", container, `Back-off restarting failed container ${container.name} in pod ${pod.spec.fullName}`);

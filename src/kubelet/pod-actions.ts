@@ -7,11 +7,10 @@
  * stopped in the kubelet's order.
  */
 import type { PodKey } from "../manifest/types.ts";
-import { backoffKey } from "./backoff.ts";
+import { backoffKey, type BackoffEntry } from "./backoff.ts";
 import {
   computeAfterStartActions,
   computePodActions,
-  probed,
   type ContainerToKill,
   type ContainerToStart,
   type PodActionsInput,
@@ -44,8 +43,9 @@ export interface PodPass {
 function actionsInput(pass: PodPass, pod: PodRecord, sandbox: SandboxView): PodActionsInput {
   const { ctx } = pass;
   const uid = pod.spec.uid;
-  const entries: PodActionsInput["backoff"]["entries"] = {};
-  for (const entry of ctx.backoff.forPod(uid)) (entries as Record<string, typeof entry>)[entry.key.slice(uid.length + 1)] = entry;
+  const entries: Record<string, BackoffEntry> = {};
+  // Keys are `uid/name` (backoffKey).
+  for (const entry of ctx.backoff.forPod(uid)) entries[entry.key.slice(uid.length + 1)] = entry;
   let probes: Record<string, ProbeVerdicts> | undefined;
   if (pass.probes) {
     probes = {};
@@ -196,6 +196,6 @@ function watchProbes(pod: PodRecord, container: ContainerRecord, probes: ProbeDr
 /** After the verdicts were acted on: an attempt now stopping is forgotten by the prober, the others' counters checkpointed. */
 function keepProbeCounters(container: ContainerRecord, probes: ProbeDriver): void {
   if (container.state !== "running" || postStartRunning(container)) return;
-  if (container.stopping) return probes.forget(container.containerId);
-  if (probed(container)) container.probeCounters = probes.counters(container.containerId);
+  if (container.stopping) probes.forget(container.containerId);
+  else container.probeCounters = probes.counters(container.containerId);
 }
