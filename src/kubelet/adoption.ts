@@ -144,7 +144,7 @@ function takeOver(pod: PodRecord, container: ContainerRecord, info: ContainerInf
     const exit = exitEvent(container.name, ended);
     note(exit.type, "Exited", exit.message);
   }
-  // As startOrBackOff does before a restart: the ended attempt becomes the last termination, and
+  // As startPlanned does before a restart: the ended attempt becomes the last termination, and
   // the dead container kept for `logs --previous`; the one kept before it goes.
   if (container.state === "terminated" && container.terminated) {
     const ended = container.terminated.containerId;

@@ -32,7 +32,7 @@ describe("container record states", () => {
     const spec = pod({ containers: [container("done"), container("again"), container("live")] });
     const saved = newPodRecord(spec, T0);
     const end = { containerId: "d-0", exitCode: 0, reason: "Completed", startedAt: T0, finishedAt: T0 + 5 };
-    // What applyTermination and startOrBackOff left before: the running attempt's fields stayed.
+    // What applyTermination and a restart left before this shape: the running attempt's fields stayed.
     const old = [
       { ...saved.app[0]!, state: "terminated", terminated: end, containerId: "d-0", attempts: 1, startedAt: T0, probeCounters: {}, ready: false, started: false },
       { ...saved.app[1]!, state: "waiting", waiting: { reason: "CrashLoopBackOff" }, lastTermination: { ...end, containerId: "a-0", exitCode: 1, reason: "Error" }, containerId: "a-0", previousContainerId: "a-0", attempts: 1, startedAt: T0 },
