@@ -21,7 +21,7 @@ import type { ContainerInfo, SandboxInfo } from "../runtime/runtime.ts";
 import { backoffKey, type BackoffKey } from "./backoff.ts";
 import { applyTermination, beginAttempt, exitEvent, terminationOf } from "./container-lifecycle.ts";
 import type { EventType } from "../v1/kube-event.ts";
-import { allContainers, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
+import { allContainers, loadedPodRecord, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 
 export interface AdoptionInput {
   /** The checkpoint: every pod record the previous agent saved. */
@@ -74,7 +74,7 @@ export interface AdoptionPlan {
 
 export function planAdoption(input: AdoptionInput): AdoptionPlan {
   const pods = new Map<string, PodRecord>();
-  for (const record of input.records) pods.set(record.spec.uid, structuredClone(record));
+  for (const record of input.records) pods.set(record.spec.uid, loadedPodRecord(structuredClone(record)));
   const known = new Set<string>();
   for (const record of pods.values()) {
     for (const container of allContainers(record)) {
@@ -144,7 +144,7 @@ function takeOver(pod: PodRecord, container: ContainerRecord, info: ContainerInf
     const exit = exitEvent(container.name, ended);
     note(exit.type, "Exited", exit.message);
   }
-  // As startOrBackOff does before a restart: the ended attempt becomes the last termination, and
+  // As startPlanned does before a restart: the ended attempt becomes the last termination, and
   // the dead container kept for `logs --previous`; the one kept before it goes.
   if (container.state === "terminated" && container.terminated) {
     const ended = container.terminated.containerId;

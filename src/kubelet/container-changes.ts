@@ -6,13 +6,11 @@
  * without a back-off wait (the kubelet's back-off key includes the hash); labels and annotations
  * restart nothing, and an ephemeral container added (`kubectl debug`) is started beside the others.
  * A file pod never comes here: an edited file has a new uid, so it is a new pod, as for a static pod.
+ * The kill and the forgotten back-off are the plan's (compute-pod-actions.ts).
  */
 import { canonicalJson } from "../manifest/hash.ts";
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
-import { backoffKey } from "./backoff.ts";
 import { allContainers, newContainerRecord, type PodRecord } from "./pod-state.ts";
-import type { SyncContext } from "./sync-context.ts";
-import { beginStop } from "./termination.ts";
 
 /**
  * The containers whose definitions differ in `next`, when `next` can replace `current` in place:
@@ -63,18 +61,5 @@ export function applyInPlaceUpdate(pod: PodRecord, next: PodSpec, changed: reado
     if (!spec) continue;
     container.spec = spec;
     if (changed.includes(container.name) && container.kind !== "init") container.definitionChanged = true;
-  }
-}
-
-/**
- * Part of each running pass, before containers are started: a changed container that runs is
- * stopped with the pod's grace period; one that has stopped forgets its back-off, so the start
- * that follows is immediate (the start clears the mark).
- */
-export function restartChangedContainers(ctx: SyncContext, pod: PodRecord): void {
-  for (const container of allContainers(pod)) {
-    if (!container.definitionChanged) continue;
-    if (container.state === "running") beginStop(ctx, pod, container, "changed", pod.spec.terminationGracePeriodSeconds * 1000);
-    else ctx.backoff.forget(backoffKey(pod.spec.uid, container.name));
   }
 }

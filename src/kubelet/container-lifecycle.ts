@@ -10,7 +10,7 @@ import { backoffKey } from "./backoff.ts";
 import { DownwardApiError, resolveEnv } from "./downward-values.ts";
 import { syncDownwardVolumes } from "./downward-volumes.ts";
 import { expandCommand, expandEnv } from "./env-expansion.ts";
-import { allContainers, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
+import { allContainers, transition, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
 import { exitedSuffix, killCauseOf } from "./kill-cause.ts";
@@ -55,13 +55,7 @@ export function terminationOf(status: ContainerStatus, startedAt: number | undef
 /** The container's current attempt has ended as `termination` says; a stop under way gives its kill cause. */
 export function applyTermination(container: ContainerRecord, termination: Termination): void {
   Object.assign(termination, killCauseOf(container.stopping, termination.reason));
-  container.state = "terminated";
-  container.terminated = termination;
-  container.waiting = undefined;
-  container.ready = false;
-  container.started = false;
-  container.stopping = undefined;
-  container.postStart = undefined;
+  transition(container, { state: "terminated", terminated: termination, ready: false, started: false });
 }
 
 /** The `Exited` event's type and message for an ended attempt. */
@@ -72,35 +66,43 @@ export function exitEvent(container: string, termination: Termination): { type: 
   };
 }
 
+/** A back-off the plan found still running (compute-pod-actions.ts): the start waits it out. */
+export interface BackOffWait {
+  /** The finish of the attempt the wait is measured from. */
+  finishedAt: number;
+  until: number;
+  /** The wait, as the waiting message gives it. */
+  delayMs: number;
+  /** The first pass of this wait: the BackOff event is emitted. */
+  announce: boolean;
+}
+
 /**
- * Starts a container, or, after a crash, waits out its back-off first: while it waits the container
- * is waiting with reason CrashLoopBackOff and one BackOff event is emitted per wait.
+ * Carries out a planned start (compute-pod-actions.ts): after a crash, the ended attempt becomes
+ * the last termination first; then either the back-off the plan found is waited out (the
+ * container waits with reason CrashLoopBackOff, one BackOff event per wait, a wake-up at its end)
+ * or the container is started and the back-off advanced.
  */
-export async function startOrBackOff(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
+export async function startPlanned(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, backOff: BackOffWait | undefined): Promise<void> {
   if (container.attempts > 0) {
     if (container.state === "terminated") {
-      await keepAsPrevious(ctx, container, container.terminated?.containerId);
+      await keepAsPrevious(ctx, container, container.terminated.containerId);
       container.lastTermination = container.terminated;
-      container.terminated = undefined;
-      container.state = "waiting";
+      transition(container, { state: "waiting", ready: false, started: false });
     }
-    const finishedAt = container.lastTermination?.finishedAt ?? ctx.clock.now();
-    const key = backoffKey(pod.spec.uid, container.name);
-    const remaining = ctx.backoff.remainingMs(key, finishedAt);
-    if (remaining > 0) {
-      const delay = ctx.backoff.get(key)?.delayMs ?? remaining;
+    if (backOff) {
       container.waiting = {
         reason: "CrashLoopBackOff",
-        message: `back-off ${goDuration(delay)} restarting failed container=${container.name} pod=${pod.spec.fullName}_${pod.spec.namespace}(${pod.spec.uid})`,
+        message: `back-off ${goDuration(backOff.delayMs)} restarting failed container=${container.name} pod=${pod.spec.fullName}_${pod.spec.namespace}(${pod.spec.uid})`,
       };
-      if (container.backoffAnnouncedFor !== finishedAt) {
-        container.backoffAnnouncedFor = finishedAt;
+      if (backOff.announce) {
+        container.backoffAnnouncedFor = backOff.finishedAt;
         ctx.event(pod, "Warning", "BackOff", container, `Back-off restarting failed container ${container.name} in pod ${pod.spec.fullName}`);
       }
-      ctx.wakeAt(pod, ctx.clock.now() + remaining);
+      ctx.wakeAt(pod, backOff.until);
       return;
     }
-    ctx.backoff.next(key, finishedAt);
+    ctx.backoff.next(backoffKey(pod.spec.uid, container.name), container.lastTermination?.finishedAt ?? ctx.clock.now());
   }
   await startContainer(ctx, pod, container);
 }
@@ -182,28 +184,20 @@ function metricContainerType(kind: ContainerRecord["kind"]): MetricContainerType
 
 /** Attempt number `attempt` runs as `id`: the restart count is the attempt, probes start over. */
 export function beginAttempt(container: ContainerRecord, attempt: number, id: string, startedAt: number): void {
+  const started = !container.spec.startupProbe;
+  transition(container, { state: "running", containerId: id, startedAt, started, ready: started && !container.spec.readinessProbe });
   container.attempts = attempt + 1;
-  container.containerId = id;
-  container.state = "running";
-  container.startedAt = startedAt;
-  container.waiting = undefined;
-  container.terminated = undefined;
-  container.stopping = undefined;
-  container.postStart = undefined;
-  container.started = !container.spec.startupProbe;
-  container.probeCounters = undefined;
-  container.definitionChanged = undefined;
-  container.stopSignal = undefined;
-  container.ready = container.started && !container.spec.readinessProbe;
+  // The new attempt runs the definition it was started with, and its own stop signal once the runtime reports it.
+  delete container.definitionChanged;
+  delete container.stopSignal;
 }
 
 function recordStartError(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, error: ContainerStartError): void {
   const now = ctx.clock.now();
   container.attempts += 1;
-  container.lastTermination = container.state === "terminated" ? container.terminated : container.lastTermination;
-  container.state = "terminated";
-  container.terminated = { containerId: "", exitCode: 128, reason: error.reason, message: error.message, startedAt: now, finishedAt: now };
-  container.waiting = undefined;
+  if (container.state === "terminated") container.lastTermination = container.terminated;
+  const terminated: Termination = { containerId: "", exitCode: 128, reason: error.reason, message: error.message, startedAt: now, finishedAt: now };
+  transition(container, { state: "terminated", terminated, ready: false, started: false });
   ctx.event(pod, "Warning", "Failed", container, `Error: ${error.message}`);
   // Nothing will exit to wake us: ask for the pass that applies the restart policy and back-off.
   ctx.wakeAt(pod, now);

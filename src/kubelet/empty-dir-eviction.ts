@@ -12,9 +12,8 @@ import { EMPTY_DIR_LIMIT_SIGNAL, emptyDirEvictionMessage, IMMEDIATE_EVICTION_GRA
 import type { KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { PodKey } from "../manifest/types.ts";
 import { isTerminalPhase } from "./phase.ts";
-import { allContainers, type PodRecord } from "./pod-state.ts";
+import type { PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
-import { beginStop } from "./termination.ts";
 
 /** The static pod test of isCriticalPod, on the loop's record of a pod. */
 function isCritical(pod: PodRecord): boolean {
@@ -62,11 +61,6 @@ export function emptyDirEviction(options: EmptyDirEvictionOptions): LocalStorage
     },
     onError: (volume, error) => ctx.log(`measuring emptyDir ${volume.volume} of ${volume.podKey}: ${error.message}`),
   });
-}
-
-/** An evicted pod's pass: every running container is stopped with the eviction's grace. */
-export function stopEvicted(ctx: SyncContext, pod: PodRecord): void {
-  for (const container of allContainers(pod)) beginStop(ctx, pod, container, "evicted", IMMEDIATE_EVICTION_GRACE_MS);
 }
 
 function isEvictable(pod: PodRecord): boolean {

@@ -42,22 +42,42 @@ export interface Stopping {
   deadline?: number;
 }
 
-export interface ContainerRecord {
+/** What every container record has, whatever its state. */
+interface ContainerBase {
   name: string;
   kind: ContainerKind;
   spec: ContainerSpec;
-  state: ContainerPhase;
-  waiting?: Waiting;
-  /** The current attempt's runtime id, while there is one. */
+  /**
+   * The latest attempt's runtime id: the running one's, or the one that ended (kept while the
+   * container waits to restart, for status and removal); absent before the first start.
+   */
   containerId?: string;
   /** The dead container kept for `logs --previous`, like the kubelet's garbage collector keeps one. */
   previousContainerId?: string;
   /** Starts so far; the next start is attempt number `attempts`. The restart count derives from it (restartCountOf). */
   attempts: number;
-  startedAt?: number;
-  /** Set while state is terminated. */
-  terminated?: Termination;
   lastTermination?: Termination;
+  /** The finish time whose back-off wait already produced a BackOff event (one per wait). */
+  backoffAnnouncedFor?: number;
+  /** The pod was updated in place with a new definition for this container: restart it (container-changes.ts). */
+  definitionChanged?: true;
+  /** The latest attempt's stop signal as the runtime reported it (docker: the image's STOPSIGNAL). */
+  stopSignal?: string;
+}
+
+/** Not running: before its first start, or between an exit and the restart (back-off, a pull). */
+export interface WaitingState {
+  state: "waiting";
+  waiting?: Waiting;
+  ready: false;
+  started: false;
+}
+
+/** An attempt the runtime runs. */
+export interface RunningState {
+  state: "running";
+  containerId: string;
+  startedAt: number;
   ready: boolean;
   /** Follows the startup probe: true once it succeeded (or at start when there is none). */
   started: boolean;
@@ -69,15 +89,45 @@ export interface ContainerRecord {
   postStart?: { startedAt: number; failed?: string };
   /**
    * The probe trackers' counters for the current attempt, so a restarted agent carries on where it
-   * was (a liveness probe 2 failures into 3 needs one more, not three). Cleared on a new attempt.
+   * was (a liveness probe 2 failures into 3 needs one more, not three).
    */
   probeCounters?: Partial<Record<ProbeKind, ProbeTrackerSnapshot>>;
-  /** The finish time whose back-off wait already produced a BackOff event (one per wait). */
-  backoffAnnouncedFor?: number;
-  /** The pod was updated in place with a new definition for this container: restart it (container-changes.ts). */
-  definitionChanged?: true;
-  /** The current attempt's stop signal as the runtime reported it (docker: the image's STOPSIGNAL). */
-  stopSignal?: string;
+}
+
+/** The latest attempt ended (or could not start) and no restart has begun. */
+export interface TerminatedState {
+  state: "terminated";
+  terminated: Termination;
+  ready: false;
+  started: false;
+}
+
+export type ContainerState = WaitingState | RunningState | TerminatedState;
+
+/** Every state's own fields, declared absent on the others, so a reader of the union still reads `container.terminated` (undefined when not terminated). */
+type Absent<T> = { [K in Exclude<StateKey, keyof T>]?: never };
+type StateKey = keyof WaitingState | keyof RunningState | keyof TerminatedState;
+
+export type WaitingContainer = ContainerBase & WaitingState & Absent<WaitingState & ContainerBase>;
+export type RunningContainer = ContainerBase & RunningState & Absent<RunningState & ContainerBase>;
+export type TerminatedContainer = ContainerBase & TerminatedState & Absent<TerminatedState & ContainerBase>;
+
+/** A container as the loop knows it, by state: each state carries its own fields only. */
+export type ContainerRecord = WaitingContainer | RunningContainer | TerminatedContainer;
+
+/** The fields only some state has: what a transition replaces. */
+const STATE_KEYS = ["state", "waiting", "ready", "started", "startedAt", "stopping", "postStart", "probeCounters", "terminated"] as const satisfies readonly StateKey[];
+
+/**
+ * Moves a container to a new state, given whole: the old state's fields go and the new state's
+ * come, so no transition clears fields one by one. The record stays the same object (the pod's
+ * lists, the hooks' and stops' closures hold it). `containerId` is the latest attempt's and is set
+ * by a start (it is required while running). Returns the record, typed by its new state.
+ */
+export function transition<S extends ContainerState>(container: ContainerRecord, next: S): Extract<ContainerRecord, { state: S["state"] }> {
+  const record = container as unknown as Record<string, unknown>;
+  for (const key of STATE_KEYS) delete record[key];
+  return Object.assign(record, next) as unknown as Extract<ContainerRecord, { state: S["state"] }>;
 }
 
 export interface PodRecord {
@@ -126,11 +176,63 @@ export function newContainerRecord(spec: ContainerSpec, kind: ContainerKind): Co
     name: spec.name,
     kind,
     spec,
+    attempts: 0,
     state: "waiting",
     waiting: { reason: kind === "app" || kind === "ephemeral" ? "ContainerCreating" : "PodInitializing" },
-    attempts: 0,
     ready: false,
     started: false,
+  };
+}
+
+/**
+ * A record as a checkpoint holds it (record_json), in this version's shape. Checkpoints written
+ * before the record was a union by state kept the fields of the states a container had left (a
+ * terminated container's startedAt and probe counters, a waiting one's last start): those are
+ * dropped, the fields of the state it is in are kept.
+ */
+export function loadedContainerRecord(saved: ContainerRecord): ContainerRecord {
+  const { name, kind, spec, containerId, previousContainerId, attempts, lastTermination, backoffAnnouncedFor, definitionChanged, stopSignal } = saved;
+  const base = {
+    name,
+    kind,
+    spec,
+    attempts,
+    ...(containerId !== undefined && { containerId }),
+    ...(previousContainerId !== undefined && { previousContainerId }),
+    ...(lastTermination !== undefined && { lastTermination }),
+    ...(backoffAnnouncedFor !== undefined && { backoffAnnouncedFor }),
+    ...(definitionChanged !== undefined && { definitionChanged }),
+    ...(stopSignal !== undefined && { stopSignal }),
+  };
+  switch (saved.state) {
+    case "running": {
+      const { startedAt, ready, started, stopping, postStart, probeCounters } = saved;
+      return {
+        ...base,
+        state: "running",
+        containerId: saved.containerId,
+        startedAt,
+        ready,
+        started,
+        ...(stopping !== undefined && { stopping }),
+        ...(postStart !== undefined && { postStart }),
+        ...(probeCounters !== undefined && { probeCounters }),
+      };
+    }
+    case "terminated":
+      return { ...base, state: "terminated", terminated: saved.terminated, ready: false, started: false };
+    default:
+      return { ...base, state: "waiting", ...(saved.waiting !== undefined && { waiting: saved.waiting }), ready: false, started: false };
+  }
+}
+
+/** A checkpointed pod record with its containers in this version's shape (loadedContainerRecord). */
+export function loadedPodRecord(saved: PodRecord): PodRecord {
+  return {
+    ...saved,
+    init: saved.init.map(loadedContainerRecord),
+    app: saved.app.map(loadedContainerRecord),
+    ...(saved.ephemeral !== undefined && { ephemeral: saved.ephemeral.map(loadedContainerRecord) }),
   };
 }
 

@@ -1,15 +1,15 @@
 /**
- * What the probes' verdicts ask of a running container in this pass, the probe part of the
- * kubelet's computePodActions: the prober only caches verdicts (prober/results.ts); the loop acts.
- * A startup or liveness failure stops the container (the restart policy decides what follows), a
- * startup success marks it started, readiness is its `ready`.
+ * The prober as the loop drives it, and the probe part of the kubelet's computePodActions carried
+ * out: the prober only caches verdicts (prober/results.ts); the plan decides on them
+ * (compute-pod-actions.ts: a startup or liveness failure stops the container, a startup success
+ * marks it started, readiness is its `ready`) and the loop acts here.
  */
-import type { Probe } from "../manifest/types.ts";
 import type { ProbeCounters, ProbeListener, ProbeTarget } from "../prober/probe-manager.ts";
 import type { ProbeResults } from "../prober/results.ts";
 import type { ContainerRecord, PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { beginStop } from "./termination.ts";
+import type { ProbeOutcome, ProbeVerdicts } from "./compute-pod-actions.ts";
 
 /**
  * The prober as the loop uses it (prober/probe-manager.ts): it probes the attempts the loop runs
@@ -27,23 +27,26 @@ export interface ProbeDriver {
   stop(): void;
 }
 
-export function applyProbeVerdicts(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, results: ProbeResults): void {
-  const id = container.containerId;
-  if (!id || container.state !== "running" || container.stopping) return;
-  const { startupProbe, livenessProbe, readinessProbe } = container.spec;
-  const graceMs = (probe: Probe) => (probe.terminationGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds) * 1000;
-  if (startupProbe && !container.started) {
-    const verdict = results.startup.get(id);
-    if (verdict === "failure") return beginStop(ctx, pod, container, "startup", graceMs(startupProbe));
-    if (verdict !== "success") return;
+/** The verdicts the prober holds on a container's current attempt, as the plan reads them. */
+export function verdictsOf(results: ProbeResults, containerId: string): ProbeVerdicts {
+  const verdicts: ProbeVerdicts = {};
+  for (const kind of ["startup", "liveness", "readiness"] as const) {
+    const verdict = results[kind].get(containerId);
+    if (verdict !== undefined) verdicts[kind] = verdict;
+  }
+  return verdicts;
+}
+
+/** Carries out what the verdicts asked of a running attempt (compute-pod-actions.ts probeOutcome). */
+export function applyProbeOutcome(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, outcome: ProbeOutcome): void {
+  if (container.state !== "running" || container.stopping) return;
+  if (outcome.started) {
     container.started = true;
     // A started sidecar lets the next init container (or the app) start: sync again now.
     ctx.requestSync(pod);
   }
-  if (livenessProbe && results.liveness.get(id) === "failure") return beginStop(ctx, pod, container, "liveness", graceMs(livenessProbe));
-  // A verdict not known yet (the prober has not seen the attempt) leaves `ready` as the start set it.
-  const readiness = readinessProbe ? results.readiness.get(id) : "success";
-  if (readiness !== undefined && readiness !== "unknown") setReady(ctx, pod, container, readiness === "success");
+  if (outcome.kill) return beginStop(ctx, pod, container, outcome.kill.reason, outcome.kill.graceMs, outcome.kill.message);
+  if (outcome.ready !== undefined) setReady(ctx, pod, container, outcome.ready);
 }
 
 function setReady(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, ready: boolean): void {

@@ -3,21 +3,21 @@
  * out of the grace period), then SIGTERM, then SIGKILL once the remaining grace (at least 2s) is
  * gone. Each step is started here and its outcome picked up by a later pass.
  */
-import { podFullDescription, type ContainerRecord, type PodRecord, type Stopping } from "./pod-state.ts";
+import { podFullDescription, transition, type ContainerRecord, type PodRecord, type Stopping } from "./pod-state.ts";
 import { MIN_GRACE_MS, type SyncContext } from "./sync-context.ts";
 import { runLifecycleHandler } from "./lifecycle-hooks.ts";
 import { abandonPostStart } from "./post-start.ts";
 import { goDuration } from "../printers/go-duration.ts";
 import { restartsAfterProbeKill } from "./restart-policy.ts";
 import { stopSignalOf } from "./stop-signal.ts";
-import { applyTermination, exitEvent, terminationOf } from "./container-lifecycle.ts";
+import { exitEvent, terminationOf } from "./container-lifecycle.ts";
 import { ContainerNotFoundError } from "../runtime/runtime.ts";
 
 /** How soon a SIGKILL is sent again while its container still runs. */
 const SIGKILL_RETRY_MS = 2000;
 
 /** The kubelet's words: ", will be restarted" only when the policy at the kill says it will be. */
-function killingMessage(pod: PodRecord, container: ContainerRecord, cause: Stopping["cause"]): string {
+export function killingMessage(pod: PodRecord, container: ContainerRecord, cause: Stopping["cause"]): string {
   const then = restartsAfterProbeKill(pod.spec.restartPolicy, container) ? ", will be restarted" : "";
   switch (cause) {
     case "liveness":
@@ -41,6 +41,7 @@ export function beginStop(
   container: ContainerRecord,
   cause: Stopping["cause"],
   graceMs: number,
+  message = killingMessage(pod, container, cause),
 ): void {
   if (container.state !== "running" || container.stopping || !container.containerId) return;
   const now = ctx.clock.now();
@@ -48,7 +49,7 @@ export function beginStop(
   container.ready = false;
   // The kubelet cancels a hook still running when the pod is stopped: the stop never waits on it.
   if (cause !== "postStart") abandonPostStart(container);
-  ctx.event(pod, "Normal", "Killing", container, killingMessage(pod, container, cause));
+  ctx.event(pod, "Normal", "Killing", container, message);
   const hook = container.spec.preStop;
   if (!hook || graceMs <= 0) {
     sendTerm(ctx, pod, container);
@@ -123,8 +124,7 @@ export async function advanceStop(ctx: SyncContext, pod: PodRecord, container: C
     // signalling one the runtime refuses to touch would keep the pod terminating forever.
     const termination = terminationOf({ id, state: "unknown" }, container.startedAt, now);
     // Not killed by us, so no kill cause.
-    container.stopping = undefined;
-    applyTermination(container, termination);
+    transition(container, { state: "terminated", terminated: termination, ready: false, started: false });
     ctx.event(pod, "Warning", "Exited", container, `${exitEvent(container.name, termination).message}: ${error.message}`);
   }
 }

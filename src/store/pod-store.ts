@@ -242,7 +242,8 @@ export class SqliteStore implements PodStateSink {
       restart_count: restartCountOf(container),
       ready: container.ready ? 1 : 0,
       started: container.started ? 1 : 0,
-      started_at: container.startedAt ?? null,
+      // The current attempt's start: a running container's, or the one a terminated container ran from.
+      started_at: container.state === "terminated" ? (container.terminated?.startedAt ?? null) : (container.startedAt ?? null),
     });
     if (container.attempts === 0) return;
     // The latest attempt is the current one while running or terminated; once the container waits

@@ -93,6 +93,6 @@ describe("stop signals", () => {
     const statuses = h.pod(p.key)!.app.map((c) => containerStatus(c, "fake").stopSignal);
     expect(statuses).toEqual(["SIGTERM", "SIGUSR1", "SIGWINCH"]);
     const waiting = h.pod(p.key)!.app[0]!;
-    expect(containerStatus({ ...waiting, containerId: undefined, state: "waiting", terminated: undefined }, "fake").stopSignal).toBeUndefined();
+    expect(containerStatus({ name: waiting.name, kind: waiting.kind, spec: waiting.spec, attempts: waiting.attempts, stopSignal: waiting.stopSignal, state: "waiting", ready: false, started: false }, "fake").stopSignal).toBeUndefined();
   });
 });
