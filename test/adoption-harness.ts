@@ -3,7 +3,7 @@
  * agents started on them, and `restart()`, which does what `run` does after `kill -9`.
  */
 import { Kubelet, type PodStateSink } from "../src/kubelet/kubelet.ts";
-import { adoptFromRuntime } from "../src/kubelet/adoption-gate.ts";
+import { adoptFromRuntime } from "../src/kubelet/adoption/adoption-gate.ts";
 import { backoffSettings, type BackoffEntry } from "../src/kubelet/backoff.ts";
 import type { KubeEvent } from "../src/v1/kube-event.ts";
 import type { PodRecord } from "../src/kubelet/pod-state.ts";

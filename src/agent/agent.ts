@@ -13,7 +13,7 @@ import { DesiredChanges } from "../config/desired-changes.ts";
 import { ManifestWatcher } from "../config/manifest-watcher.ts";
 import { PodSources } from "../config/pod-sources.ts";
 import type { KubeEvent } from "../v1/kube-event.ts";
-import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption-gate.ts";
+import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption/adoption-gate.ts";
 import type { BackoffSettings } from "../kubelet/backoff.ts";
 import { Kubelet } from "../kubelet/kubelet.ts";
 import { isRuntimeName } from "../manifest/runtime-rules.ts";

@@ -13,12 +13,12 @@ import type { ProbeVerdict } from "../prober/tracker.ts";
 import { backoffForgotten, type BackoffEntry, type BackoffSettings } from "./backoff.ts";
 import type { BackOffWait } from "./container-lifecycle.ts";
 import { IMMEDIATE_EVICTION_GRACE_MS } from "../eviction/pod-eviction.ts";
-import type { StopCause } from "./kill-cause.ts";
-import { isTerminalPhase, podPhase } from "./phase.ts";
+import type { StopCause } from "./lifecycle/kill-cause.ts";
+import { isTerminalPhase, podPhase } from "./status/phase.ts";
 import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
-import { postStartFailed, postStartRunning } from "./post-start.ts";
+import { postStartFailed, postStartRunning } from "./lifecycle/post-start.ts";
 import { containerShouldRestart, isContainerRestartable } from "./restart-policy.ts";
-import { killingMessage, remainingPodGraceMs } from "./termination.ts";
+import { killingMessage, remainingPodGraceMs } from "./lifecycle/termination.ts";
 
 /**
  * The sandbox as the pass found it. `missing`: none yet (or its creation failed). `replaced`: the

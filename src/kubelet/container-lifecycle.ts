@@ -7,14 +7,14 @@ import { ContainerStartError, ImagePullError, type ContainerStatus } from "../ru
 import { goDuration } from "../printers/go-duration.ts";
 import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
 import { backoffKey } from "./backoff.ts";
-import { DownwardApiError, resolveEnv } from "./downward-values.ts";
-import { syncDownwardVolumes } from "./downward-volumes.ts";
-import { expandCommand, expandEnv } from "./env-expansion.ts";
+import { DownwardApiError, resolveEnv } from "./env/downward-values.ts";
+import { syncDownwardVolumes } from "./volumes/downward-volumes.ts";
+import { expandCommand, expandEnv } from "./env/env-expansion.ts";
 import { allContainers, transition, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
-import { exitedSuffix, killCauseOf } from "./kill-cause.ts";
-import { beginPostStart } from "./post-start.ts";
+import { exitedSuffix, killCauseOf } from "./lifecycle/kill-cause.ts";
+import { beginPostStart } from "./lifecycle/post-start.ts";
 
 /** Reads a live container's status from the runtime and records an exit if there was one. */
 export async function refreshContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {

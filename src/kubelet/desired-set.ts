@@ -5,7 +5,7 @@
  * more stopped. The loop then syncs the pods this touched first.
  */
 import type { PodKey, PodSpec } from "../manifest/types.ts";
-import type { PodRequests } from "./admission.ts";
+import type { PodRequests } from "./admission/admission.ts";
 import { applyInPlaceUpdate, inPlaceChanges } from "./container-changes.ts";
 import type { PodRecord } from "./pod-state.ts";
 

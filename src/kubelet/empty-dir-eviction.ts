@@ -11,7 +11,7 @@ import type { MeasureDir } from "../eviction/dir-usage.ts";
 import { EMPTY_DIR_LIMIT_SIGNAL, emptyDirEvictionMessage, IMMEDIATE_EVICTION_GRACE_MS, isCriticalPod } from "../eviction/pod-eviction.ts";
 import type { KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { PodKey } from "../manifest/types.ts";
-import { isTerminalPhase } from "./phase.ts";
+import { isTerminalPhase } from "./status/phase.ts";
 import type { PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 

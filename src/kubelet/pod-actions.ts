@@ -19,14 +19,14 @@ import {
   type StartGate,
 } from "./compute-pod-actions.ts";
 import { startPlanned } from "./container-lifecycle.ts";
-import { syncDownwardVolumes } from "./downward-volumes.ts";
-import { isTerminalPhase, podPhase } from "./phase.ts";
+import { syncDownwardVolumes } from "./volumes/downward-volumes.ts";
+import { isTerminalPhase, podPhase } from "./status/phase.ts";
 import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 import { applyProbeOutcome, verdictsOf, type ProbeDriver } from "./probe-actions.ts";
 import { checkSandbox, killStranded, resetInit } from "./sandbox-check.ts";
 import type { SyncContext } from "./sync-context.ts";
-import { advanceStop, beginStop } from "./termination.ts";
-import { applyPostStart, postStartRunning } from "./post-start.ts";
+import { advanceStop, beginStop } from "./lifecycle/termination.ts";
+import { applyPostStart, postStartRunning } from "./lifecycle/post-start.ts";
 import { terminationRequested } from "./pod-deletion.ts";
 
 /** A failed sandbox creation is tried again this much later. */

@@ -6,7 +6,7 @@ import type { KubeEvent } from "../v1/kube-event.ts";
 import type { EventType } from "../v1/kube-event.ts";
 import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
-import { shortenStop } from "./termination.ts";
+import { shortenStop } from "./lifecycle/termination.ts";
 
 export type DeletionCause = NonNullable<PodRecord["deletionCause"]>;
 

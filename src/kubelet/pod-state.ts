@@ -6,7 +6,7 @@ import type { ContainerSpec, PodKey, PodSpec, ProbeKind } from "../manifest/type
 import type { ProbeTrackerSnapshot } from "../prober/tracker.ts";
 import { isSidecar } from "../manifest/types.ts";
 import type { ContainerKind, Sandbox } from "../runtime/runtime.ts";
-import type { KillCause, StopCause } from "./kill-cause.ts";
+import type { KillCause, StopCause } from "./lifecycle/kill-cause.ts";
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
 export type ContainerPhase = "waiting" | "running" | "terminated";

@@ -8,7 +8,7 @@ import type { ProbeCounters, ProbeListener, ProbeTarget } from "../prober/probe-
 import type { ProbeResults } from "../prober/results.ts";
 import type { ContainerRecord, PodRecord } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
-import { beginStop } from "./termination.ts";
+import { beginStop } from "./lifecycle/termination.ts";
 import type { ProbeOutcome, ProbeVerdicts } from "./compute-pod-actions.ts";
 
 /**

@@ -85,8 +85,8 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
 }
 
 /**
- * The resources both runtimes enforce: docker hands them to the engine (runtime/docker-resources.ts),
- * the process runtime writes them to the container's cgroup (runtime/cgroups.ts). Any other name is
+ * The resources both runtimes enforce: docker hands them to the engine (runtime/docker/docker-resources.ts),
+ * the process runtime writes them to the container's cgroup (runtime/process/cgroups.ts). Any other name is
  * only accounted (validation, QoS, admission), so the user is told.
  */
 const ENFORCED_RESOURCES: readonly string[] = ["cpu", "memory"];

@@ -1,6 +1,6 @@
 /**
  * The kubelet's Prometheus figures, kept by prom-client: the recorder the loop, the prober and the
- * PLEG are handed (kubelet-metrics.ts) writes into the registries as things happen, and the two
+ * PLEG are handed (stats/kubelet-metrics.ts) writes into the registries as things happen, and the two
  * gauges that describe the present (running pods and containers) are read from the loop's records
  * when scraped, as the kubelet reads its runtime cache. Names, help texts, labels and buckets are
  * the kubelet's (pkg/kubelet/metrics, pkg/kubelet/server/metrics, pkg/kubelet/prober); `/metrics`

@@ -2,7 +2,7 @@
  * The one drawing of a served v1 Pod: metadata from the admitted pod (the static-pod annotations
  * included), the spec exactly as it was stored (the API server's defaults were applied once, when
  * it entered), the node, and a status given by whoever owns it: the loop's status module for a pod
- * it runs (kubelet/pod-status.ts), `unsyncedStatus` for a pod the loop has not synced yet.
+ * it runs (kubelet/status/pod-status.ts), `unsyncedStatus` for a pod the loop has not synced yet.
  */
 import type { PodSpec } from "../manifest/types.ts";
 import { podQosClass } from "../manifest/qos.ts";

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import type { PodSpec } from "../../src/manifest/types.ts";
-import { podStatus } from "../../src/kubelet/pod-status.ts";
+import { podStatus } from "../../src/kubelet/status/pod-status.ts";
 import { desired, pod, type PodOptions } from "../pod-builder.ts";
 import { bbContainer as bb, describeDocker, docker, dockerLoopFixture } from "./helpers.ts";
 

@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import type { PodSpec } from "../../src/manifest/types.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
-import { containerStatus } from "../../src/kubelet/pod-status.ts";
+import { containerStatus } from "../../src/kubelet/status/pod-status.ts";
 import { desired, pod } from "../pod-builder.ts";
 import { waitForLog } from "../runtime-contract.ts";
 import { bbContainer, BUSYBOX, describeDocker, docker, dockerLoopFixture } from "./helpers.ts";

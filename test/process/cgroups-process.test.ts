@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { Cgroups, detectHostCgroupMode } from "../../src/runtime/process/cgroups.ts";
 import { ProcessRuntime } from "../../src/runtime/process/process.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 import { statusColumns } from "../../src/printers/pod-printer.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { container, desired, pod } from "../pod-builder.ts";

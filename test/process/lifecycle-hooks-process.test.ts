@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process/process.ts";
-import { podStatus } from "../../src/kubelet/pod-status.ts";
+import { podStatus } from "../../src/kubelet/status/pod-status.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process/process.ts";
-import { containerStatus } from "../../src/kubelet/pod-status.ts";
+import { containerStatus } from "../../src/kubelet/status/pod-status.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { waitForLog } from "../runtime-contract.ts";

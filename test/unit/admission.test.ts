@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { admissionRefusal, podRequests, type PodRequests } from "../../src/kubelet/admission.ts";
+import { admissionRefusal, podRequests, type PodRequests } from "../../src/kubelet/admission/admission.ts";
 import { nodeAllocatable, NOTHING_RESERVED, parseReserved, ReservedError } from "../../src/eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { container } from "../pod-builder.ts";

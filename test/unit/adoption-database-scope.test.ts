@@ -4,7 +4,7 @@
  * it carries our database's identity; one without it is neither adopted nor removed.
  */
 import { expect, test } from "bun:test";
-import { planAdoption } from "../../src/kubelet/adoption.ts";
+import { planAdoption } from "../../src/kubelet/adoption/adoption.ts";
 import { isOwnedBy, LABEL } from "../../src/runtime/labels.ts";
 import type { ContainerInfo, SandboxInfo } from "../../src/runtime/runtime.ts";
 import { FakeClock } from "../fake-clock.ts";

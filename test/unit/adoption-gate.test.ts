@@ -4,7 +4,7 @@
  * adoption waits for it. Wired as `run` wires it: ManifestWatcher scans -> gate -> Kubelet.
  */
 import { describe, expect, test } from "bun:test";
-import { AdoptionGate, adoptFromRuntime, type DesiredPods } from "../../src/kubelet/adoption-gate.ts";
+import { AdoptionGate, adoptFromRuntime, type DesiredPods } from "../../src/kubelet/adoption/adoption-gate.ts";
 import { agent, world } from "../adoption-harness.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 

@@ -3,7 +3,7 @@
  * of another agent (another --node) as "nothing explains it". The node label scopes what an agent owns.
  */
 import { expect, test } from "bun:test";
-import { planAdoption } from "../../src/kubelet/adoption.ts";
+import { planAdoption } from "../../src/kubelet/adoption/adoption.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { FakeRuntime } from "../fake-runtime.ts";
 import { container, desired, pod } from "../pod-builder.ts";

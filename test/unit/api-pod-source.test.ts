@@ -5,7 +5,7 @@ import { ApiPodSource } from "../../src/config/api-pod-source.ts";
 import { loadManifests } from "../../src/manifest/source.ts";
 import type { PodKey, PodSpec } from "../../src/manifest/types.ts";
 import { SqliteApiPodStore } from "../../src/store/api-pod-store.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 
 function podJson(name: string, extra: { grace?: number; labels?: Record<string, string> } = {}) {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { applyTermination, beginAttempt } from "../../src/kubelet/container-lifecycle.ts";
-import { planAdoption } from "../../src/kubelet/adoption.ts";
+import { planAdoption } from "../../src/kubelet/adoption/adoption.ts";
 import { loadedContainerRecord, newPodRecord, transition, type ContainerRecord } from "../../src/kubelet/pod-state.ts";
 import { parseRecord, recordJson } from "../../src/store/pod-record-json.ts";
 import { container, pod } from "../pod-builder.ts";

@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { describePodText } from "../../src/cli/describe/describe-pod.ts";
 import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 
 function describeManifest(resources: Record<string, unknown> | undefined): string {
   const spec = validatePod(

@@ -5,7 +5,7 @@
  * `key="value"` lines).
  */
 import { describe, expect, test } from "bun:test";
-import { DownwardApiError, formatMap, resolveEnv, resourceFieldValue, volumeFiles } from "../../src/kubelet/downward-values.ts";
+import { DownwardApiError, formatMap, resolveEnv, resourceFieldValue, volumeFiles } from "../../src/kubelet/env/downward-values.ts";
 import type { NodeAllocatable } from "../../src/eviction/node-allocatable.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 import { validatePod } from "../../src/manifest/validation/validate.ts";

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
-import { podStatus } from "../../src/kubelet/pod-status.ts";
+import { podStatus } from "../../src/kubelet/status/pod-status.ts";
 import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import type { DirUsage } from "../../src/eviction/dir-usage.ts";
 import { memoryMediumFallback } from "../../src/runtime/process/process-tmpfs.ts";

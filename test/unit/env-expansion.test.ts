@@ -4,7 +4,7 @@
  * values see only the variables before them, command and args the whole env.
  */
 import { describe, expect, test } from "bun:test";
-import { expand, expandCommand, expandEnv } from "../../src/kubelet/env-expansion.ts";
+import { expand, expandCommand, expandEnv } from "../../src/kubelet/env/env-expansion.ts";
 import { container } from "../pod-builder.ts";
 
 const vars = new Map([

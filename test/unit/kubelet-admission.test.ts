@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 import { statusColumns } from "../../src/printers/pod-printer.ts";
 
 const allocatable = { cpuMillis: 2000n, memoryBytes: 1024n * 1024n * 1024n, ephemeralStorageBytes: 1n << 40n, pods: 110 };

@@ -5,8 +5,8 @@
  * outlasts its grace is not held by it.
  */
 import { describe, expect, test } from "bun:test";
-import { podStatus } from "../../src/kubelet/pod-status.ts";
-import { podPhase } from "../../src/kubelet/phase.ts";
+import { podStatus } from "../../src/kubelet/status/pod-status.ts";
+import { podPhase } from "../../src/kubelet/status/phase.ts";
 import type { ContainerRecord, PodRecord } from "../../src/kubelet/pod-state.ts";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
@@ -168,7 +168,7 @@ describe("postStart", () => {
     const checkpointed = structuredClone(h.pod(web.key)!);
     expect(checkpointed.app[0]!.postStart).toEqual({ startedAt: expect.any(Number) });
 
-    const { applyPostStart } = await import("../../src/kubelet/post-start.ts");
+    const { applyPostStart } = await import("../../src/kubelet/lifecycle/post-start.ts");
     const ctx = { log: () => {}, event: () => {} } as never;
     expect(applyPostStart(ctx, checkpointed, checkpointed.app[0]!)).toBe("none");
     expect(checkpointed.app[0]!.postStart).toBeUndefined();

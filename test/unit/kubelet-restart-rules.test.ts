@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ContainerRestartRule } from "../../src/manifest/types.ts";
 import { restartCountOf } from "../../src/kubelet/pod-state.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 import { restartDecision } from "../../src/kubelet/restart-policy.ts";
 import { harness } from "../kubelet-harness.ts";
 import { container, desired, pod } from "../pod-builder.ts";

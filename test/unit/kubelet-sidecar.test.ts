@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
 import { ScriptedProber } from "../scripted-prober.ts";
-import { isPodReady } from "../../src/kubelet/pod-conditions.ts";
+import { isPodReady } from "../../src/kubelet/status/pod-conditions.ts";
 import { probe } from "../pod-builder.ts";
 import { restartCountOf } from "../../src/kubelet/pod-state.ts";
 

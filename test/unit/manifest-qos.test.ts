@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { manifestQosClass, podQosClass, type QosClass } from "../../src/manifest/qos.ts";
 import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 
 type Resources = { limits?: Record<string, string>; requests?: Record<string, string> };
 const guaranteed: Resources = { limits: { cpu: "100m", memory: "64Mi" } };

@@ -8,7 +8,7 @@ import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
 import { validatePod } from "../../src/manifest/validation/validate.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 
 type Json = Record<string, any>;
 const context = { file: "web.yaml", source: "/m/web.yaml", node: "" };

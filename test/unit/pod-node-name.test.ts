@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { hostname } from "node:os";
 import { harness } from "../kubelet-harness.ts";
 import { desired, pod } from "../pod-builder.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 
 test("spec.nodeName is --node, or the host name when no --node is set", async () => {
   const h = harness();

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 
 test("probes, pull policy and termination message fields get the API server's defaults", () => {
   const spec = validatePod(

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 import { printPodRow } from "../../src/printers/pod-printer.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { container, desired, pod, probe } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
 import { ScriptedProber } from "../scripted-prober.ts";
-import { containerStatus } from "../../src/kubelet/pod-status.ts";
+import { containerStatus } from "../../src/kubelet/status/pod-status.ts";
 
 const kills = (calls: string[]) => calls.filter((c) => c.startsWith("kill"));
 

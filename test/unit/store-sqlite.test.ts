@@ -13,7 +13,7 @@ import { listPodsFromStore, watchPods } from "../../src/store/pods-view.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { restartCountOf } from "../../src/kubelet/pod-state.ts";
-import { servedPod } from "../../src/kubelet/pod-status.ts";
+import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 
 describe("migrations", () => {
   test("an empty database gets every migration, recorded with its sha256, and WAL + synchronous=NORMAL", () => {

@@ -6,7 +6,7 @@
  */
 import type { ContainerSpec, EnvVar } from "../../manifest/types.ts";
 import { splitSubscript } from "../../manifest/validation/validate-downward.ts";
-import { containerResourceValue } from "../../kubelet/downward-values.ts";
+import { containerResourceValue } from "../../kubelet/env/downward-values.ts";
 import type { V1Pod } from "../../v1/v1.ts";
 
 export function describeEnvValue(env: EnvVar, container: ContainerSpec, pod: V1Pod): string {

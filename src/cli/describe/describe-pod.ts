@@ -9,7 +9,7 @@ import { describeProbe } from "../../manifest/describe-probe.ts";
 import { humanDuration, parseTimestamp } from "../../printers/age.ts";
 import type { V1ContainerState, V1ContainerStatus, V1Pod } from "../../v1/v1.ts";
 import type { AttemptRow, EventRow } from "../../store/queries.ts";
-import { killCauseWords } from "../../kubelet/kill-cause.ts";
+import { killCauseWords } from "../../kubelet/lifecycle/kill-cause.ts";
 import { describeEnvValue } from "./describe-env.ts";
 import { TabWriter } from "../tabwriter.ts";
 

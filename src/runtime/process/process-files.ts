@@ -22,7 +22,7 @@
  * monitor wrote them, so the monitor runs no `date` (a process, milliseconds of a restart). Each
  * file is new and written by one short write, so a reader sees all of it or too little to parse.
  * Every directory is 0700 and every file the agent or the log writer makes 0600 (config.json holds
- * the env, the log the output): see private-files.ts.
+ * the env, the log the output): see host/private-files.ts.
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -3,12 +3,12 @@
  * served Pod (pod-status.ts) and shipped with the pass's events to the store (pod-checkpoints.ts),
  * and whoever follows the pods (the status file, the final table, the sources) hears it.
  */
-import type { KubeEvent } from "../v1/kube-event.ts";
-import type { PodKey } from "../manifest/types.ts";
-import type { V1Pod } from "../v1/v1.ts";
-import type { BackoffEntry } from "./backoff.ts";
-import { PodCheckpoints, type PodCheckpointsOptions } from "./pod-checkpoints.ts";
-import type { PodRecord } from "./pod-state.ts";
+import type { KubeEvent } from "../../v1/kube-event.ts";
+import type { PodKey } from "../../manifest/types.ts";
+import type { V1Pod } from "../../v1/v1.ts";
+import type { BackoffEntry } from "../backoff.ts";
+import { PodCheckpoints, type PodCheckpointsOptions } from "../pod-checkpoints.ts";
+import type { PodRecord } from "../pod-state.ts";
 import { servedPod } from "./pod-status.ts";
 
 /** Hears each pod after its pass with the Pod the pass drew, and once more with `removed` when it is gone. */

@@ -3,13 +3,13 @@
  * loop's pods with their runtime ids tracked, restarts the previous agent made but did not save
  * advance the back-off, and what nothing explains is stopped and removed.
  */
-import type { PodKey } from "../manifest/types.ts";
-import { LABEL } from "../runtime/labels.ts";
-import type { ContainerInfo, Runtime } from "../runtime/runtime.ts";
+import type { PodKey } from "../../manifest/types.ts";
+import { LABEL } from "../../runtime/labels.ts";
+import type { ContainerInfo, Runtime } from "../../runtime/runtime.ts";
 import type { AdoptionPlan } from "./adoption.ts";
-import type { BackoffStore } from "./backoff.ts";
-import { allContainers, type PodRecord } from "./pod-state.ts";
-import type { SyncContext } from "./sync-context.ts";
+import type { BackoffStore } from "../backoff.ts";
+import { allContainers, type PodRecord } from "../pod-state.ts";
+import type { SyncContext } from "../sync-context.ts";
 
 export interface AdoptionTarget {
   pods: Map<PodKey, PodRecord>;

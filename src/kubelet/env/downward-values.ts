@@ -5,12 +5,12 @@
  * node's allocatable, and the value is divided by the divisor and rounded up), and the files of a
  * downwardAPI volume (pkg/volume/downwardapi CollectData). Pure: the pod IP and allocatable are given.
  */
-import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
-import { parseQuantity, quantityFromValue } from "../manifest/quantity.ts";
-import type { ContainerSpec, DownwardAPIFile, EnvVar, PodSpec, ResourceFieldSelector, Volume } from "../manifest/types.ts";
-import { splitSubscript } from "../manifest/validation/validate-downward.ts";
-import { nodeNameOf } from "../host/node-name.ts";
-import { servedAnnotations } from "../v1/pod-object.ts";
+import type { NodeAllocatable } from "../../eviction/node-allocatable.ts";
+import { parseQuantity, quantityFromValue } from "../../manifest/quantity.ts";
+import type { ContainerSpec, DownwardAPIFile, EnvVar, PodSpec, ResourceFieldSelector, Volume } from "../../manifest/types.ts";
+import { splitSubscript } from "../../manifest/validation/validate-downward.ts";
+import { nodeNameOf } from "../../host/node-name.ts";
+import { servedAnnotations } from "../../v1/pod-object.ts";
 
 /** The node's address as pods see it: the status's hostIP, and a process runtime pod's own IP. */
 export const HOST_IP = "127.0.0.1";

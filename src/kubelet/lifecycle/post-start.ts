@@ -10,9 +10,9 @@
  * Here the hook runs beside the loop: begun with the start, its outcome kept until a later pass
  * takes it (applyPostStart), which never waits for it.
  */
-import type { ContainerPhase, ContainerRecord, PodRecord } from "./pod-state.ts";
-import { podFullDescription } from "./pod-state.ts";
-import type { SyncContext } from "./sync-context.ts";
+import type { ContainerPhase, ContainerRecord, PodRecord } from "../pod-state.ts";
+import { podFullDescription } from "../pod-state.ts";
+import type { SyncContext } from "../sync-context.ts";
 import { runLifecycleHandler, type HookResult } from "./lifecycle-hooks.ts";
 
 /**

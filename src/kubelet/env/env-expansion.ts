@@ -4,7 +4,7 @@
  * and args against the container's whole env (ExpandContainerCommandAndArgs): `$(NAME)` becomes the
  * variable's value, `$$` a literal `$`, and a reference to no variable stays as written.
  */
-import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
+import type { ContainerSpec, EnvVar } from "../../manifest/types.ts";
 
 /** `input` with each `$(NAME)` that `vars` defines replaced. */
 export function expand(input: string, vars: ReadonlyMap<string, string>): string {

@@ -2,9 +2,9 @@
  * The four pod conditions the kubelet reports, with their reasons and messages, e.g.
  * Ready=False "containers with unready status: [web]". Transition times live on the record.
  */
-import type { V1PodCondition } from "../v1/v1.ts";
-import { isoTime } from "../v1/time.ts";
-import type { ContainerRecord, PodRecord } from "./pod-state.ts";
+import type { V1PodCondition } from "../../v1/v1.ts";
+import { isoTime } from "../../v1/time.ts";
+import type { ContainerRecord, PodRecord } from "../pod-state.ts";
 
 interface ConditionValue {
   type: string;

@@ -5,14 +5,14 @@
  * level-triggered), and a failed adoption (the runtime briefly unreachable, a store read that
  * failed) is retried with a back-off until it succeeds, never skipped.
  */
-import { cappedDoubling } from "../capped-doubling.ts";
-import type { Clock } from "../clock.ts";
-import type { PodKey, PodSpec } from "../manifest/types.ts";
-import type { Runtime } from "../runtime/runtime.ts";
-import type { BackoffEntry } from "./backoff.ts";
+import { cappedDoubling } from "../../capped-doubling.ts";
+import type { Clock } from "../../clock.ts";
+import type { PodKey, PodSpec } from "../../manifest/types.ts";
+import type { Runtime } from "../../runtime/runtime.ts";
+import type { BackoffEntry } from "../backoff.ts";
 import { planAdoption } from "./adoption.ts";
-import type { Kubelet } from "./kubelet.ts";
-import type { PodRecord } from "./pod-state.ts";
+import type { Kubelet } from "../kubelet.ts";
+import type { PodRecord } from "../pod-state.ts";
 
 export type DesiredPods = Map<PodKey, PodSpec>;
 

@@ -6,9 +6,9 @@
  * a code a rule restarts stays Running, and one under Always whose containers all stopped for good
  * ends Succeeded or Failed.
  */
-import type { ContainerRecord, PodPhase, PodRecord } from "./pod-state.ts";
-import { reportedState } from "./post-start.ts";
-import { containerShouldRestart } from "./restart-policy.ts";
+import type { ContainerRecord, PodPhase, PodRecord } from "../pod-state.ts";
+import { reportedState } from "../lifecycle/post-start.ts";
+import { containerShouldRestart } from "../restart-policy.ts";
 
 function hasStopped(container: ContainerRecord): boolean {
   const state = reportedState(container);

@@ -3,15 +3,15 @@
  * out of the grace period), then SIGTERM, then SIGKILL once the remaining grace (at least 2s) is
  * gone. Each step is started here and its outcome picked up by a later pass.
  */
-import { podFullDescription, transition, type ContainerRecord, type PodRecord, type Stopping } from "./pod-state.ts";
-import { MIN_GRACE_MS, type SyncContext } from "./sync-context.ts";
+import { podFullDescription, transition, type ContainerRecord, type PodRecord, type Stopping } from "../pod-state.ts";
+import { MIN_GRACE_MS, type SyncContext } from "../sync-context.ts";
 import { runLifecycleHandler } from "./lifecycle-hooks.ts";
 import { abandonPostStart } from "./post-start.ts";
-import { goDuration } from "../printers/go-duration.ts";
-import { restartsAfterProbeKill } from "./restart-policy.ts";
+import { goDuration } from "../../printers/go-duration.ts";
+import { restartsAfterProbeKill } from "../restart-policy.ts";
 import { stopSignalOf } from "./stop-signal.ts";
-import { exitEvent, terminationOf } from "./container-lifecycle.ts";
-import { ContainerNotFoundError } from "../runtime/runtime.ts";
+import { exitEvent, terminationOf } from "../container-lifecycle.ts";
+import { ContainerNotFoundError } from "../../runtime/runtime.ts";
 
 /** How soon a SIGKILL is sent again while its container still runs. */
 const SIGKILL_RETRY_MS = 2000;

@@ -15,13 +15,13 @@
  * exited is noticed by the refresh with its real exit code and finish time, a removed manifest
  * stops its pod, a changed one replaces it.
  */
-import type { PodKey, PodSpec } from "../manifest/types.ts";
-import { isOwnedBy, LABEL } from "../runtime/labels.ts";
-import type { ContainerInfo, SandboxInfo } from "../runtime/runtime.ts";
-import { backoffKey, type BackoffKey } from "./backoff.ts";
-import { applyTermination, beginAttempt, exitEvent, terminationOf } from "./container-lifecycle.ts";
-import type { EventType } from "../v1/kube-event.ts";
-import { allContainers, loadedPodRecord, newPodRecord, type ContainerRecord, type PodRecord } from "./pod-state.ts";
+import type { PodKey, PodSpec } from "../../manifest/types.ts";
+import { isOwnedBy, LABEL } from "../../runtime/labels.ts";
+import type { ContainerInfo, SandboxInfo } from "../../runtime/runtime.ts";
+import { backoffKey, type BackoffKey } from "../backoff.ts";
+import { applyTermination, beginAttempt, exitEvent, terminationOf } from "../container-lifecycle.ts";
+import type { EventType } from "../../v1/kube-event.ts";
+import { allContainers, loadedPodRecord, newPodRecord, type ContainerRecord, type PodRecord } from "../pod-state.ts";
 
 export interface AdoptionInput {
   /** The checkpoint: every pod record the previous agent saved. */

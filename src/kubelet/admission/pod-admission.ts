@@ -4,11 +4,11 @@
  * in allocatable beside the pods already admitted, or it is refused as the kubelet's rejectPod
  * leaves it (Failed, never started). Adopted pods never come through here: a restart refuses nothing.
  */
-import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
+import type { NodeAllocatable } from "../../eviction/node-allocatable.ts";
 import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests, type PodRequests } from "./admission.ts";
-import type { EventType } from "../v1/kube-event.ts";
-import { isTerminalPhase, podPhase } from "./phase.ts";
-import { allContainers, type PodRecord } from "./pod-state.ts";
+import type { EventType } from "../../v1/kube-event.ts";
+import { isTerminalPhase, podPhase } from "../status/phase.ts";
+import { allContainers, type PodRecord } from "../pod-state.ts";
 
 /** What the node says about itself; the loop asks at each admission. */
 export interface NodeConditions {

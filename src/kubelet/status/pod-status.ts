@@ -3,15 +3,15 @@
  * a v1 PodStatus (phase, conditions, container statuses), built once per pass and drawn into the
  * served Pod (v1/pod-object.ts) that the store saves as it is given.
  */
-import { podQosClass } from "../manifest/qos.ts";
-import { podObject } from "../v1/pod-object.ts";
-import { isoTime } from "../v1/time.ts";
-import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../v1/v1.ts";
-import { HOST_IP } from "./downward-values.ts";
+import { podQosClass } from "../../manifest/qos.ts";
+import { podObject } from "../../v1/pod-object.ts";
+import { isoTime } from "../../v1/time.ts";
+import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../../v1/v1.ts";
+import { HOST_IP } from "../env/downward-values.ts";
 import { podConditions } from "./pod-conditions.ts";
-import { stopSignalOf } from "./stop-signal.ts";
-import { restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
-import { POST_START_HOOK_ERROR, postStartFailed, postStartRunning } from "./post-start.ts";
+import { stopSignalOf } from "../lifecycle/stop-signal.ts";
+import { restartCountOf, type ContainerRecord, type PodRecord, type Termination } from "../pod-state.ts";
+import { POST_START_HOOK_ERROR, postStartFailed, postStartRunning } from "../lifecycle/post-start.ts";
 
 export interface PodStatusOptions {
   /** Container ids are prefixed with it, like `containerd://` or `docker://`. */

@@ -5,9 +5,9 @@
  * sleep only when it is cut short. A failure carries the kubelet's message, which it keeps out of
  * the event (secrets) and shows as the container's waiting message after a postStart failure.
  */
-import { sleep, type Clock } from "../clock.ts";
-import type { LifecycleHandler } from "../manifest/types.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import { sleep, type Clock } from "../../clock.ts";
+import type { LifecycleHandler } from "../../manifest/types.ts";
+import type { Runtime } from "../../runtime/runtime.ts";
 
 export interface HookResult {
   ok: boolean;

@@ -3,10 +3,10 @@
  * noderesources fit on the node's own view): a new pod is refused when its requests do not fit in
  * allocatable beside the pods already admitted. Pure: the loop says which pods count.
  */
-import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
-import { isSidecar } from "../manifest/types.ts";
-import { parseQuantity } from "../manifest/quantity.ts";
-import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
+import type { ContainerSpec, PodSpec } from "../../manifest/types.ts";
+import { isSidecar } from "../../manifest/types.ts";
+import { parseQuantity } from "../../manifest/quantity.ts";
+import type { NodeAllocatable } from "../../eviction/node-allocatable.ts";
 
 /** cpu in millicores, memory and ephemeral-storage in bytes: the units of the kubelet's message. */
 export interface PodRequests {

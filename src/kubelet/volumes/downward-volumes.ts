@@ -7,9 +7,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DATA_DIR, writeAtomically } from "./atomic-writer.ts";
-import { volumeFiles } from "./downward-values.ts";
-import type { PodRecord } from "./pod-state.ts";
-import type { SyncContext } from "./sync-context.ts";
+import { volumeFiles } from "../env/downward-values.ts";
+import type { PodRecord } from "../pod-state.ts";
+import type { SyncContext } from "../sync-context.ts";
 
 const MOUNT_RETRY_MS = 2000;
 
