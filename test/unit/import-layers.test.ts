@@ -31,6 +31,7 @@ const LAYERS = [
   "pleg",
   "kubelet",
   "store",
+  "node",
   "config",
   "logs",
   "api/protobuf",
