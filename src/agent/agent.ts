@@ -42,6 +42,9 @@ import { apiFailedEvent, startAgentApi } from "./api.ts";
 import { startAgentKubeletServer } from "./kubelet-server.ts";
 import { startBanner } from "./banner.ts";
 import { startNodeMonitor, type NodeMonitor } from "./node-monitor.ts";
+import { startNodeMode } from "./node-mode.ts";
+import type { ClusterCredentials } from "../node/kubeconfig.ts";
+import type { PodSpec } from "../manifest/types.ts";
 import { refusedManifestReporting } from "./refused-reporting.ts";
 import { DEFAULT_RESYNC_SECONDS } from "./defaults.ts";
 import { createRuntime, type RuntimeKind } from "./runtime-choice.ts";
@@ -54,8 +57,10 @@ const STATUS_WRITE_DELAY_MS = 200;
 
 export interface AgentOptions {
   dbPath: string;
-  /** The manifest directory (static pods), absolute or relative to the working directory. */
-  manifests: string;
+  /** The manifest directory (static pods), absolute or relative to the working directory; node mode may run without one. */
+  manifests: string | undefined;
+  /** Node mode: the cluster to join, with the node's credentials (`run --kubeconfig`). */
+  cluster?: { credentials: ClusterCredentials };
   /** `--node` ("" for none). */
   node: string;
   runtime: RuntimeKind;
@@ -103,7 +108,7 @@ export interface RunningAgent {
 
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const { dbPath, node, clock, log, onEvent } = options;
-  const dir = resolve(options.manifests);
+  const dir = options.manifests === undefined ? undefined : resolve(options.manifests);
   // Before anything opens a descriptor: the limit the whole agent lives within.
   const connections = connectionBudget(options.apiLimits ?? DEFAULT_LIMITS, log);
   // The locks first (the database's, which covers its runtime root, then docker's node): a second
@@ -158,7 +163,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     servedPods: () => loop.kubelet?.servedPods() ?? [],
     syncLoop: { lastIteration: () => loop.kubelet?.lastSyncLoopIteration() ?? clock.now(), thresholdMs: Math.max(2 * resyncMs, SYNC_LOOP_MIN_THRESHOLD_MS) },
     configz: kubeletConfigz({
-      staticPodPath: dir,
+      staticPodPath: dir ?? "",
       fileCheckFrequencyMs: resyncMs,
       maxContainerRestartPeriodMs: options.backoff.capMs,
       logPolicy: options.logPolicy,
@@ -197,6 +202,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   kubelet.recorder.subscribe(onEvent);
   disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
+  const nodeMode = options.cluster ? startNodeMode({ credentials: options.cluster.credentials, nodeName, clock, log }) : undefined;
 
   // A rescan that found nothing new is no pass: pods wake on their PLEG events and timers, and the
   // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.
@@ -213,13 +219,14 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     clock,
     log,
   });
-  const watcher = new ManifestWatcher({
+  const onFiles = (pods: Map<string, PodSpec>) => gate.offer(sources.desired(pods));
+  const watcher: Pick<ManifestWatcher, "start" | "stop" | "scan"> = dir === undefined ? noManifests(onFiles) : new ManifestWatcher({
     dir,
     node,
     clock,
     resyncMs,
     // Both sources in one desired set; a file never defines a key the API holds (`taken`).
-    onPods: (pods) => gate.offer(sources.desired(pods)),
+    onPods: onFiles,
     taken: () => sources.api.taken(),
     ...refusedManifestReporting({ store, rules: { ...rules, strict: options.strict }, clock, refusedFiles, print: (events) => events.forEach(onEvent), log }),
     onReadFailure: (message) => options.stderr(`error: ${message}`),
@@ -241,6 +248,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     await kubeletEndpoint?.stop();
     watcher.stop();
     await gate.stop();
+    await nodeMode?.stop();
   };
   const release = async () => {
     kubelet.stop();
@@ -271,6 +279,11 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       await chosen.unlock?.();
     },
   };
+}
+
+/** The file source of an agent without a manifest directory (node mode may run none): every scan finds no pods. */
+function noManifests(onPods: (pods: Map<string, PodSpec>) => void): Pick<ManifestWatcher, "start" | "stop" | "scan"> {
+  return { start: () => onPods(new Map()), scan: () => onPods(new Map()), stop: () => {} };
 }
 
 /** Writes the pods as a v1 List shortly after each burst of passes. */

@@ -23,8 +23,9 @@ export function createCLI(): CAC {
   cli
     .command("run", "run the agent: keep processes matching the manifests in --manifests")
     .option(...dbOption)
-    .option("--manifests <dir>", "directory of Pod manifests (static pods)")
-    .option("--node <name>", "node name; pods are named NAME-NODE like mirror pods", { default: "" })
+    .option("--manifests <dir>", "directory of Pod manifests (static pods); optional with --kubeconfig")
+    .option("--node <name>", "node name; pods are named NAME-NODE like mirror pods (with --kubeconfig, default: the client certificate's system:node:NAME)", { default: "" })
+    .option("--kubeconfig <file>", "node mode: join the cluster this kubeconfig names as node --node, with its credentials (the local API is then off unless --api-listen is given)")
     .option("--runtime <name>", "process or docker", { default: "process" })
     .option("--strict", "refuse manifests with unknown fields (default: warn)")
     .option("--status-file <file>", "write the pods as a v1 List after each pass (atomically)")

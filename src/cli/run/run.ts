@@ -13,11 +13,14 @@ import { resolveDbPath } from "../../store/db-path.ts";
 import { apiLimitsOption, type ApiLimitFlags } from "./api-limits.ts";
 import { apiListenOption, kubeletListenOption } from "./api-listen.ts";
 import { UsageError, UserError } from "../errors.ts";
+import { KubeconfigError, readKubeconfig, type ClusterCredentials } from "../../node/kubeconfig.ts";
+import { identityOfCertificate } from "../../node/node-identity.ts";
 import { backoffOptions, housekeepingIntervalOption, logPolicyOption, maxPodsOption, nodeOption, nodeReservationsOption, podMaxPidsOption, retentionOptions, secondsOption } from "../options.ts";
 
 export interface RunOptions extends ApiLimitFlags {
   db?: string;
   manifests?: string;
+  kubeconfig?: string;
   /** cac turns a numeric-looking value into a number, hence unknown. */
   node?: unknown;
   runtime?: string;
@@ -43,17 +46,19 @@ export interface RunOptions extends ApiLimitFlags {
 }
 
 export async function runCommand(options: RunOptions): Promise<number> {
-  if (!options.manifests) throw new UsageError("run needs --manifests DIR");
-  const dir = resolve(options.manifests);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`--manifests: ${dir} is not a directory`);
+  if (!options.manifests && !options.kubeconfig) throw new UsageError("run needs --manifests DIR (or --kubeconfig FILE to join a cluster)");
+  const dir = options.manifests ? resolve(options.manifests) : undefined;
+  if (dir !== undefined && (!existsSync(dir) || !statSync(dir).isDirectory())) throw new UserError(`--manifests: ${dir} is not a directory`);
+  const cluster = options.kubeconfig ? clusterOption(options.kubeconfig, options.node) : undefined;
   const runtime = options.runtime ?? "process";
   if (runtime !== "process" && runtime !== "docker") throw new UsageError(`--runtime must be process or docker (got ${JSON.stringify(runtime)})`);
   // Every flag is checked before anything starts: a bad one must not leave a database or a runtime root behind.
   const flags = {
     backoff: backoffOptions(options),
     resyncMs: options.resync === undefined ? undefined : secondsOption("--resync", options.resync) * 1000,
-    node: nodeOption(options.node),
-    api: apiListenOption(options.apiListen),
+    node: cluster?.node ?? nodeOption(options.node),
+    // In node mode the cluster's API server is the API: the agent's own is off unless asked for.
+    api: apiListenOption(options.apiListen ?? (cluster ? "off" : undefined)),
     apiLimits: apiLimitsOption(options),
     kubeletListen: kubeletListenOption(options.kubeletListen),
     logPolicy: logPolicyOption(options),
@@ -76,6 +81,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     ...flags,
     dbPath: resolveDbPath(options.db),
     manifests: dir,
+    ...(cluster && { cluster: { credentials: cluster.credentials } }),
     runtime,
     strict: options.strict === true,
     ...(options.pauseImage !== undefined && { pauseImage: options.pauseImage }),
@@ -132,4 +138,29 @@ function waitForSignal(unlock: () => Promise<void>): Promise<void> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
+}
+
+/**
+ * `--kubeconfig` and the node name it joins as: `--node`, else the client certificate's
+ * `system:node:NAME` (the only Node those credentials may write). A kubeconfig that cannot be used
+ * is bad input (exit 1) naming the file and the field.
+ */
+function clusterOption(file: string, nodeFlag: unknown): { credentials: ClusterCredentials; node: string } {
+  let credentials: ClusterCredentials;
+  try {
+    credentials = readKubeconfig(file);
+  } catch (error) {
+    if (error instanceof KubeconfigError) throw new UserError(`--kubeconfig: ${error.message}`);
+    throw error;
+  }
+  const given = nodeOption(nodeFlag);
+  if (given !== "") return { credentials, node: given };
+  let certified: string | undefined;
+  try {
+    certified = credentials.cert === undefined ? undefined : identityOfCertificate(credentials.cert).node;
+  } catch (error) {
+    throw new UserError(`--kubeconfig: ${file}: the client certificate cannot be read: ${(error as Error).message}`);
+  }
+  if (certified === undefined) throw new UsageError("--kubeconfig: its user is not a node (no client certificate with CN system:node:NAME): give --node NAME");
+  return { credentials, node: nodeOption(certified) };
 }
