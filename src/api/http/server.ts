@@ -50,7 +50,9 @@ export interface ApiServerOptions {
  * Whether a request is served, decided before routing (the kubelet port's authentication and
  * authorization in node mode). `certificate` is the client certificate's user when the request is
  * the first on a connection that presented a verified one: later requests on a kept-alive
- * connection carry no note, so a response to a certificate's request closes its connection.
+ * connection carry no note (they reach the gate without a certificate), so the answer to a
+ * certificate's request tells its client to close the connection (`Connection: close`): Go's
+ * transport, the API server's, then dials again for its next request.
  * Resolves to the refusal to answer, or undefined to serve it.
  */
 export type RequestGate = (request: Request, certificate: CertificateUser | undefined) => Promise<Response | undefined>;
@@ -100,7 +102,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
     if (!options.gate) return serve(request, via, undefined);
     const certificate = via.raw ? via.raw.certificate : certificateOf(request.headers, peerSecret);
     const response = await serve(request, via, certificate);
-    // The next request on this connection would come without the note: it must open its own.
+    // The next request on this connection would come without the note: the client should open its own.
     if (certificate && response && !via.raw) response.headers.set("Connection", "close");
     return response;
   }
