@@ -38,7 +38,7 @@ export function createCLI(): CAC {
     .option("--pause-image <image>", `docker runtime: sandbox image (default: ${DEFAULT_PAUSE_IMAGE})`)
     .option("--resync <seconds>", `periodic full rescan of the manifest directory (default: ${DEFAULT_RESYNC_SECONDS})`)
     .option("--api-listen <addr>", `serve the Kubernetes API (HTTPS, bearer token) on HOST:PORT, or off (default: ${DEFAULT_API_LISTEN})`)
-    .option("--kubelet-listen <addr>", `serve the kubelet's own endpoints (/healthz, /pods, /metrics, /stats/summary ...; HTTPS, the API's token) on HOST:PORT, or off (default: ${DEFAULT_KUBELET_LISTEN})`)
+    .option("--kubelet-listen <addr>", `serve the kubelet's own endpoints (/healthz, /pods, /metrics, /stats/summary ...; HTTPS, the API's token; with --kubeconfig, whom the cluster authorizes) on HOST:PORT, or off (default: ${DEFAULT_KUBELET_LISTEN})`)
     .option("--container-log-max-size <size>", "rotate a container's log when it reaches this size (default: 10Mi)")
     .option("--container-log-max-files <n>", "log files kept per container, the current one included, at least 2 (default: 5)")
     .option("--event-ttl <duration>", "keep events, and deleted pods for describe, this long (default: 24h)")
