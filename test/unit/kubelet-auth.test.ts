@@ -130,6 +130,15 @@ describe("KubeletAuth", () => {
     expect(h.cluster.count("tokenreviews")).toBe(4);
   });
 
+  test("requests that arrive together share one TokenReview and one SubjectAccessReview", async () => {
+    const h = harness();
+    h.cluster.tokens.set("t", { username: "ops", groups: [] });
+    h.cluster.grants.add("ops get stats");
+    const answers = await Promise.all([1, 2, 3].map(() => h.ask("/stats/summary", { token: "t" })));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect([h.cluster.count("tokenreviews"), h.cluster.count("subjectaccessreviews")]).toEqual([1, 1]);
+  });
+
   test("an allowed decision is kept 5 minutes, a denied one 30 seconds", async () => {
     const h = harness();
     h.cluster.grants.add(`${APISERVER.name} get stats`);

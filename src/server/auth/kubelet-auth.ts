@@ -45,6 +45,8 @@ export class KubeletAuth {
   private readonly decisions: ReviewCache<boolean>;
   /** A review failed and was told: an unreachable API server is one line until it answers again. */
   private failing = false;
+  /** Reviews asked and not yet answered, by cache key: requests that arrive together ask once. */
+  private readonly asking = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: KubeletAuthOptions) {
     this.tokens = new ReviewCache(options.clock);
@@ -79,6 +81,10 @@ export class KubeletAuth {
     const key = createHash("sha256").update(token).digest("hex");
     const cached = this.tokens.get(key);
     if (cached !== undefined) return cached ?? undefined;
+    return this.once(`token ${key}`, () => this.reviewToken(key, token));
+  }
+
+  private async reviewToken(key: string, token: string): Promise<UserInfo | undefined> {
     let review: { status?: { authenticated?: boolean; user?: Partial<UserInfo> } };
     try {
       review = await this.options.client.request({
@@ -104,6 +110,10 @@ export class KubeletAuth {
     const key = JSON.stringify(spec);
     const cached = this.decisions.get(key);
     if (cached !== undefined) return cached;
+    return this.once(`access ${key}`, () => this.reviewAccess(key, spec));
+  }
+
+  private async reviewAccess(key: string, spec: Record<string, unknown>): Promise<boolean> {
     let review: { status?: { allowed?: boolean } };
     try {
       review = await this.options.client.request({
@@ -120,6 +130,14 @@ export class KubeletAuth {
     const allowed = review.status?.allowed === true;
     this.decisions.set(key, allowed, allowed ? ALLOWED_TTL_MS : DENIED_TTL_MS);
     return allowed;
+  }
+
+  private once<T>(key: string, ask: () => Promise<T>): Promise<T> {
+    const pending = this.asking.get(key) as Promise<T> | undefined;
+    if (pending) return pending;
+    const asked = ask().finally(() => this.asking.delete(key));
+    this.asking.set(key, asked);
+    return asked;
   }
 
   private failed(what: string, error: unknown): void {
