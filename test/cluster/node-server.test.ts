@@ -5,10 +5,10 @@
  * certificate is let in, and anyone else is refused as the kubelet refuses (401 without an identity,
  * 403 with the kubelet's message for a user the cluster does not authorize).
  *
- * Until the node registers itself and runs the pods the cluster binds to it, the test stands in for
- * both: the node creates its Node with its own credentials (InternalIP 127.0.0.1, the kubelet
- * port), the agent runs a static pod (`web-srv-1`), and the admin creates the pod object of the
- * same name bound to srv-1 (Running, for port-forward) so the API server has a pod to proxy for.
+ * The test does not need the node to register itself or to keep mirror pods: the node creates its
+ * Node with its own credentials unless it exists (InternalIP 127.0.0.1, the kubelet port), the
+ * agent runs a static pod (`web-srv-1`), and the admin creates that pod's mirror bound to srv-1
+ * unless it exists (Running, for port-forward), so the API server has a pod to proxy for.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
@@ -55,6 +55,7 @@ spec:
     );
     agent = new Agent(ws, ["--kubeconfig", credentials.kubeconfig, "--kubelet-listen", `127.0.0.1:${kubeletPort}`, "--tls-cert-file", credentials.cert, "--tls-private-key-file", credentials.key], { node: NODE });
     await agent.waitForOutput(`Started container pong`, 20_000);
+    // Created here unless the node registered itself already; either way it must say where its kubelet port is.
     const node = {
       apiVersion: "v1",
       kind: "Node",
@@ -65,9 +66,15 @@ spec:
         conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "ready" }],
       },
     };
-    run(join(env.bin, "kubectl"), ["--kubeconfig", credentials.kubeconfig, "create", "-f", "-"], JSON.stringify(node), true);
-    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: POD, namespace: NAMESPACE }, spec: { nodeName: NODE, containers: [{ name: "app", image: "busybox" }, { name: "pong", image: "busybox" }] } };
-    run(join(env.bin, "kubectl"), ["--kubeconfig", env.admin, "create", "-f", "-"], JSON.stringify(pod), true);
+    createUnlessPresent(join(env.bin, "kubectl"), credentials.kubeconfig, node);
+    kubectl(env, "patch", "node", NODE, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { addresses: node.status.addresses, daemonEndpoints: node.status.daemonEndpoints } }));
+    // The static pod's mirror, as the kubelet writes it (the config hash in kubernetes.io/config.mirror):
+    // a node that keeps mirror pods finds it current, and one that watches its pods does not run it again.
+    const hash = (JSON.parse(ws.cli("get", "pods", POD, "-n", NAMESPACE, "-o", "json")) as { metadata: { annotations: Record<string, string> } }).metadata.annotations["kubernetes.io/config.hash"]!;
+    const annotations = { "kubernetes.io/config.hash": hash, "kubernetes.io/config.mirror": hash, "kubernetes.io/config.source": "file" };
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: POD, namespace: NAMESPACE, annotations }, spec: { nodeName: NODE, containers: [{ name: "app", image: "busybox" }, { name: "pong", image: "busybox" }] } };
+    createUnlessPresent(join(env.bin, "kubectl"), env.admin, pod);
+    // kubectl port-forward asks for a Running pod; a node that reports status says so itself.
     kubectl(env, "patch", "pod", POD, "-n", NAMESPACE, "--subresource=status", "--type=merge", "-p", '{"status":{"phase":"Running"}}');
   }, 60_000);
 
@@ -198,6 +205,12 @@ spec:
     });
   }
 });
+
+/** `kubectl create` of `object` with `kubeconfig`'s user; one that exists already is left as it is. */
+function createUnlessPresent(bin: string, kubeconfig: string, object: object): void {
+  const result = run(bin, ["--kubeconfig", kubeconfig, "create", "-f", "-"], JSON.stringify(object));
+  if (result.status !== 0 && !result.stderr.includes("AlreadyExists")) throw new Error(`kubectl create: exit ${result.status}: ${result.stderr}`);
+}
 
 /** Runs a command; with `check`, throws with its stderr unless it exits 0. */
 function run(bin: string, args: string[], input?: string, check = false): { status: number | null; stdout: string; stderr: string } {
