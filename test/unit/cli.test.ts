@@ -40,7 +40,7 @@ describe("the command line", () => {
 
   test("run without --manifests is a usage error", async () => {
     expect(await runCLI(["run"])).toBe(2);
-    expect(out.join("")).toBe("error: run needs --manifests DIR\n");
+    expect(out.join("")).toBe("error: run needs --manifests DIR (or --kubeconfig FILE to join a cluster)\n");
   });
 
   test("a bad flag value names the flag and the value, exit 2", async () => {
