@@ -39,10 +39,11 @@ import { MAX_PODS } from "../eviction/node-allocatable.ts";
 import { DEFAULT_LIMITS, type ApiLimits } from "../api/http/context.ts";
 import { connectionsWithin, raiseOpenFilesLimit } from "../host/open-files.ts";
 import { apiFailedEvent, startAgentApi } from "./api.ts";
-import { startAgentKubeletServer } from "./kubelet-server.ts";
+import { nodeKubeletServing, startAgentKubeletServer, type NodeServingOptions } from "./kubelet-server.ts";
 import { startBanner } from "./banner.ts";
 import { startNodeMonitor, type NodeMonitor } from "./node-monitor.ts";
 import { startNodeMode } from "./node-mode.ts";
+import { ClusterClient } from "../node/cluster-client.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
 import type { PodSpec } from "../manifest/types.ts";
 import { refusedManifestReporting } from "./refused-reporting.ts";
@@ -59,8 +60,8 @@ export interface AgentOptions {
   dbPath: string;
   /** The manifest directory (static pods), absolute or relative to the working directory; node mode may run without one. */
   manifests: string | undefined;
-  /** Node mode: the cluster to join, with the node's credentials (`run --kubeconfig`). */
-  cluster?: { credentials: ClusterCredentials };
+  /** Node mode: the cluster to join, with the node's credentials (`run --kubeconfig`), and how its kubelet port is served. */
+  cluster?: { credentials: ClusterCredentials; serving?: NodeServingOptions };
   /** `--node` ("" for none). */
   node: string;
   runtime: RuntimeKind;
@@ -149,7 +150,11 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const pleg = new EventedPleg({ runtime, clock, log, metrics: metrics.recorder });
   const stats = new StatsCollector({ nodeName, runtime, pods: () => loop.kubelet?.servedPods() ?? [], clock, intervalMs: options.housekeepingIntervalMs, node: { fsPath: runtimeRootOf(dbPath) }, log });
   const resyncMs = options.resyncMs ?? DEFAULT_RESYNC_SECONDS * 1000;
+  // Node mode's one client of the cluster: its parts and the kubelet port's reviews share it.
+  const cluster = options.cluster && { ...options.cluster, client: new ClusterClient(options.cluster.credentials) };
+  const serving = cluster && nodeKubeletServing({ clientCa: cluster.credentials.ca, ...cluster.serving, client: cluster.client, nodeName, clock, log });
   const kubeletServer = startAgentKubeletServer({
+    ...(serving && { serving }),
     dbPath,
     listen: options.kubeletListen,
     nodeName,
@@ -202,7 +207,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   kubelet.recorder.subscribe(onEvent);
   disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
-  const nodeMode = options.cluster ? startNodeMode({ credentials: options.cluster.credentials, nodeName, clock, log }) : undefined;
+  const nodeMode = cluster ? startNodeMode({ credentials: cluster.credentials, client: cluster.client, nodeName, clock, log }) : undefined;
 
   // A rescan that found nothing new is no pass: pods wake on their PLEG events and timers, and the
   // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.

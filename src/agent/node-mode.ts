@@ -10,6 +10,8 @@ import type { ClusterCredentials } from "../node/kubeconfig.ts";
 
 export interface NodeModeOptions {
   credentials: ClusterCredentials;
+  /** The client to share (the kubelet port's reviews use it too); default one of `credentials`. */
+  client?: ClusterClient;
   /** The Node's name (`--node`, else the client certificate's `system:node:NAME`). */
   nodeName: string;
   clock: Clock;
@@ -24,7 +26,7 @@ export interface NodeMode {
 
 /** Starts the node-mode parts; none of them waits for the API server to answer. */
 export function startNodeMode(options: NodeModeOptions): NodeMode {
-  const client = new ClusterClient(options.credentials);
+  const client = options.client ?? new ClusterClient(options.credentials);
   const parts: { stop(): Promise<void> | void }[] = [];
   options.log(`node mode: node ${options.nodeName} of the cluster at ${client.server} (${options.credentials.file})`);
   return {

@@ -1,12 +1,17 @@
 /**
  * The kubelet's own endpoints (pkg/kubelet/server/server.go), as routes of the same server the API
  * uses (token, TLS, bounds): health, the pods it serves and the ones its runtime runs, its
- * configuration, its container logs, its metrics, and the stats provider's two endpoints. Every
+ * configuration, its container logs, exec, attach and port-forward (the API's streaming machinery,
+ * by namespace and pod from the path), its metrics, and the stats provider's two endpoints. Every
  * handler reads what the loop already holds or asks the runtime; none waits on the loop.
  */
 import type { ApiContext } from "../api/http/context.ts";
 import type { ApiRequest, Route } from "../api/http/http.ts";
 import { servePodLog } from "../api/resources/pods/logs-api.ts";
+import { servePortForward } from "../api/portforward/portforward-api.ts";
+import { serveAttach } from "../api/streaming/attach-api.ts";
+import { serveExec } from "../api/streaming/exec-api.ts";
+import { KUBELET_STREAM_PARAMS, parseExecOptions, parseStreamOptions } from "../api/streaming/exec-protocol.ts";
 import { ApiError } from "../api/http/status.ts";
 import type { Clock } from "../clock.ts";
 import { LABEL } from "../runtime/labels.ts";
@@ -55,7 +60,17 @@ export function kubeletRoutes(deps: KubeletServerDeps): Route[] {
     ["/stats/summary", async () => new Response(JSON.stringify(await stats(deps).summary()), { headers: JSON_TYPE })],
     ["/containerLogs/:namespace/:pod/:container", (request, api) => servePodLog(request, api, request.params.namespace!, request.params.pod!, request.params.container!)],
   ];
-  return routes.map(([path, handle]) => ({ method: "GET", path, handle: timed(deps.metrics, path, handle) }));
+  // The streams the API server proxies pods/exec, attach and portforward to: a GET for a WebSocket,
+  // a POST for SPDY (what the API server sends a node that does not declare ExtendWebSocketsToKubelet).
+  const streams: [string, Handler][] = [
+    ["/exec/:namespace/:pod/:container", (request, api) => serveExec(request, api, request.params.namespace!, request.params.pod!, { ...parseExecOptions(request.query, KUBELET_STREAM_PARAMS), container: request.params.container! })],
+    ["/attach/:namespace/:pod/:container", (request, api) => serveAttach(request, api, request.params.namespace!, request.params.pod!, { ...parseStreamOptions(request.query, KUBELET_STREAM_PARAMS), container: request.params.container! })],
+    ["/portForward/:namespace/:pod", (request, api) => servePortForward(request, api, request.params.namespace!, request.params.pod!)],
+  ];
+  return [
+    ...routes.map(([path, handle]): Route => ({ method: "GET", path, handle: timed(deps.metrics, path, handle) })),
+    ...streams.flatMap(([path, handle]): Route[] => (["GET", "POST"] as const).map((method) => ({ method, path, handle: timed(deps.metrics, path, handle) }))),
+  ];
 }
 
 /** Each request counted and timed under the kubelet's path bucket (`metrics/probes`, `containerLogs`, ...). */

@@ -1,13 +1,14 @@
 /**
  * The kubelet's server for `run --kubelet-listen`: the API's listener (server.ts: TLS, the bearer
  * token, bounds) with the kubelet's routes, the API's certificate and token, and a read-only
- * connection of its own for container logs. The node proxy of the API reaches the same routes in
+ * connection of its own for container logs. In node mode (`serving`) it serves the node's own
+ * certificate and lets in whom the cluster says (auth/kubelet-auth.ts) instead of the token. The node proxy of the API reaches the same routes in
  * process (`proxy`), as the API server reaches a node's kubelet.
  */
 import type { ApiContext, CommitFeed, KubeletEndpoint } from "../api/http/context.ts";
 import { DEFAULT_LIMITS } from "../api/http/context.ts";
 import type { ApiRequest } from "../api/http/http.ts";
-import { compileRoutes, startApiServer, type ListenAddress } from "../api/http/server.ts";
+import { compileRoutes, startApiServer, type ListenAddress, type RequestGate } from "../api/http/server.ts";
 import { ApiError, statusResponse } from "../api/http/status.ts";
 import { apiDirOf, ensureCredentials } from "../api/http/tls.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -24,6 +25,17 @@ export interface StartKubeletServerOptions extends KubeletServerDeps {
   log?: (message: string) => void;
   /** Connections open at once (the agent's share of the open-files limit); default DEFAULT_LIMITS'. */
   maxConnections?: number;
+  /** How the port is served in node mode; absent, with the agent's own certificate and token. */
+  serving?: KubeletServing;
+}
+
+export interface KubeletServing {
+  /** PEM of the serving certificate and key (`--tls-cert-file`, `--tls-private-key-file`); absent, the agent's self-signed ones. */
+  tls?: { cert: string; key: string };
+  /** PEM of the CA whose client certificates name their user (`--client-ca-file`); absent, only bearer tokens authenticate. */
+  clientCa?: string;
+  /** Who is served (authentication and authorization), in place of the agent's token. */
+  gate: RequestGate;
 }
 
 export interface RunningKubeletServer extends KubeletEndpoint {
@@ -46,7 +58,10 @@ export function startKubeletServer(options: StartKubeletServerOptions): RunningK
     const context: ApiContext = { store: new StoreReader(db), dbPath: options.dbPath, clock: options.clock, nodeName: options.nodeName, runtime: options.runtime, commits: options.commits, limits: { ...DEFAULT_LIMITS, maxConnections: options.maxConnections ?? DEFAULT_LIMITS.maxConnections } };
     const routes = kubeletRoutes(options);
     const table = compileRoutes(routes);
-    const server = startApiServer({ listen: options.listen, context, routes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: options.log });
+    const { serving } = options;
+    const tls = serving?.tls ?? { cert: credentials.certPem, key: credentials.keyPem };
+    const auth = serving && { gate: serving.gate, ...(serving.clientCa !== undefined && { clientCa: serving.clientCa }) };
+    const server = startApiServer({ listen: options.listen, context, routes, tls, token: credentials.token, ...auth, log: options.log });
     return {
       url: server.url,
       port: Number(new URL(server.url).port),

@@ -29,6 +29,8 @@ test.each([
   [["--container-log-max-files", "1"], "error: --container-log-max-files must be a whole number of at least 2 (got 1)\n"],
   [["--pod-max-pids", "0"], "error: --pod-max-pids must be a whole number above 0, or -1 for no limit (got 0)\n"],
   [["--container-log-max-size", "10MB"], 'error: --container-log-max-size must be a positive size such as 10Mi, 512Ki or 1G (got "10MB")\n'],
+  [["--tls-cert-file", "node.crt", "--tls-private-key-file", "node.key"], "error: --tls-cert-file serves the kubelet port in node mode: give --kubeconfig too\n"],
+  [["--client-ca-file", "ca.crt"], "error: --client-ca-file serves the kubelet port in node mode: give --kubeconfig too\n"],
 ])("run %p is a usage error before anything starts", (flags, message) => {
   const result = run(...flags);
   expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: "" });

@@ -11,10 +11,15 @@
  * deadline and a deadline for the first head, both counted from the accept, so a client that sends
  * a byte now and then is cut all the same. Each first head is passed on with the client's address
  * (`peer`), which the server behind it cannot see through its Unix socket.
+ *
+ * With `clientCa` (the kubelet port of node mode) it also asks each client for a certificate; one
+ * that verifies against that CA names its user (CN) and groups (O) in the same note on the first
+ * head, as the kubelet's x509 authenticator reads them. A client without one is not refused here:
+ * it may still carry a bearer token.
  */
 import { STATUS_CODES } from "node:http";
 import { connect } from "node:net";
-import { createServer, type TLSSocket } from "node:tls";
+import { createServer, type TLSSocket, type TlsOptions } from "node:tls";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Clock } from "../../clock.ts";
@@ -30,6 +35,8 @@ export interface FrontDoorOptions {
   hostname: string;
   port: number;
   tls: { cert: string; key: string };
+  /** PEM of the CA whose client certificates name their user; none asks no client for one. */
+  clientCa?: string;
   /** The Unix socket the Bun.serve listens on. */
   inner: string;
   clock: Clock;
@@ -39,13 +46,24 @@ export interface FrontDoorOptions {
   tlsHandshakeTimeoutMs: number;
   /** From accept to the end of the first request head. */
   readHeaderTimeoutMs: number;
-  /** The header each first head is passed on with: `NAME: VALUE ADDRESS`, VALUE a secret of the server's. */
-  peer: { header: string; secret: string };
+  /**
+   * The headers each first head is passed on with: `header: SECRET ADDRESS`, and with a verified
+   * client certificate `certificateHeader: SECRET JSON` (a CertificateUser), SECRET the server's.
+   */
+  peer: { header: string; certificateHeader: string; secret: string };
   /**
    * A first request asking `Upgrade: SPDY/3.1`; `rest` is what the client sent after its head.
    * Resolves to the answer to write (and close) when the connection was not taken over.
    */
-  spdy(request: Request, socket: Duplex, rest: Buffer, peer: string): Promise<Response | undefined>;
+  spdy(request: Request, socket: Duplex, rest: Buffer, peer: string, certificate: CertificateUser | undefined): Promise<Response | undefined>;
+}
+
+/** Who a verified client certificate says its holder is (the kubelet's x509 CommonNameUserConversion). */
+export interface CertificateUser {
+  name: string;
+  groups: string[];
+  /** `X509SHA256=` and the certificate's SHA-256, the authenticator's credential id (user.CredentialIDKey). */
+  credentialId: string;
 }
 
 export interface FrontDoor {
@@ -71,7 +89,10 @@ export function openFrontDoor(options: FrontDoorOptions): FrontDoor {
   let connections = 0;
   /** By the client's address and port: the secure socket Bun hands over is not the accepted one. */
   const accepting = new Map<string, Accepted>();
-  const server = createServer({ cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"] }, (socket) => {
+  const tls: TlsOptions = { cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"] };
+  // Asked, not required: the handshake succeeds without one, and the server behind decides.
+  if (options.clientCa !== undefined) Object.assign(tls, { requestCert: true, rejectUnauthorized: false, ca: options.clientCa });
+  const server = createServer(tls, (socket) => {
     open.add(socket);
     socket.on("close", () => open.delete(socket));
     socket.on("error", () => discard(socket));
@@ -81,8 +102,9 @@ export function openFrontDoor(options: FrontDoorOptions): FrontDoor {
     readHead(socket, (head, buffered) => {
       accepted?.cancelHead();
       const request = head === undefined ? undefined : spdyUpgrade(head);
-      if (!request) return pipeToInner(socket, head === undefined ? buffered : withPeer(buffered, options.peer, socket.remoteAddress), options.inner, open);
-      void options.spdy(request, socket, buffered.subarray(head!.length), socket.remoteAddress ?? "").then(
+      const certificate = options.clientCa === undefined ? undefined : certificateUser(socket);
+      if (!request) return pipeToInner(socket, head === undefined ? buffered : withPeer(buffered, options.peer, socket.remoteAddress, certificate), options.inner, open);
+      void options.spdy(request, socket, buffered.subarray(head!.length), socket.remoteAddress ?? "", certificate).then(
         (refused) => refused && writeResponse(socket, refused),
         () => discard(socket),
       );
@@ -149,11 +171,30 @@ function peerKey(socket: { remoteAddress?: string; remotePort?: number }): strin
   return `${socket.remoteAddress}:${socket.remotePort}`;
 }
 
-/** The head with the peer header after its request line (the client's own copy, if any, fails the secret). */
-function withPeer(buffered: Buffer, peer: FrontDoorOptions["peer"], address: string | undefined): Buffer {
+/** The head with the peer headers after its request line (the client's own copies, if any, fail the secret). */
+function withPeer(buffered: Buffer, peer: FrontDoorOptions["peer"], address: string | undefined, certificate: CertificateUser | undefined): Buffer {
   const lineEnd = buffered.indexOf("\r\n");
   if (lineEnd === -1 || !address) return buffered;
-  return Buffer.concat([buffered.subarray(0, lineEnd + 2), Buffer.from(`${peer.header}: ${peer.secret} ${address}\r\n`, "latin1"), buffered.subarray(lineEnd + 2)]);
+  let notes = `${peer.header}: ${peer.secret} ${address}\r\n`;
+  // JSON of a certificate's names is ASCII-safe only escaped: a CN may hold any character.
+  if (certificate) notes += `${peer.certificateHeader}: ${peer.secret} ${encodeURIComponent(JSON.stringify(certificate))}\r\n`;
+  return Buffer.concat([buffered.subarray(0, lineEnd + 2), Buffer.from(notes, "latin1"), buffered.subarray(lineEnd + 2)]);
+}
+
+/**
+ * The verified client certificate's user (CN) and groups (O), or undefined for none, one the CA did
+ * not sign, or one not for client authentication (OpenSSL's verification checks that purpose).
+ */
+function certificateUser(socket: TLSSocket): CertificateUser | undefined {
+  if (!socket.authorized) return undefined;
+  const certificate = socket.getPeerCertificate();
+  const subject = certificate?.subject as Record<string, string | string[] | undefined> | undefined;
+  const name = subject?.CN;
+  // The x509 authenticator authenticates no one from a certificate without a CommonName.
+  if (typeof name !== "string" || name === "") return undefined;
+  const organizations = subject?.O;
+  const credentialId = `X509SHA256=${(certificate.fingerprint256 ?? "").replaceAll(":", "").toLowerCase()}`;
+  return { name, groups: organizations === undefined ? [] : Array.isArray(organizations) ? organizations : [organizations], credentialId };
 }
 
 /** The head as a Request when it asks for SPDY/3.1 (kubectl's exec before 1.30), else undefined. */

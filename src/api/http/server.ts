@@ -13,7 +13,7 @@ import type { Duplex } from "node:stream";
 import type { Server, ServerWebSocket } from "bun";
 import type { Clock } from "../../clock.ts";
 import type { ApiContext } from "./context.ts";
-import { openFrontDoor } from "./front-door.ts";
+import { openFrontDoor, type CertificateUser } from "./front-door.ts";
 import { makeSocketDir } from "./socket-dir.ts";
 import type { ApiRequest, ApiSocket, Route, WebSocketSession } from "./http.ts";
 import { queryFlag } from "./query-flags.ts";
@@ -33,6 +33,10 @@ export interface ApiServerOptions {
   routes: readonly Route[];
   tls: { cert: string; key: string };
   token: string;
+  /** PEM of the CA whose verified client certificates reach `gate` as a CertificateUser. */
+  clientCa?: string;
+  /** Decides who may be served in place of the token check (`token` is then unused). */
+  gate?: RequestGate;
   /**
    * Paths any client may GET without a token (exact, none below them): the API's
    * PUBLIC_INFO_PATHS. None by default: the kubelet's own endpoints want the token on every path.
@@ -41,6 +45,17 @@ export interface ApiServerOptions {
   /** One line per request that failed on the server's side (500s). */
   log?: (message: string) => void;
 }
+
+/**
+ * Whether a request is served, decided before routing (the kubelet port's authentication and
+ * authorization in node mode). `certificate` is the client certificate's user when the request is
+ * the first on a connection that presented a verified one: later requests on a kept-alive
+ * connection carry no note (they reach the gate without a certificate), so the answer to a
+ * certificate's request tells its client to close the connection (`Connection: close`): Go's
+ * transport, the API server's, then dials again for its next request.
+ * Resolves to the refusal to answer, or undefined to serve it.
+ */
+export type RequestGate = (request: Request, certificate: CertificateUser | undefined) => Promise<Response | undefined>;
 
 export interface ApiServer {
   /** `https://127.0.0.1:6443` (IPv6 hosts in brackets), with the real port when 0 was asked for. */
@@ -62,6 +77,8 @@ const IDLE_TIMEOUT_SECONDS = 60;
 const STOP_WAIT_MS = 1000;
 /** The front door's note of a connection's client address on its first request (see clientOf). */
 const PEER_HEADER = "x-minikubelet-peer";
+/** Its note of the connection's verified client certificate (see certificateOf). */
+const CERTIFICATE_HEADER = "x-minikubelet-client-certificate";
 
 interface SocketData {
   session: WebSocketSession;
@@ -82,9 +99,18 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
 
   /** One request, from Bun.serve (`via.server`) or the front door's SPDY upgrade (`via.raw`). */
   async function dispatch(request: Request, via: Upgraders): Promise<Response | undefined> {
+    if (!options.gate) return serve(request, via, undefined);
+    const certificate = via.raw ? via.raw.certificate : certificateOf(request.headers, peerSecret);
+    const response = await serve(request, via, certificate);
+    // The next request on this connection would come without the note: the client should open its own.
+    if (certificate && response && !via.raw) response.headers.set("Connection", "close");
+    return response;
+  }
+
+  async function serve(request: Request, via: Upgraders, certificate: CertificateUser | undefined): Promise<Response | undefined> {
     let release = () => {};
     try {
-      const refused = checkToken(request, expected, publicPaths) ?? checkBounds(request, context.limits.maxBodyBytes);
+      const refused = (options.gate ? await options.gate(request, certificate) : checkToken(request, expected, publicPaths)) ?? checkBounds(request, context.limits.maxBodyBytes);
       if (refused) return refused;
       const url = new URL(request.url);
       const found = table.find(url.pathname, request.method);
@@ -159,13 +185,14 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       hostname: options.listen.hostname,
       port: options.listen.port,
       tls: options.tls,
+      ...(options.clientCa !== undefined && { clientCa: options.clientCa }),
       inner: socketPath,
       clock: context.clock,
       maxConnections: context.limits.maxConnections,
       tlsHandshakeTimeoutMs: context.limits.tlsHandshakeTimeoutMs,
       readHeaderTimeoutMs: context.limits.readHeaderTimeoutMs,
-      peer: { header: PEER_HEADER, secret: peerSecret },
-      spdy: (request, socket, rest, peer) => dispatch(request, { raw: { socket, rest, clock: context.clock, peer } }),
+      peer: { header: PEER_HEADER, certificateHeader: CERTIFICATE_HEADER, secret: peerSecret },
+      spdy: (request, socket, rest, peer, certificate) => dispatch(request, { raw: { socket, rest, clock: context.clock, peer, certificate } }),
     });
   } catch (error) {
     server.stop(true);
@@ -241,7 +268,7 @@ function keepsConnectionOpen(url: URL, request: Request): boolean {
 /** How a request's connection can be taken over: Bun.serve's WebSocket upgrade, or the raw socket. */
 interface Upgraders {
   server?: Server<SocketData>;
-  raw?: { socket: Duplex; rest: Buffer; clock: Clock; peer: string };
+  raw?: { socket: Duplex; rest: Buffer; clock: Clock; peer: string; certificate: CertificateUser | undefined };
 }
 
 /**
@@ -254,6 +281,20 @@ function clientOf(headers: Headers, secret: string): string {
     if (given === secret && address) return address;
   }
   return "";
+}
+
+/** The verified client certificate the front door noted on the connection's first request, if any. */
+function certificateOf(headers: Headers, secret: string): CertificateUser | undefined {
+  for (const value of (headers.get(CERTIFICATE_HEADER) ?? "").split(",")) {
+    const [given, encoded] = value.trim().split(" ", 2);
+    if (given !== secret || !encoded) continue;
+    try {
+      return JSON.parse(decodeURIComponent(encoded)) as CertificateUser;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 function toApiRequest(request: Request, url: URL, params: Record<string, string>, via: Upgraders, stopping: AbortSignal, maxBodyBytes: number): ApiRequest & { upgraded: boolean } {

@@ -38,6 +38,11 @@ type Transport = { kind: "spdy" } | { kind: "tunnel" } | { kind: "channels"; pro
 
 async function handlePortForward(request: ApiRequest, api: ApiContext): Promise<Response> {
   const { namespace = "", name = "" } = request.params;
+  return servePortForward(request, api, namespace, name);
+}
+
+/** One port-forward as pods/portforward serves it; the kubelet port's `/portForward/NS/POD` is the same. */
+export async function servePortForward(request: ApiRequest, api: ApiContext, namespace: string, name: string): Promise<Response> {
   // The API server converts the query before it looks the pod up.
   const ports = parsePortsQuery(request.query);
   const pod = api.store.livePods({ namespace, name })[0]?.object;

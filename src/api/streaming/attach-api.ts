@@ -7,7 +7,7 @@
  */
 import { outputLogRun, runtimeAttachRun, type AttachRunOptions } from "./attach-run.ts";
 import type { ApiContext } from "../http/context.ts";
-import { parseStreamOptions } from "./exec-protocol.ts";
+import { parseStreamOptions, type ExecOptions } from "./exec-protocol.ts";
 import type { ApiRequest, Route } from "../http/http.ts";
 import { ApiError } from "../http/status.ts";
 import type { StreamFlags, StreamRun } from "./stream-run.ts";
@@ -16,6 +16,8 @@ import { chooseContainer, containerSpec, findPod, runningContainerId } from "./s
 import { upgradeStream } from "./stream-upgrade.ts";
 import { requireRuntime } from "./streaming.ts";
 import { StreamWebSocketSession } from "./stream-websocket.ts";
+
+type StreamOptions = Omit<ExecOptions, "command">;
 
 const ATTACH_PATH = "/api/v1/namespaces/:namespace/pods/:name/attach";
 
@@ -27,7 +29,11 @@ export const attachRoutes: Route[] = [
 
 async function handleAttach(request: ApiRequest, api: ApiContext): Promise<Response> {
   const { namespace = "", name = "" } = request.params;
-  const asked = parseStreamOptions(request.query);
+  return serveAttach(request, api, namespace, name, parseStreamOptions(request.query));
+}
+
+/** One attach as pods/attach serves it; the kubelet port's `/attach/NS/POD/CONTAINER` is the same with the container from its path. */
+export async function serveAttach(request: ApiRequest, api: ApiContext, namespace: string, name: string, asked: StreamOptions): Promise<Response> {
   const row = findPod(api, namespace, name);
   const pod = row.object;
   const phase = pod.status?.phase;

@@ -7,7 +7,7 @@
 import type { ApiContext } from "../http/context.ts";
 import { ExecWebSocketSession } from "./exec-session.ts";
 import { ExecSpdySession } from "./exec-spdy-session.ts";
-import { parseExecOptions } from "./exec-protocol.ts";
+import { parseExecOptions, type ExecOptions } from "./exec-protocol.ts";
 import type { ApiRequest, Route } from "../http/http.ts";
 import { ApiError } from "../http/status.ts";
 import { chooseContainer, findPod, runningContainerId } from "./stream-target.ts";
@@ -26,7 +26,14 @@ export const execRoutes: Route[] = [
 
 async function handleExec(request: ApiRequest, api: ApiContext): Promise<Response> {
   const { namespace = "", name = "" } = request.params;
-  const options = parseExecOptions(request.query);
+  return serveExec(request, api, namespace, name, parseExecOptions(request.query));
+}
+
+/**
+ * One exec as pods/exec serves it; the kubelet port's `/exec/NS/POD/CONTAINER` is the same with
+ * the container from its path and the kubelet's stream parameter names.
+ */
+export async function serveExec(request: ApiRequest, api: ApiContext, namespace: string, name: string, options: ExecOptions): Promise<Response> {
   const pod = findPod(api, namespace, name).object;
   const phase = pod.status?.phase;
   if (phase === "Succeeded" || phase === "Failed") throw ApiError.badRequest(`cannot exec into a container in a completed pod; current phase is ${phase}`);

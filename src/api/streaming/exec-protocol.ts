@@ -41,18 +41,29 @@ export function chooseExecProtocol(offer: string | null): ExecProtocol | undefin
   return EXEC_PROTOCOLS.find((protocol) => offered.has(protocol));
 }
 
+/** The query parameters naming the streams: the API's (PodExecOptions) or the kubelet port's. */
+export interface StreamParamNames {
+  stdin: string;
+  stdout: string;
+  stderr: string;
+}
+
+export const API_STREAM_PARAMS: StreamParamNames = { stdin: "stdin", stdout: "stdout", stderr: "stderr" };
+/** What the API server sends the kubelet (core's ExecStdinParam and the rest: `input`, `output`, `error`). */
+export const KUBELET_STREAM_PARAMS: StreamParamNames = { stdin: "input", stdout: "output", stderr: "error" };
+
 /** Parses the query as the API server does; a bad one is a 400 naming what is wrong. */
-export function parseExecOptions(query: URLSearchParams): ExecOptions {
+export function parseExecOptions(query: URLSearchParams, names: StreamParamNames = API_STREAM_PARAMS): ExecOptions {
   const command = query.getAll("command");
   if (command.length === 0) throw ApiError.badRequest("you must specify at least one command for the container");
-  return { command, ...parseStreamOptions(query) };
+  return { command, ...parseStreamOptions(query, names) };
 }
 
 /**
  * The query's container and streams (PodExecOptions and PodAttachOptions share them), as the
  * API server and kubelet parse them; a bad value, or no stream at all, is a 400.
  */
-export function parseStreamOptions(query: URLSearchParams): Omit<ExecOptions, "command"> {
+export function parseStreamOptions(query: URLSearchParams, names: StreamParamNames = API_STREAM_PARAMS): Omit<ExecOptions, "command"> {
   const flag = (name: string): boolean => {
     const value = query.get(name);
     if (value === null || value === "") return false;
@@ -62,7 +73,7 @@ export function parseStreamOptions(query: URLSearchParams): Omit<ExecOptions, "c
   };
   const tty = flag("tty");
   // The kubelet's rule: a terminal has one output stream, so stderr is dropped, not refused.
-  const options: Omit<ExecOptions, "command"> = { stdin: flag("stdin"), stdout: flag("stdout"), stderr: flag("stderr") && !tty, tty };
+  const options: Omit<ExecOptions, "command"> = { stdin: flag(names.stdin), stdout: flag(names.stdout), stderr: flag(names.stderr) && !tty, tty };
   const container = query.get("container");
   if (container) options.container = container;
   if (!options.stdin && !options.stdout && !options.stderr) throw ApiError.badRequest("you must specify at least 1 of stdin, stdout, stderr");

@@ -3,9 +3,10 @@
  * event; on SIGINT/SIGTERM it leaves the pods running for the next agent to adopt, as a kubelet
  * restart does (or stops them first with --stop-pods-on-exit), then prints the final table.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { startAgent } from "../../agent/agent.ts";
+import type { NodeServingOptions } from "../../agent/kubelet-server.ts";
 import { realClock } from "../../clock.ts";
 import type { KubeEvent } from "../../v1/kube-event.ts";
 import { formatPods } from "../../printers/pod-table.ts";
@@ -21,6 +22,9 @@ export interface RunOptions extends ApiLimitFlags {
   db?: string;
   manifests?: string;
   kubeconfig?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
   /** cac turns a numeric-looking value into a number, hence unknown. */
   node?: unknown;
   runtime?: string;
@@ -50,6 +54,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const dir = options.manifests ? resolve(options.manifests) : undefined;
   if (dir !== undefined && (!existsSync(dir) || !statSync(dir).isDirectory())) throw new UserError(`--manifests: ${dir} is not a directory`);
   const cluster = options.kubeconfig ? clusterOption(options.kubeconfig, options.node) : undefined;
+  const serving = servingOptions(options, cluster !== undefined);
   const runtime = options.runtime ?? "process";
   if (runtime !== "process" && runtime !== "docker") throw new UsageError(`--runtime must be process or docker (got ${JSON.stringify(runtime)})`);
   // Every flag is checked before anything starts: a bad one must not leave a database or a runtime root behind.
@@ -81,7 +86,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     ...flags,
     dbPath: resolveDbPath(options.db),
     manifests: dir,
-    ...(cluster && { cluster: { credentials: cluster.credentials } }),
+    ...(cluster && { cluster: { credentials: cluster.credentials, serving } }),
     runtime,
     strict: options.strict === true,
     ...(options.pauseImage !== undefined && { pauseImage: options.pauseImage }),
@@ -138,6 +143,27 @@ function waitForSignal(unlock: () => Promise<void>): Promise<void> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
+}
+
+/**
+ * The kubelet port's serving flags, node mode's only: the certificate and key (both or neither,
+ * as the kubelet wants them) and the client CA, read now so a bad file stops `run` before it starts.
+ */
+function servingOptions(options: RunOptions, nodeMode: boolean): NodeServingOptions {
+  const given = ([["--tls-cert-file", options.tlsCertFile], ["--tls-private-key-file", options.tlsPrivateKeyFile], ["--client-ca-file", options.clientCaFile]] as const).filter(([, file]) => file !== undefined);
+  if (!nodeMode && given.length > 0) throw new UsageError(`${given[0]![0]} serves the kubelet port in node mode: give --kubeconfig too`);
+  if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) throw new UsageError("--tls-cert-file and --tls-private-key-file go together");
+  const read = (flag: string, file: string) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch (error) {
+      throw new UserError(`${flag}: cannot read ${file}: ${(error as Error).message}`);
+    }
+  };
+  const serving: NodeServingOptions = {};
+  if (options.tlsCertFile !== undefined && options.tlsPrivateKeyFile !== undefined) serving.tls = { cert: read("--tls-cert-file", options.tlsCertFile), key: read("--tls-private-key-file", options.tlsPrivateKeyFile) };
+  if (options.clientCaFile !== undefined) serving.clientCa = read("--client-ca-file", options.clientCaFile);
+  return serving;
 }
 
 /**
