@@ -17,14 +17,14 @@ afterEach(() => output.restore());
 describe("the command line", () => {
   test("--version prints the version, that it runs from source, and the Kubernetes release it follows", async () => {
     expect(await runCLI(["--version"])).toBe(0);
-    expect(out.join("")).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.35)\n`);
+    expect(out.join("")).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.37.2)\n`);
   });
 
   test("the entry prints the same line for --version or -v alone, before loading the parser", async () => {
     for (const flag of ["--version", "-v"]) {
       const entry = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../src/main.ts"), flag]);
       expect(entry.exitCode).toBe(0);
-      expect(entry.stdout.toString()).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.35)\n`);
+      expect(entry.stdout.toString()).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.37.2)\n`);
     }
   });
 

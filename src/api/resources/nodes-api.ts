@@ -8,7 +8,7 @@ import { isoTime } from "../../v1/time.ts";
 import { databaseIdentity } from "../../store/identity.ts";
 import type { ApiContext } from "../http/context.ts";
 import type { ApiRequest, Route } from "../http/http.ts";
-import { nodeObject, readHostFacts, type NodeOptions } from "./node-object.ts";
+import { containerRuntimeVersion, nodeObject, readHostFacts, type NodeOptions } from "../../node/node-object.ts";
 import { NOTHING_RESERVED, parseReserved, type NodeReservations } from "../../eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../eviction/thresholds.ts";
 import { readNodeStatus } from "../../store/node-status.ts";
@@ -48,7 +48,7 @@ export function currentNode(api: ApiContext): Node {
     createdAt,
     heartbeatAt,
     liveness: api.runtime ? "running" : "not-serving",
-    containerRuntimeVersion: containerRuntimeVersion(api),
+    containerRuntimeVersion: containerRuntimeVersion(api.runtime?.name ?? recordedRuntime(api)),
     ...recordedNode(api),
     maxPods: api.maxPods,
     ...(api.plegHealth && { pleg: api.plegHealth() }),
@@ -95,17 +95,7 @@ function databaseCreatedAt(dbPath: string): number {
   return stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.ctimeMs;
 }
 
-/**
- * `process://minikubelet` or `docker://...`: the agent's runtime under `run`; under `serve`, the
- * runtime the recorded containers ran on (their containerID scheme).
- */
-function containerRuntimeVersion(api: ApiContext): string {
-  const name = api.runtime?.name ?? recordedRuntime(api);
-  if (name === "process") return "process://minikubelet";
-  // The Runtime interface does not report the engine's version.
-  return `${name}://unknown`;
-}
-
+/** Under `serve` (no runtime), the runtime the recorded containers ran on (their containerID scheme). */
 function recordedRuntime(api: ApiContext): string {
   for (const row of api.store.livePods()) {
     const statuses = [...(row.object.status?.containerStatuses ?? []), ...(row.object.status?.initContainerStatuses ?? [])];
