@@ -26,6 +26,7 @@ export function createCLI(): CAC {
     .option("--manifests <dir>", "directory of Pod manifests (static pods); optional with --kubeconfig")
     .option("--node <name>", "node name; pods are named NAME-NODE like mirror pods (with --kubeconfig, default: the client certificate's system:node:NAME)", { default: "" })
     .option("--kubeconfig <file>", "node mode: join the cluster this kubeconfig names as node --node, with its credentials (the local API is then off unless --api-listen is given)")
+    .option("--node-ip <ip>", "node mode: the InternalIP the Node reports, where the API server reaches its kubelet port (default 127.0.0.1)")
     .option("--runtime <name>", "process or docker", { default: "process" })
     .option("--strict", "refuse manifests with unknown fields (default: warn)")
     .option("--status-file <file>", "write the pods as a v1 List after each pass (atomically)")

@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { VERSION } from "../../src/version.ts";
 import { cpus } from "node:os";
-import { microTime, nodeRoutes } from "../../src/api/resources/nodes-api.ts";
+import { nodeRoutes } from "../../src/api/resources/nodes-api.ts";
+import { microTime } from "../../src/v1/time.ts";
 import { nodeObject, osImage, parseMeminfo, type HostFacts, type NodeOptions } from "../../src/node/node-object.ts";
 import { NOTHING_RESERVED, parseReserved } from "../../src/eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";

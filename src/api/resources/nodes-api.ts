@@ -4,7 +4,7 @@
  */
 import { statSync } from "node:fs";
 import { timestampSince } from "../../printers/age.ts";
-import { isoTime } from "../../v1/time.ts";
+import { isoTime, microTime } from "../../v1/time.ts";
 import { databaseIdentity } from "../../store/identity.ts";
 import type { ApiContext } from "../http/context.ts";
 import type { ApiRequest, Route } from "../http/http.ts";
@@ -166,11 +166,6 @@ function getLease(request: ApiRequest, api: ApiContext): Response {
     metadata: { name, namespace, uid: stableUid(`${nodeUid(api)}/lease`), resourceVersion: String(api.store.revision()), creationTimestamp: isoTime(createdAt) },
     spec: { holderIdentity: name, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime(renewAt) },
   });
-}
-
-/** metav1.MicroTime: exactly six fractional digits, or kubectl refuses the object. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
 export const nodeRoutes: Route[] = [

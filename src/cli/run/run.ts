@@ -4,6 +4,7 @@
  * restart does (or stops them first with --stop-pods-on-exit), then prints the final table.
  */
 import { existsSync, statSync } from "node:fs";
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { startAgent } from "../../agent/agent.ts";
 import { realClock } from "../../clock.ts";
@@ -23,6 +24,7 @@ export interface RunOptions extends ApiLimitFlags {
   kubeconfig?: string;
   /** cac turns a numeric-looking value into a number, hence unknown. */
   node?: unknown;
+  nodeIp?: unknown;
   runtime?: string;
   statusFile?: string;
   backoffBase?: unknown;
@@ -50,6 +52,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   const dir = options.manifests ? resolve(options.manifests) : undefined;
   if (dir !== undefined && (!existsSync(dir) || !statSync(dir).isDirectory())) throw new UserError(`--manifests: ${dir} is not a directory`);
   const cluster = options.kubeconfig ? clusterOption(options.kubeconfig, options.node) : undefined;
+  const nodeIP = nodeIPOption(options.nodeIp, cluster !== undefined);
   const runtime = options.runtime ?? "process";
   if (runtime !== "process" && runtime !== "docker") throw new UsageError(`--runtime must be process or docker (got ${JSON.stringify(runtime)})`);
   // Every flag is checked before anything starts: a bad one must not leave a database or a runtime root behind.
@@ -81,7 +84,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     ...flags,
     dbPath: resolveDbPath(options.db),
     manifests: dir,
-    ...(cluster && { cluster: { credentials: cluster.credentials } }),
+    ...(cluster && { cluster: { credentials: cluster.credentials, nodeIP } }),
     runtime,
     strict: options.strict === true,
     ...(options.pauseImage !== undefined && { pauseImage: options.pauseImage }),
@@ -138,6 +141,14 @@ function waitForSignal(unlock: () => Promise<void>): Promise<void> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
+}
+
+/** `--node-ip`: an IP address, and only in node mode (the local API's Node is at 127.0.0.1). */
+function nodeIPOption(value: unknown, nodeMode: boolean): string {
+  if (value === undefined) return "127.0.0.1";
+  if (!nodeMode) throw new UsageError("--node-ip needs --kubeconfig (it is the address the cluster reaches the node at)");
+  if (typeof value !== "string" || isIP(value) === 0) throw new UsageError(`--node-ip must be an IP address (got ${JSON.stringify(value)})`);
+  return value;
 }
 
 /**

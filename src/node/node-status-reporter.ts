@@ -1,0 +1,108 @@
+/**
+ * The Node's status, computed every 10 s (nodeStatusUpdateFrequency) and sent as a strategic merge
+ * patch of nodes/NAME/status only when it changed or 5 minutes (nodeStatusReportFrequency) passed
+ * since the last report, as the kubelet's tryUpdateNodeStatus does; at once when the agent's node
+ * conditions changed. The patch goes from the Node the API server last returned to it with the new
+ * status laid over (so a condition another writer changed, such as the node-lifecycle controller's
+ * Unknown, is put right); after a failed request that Node is read again before the next patch.
+ * A failure waits for the next round: the pods never wait on it.
+ */
+import type { Clock } from "../clock.ts";
+import type { ApiReachability } from "./api-reachability.ts";
+import { PATCH_TYPE, type ClusterApi } from "./cluster-client.ts";
+import { nodeStatusHasChanged, nodeStatusPatch, withDrawnStatus, type ClusterNode, type DrawnStatus } from "./node-status.ts";
+
+export const NODE_STATUS_UPDATE_FREQUENCY_MS = 10_000;
+export const NODE_STATUS_REPORT_FREQUENCY_MS = 5 * 60_000;
+
+export interface NodeStatusReporterOptions {
+  client: ClusterApi;
+  clock: Clock;
+  nodeName: string;
+  /** The Node as registration left it. */
+  registered: ClusterNode;
+  /** The node's status as of now (the one drawing). */
+  draw: () => DrawnStatus;
+  reachability: ApiReachability;
+}
+
+export class NodeStatusReporter {
+  private held: ClusterNode;
+  /** The held Node may be behind the API server's (a request failed since it was read). */
+  private stale = false;
+  private lastReportAt: number | undefined;
+  private stopped = false;
+  private cancelTimer: (() => void) | undefined;
+  private running: Promise<void> | undefined;
+  /** A sync was asked for while one ran: run again once it ends. */
+  private again = false;
+
+  constructor(private readonly options: NodeStatusReporterOptions) {
+    this.held = options.registered;
+  }
+
+  /** The Node as the API server last returned it. */
+  get node(): ClusterNode {
+    return this.held;
+  }
+
+  /** Syncs now, then every NODE_STATUS_UPDATE_FREQUENCY_MS. */
+  start(): void {
+    this.kick();
+  }
+
+  /** The node's conditions changed (DiskPressure, the PLEG): sync now instead of at the next tick. */
+  conditionsChanged(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancelTimer?.();
+    await this.running;
+  }
+
+  private kick(): void {
+    this.cancelTimer?.();
+    this.running = this.sync().finally(() => {
+      this.running = undefined;
+      if (this.stopped) return;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      } else {
+        this.cancelTimer = this.options.clock.setTimeout(() => this.kick(), NODE_STATUS_UPDATE_FREQUENCY_MS);
+      }
+    });
+  }
+
+  /** One round: read the Node again if stale, compute the status, patch when it changed or is due. */
+  async sync(): Promise<void> {
+    const { client, clock, nodeName, reachability } = this.options;
+    const path = `/api/v1/nodes/${nodeName}`;
+    if (this.stale) {
+      try {
+        this.held = await client.request<ClusterNode>({ method: "GET", path });
+        reachability.succeeded("GET nodes");
+        this.stale = false;
+      } catch (error) {
+        reachability.failed("GET nodes", error);
+        return;
+      }
+    }
+    const now = clock.now();
+    const next = withDrawnStatus(this.held, this.options.draw(), now);
+    const due = this.lastReportAt === undefined || now - this.lastReportAt >= NODE_STATUS_REPORT_FREQUENCY_MS;
+    if (!due && !nodeStatusHasChanged(this.held.status, next.status)) return;
+    try {
+      this.held = await client.request<ClusterNode>({ method: "PATCH", path: `${path}/status`, body: nodeStatusPatch(this.held, next), contentType: PATCH_TYPE.strategic });
+      reachability.succeeded("PATCH nodes/status");
+      this.lastReportAt = now;
+    } catch (error) {
+      reachability.failed("PATCH nodes/status", error);
+      this.stale = true;
+    }
+  }
+}
