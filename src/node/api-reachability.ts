@@ -17,10 +17,20 @@ export interface ApiReachabilityOptions {
 
 export class ApiReachability {
   private lostAt: number | undefined;
+  private failedCount = 0;
   /** Refusals said and not yet followed by a success of the same request, by `VERB resource`. */
   private readonly refused = new Set<string>();
 
   constructor(private readonly options: ApiReachabilityOptions) {}
+
+  /**
+   * How many requests of any writer failed so far: a reader of the Node compares it to tell that the
+   * cluster may have written meanwhile (the node-lifecycle controller marks a Node whose Lease went
+   * unrenewed Unknown) without a request of its own having failed.
+   */
+  get failures(): number {
+    return this.failedCount;
+  }
 
   /** Whether the last word from the API server was that it does not answer. */
   get reachable(): boolean {
@@ -36,6 +46,7 @@ export class ApiReachability {
   /** A request failed: a transport failure or 5xx is the API server gone; anything else an answer. */
   failed(request: string, error: unknown): void {
     const { nodeName, server, clock, log } = this.options;
+    this.failedCount++;
     if (!(error instanceof ClusterApiError)) {
       this.sayOnce(`${request} ${String(error)}`, `node ${nodeName}: ${request} failed: ${error instanceof Error ? error.message : String(error)}`);
       return;

@@ -4,7 +4,9 @@
  * since the last report, as the kubelet's tryUpdateNodeStatus does; at once when the agent's node
  * conditions changed. The patch goes from the Node the API server last returned to it with the new
  * status laid over (so a condition another writer changed, such as the node-lifecycle controller's
- * Unknown, is put right); after a failed request that Node is read again before the next patch.
+ * Unknown, is put right). Where the kubelet watches its Node, this reads it again only when the
+ * controller may have written: after any failed request of the node (its Lease's too), or after a
+ * round came late (the agent was stalled past the controller's grace).
  * A failure waits for the next round: the pods never wait on it.
  */
 import type { Clock } from "../clock.ts";
@@ -28,8 +30,9 @@ export interface NodeStatusReporterOptions {
 
 export class NodeStatusReporter {
   private held: ClusterNode;
-  /** The held Node may be behind the API server's (a request failed since it was read). */
-  private stale = false;
+  /** The reachability's failure count when the held Node was last read or patched. */
+  private failuresSeen: number;
+  private lastSyncAt: number | undefined;
   private lastReportAt: number | undefined;
   private stopped = false;
   private cancelTimer: (() => void) | undefined;
@@ -39,6 +42,7 @@ export class NodeStatusReporter {
 
   constructor(private readonly options: NodeStatusReporterOptions) {
     this.held = options.registered;
+    this.failuresSeen = options.reachability.failures;
   }
 
   /** The Node as the API server last returned it. */
@@ -82,11 +86,14 @@ export class NodeStatusReporter {
   async sync(): Promise<void> {
     const { client, clock, nodeName, reachability } = this.options;
     const path = `/api/v1/nodes/${nodeName}`;
-    if (this.stale) {
+    const late = this.lastSyncAt !== undefined && clock.now() - this.lastSyncAt > 2 * NODE_STATUS_UPDATE_FREQUENCY_MS;
+    this.lastSyncAt = clock.now();
+    if (late || reachability.failures !== this.failuresSeen) {
+      const failures = reachability.failures;
       try {
         this.held = await client.request<ClusterNode>({ method: "GET", path });
         reachability.succeeded("GET nodes");
-        this.stale = false;
+        this.failuresSeen = failures;
       } catch (error) {
         reachability.failed("GET nodes", error);
         return;
@@ -102,7 +109,6 @@ export class NodeStatusReporter {
       this.lastReportAt = now;
     } catch (error) {
       reachability.failed("PATCH nodes/status", error);
-      this.stale = true;
     }
   }
 }
