@@ -40,7 +40,12 @@ describe("the command line", () => {
 
   test("run without --manifests is a usage error", async () => {
     expect(await runCLI(["run"])).toBe(2);
-    expect(out.join("")).toBe("error: run needs --manifests DIR\n");
+    expect(out.join("")).toBe("error: run needs --manifests DIR (or --kubeconfig FILE to join a cluster)\n");
+  });
+
+  test("--node-ip is node mode's, and an IP address", async () => {
+    expect(await runCLI(["run", "--manifests", import.meta.dir, "--node-ip", "10.0.0.5"])).toBe(2);
+    expect(out.join("")).toBe("error: --node-ip needs --kubeconfig (it is the address the cluster reaches the node at)\n");
   });
 
   test("a bad flag value names the flag and the value, exit 2", async () => {
