@@ -4,7 +4,7 @@
  * renews its Lease; stopped (kill -9), kube-controller-manager's node-lifecycle controller marks it
  * Unknown after its grace (cluster-env sets 20s); started again, the same Node is Ready again. With
  * the API server cut off mid-run (a TCP relay between them, closed and reopened), the agent says so
- * once each way and its Lease catches up.
+ * once each way and its Lease catches up; away at start, the agent registers once it answers.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -99,28 +99,33 @@ describeCluster("node lifecycle", (env: ClusterEnv) => {
     await waitFor("the unreachable taint lifted", () => !(node().spec.taints ?? []).some((t: any) => t.key === "node.kubernetes.io/unreachable"), 15_000);
   }, 90_000);
 
-  test("the API server cut off mid-run: one line when it goes, one when it is back, and the Lease catches up", async () => {
+  test("the API server away at start and cut off mid-run: one line when it goes, one when it is back; the Node and its Lease catch up", async () => {
     await agents.at(-1)!.terminate();
     const relay = await Relay.open(new URL(env.server));
     try {
       const relayed = join(ws.path, "relayed.kubeconfig");
       writeFileSync(relayed, readFileSync(kubeconfig, "utf8").replace(env.server, `https://127.0.0.1:${relay.port}`));
+      relay.cut();
       const agent = start(relayed);
-      await waitFor("node life-1 Ready through the relay", () => ready(node())?.status === "True", 15_000, () => agent.stderr);
+      await waitFor("the agent saying it has no API server at start", () => agent.stderr.includes("lost the API server"), 10_000, () => agent.stderr);
+      await relay.reopen();
+      await waitFor("the agent registered once the API server answers", () => agent.stderr.includes("answers again") && agent.stderr.includes(`node ${NODE}: registered before`), 15_000, () => agent.stderr);
+      expect(ready(node()).status).toBe("True");
+
       relay.cut();
       const cutAt = Date.now();
-      await waitFor("the agent saying it lost the API server", () => agent.stderr.includes("lost the API server"), 20_000, () => agent.stderr);
+      await waitFor("the agent saying it lost the API server", () => agent.stderr.match(/lost the API server/g)?.length === 2, 20_000, () => agent.stderr);
       // Long enough for a renewal round and its retries to fail (the back-off reaches 3.2s), each unsaid.
       await waitFor("12s of outage", () => Date.now() - cutAt > 12_000, 15_000);
       const cutRenewal = getJson(env, "lease", "-n", "kube-node-lease", NODE).spec.renewTime;
       expect(Date.now() - Date.parse(cutRenewal)).toBeGreaterThan(10_000);
       expect(agent.done).toBe(false);
       await relay.reopen();
-      await waitFor("the agent saying the API server is back", () => agent.stderr.includes("answers again"), 20_000, () => agent.stderr);
+      await waitFor("the agent saying the API server is back", () => agent.stderr.match(/answers again/g)?.length === 2, 20_000, () => agent.stderr);
       await waitFor("the Lease renewed after the outage", () => getJson(env, "lease", "-n", "kube-node-lease", NODE).spec.renewTime !== cutRenewal, 15_000);
-      expect(agent.stderr.match(/lost the API server/g)).toHaveLength(1);
-      expect(agent.stderr.match(/answers again/g)).toHaveLength(1);
-      expect(agent.done).toBe(false);
+      // One line per change of state, whatever the retries in between.
+      expect(agent.stderr.match(/lost the API server/g)).toHaveLength(2);
+      expect(agent.stderr.match(/answers again/g)).toHaveLength(2);
     } finally {
       relay.close();
     }
