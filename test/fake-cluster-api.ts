@@ -34,6 +34,8 @@ export class FakeClusterApi implements ClusterApi {
   readonly objects = new Map<string, any>();
   /** While true every request fails as a refused connection does. */
   down = false;
+  /** While true no request is answered: each waits until its signal aborts (an API server that hangs). */
+  hang = false;
   /** `VERB resource` (`PATCH nodes/status`) answered 403. */
   readonly forbidden = new Set<string>();
   private revision = 100;
@@ -57,6 +59,9 @@ export class FakeClusterApi implements ClusterApi {
     this.requests.push({ method: request.method, path: request.path, body: structuredClone(request.body), contentType: request.contentType, at: this.clock.now() });
     await Promise.resolve();
     const label = `${request.method} ${resourceOf(request.path)}`;
+    if (this.hang) {
+      await new Promise((_, reject) => request.signal?.addEventListener("abort", () => reject(request.signal!.reason), { once: true }));
+    }
     if (this.down) throw new ClusterApiError(0, "ServiceUnavailable", `${request.method} ${request.path}: Unable to connect. Is the computer able to access the url?`, request);
     if (this.forbidden.has(label)) throw new ClusterApiError(403, "Forbidden", `${resourceOf(request.path)} is forbidden: User "system:node:n1" cannot ${request.method.toLowerCase()} it`, request);
     return structuredClone(this.answer(request)) as T;

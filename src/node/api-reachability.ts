@@ -18,6 +18,7 @@ export interface ApiReachabilityOptions {
 export class ApiReachability {
   private lostAt: number | undefined;
   private failedCount = 0;
+  private closed = false;
   /** Refusals said and not yet followed by a success of the same request, by `VERB resource`. */
   private readonly refused = new Set<string>();
 
@@ -37,14 +38,21 @@ export class ApiReachability {
     return this.lostAt === undefined;
   }
 
+  /** The node's writers are stopping: the requests they abort say nothing. */
+  close(): void {
+    this.closed = true;
+  }
+
   /** A request (`PATCH nodes/status`) was answered with success. */
   succeeded(request: string): void {
+    if (this.closed) return;
     this.answered();
     for (const key of this.refused) if (key.startsWith(`${request} `)) this.refused.delete(key);
   }
 
   /** A request failed: a transport failure or 5xx is the API server gone; anything else an answer. */
   failed(request: string, error: unknown): void {
+    if (this.closed) return;
     const { nodeName, server, clock, log } = this.options;
     this.failedCount++;
     if (!(error instanceof ClusterApiError)) {

@@ -36,6 +36,8 @@ export interface NodeLeaseOptions {
   /** The Node's uid: the Lease's owner, so the garbage collector removes it with the Node. */
   nodeUid: string;
   reachability: ApiReachability;
+  /** Aborts the request under way when the node stops (an API server that does not answer must not hold the agent's exit). */
+  signal?: AbortSignal;
 }
 
 export class NodeLease {
@@ -145,7 +147,7 @@ export class NodeLease {
   /** A request, its outcome told to the reachability report; `expected` answers (a missing Lease) count as answers, not failures. */
   private async call<T = Lease>(label: string, request: Parameters<ClusterApi["request"]>[0], expected?: (error: ClusterApiError) => boolean): Promise<T> {
     try {
-      const answer = await this.options.client.request<T>(request);
+      const answer = await this.options.client.request<T>({ ...request, signal: this.options.signal });
       this.options.reachability.succeeded(label);
       return answer;
     } catch (error) {

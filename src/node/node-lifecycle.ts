@@ -69,8 +69,8 @@ export function startNodeLifecycle(options: NodeLifecycleOptions): NodeLifecycle
     signal: abort.signal,
   }).then((node) => {
     if (!node || abort.signal.aborted) return undefined;
-    lease = new NodeLease({ client, clock, nodeName, nodeUid: node.metadata.uid ?? "", reachability });
-    reporter = new NodeStatusReporter({ client, clock, nodeName, registered: node, draw, reachability });
+    lease = new NodeLease({ client, clock, nodeName, nodeUid: node.metadata.uid ?? "", reachability, signal: abort.signal });
+    reporter = new NodeStatusReporter({ client, clock, nodeName, registered: node, draw, reachability, signal: abort.signal });
     lease.start();
     reporter.start();
     return node;
@@ -79,9 +79,12 @@ export function startNodeLifecycle(options: NodeLifecycleOptions): NodeLifecycle
     registered,
     conditionsChanged: () => reporter?.conditionsChanged(),
     async stop() {
+      // Quiet first (what is aborted is no news), the rounds told to end, then their requests aborted.
+      reachability.close();
+      const stopping = [lease?.stop(), reporter?.stop()];
       abort.abort();
       await registered;
-      await Promise.all([lease?.stop(), reporter?.stop()]);
+      await Promise.all(stopping);
     },
   };
 }

@@ -6,7 +6,7 @@
  * controller-managed attach/detach annotation, capacity and allocatable when missing) with one
  * status patch. The Node's uid, spec and other labels are the cluster's and stay.
  */
-import type { Clock } from "../clock.ts";
+import { sleep, type Clock } from "../clock.ts";
 import { cappedDoubling } from "../capped-doubling.ts";
 import type { ApiReachability } from "./api-reachability.ts";
 import { ClusterApiError, PATCH_TYPE, type ClusterApi } from "./cluster-client.ts";
@@ -50,10 +50,7 @@ export async function registerNode(options: RegistrationOptions): Promise<Cluste
   for (let attempt = 1; !signal.aborted; attempt++) {
     const registered = await tryRegister(options);
     if (registered) return registered;
-    await new Promise<void>((resolve) => {
-      const cancel = clock.setTimeout(resolve, cappedDoubling(REGISTER_BACKOFF_START_MS, REGISTER_BACKOFF_CAP_MS, attempt));
-      signal.addEventListener("abort", () => (cancel(), resolve()), { once: true });
-    });
+    await sleep(clock, cappedDoubling(REGISTER_BACKOFF_START_MS, REGISTER_BACKOFF_CAP_MS, attempt), signal).catch(() => {});
   }
   return undefined;
 }
@@ -63,7 +60,7 @@ export async function tryRegister(options: RegistrationOptions): Promise<Cluster
   const { client, reachability, log } = options;
   const node = options.initialNode();
   try {
-    const created = await client.request<ClusterNode>({ method: "POST", path: "/api/v1/nodes", body: node });
+    const created = await client.request<ClusterNode>({ method: "POST", path: "/api/v1/nodes", body: node, signal: options.signal });
     reachability.succeeded("POST nodes");
     log(`node ${node.metadata.name}: registered with the API server (uid ${created.metadata.uid})`);
     return created;
@@ -77,7 +74,7 @@ export async function tryRegister(options: RegistrationOptions): Promise<Cluster
   }
   let existing: ClusterNode;
   try {
-    existing = await client.request<ClusterNode>({ method: "GET", path: `/api/v1/nodes/${node.metadata.name}` });
+    existing = await client.request<ClusterNode>({ method: "GET", path: `/api/v1/nodes/${node.metadata.name}`, signal: options.signal });
     reachability.succeeded("GET nodes");
   } catch (error) {
     reachability.failed("GET nodes", error);
@@ -89,7 +86,7 @@ export async function tryRegister(options: RegistrationOptions): Promise<Cluster
     return existing;
   }
   try {
-    const patched = await client.request<ClusterNode>({ method: "PATCH", path: `/api/v1/nodes/${node.metadata.name}/status`, body: nodeStatusPatch(existing, reconciled), contentType: PATCH_TYPE.strategic });
+    const patched = await client.request<ClusterNode>({ method: "PATCH", path: `/api/v1/nodes/${node.metadata.name}/status`, body: nodeStatusPatch(existing, reconciled), contentType: PATCH_TYPE.strategic, signal: options.signal });
     reachability.succeeded("PATCH nodes/status");
     log(`node ${node.metadata.name}: registered before (uid ${existing.metadata.uid}); its labels and resources reconciled`);
     return patched;

@@ -26,6 +26,8 @@ export interface NodeStatusReporterOptions {
   /** The node's status as of now (the one drawing). */
   draw: () => DrawnStatus;
   reachability: ApiReachability;
+  /** Aborts the request under way when the node stops. */
+  signal?: AbortSignal;
 }
 
 export class NodeStatusReporter {
@@ -91,7 +93,7 @@ export class NodeStatusReporter {
     if (late || reachability.failures !== this.failuresSeen) {
       const failures = reachability.failures;
       try {
-        this.held = await client.request<ClusterNode>({ method: "GET", path });
+        this.held = await client.request<ClusterNode>({ method: "GET", path, signal: this.options.signal });
         reachability.succeeded("GET nodes");
         this.failuresSeen = failures;
       } catch (error) {
@@ -104,7 +106,7 @@ export class NodeStatusReporter {
     const due = this.lastReportAt === undefined || now - this.lastReportAt >= NODE_STATUS_REPORT_FREQUENCY_MS;
     if (!due && !nodeStatusHasChanged(this.held.status, next.status)) return;
     try {
-      this.held = await client.request<ClusterNode>({ method: "PATCH", path: `${path}/status`, body: nodeStatusPatch(this.held, next), contentType: PATCH_TYPE.strategic });
+      this.held = await client.request<ClusterNode>({ method: "PATCH", path: `${path}/status`, body: nodeStatusPatch(this.held, next), contentType: PATCH_TYPE.strategic, signal: this.options.signal });
       reachability.succeeded("PATCH nodes/status");
       this.lastReportAt = now;
     } catch (error) {

@@ -280,3 +280,15 @@ test("stop ends every round: no request after it", async () => {
   expect(h.api.requests.length).toBe(sent);
   expect(h.clock.pendingTimers()).toBe(0);
 });
+
+test("stop aborts a request the API server does not answer, and says nothing of it", async () => {
+  const h = harness();
+  await h.step(0);
+  h.api.hang = true;
+  await h.step(10_000);
+  const said = h.lines.length;
+  await h.lifecycle.stop();
+  expect(h.api.sent("PUT leases").length).toBeGreaterThan(0);
+  expect(h.lines.length).toBe(said);
+  expect(h.clock.pendingTimers()).toBe(0);
+});
