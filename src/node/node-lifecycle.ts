@@ -70,7 +70,9 @@ export function startNodeLifecycle(options: NodeLifecycleOptions): NodeLifecycle
   }).then((node) => {
     if (!node || abort.signal.aborted) return undefined;
     lease = new NodeLease({ client, clock, nodeName, nodeUid: node.metadata.uid ?? "", reachability, signal: abort.signal });
-    reporter = new NodeStatusReporter({ client, clock, nodeName, registered: node, draw, reachability, signal: abort.signal });
+    const { labels } = drawNode(options.source, nodeName, clock.now()).metadata;
+    const requiredLabels = { "kubernetes.io/os": labels["kubernetes.io/os"]!, "kubernetes.io/arch": labels["kubernetes.io/arch"]! };
+    reporter = new NodeStatusReporter({ client, clock, nodeName, registered: node, draw, requiredLabels, reachability, signal: abort.signal });
     lease.start();
     reporter.start();
     return node;

@@ -5,8 +5,9 @@
  * conditions changed. The patch goes from the Node the API server last returned to it with the new
  * status laid over (so a condition another writer changed, such as the node-lifecycle controller's
  * Unknown, is put right). Where the kubelet watches its Node, this reads it again only when the
- * controller may have written: after any failed request of the node (its Lease's too), or after a
- * round came late (the agent was stalled past the controller's grace).
+ * controller may have written: after any failed request of the node (its Lease's too), after a
+ * round came late (the agent was stalled past the controller's grace), and before the 5-minute
+ * report (so another writer's edit of what the node owns, a removed label, is put right by then).
  * A failure waits for the next round: the pods never wait on it.
  */
 import type { Clock } from "../clock.ts";
@@ -25,6 +26,11 @@ export interface NodeStatusReporterOptions {
   registered: ClusterNode;
   /** The node's status as of now (the one drawing). */
   draw: () => DrawnStatus;
+  /**
+   * Labels every round puts back if someone removed or changed them (`kubernetes.io/os` and
+   * `kubernetes.io/arch`, as updateNode does); the other default labels are put back at registration only.
+   */
+  requiredLabels: Record<string, string>;
   reachability: ApiReachability;
   /** Aborts the request under way when the node stops. */
   signal?: AbortSignal;
@@ -89,8 +95,9 @@ export class NodeStatusReporter {
     const { client, clock, nodeName, reachability } = this.options;
     const path = `/api/v1/nodes/${nodeName}`;
     const late = this.lastSyncAt !== undefined && clock.now() - this.lastSyncAt > 2 * NODE_STATUS_UPDATE_FREQUENCY_MS;
+    const due = this.lastReportAt === undefined || clock.now() - this.lastReportAt >= NODE_STATUS_REPORT_FREQUENCY_MS;
     this.lastSyncAt = clock.now();
-    if (late || reachability.failures !== this.failuresSeen) {
+    if (late || (due && this.lastReportAt !== undefined) || reachability.failures !== this.failuresSeen) {
       const failures = reachability.failures;
       try {
         this.held = await client.request<ClusterNode>({ method: "GET", path, signal: this.options.signal });
@@ -103,8 +110,13 @@ export class NodeStatusReporter {
     }
     const now = clock.now();
     const next = withDrawnStatus(this.held, this.options.draw(), now);
-    const due = this.lastReportAt === undefined || now - this.lastReportAt >= NODE_STATUS_REPORT_FREQUENCY_MS;
-    if (!due && !nodeStatusHasChanged(this.held.status, next.status)) return;
+    let labelsPutBack = false;
+    for (const [label, value] of Object.entries(this.options.requiredLabels)) {
+      if (next.metadata.labels?.[label] === value) continue;
+      (next.metadata.labels ??= {})[label] = value;
+      labelsPutBack = true;
+    }
+    if (!due && !labelsPutBack && !nodeStatusHasChanged(this.held.status, next.status)) return;
     try {
       this.held = await client.request<ClusterNode>({ method: "PATCH", path: `${path}/status`, body: nodeStatusPatch(this.held, next), contentType: PATCH_TYPE.strategic, signal: this.options.signal });
       reachability.succeeded("PATCH nodes/status");

@@ -260,6 +260,20 @@ describe("node status", () => {
     expect(h.lines.filter((line) => line.includes("answers again"))).toHaveLength(1);
   });
 
+  test("a removed kubernetes.io/os label is put back by the 5-minute report at the latest; a label of the admin's stays", async () => {
+    const h = harness();
+    await h.step(0);
+    h.api.edit(NODE_PATH, (node) => {
+      delete node.metadata.labels["kubernetes.io/os"];
+      node.metadata.labels.team = "a";
+    });
+    await h.step(300_000);
+    const nodeRequests = h.api.requests.filter((r) => r.path.startsWith(NODE_PATH));
+    expect(nodeRequests.slice(-2).map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${NODE_PATH}`, `PATCH ${NODE_PATH}/status`]);
+    expect(h.api.sent("PATCH nodes/status").at(-1)!.body.metadata).toEqual({ labels: { "kubernetes.io/os": "linux" } });
+    expect(h.api.objects.get(NODE_PATH).metadata.labels).toMatchObject({ "kubernetes.io/os": "linux", team: "a" });
+  });
+
   test("a 403 is one line naming the verb and the resource, not one per round", async () => {
     const h = harness();
     await h.step(0);
