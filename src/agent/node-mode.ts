@@ -8,6 +8,7 @@ import type { Clock } from "../clock.ts";
 import { ClusterClient } from "../node/cluster-client.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
 import { startNodeLifecycle, type NodeFactsSource } from "../node/node-lifecycle.ts";
+import type { ClusterNode } from "../node/node-status.ts";
 
 export interface NodeModeOptions {
   credentials: ClusterCredentials;
@@ -23,6 +24,8 @@ export interface NodeMode {
   readonly client: ClusterClient;
   /** The agent's node conditions changed (DiskPressure): the Node's status is reported at once. */
   nodeConditionsChanged(): void;
+  /** The Node as the API server holds it once registered (its uid owns mirror pods and the Lease); undefined if stopped first. */
+  readonly registered: Promise<ClusterNode | undefined>;
   /** Stops every part; the Node and its pods stay in the cluster, as when a kubelet stops. */
   stop(): Promise<void>;
 }
@@ -37,6 +40,7 @@ export function startNodeMode(options: NodeModeOptions): NodeMode {
   return {
     client,
     nodeConditionsChanged: () => lifecycle.conditionsChanged(),
+    registered: lifecycle.registered,
     async stop() {
       for (const part of parts.reverse()) await part.stop();
     },

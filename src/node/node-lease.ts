@@ -45,6 +45,8 @@ export class NodeLease {
   private stopped = false;
   private cancelTimer: (() => void) | undefined;
   private running: Promise<void> | undefined;
+  /** Ends the back-off wait under way (stop). */
+  private wake: (() => void) | undefined;
 
   constructor(private readonly options: NodeLeaseOptions) {}
 
@@ -100,8 +102,6 @@ export class NodeLease {
     }
     return false;
   }
-
-  private wake: (() => void) | undefined;
 
   /** Gets the Lease (creating it when missing), waiting a doubling back-off between failures; undefined once stopped. */
   private async backoffEnsure(): Promise<{ lease: Lease; created: boolean } | undefined> {
