@@ -9,6 +9,7 @@ import { databaseIdentity } from "../../store/identity.ts";
 import type { ApiContext } from "../http/context.ts";
 import type { ApiRequest, Route } from "../http/http.ts";
 import { containerRuntimeVersion, nodeObject, readHostFacts, type NodeOptions } from "../../node/node-object.ts";
+import { LEASE_DURATION_SECONDS, LEASE_NAMESPACE } from "../../node/node-lease.ts";
 import { NOTHING_RESERVED, parseReserved, type NodeReservations } from "../../eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../eviction/thresholds.ts";
 import { readNodeStatus } from "../../store/node-status.ts";
@@ -32,9 +33,6 @@ export const NODE_COLUMNS: TableColumn[] = [
   column("Container-Runtime", "Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).", { wide: true }),
 ];
 
-const LEASE_NAMESPACE = "kube-node-lease";
-/** The kubelet's default node lease duration. */
-const LEASE_DURATION_SECONDS = 40;
 
 type Node = ReturnType<typeof nodeObject> & { metadata: { name: string; uid: string; creationTimestamp: string; resourceVersion?: string; labels: Record<string, string> } };
 
