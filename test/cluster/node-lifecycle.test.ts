@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv } from "../cluster-fixtures.ts";
-import { Agent, ensureBinary, waitFor, Workspace } from "../e2e/helpers.ts";
+import { Agent, containerRows, e2ePodManifest, ensureBinary, killRecordedContainers, waitFor, Workspace } from "../e2e/helpers.ts";
 
 const NODE = "life-1";
 
@@ -43,6 +43,8 @@ describeCluster("node lifecycle", (env: ClusterEnv) => {
 
   afterAll(async () => {
     for (const agent of agents) await agent.terminate();
+    // The static pod of the last test outlives its agent, as pods do.
+    killRecordedContainers(ws.path);
     kubectl(env, "delete", "node", NODE, "--ignore-not-found", "--wait=false");
     kubectl(env, "delete", "lease", "-n", "kube-node-lease", NODE, "--ignore-not-found", "--wait=false");
     ws.cleanup();
@@ -99,14 +101,17 @@ describeCluster("node lifecycle", (env: ClusterEnv) => {
     await waitFor("the unreachable taint lifted", () => !(node().spec.taints ?? []).some((t: any) => t.key === "node.kubernetes.io/unreachable"), 15_000);
   }, 90_000);
 
-  test("the API server away at start and cut off mid-run: one line when it goes, one when it is back; the Node and its Lease catch up", async () => {
-    await agents.at(-1)!.terminate();
+  test("the API server away at start and cut off mid-run: the static pod runs throughout; one line when it goes, one when it is back; the Node and its Lease catch up", async () => {
+    await agents.at(-1)?.terminate();
     const relay = await Relay.open(new URL(env.server));
     try {
       const relayed = join(ws.path, "relayed.kubeconfig");
       writeFileSync(relayed, readFileSync(kubeconfig, "utf8").replace(env.server, `https://127.0.0.1:${relay.port}`));
       relay.cut();
+      // A static pod: the loop runs it whatever the API server does.
+      ws.write("steady.yaml", e2ePodManifest("steady"));
       const agent = start(relayed);
+      const running = await waitFor("the static pod running with no API server", () => containerRows(ws).find((row) => row.pod === `steady-${NODE}` && row.state === "running"), 15_000, () => agent.stdout + agent.stderr);
       await waitFor("the agent saying it has no API server at start", () => agent.stderr.includes("lost the API server"), 10_000, () => agent.stderr);
       await relay.reopen();
       await waitFor("the agent registered once the API server answers", () => agent.stderr.includes("answers again") && agent.stderr.includes(`node ${NODE}: registered before`), 15_000, () => agent.stderr);
@@ -123,6 +128,7 @@ describeCluster("node lifecycle", (env: ClusterEnv) => {
       await relay.reopen();
       await waitFor("the agent saying the API server is back", () => agent.stderr.match(/answers again/g)?.length === 2, 20_000, () => agent.stderr);
       await waitFor("the Lease renewed after the outage", () => getJson(env, "lease", "-n", "kube-node-lease", NODE).spec.renewTime !== cutRenewal, 15_000);
+      expect(containerRows(ws).find((row) => row.pod === `steady-${NODE}`)).toMatchObject({ state: "running", restart_count: 0, container_id: running.container_id });
       // One line per change of state, whatever the retries in between.
       expect(agent.stderr.match(/lost the API server/g)).toHaveLength(2);
       expect(agent.stderr.match(/answers again/g)).toHaveLength(2);
