@@ -205,6 +205,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const nodeStatusWake = { changed: () => {} };
   disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => (kubelet.nodeConditionsChanged(), nodeStatusWake.changed()) });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
+  // The engine's version, asked once (the kubelet asks the CRI's Version): the Node reports it once known.
+  let engineVersion: string | undefined;
+  if (options.cluster) runtime.version?.().then((version) => (engineVersion = version), (error) => log(`runtime: cannot read the engine's version: ${(error as Error).message}`));
   const nodeMode = options.cluster
     ? startNodeMode({
         credentials: options.cluster.credentials,
@@ -216,6 +219,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           reservations: options.reservations,
           maxPods: options.maxPods,
           runtimeName: runtime.name,
+          engineVersion: () => engineVersion,
           pleg: () => pleg.healthy(),
           diskPressure: () => disk?.condition(),
           kubeletPort: () => kubeletEndpoint?.port ?? 0,

@@ -25,6 +25,8 @@ export interface NodeFactsSource {
   maxPods?: number;
   /** `process` or `docker`. */
   runtimeName: string;
+  /** The engine's version once it said it (Runtime.version); undefined before, or for the process runtime. */
+  engineVersion(): string | undefined;
   pleg(): PlegHealth;
   /** DiskPressure as the agent's monitor holds it. */
   diskPressure(): DiskPressureCondition | undefined;
@@ -111,7 +113,7 @@ function drawNode(source: NodeFactsSource, nodeName: string, now: number) {
     createdAt: now,
     heartbeatAt: now,
     liveness: "running",
-    containerRuntimeVersion: containerRuntimeVersion(source.runtimeName),
+    containerRuntimeVersion: containerRuntimeVersion(source.runtimeName, source.engineVersion()),
     reservations: source.reservations,
     ...(diskPressure && { diskPressure }),
     maxPods: source.maxPods,

@@ -175,11 +175,12 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
 
 /**
  * `nodeInfo.containerRuntimeVersion` as the kubelet words it (`<runtime name>://<runtime version>`):
- * the process runtime is minikubelet's own; the docker runtime does not ask the engine its version.
+ * the process runtime's version is minikubelet's own; an engine's is what it said (Runtime.version),
+ * `unknown` until it has.
  */
-export function containerRuntimeVersion(runtimeName: string): string {
+export function containerRuntimeVersion(runtimeName: string, engineVersion?: string): string {
   if (runtimeName === "process") return `process://minikubelet-${VERSION}`;
-  return `${runtimeName}://unknown`;
+  return `${runtimeName}://${engineVersion ?? "unknown"}`;
 }
 
 function availableBytes(path: string): bigint {

@@ -3,7 +3,7 @@ import { VERSION } from "../../src/version.ts";
 import { cpus } from "node:os";
 import { nodeRoutes } from "../../src/api/resources/nodes-api.ts";
 import { microTime } from "../../src/v1/time.ts";
-import { nodeObject, osImage, parseMeminfo, type HostFacts, type NodeOptions } from "../../src/node/node-object.ts";
+import { containerRuntimeVersion, nodeObject, osImage, parseMeminfo, type HostFacts, type NodeOptions } from "../../src/node/node-object.ts";
 import { NOTHING_RESERVED, parseReserved } from "../../src/eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { desired, pod } from "../pod-builder.ts";
@@ -160,4 +160,10 @@ test("the node's Lease carries a six-digit MicroTime renewTime; another lease is
   const other = await call(nodeRoutes, "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/x", api);
   expect(other).toMatchObject({ status: 404, body: { message: 'leases.coordination.k8s.io "x" not found' } });
   h.agent.close();
+});
+
+test("containerRuntimeVersion: the process runtime is minikubelet's version; an engine's is its own once it said it", () => {
+  expect(containerRuntimeVersion("process")).toBe(`process://minikubelet-${VERSION}`);
+  expect(containerRuntimeVersion("docker", "27.3.1")).toBe("docker://27.3.1");
+  expect(containerRuntimeVersion("docker")).toBe("docker://unknown");
 });

@@ -64,6 +64,7 @@ function harness(prepare: (api: FakeClusterApi, clock: FakeClock) => void = () =
     facts: () => FACTS,
     reservations: { evictionHard: parseEvictionHard(""), systemReserved: NOTHING_RESERVED, kubeReserved: NOTHING_RESERVED },
     runtimeName: "process",
+    engineVersion: () => undefined,
     pleg: () => state.pleg,
     diskPressure: () => state.disk,
     kubeletPort: () => 10250,
