@@ -44,6 +44,7 @@ import { startBanner } from "./banner.ts";
 import { startNodeMonitor, type NodeMonitor } from "./node-monitor.ts";
 import { startNodeMode } from "./node-mode.ts";
 import { ClusterClient } from "../node/cluster-client.ts";
+import { readHostFacts } from "../node/node-object.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
 import type { PodSpec } from "../manifest/types.ts";
 import { refusedManifestReporting } from "./refused-reporting.ts";
@@ -60,8 +61,8 @@ export interface AgentOptions {
   dbPath: string;
   /** The manifest directory (static pods), absolute or relative to the working directory; node mode may run without one. */
   manifests: string | undefined;
-  /** Node mode: the cluster to join, with the node's credentials (`run --kubeconfig`), and how its kubelet port is served. */
-  cluster?: { credentials: ClusterCredentials; serving?: NodeServingOptions };
+  /** Node mode: the cluster to join, with the node's credentials (`run --kubeconfig`), how its kubelet port is served, and the InternalIP it reports. */
+  cluster?: { credentials: ClusterCredentials; serving?: NodeServingOptions; nodeIP?: string };
   /** `--node` ("" for none). */
   node: string;
   runtime: RuntimeKind;
@@ -205,9 +206,34 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder });
   loop.kubelet = kubelet;
   kubelet.recorder.subscribe(onEvent);
-  disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
+  // Node mode's status reports a change at once; it starts below, so it is reached through this holder.
+  const nodeStatusWake = { changed: () => {} };
+  disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => (kubelet.nodeConditionsChanged(), nodeStatusWake.changed()) });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
-  const nodeMode = cluster ? startNodeMode({ credentials: cluster.credentials, client: cluster.client, nodeName, clock, log }) : undefined;
+  // The engine's version, asked once (the kubelet asks the CRI's Version): the Node reports it once known.
+  let engineVersion: string | undefined;
+  if (options.cluster) runtime.version?.().then((version) => (engineVersion = version), (error) => log(`runtime: cannot read the engine's version: ${(error as Error).message}`));
+  const nodeMode = cluster
+    ? startNodeMode({
+        credentials: cluster.credentials,
+        client: cluster.client,
+        nodeName,
+        clock,
+        log,
+        node: {
+          facts: () => readHostFacts(dbPath),
+          reservations: options.reservations,
+          maxPods: options.maxPods,
+          runtimeName: runtime.name,
+          engineVersion: () => engineVersion,
+          pleg: () => pleg.healthy(),
+          diskPressure: () => disk?.condition(),
+          kubeletPort: () => kubeletEndpoint?.port ?? 0,
+          nodeIP: cluster.nodeIP ?? "127.0.0.1",
+        },
+      })
+    : undefined;
+  if (nodeMode) nodeStatusWake.changed = () => nodeMode.nodeConditionsChanged();
 
   // A rescan that found nothing new is no pass: pods wake on their PLEG events and timers, and the
   // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.

@@ -7,6 +7,8 @@
 import type { Clock } from "../clock.ts";
 import { ClusterClient } from "../node/cluster-client.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
+import { startNodeLifecycle, type NodeFactsSource } from "../node/node-lifecycle.ts";
+import type { ClusterNode } from "../node/node-status.ts";
 
 export interface NodeModeOptions {
   credentials: ClusterCredentials;
@@ -16,10 +18,16 @@ export interface NodeModeOptions {
   nodeName: string;
   clock: Clock;
   log: (message: string) => void;
+  /** What the agent knows of its node: the Node's registration, status and lease are drawn from it. */
+  node: NodeFactsSource;
 }
 
 export interface NodeMode {
   readonly client: ClusterClient;
+  /** The agent's node conditions changed (DiskPressure): the Node's status is reported at once. */
+  nodeConditionsChanged(): void;
+  /** The Node as the API server holds it once registered (its uid owns mirror pods and the Lease); undefined if stopped first. */
+  readonly registered: Promise<ClusterNode | undefined>;
   /** Stops every part; the Node and its pods stay in the cluster, as when a kubelet stops. */
   stop(): Promise<void>;
 }
@@ -29,8 +37,12 @@ export function startNodeMode(options: NodeModeOptions): NodeMode {
   const client = options.client ?? new ClusterClient(options.credentials);
   const parts: { stop(): Promise<void> | void }[] = [];
   options.log(`node mode: node ${options.nodeName} of the cluster at ${client.server} (${options.credentials.file})`);
+  const lifecycle = startNodeLifecycle({ client, server: client.server, nodeName: options.nodeName, clock: options.clock, log: options.log, source: options.node });
+  parts.push(lifecycle);
   return {
     client,
+    nodeConditionsChanged: () => lifecycle.conditionsChanged(),
+    registered: lifecycle.registered,
     async stop() {
       for (const part of parts.reverse()) await part.stop();
     },
