@@ -202,18 +202,21 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   kubelet.recorder.subscribe(onEvent);
   disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
-  const nodeMode = options.cluster ? startNodeMode({ credentials: options.cluster.credentials, nodeName, clock, log }) : undefined;
 
   // A rescan that found nothing new is no pass: pods wake on their PLEG events and timers, and the
   // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.
   const changes = new DesiredChanges();
+  let sourcesWereReady = false;
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
   const gate = new AdoptionGate({
     adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
     sync: (desired) => {
       kubelet.noteSyncLoopIteration();
-      if (changes.worthSyncing(desired)) void kubelet.sync(desired);
+      // Node mode: until the cluster's pods have been listed once, a pod missing from the set may be one of them.
+      const ready = sources.ready();
+      if (changes.worthSyncing(desired) || ready !== sourcesWereReady) void kubelet.sync(desired, { sourcesReady: ready });
+      sourcesWereReady = ready;
       sources.removeFinished();
     },
     clock,
@@ -231,6 +234,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     ...refusedManifestReporting({ store, rules: { ...rules, strict: options.strict }, clock, refusedFiles, print: (events) => events.forEach(onEvent), log }),
     onReadFailure: (message) => options.stderr(`error: ${message}`),
   });
+  const nodeMode = options.cluster
+    ? startNodeMode({ credentials: options.cluster.credentials, nodeName, clock, log, pods: { kubelet, sources, rules, rescan: () => watcher.scan(), loopOpen: () => gate.open } })
+    : undefined;
   pleg.start();
   kubelet.start();
   watcher.start();

@@ -7,6 +7,8 @@
 import type { Clock } from "../clock.ts";
 import { ClusterClient } from "../node/cluster-client.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
+import type { PodSources } from "../config/pod-sources.ts";
+import { startNodePods, type NodePodsOptions } from "./node-pods.ts";
 
 export interface NodeModeOptions {
   credentials: ClusterCredentials;
@@ -14,6 +16,8 @@ export interface NodeModeOptions {
   nodeName: string;
   clock: Clock;
   log: (message: string) => void;
+  /** The node's pods: the loop they feed, the sources they join, the runtime's rules. */
+  pods?: Pick<NodePodsOptions, "kubelet" | "rules" | "rescan" | "loopOpen"> & { sources: Pick<PodSources, "addCluster"> };
 }
 
 export interface NodeMode {
@@ -27,6 +31,12 @@ export function startNodeMode(options: NodeModeOptions): NodeMode {
   const client = new ClusterClient(options.credentials);
   const parts: { stop(): Promise<void> | void }[] = [];
   options.log(`node mode: node ${options.nodeName} of the cluster at ${client.server} (${options.credentials.file})`);
+  if (options.pods) {
+    const { sources, ...pods } = options.pods;
+    const nodePods = startNodePods({ client, nodeName: options.nodeName, clock: options.clock, log: options.log, ...pods });
+    sources.addCluster(nodePods.source);
+    parts.push(nodePods);
+  }
   return {
     client,
     async stop() {
