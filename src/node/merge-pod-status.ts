@@ -24,7 +24,9 @@ export function mergePodStatus(server: V1PodStatus | undefined, node: V1PodStatu
   const scheduled = serverConditions.find((condition) => condition.type === "PodScheduled");
   if (scheduled && !nodeConditions.some((condition) => condition.type === "PodScheduled")) conditions.push(scheduled);
   conditions.push(...nodeConditions.filter((condition) => KUBELET_CONDITIONS.has(condition.type)));
-  const merged: Record<string, unknown> = { ...node, conditions };
+  const merged: Record<string, unknown> = { ...node };
+  if (conditions.length > 0) merged.conditions = conditions;
+  else delete merged.conditions;
   for (const field of NOT_OWNED) {
     const value = (server as Record<string, unknown> | undefined)?.[field];
     if (value === undefined) delete merged[field];
