@@ -5,6 +5,7 @@
  * stay as the API server has them, and the resource claim statuses, which the kubelet never
  * writes, are kept. A terminal phase never carries a ready pod.
  */
+import { isoTime } from "../v1/time.ts";
 import type { V1PodStatus } from "../v1/v1.ts";
 
 /** PodConditionsByKubelet (pkg/kubelet/types/pod_status.go), with PodReadyToStartContainers (GA). */
@@ -15,18 +16,20 @@ const NOT_OWNED = ["resourceClaimStatuses", "extendedResourceClaimStatus", "node
 
 type Condition = { type: string; status?: string; [field: string]: unknown };
 
-export function mergePodStatus(server: V1PodStatus | undefined, node: V1PodStatus): V1PodStatus {
+/** `now` dates a PodScheduled condition the API server does not have yet. */
+export function mergePodStatus(server: V1PodStatus | undefined, node: V1PodStatus, now: number): V1PodStatus {
   const serverConditions = ((server?.conditions ?? []) as Condition[]);
   const nodeConditions = ((node.conditions ?? []) as Condition[]);
   const conditions: Condition[] = serverConditions.filter((condition) => !KUBELET_CONDITIONS.has(condition.type));
-  // The kubelet reports PodScheduled True itself; ours draws the four of a standalone pod, so the
-  // scheduler's (or the API server's) PodScheduled stays rather than being deleted.
-  const scheduled = serverConditions.find((condition) => condition.type === "PodScheduled");
-  if (scheduled && !nodeConditions.some((condition) => condition.type === "PodScheduled")) conditions.push(scheduled);
   conditions.push(...nodeConditions.filter((condition) => KUBELET_CONDITIONS.has(condition.type)));
+  // The kubelet appends PodScheduled True itself (generateAPIPodStatus), its transition time kept
+  // from the API server's (the scheduler's binding set it; a pod bound by spec.nodeName has none).
+  if (!nodeConditions.some((condition) => condition.type === "PodScheduled")) {
+    const scheduled = serverConditions.find((condition) => condition.type === "PodScheduled");
+    conditions.push(scheduled?.status === "True" ? scheduled : { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: scheduled?.lastTransitionTime ?? isoTime(now) });
+  }
   const merged: Record<string, unknown> = { ...node };
-  if (conditions.length > 0) merged.conditions = conditions;
-  else delete merged.conditions;
+  merged.conditions = conditions;
   for (const field of NOT_OWNED) {
     const value = (server as Record<string, unknown> | undefined)?.[field];
     if (value === undefined) delete merged[field];

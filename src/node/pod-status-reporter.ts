@@ -149,7 +149,7 @@ export class PodStatusReporter {
     const path = `/api/v1/namespaces/${namespace}/pods/${name}`;
     try {
       if (!deepEqual(status, entry.shipped)) {
-        const merged = mergePodStatus(entry.server, status);
+        const merged = mergePodStatus(entry.server, status, this.options.clock.now());
         const patch = podStatusPatch(uid, entry.server, merged);
         if (patch) {
           const answer = await this.options.client.request<{ metadata?: { resourceVersion?: string }; status?: V1PodStatus }>({ method: "PATCH", path: `${path}/status`, body: patch, contentType: PATCH_TYPE.strategic });

@@ -7,11 +7,12 @@ import { podStatusPatch } from "../../src/node/pod-status-patch.ts";
 import { mergePodStatus } from "../../src/node/merge-pod-status.ts";
 import type { V1PodStatus } from "../../src/v1/v1.ts";
 
+const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 const UID = "3ea60531-11f6-4fc9-b579-36e63c432597";
 const ready = (status: string) => ({ type: "Ready", status, lastTransitionTime: "2026-01-01T12:00:00Z" });
 const running = (name: string, restartCount: number) => ({ name, ready: true, restartCount, state: { running: { startedAt: "2026-01-01T12:00:00Z" } } });
 
-const cases: { name: string; old: object | undefined; next: object; patch: object | undefined }[] = [
+const cases: { name: string; old: object | undefined; next: object; patch: Record<string, unknown> | undefined }[] = [
   { name: "nothing changed: no patch", old: { phase: "Running", conditions: [ready("True")] }, next: { phase: "Running", conditions: [ready("True")] }, patch: undefined },
   { name: "first status of a pod the API server left Pending", old: { phase: "Pending", qosClass: "BestEffort" }, next: { phase: "Running", qosClass: "BestEffort", podIP: "10.0.0.5" }, patch: { phase: "Running", podIP: "10.0.0.5" } },
   { name: "no status known yet: all of it", old: undefined, next: { phase: "Running" }, patch: { phase: "Running" } },
@@ -53,7 +54,7 @@ describe("podStatusPatch: the two-way strategic merge patch of pods/status", () 
   for (const c of cases) {
     test(c.name, () => {
       const patch = podStatusPatch(UID, c.old, c.next);
-      expect(patch).toEqual(c.patch === undefined ? undefined : { metadata: { uid: UID }, status: c.patch });
+      expect(patch as unknown).toEqual(c.patch === undefined ? undefined : { metadata: { uid: UID }, status: c.patch });
     });
   }
 });
@@ -66,15 +67,20 @@ describe("mergePodStatus: what the node owns and what it leaves to others", () =
       nominatedNodeName: "n",
     } as V1PodStatus;
     const node = { phase: "Running", conditions: [{ type: "Initialized", status: "True" }, ready("True")] } as V1PodStatus;
-    const merged = mergePodStatus(server, node);
-    expect(merged.conditions!.map((c) => `${c.type}=${c.status}`)).toEqual(["DisruptionTarget=True", "PodScheduled=True", "Initialized=True", "Ready=True"]);
+    const merged = mergePodStatus(server, node, NOW);
+    expect(merged.conditions!.map((c) => `${c.type}=${c.status}`)).toEqual(["DisruptionTarget=True", "Initialized=True", "Ready=True", "PodScheduled=True"]);
     expect((merged as Record<string, unknown>).nominatedNodeName).toBe("n");
     expect(merged.phase).toBe("Running");
   });
 
+  test("a pod bound by spec.nodeName (no scheduler) is reported scheduled, as the kubelet appends PodScheduled True", () => {
+    const merged = mergePodStatus({ phase: "Pending" } as V1PodStatus, { phase: "Running", conditions: [ready("True")] } as V1PodStatus, NOW);
+    expect(merged.conditions as unknown).toEqual([ready("True"), { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: "2026-01-01T12:00:00Z" }]);
+  });
+
   test("merged against itself, a status the API server acknowledged needs no patch", () => {
-    const server = { phase: "Running", conditions: [{ type: "PodScheduled", status: "True" }, ready("True")] } as V1PodStatus;
+    const server = { phase: "Running", conditions: [ready("True"), { type: "PodScheduled", status: "True" }] } as V1PodStatus;
     const node = { phase: "Running", conditions: [ready("True")] } as V1PodStatus;
-    expect(podStatusPatch(UID, server, mergePodStatus(server, node))).toBeUndefined();
+    expect(podStatusPatch(UID, server, mergePodStatus(server, node, NOW))).toBeUndefined();
   });
 });

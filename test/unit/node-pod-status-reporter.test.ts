@@ -75,7 +75,7 @@ describe("PodStatusReporter", () => {
     reporter.observe(web, { phase: "Pending" } as V1PodStatus, "1");
     reporter.report(web, running(0));
     await reporter.idle();
-    expect(api.pods.get("web")!.status).toEqual({ phase: "Running", containerStatuses: [{ name: "web", restartCount: 0, ready: true }] });
+    expect(api.pods.get("web")!.status).toMatchObject({ phase: "Running", containerStatuses: [{ name: "web", restartCount: 0, ready: true }] });
     reporter.report(web, running(0));
     await reporter.idle();
     expect(api.count("PATCH")).toBe(1);
