@@ -44,6 +44,8 @@ describeCluster("node mode: the pods bound to the node", (env) => {
 
   afterAll(async () => {
     await agent?.terminate();
+    // The node's pods go with its test: nothing is left Terminating for a node that is gone.
+    Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "delete", "pods", "--all", "-n", NS, "--force", "--grace-period=0"], { stderr: "pipe" });
     Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "delete", "namespace", NS, "--wait=false"]);
     Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "delete", "node", NODE, "--wait=false"]);
     if (ws) {
