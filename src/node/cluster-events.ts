@@ -78,8 +78,8 @@ export class ClusterEvents {
       this.aggregates.set(key, { name: `${pod.name}.${eventSuffix(event.at)}`, count: 1, firstTimestamp: new Date(event.at).toISOString(), posted: false });
       if (this.aggregates.size > MAX_AGGREGATED) this.aggregates.delete(this.aggregates.keys().next().value!);
     }
-    // A repeat still queued is sent once, with the newest count.
-    if (aggregate && this.queue.some((pending) => pending.key === key)) return;
+    // A repeat still waiting in the queue is sent once, with the newest count (the head may be in flight with an older one).
+    if (aggregate && this.queue.some((pending, index) => pending.key === key && !(index === 0 && this.sending))) return;
     this.queue.push({ key, event, pod });
     if (this.queue.length > (this.options.maxQueued ?? DEFAULT_MAX_QUEUED)) {
       this.queue.shift();
