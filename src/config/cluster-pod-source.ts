@@ -17,6 +17,7 @@ import { cappedDoubling } from "../capped-doubling.ts";
 import { sleep, type Clock } from "../clock.ts";
 import { admitApiPod } from "../manifest/api-pod.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
+import { formatIssue, ManifestError } from "../manifest/errors.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { ApiReachability } from "../node/api-reachability.ts";
 import { type ClusterApi, ClusterApiError } from "../node/cluster-client.ts";
@@ -198,7 +199,8 @@ export class ClusterPodSource {
         admitted.set(spec.key, spec);
         this.reported.delete(metadata.uid);
       } catch (error) {
-        const message = (error as Error).message;
+        // The pod is named by whoever shows the message (its status, the log line): the issues alone.
+        const message = error instanceof ManifestError ? error.issues.map(formatIssue).join("; ") : (error as Error).message;
         refused.set(metadata.uid, { object, message });
         if (this.reported.get(metadata.uid) !== message) this.options.log(`pod ${key} is not run: ${message}`);
         this.reported.set(metadata.uid, message);

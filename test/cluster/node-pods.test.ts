@@ -39,6 +39,12 @@ describeCluster("node mode: the pods bound to the node", (env) => {
     writeFileSync(nodeFile, JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name: NODE, labels: { "kubernetes.io/hostname": NODE } } }));
     const created = Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", kubeconfig, "create", "-f", nodeFile], { stderr: "pipe" });
     if (created.exitCode !== 0 && !created.stderr.toString().includes("AlreadyExists")) throw new Error(created.stderr.toString());
+    // Ready with room for pods, so the scheduler may bind here (set by the admin: the node's own
+    // status writes belong to the registration part, which may not have run yet).
+    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const resources = { cpu: "2", memory: "4Gi", pods: "110" };
+    const ready = { type: "Ready", status: "True", reason: "KubeletReady", message: "test", lastHeartbeatTime: now, lastTransitionTime: now };
+    kubectl(env, "patch", "node", NODE, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { capacity: resources, allocatable: resources, conditions: [ready] } }));
     startAgent();
   });
 
@@ -72,6 +78,16 @@ describeCluster("node mode: the pods bound to the node", (env) => {
     expect(started.involvedObject.fieldPath).toBe("spec.containers{web}");
   });
 
+  test("a pod the scheduler binds here runs; describe shows the scheduler's Scheduled beside the kubelet's events", async () => {
+    create("sched", ["sleep", "600"], { nodeName: undefined, nodeSelector: { "kubernetes.io/hostname": NODE } });
+    // The node lifecycle controller lifts its not-ready taint a few seconds after the Node turned Ready.
+    await waitFor("sched Running here", () => pod("sched")?.status?.phase === "Running" && pod("sched")!.spec.nodeName === NODE, 30_000);
+    await waitFor("describe shows Scheduled and Started", () => {
+      const described = kubectl(env, "describe", "pod", "sched", "-n", NS);
+      return /Scheduled\s.*default-scheduler\s.*assigned/.test(described) && /Started\s.*kubelet\s.*Started container sched/.test(described);
+    }, 10_000);
+  });
+
   test("a crashing container: CrashLoopBackOff and its restarts in the API server", async () => {
     create("crash", ["sh", "-c", "exit 3"]);
     const crashing = await waitFor("crash in CrashLoopBackOff with a restart", () => {
@@ -88,6 +104,9 @@ describeCluster("node mode: the pods bound to the node", (env) => {
     expect(failed.status.reason).toBe("UnsupportedPodSpec");
     expect(failed.status.message).toStartWith("Pod was rejected: ");
     expect(failed.status.message).toContain("command");
+    // Deleted, it never ran: the final delete comes at once.
+    kubectl(env, "delete", "pod", "nocmd", "-n", NS, "--wait=false");
+    await waitFor("nocmd gone", () => pod("nocmd") === undefined, 10_000);
   });
 
   test("kubectl delete --grace-period=3: the agent stops the pod and the final delete removes it", async () => {
