@@ -62,13 +62,23 @@ export class PodStatusReporter {
     this.reachability = new ApiReachability({ log: options.log, subject: "pod statuses" });
   }
 
-  /** What the API server holds for the pod, as the source's list or watch saw it. */
+  /**
+   * What the API server holds for the pod, as the source's list or watch saw it. A newer status
+   * than the node's last write that no longer says what the node reported (someone else wrote the
+   * status) is corrected, as the kubelet's status manager reconciles a pod whose API status drifted.
+   */
   observe(pod: ClusterPodRef, status: V1PodStatus | undefined, resourceVersion: string | undefined): void {
     const entry = this.entryOf(pod);
     const version = Number(resourceVersion ?? 0);
     if (entry.serverVersion !== undefined && version <= entry.serverVersion) return;
     entry.server = status;
     entry.serverVersion = version;
+    const shipped = entry.shipped;
+    if (!shipped || entry.deleted || entry.pending || entry.busy || this.stopped) return;
+    if (!podStatusPatch(pod.uid, status, mergePodStatus(status, shipped, this.options.clock.now()))) return;
+    entry.shipped = undefined;
+    entry.pending = { status: shipped, finish: false };
+    if (!entry.cancelRetry) this.enqueue(pod.uid);
   }
 
   /** Queues the pod's newest status; `finish` deletes the pod once that status is acknowledged. Never waits. */

@@ -160,6 +160,21 @@ describe("PodStatusReporter", () => {
     expect(api.requests.at(-1)!.method).toBe("PATCH");
   });
 
+  test("a status someone else overwrote (a newer resourceVersion that no longer says what the node reported) is written again", async () => {
+    const { api, reporter } = setup();
+    api.add("web", "uid-1");
+    reporter.report(web, running(2));
+    await reporter.idle();
+    // The echo of the node's own write changes nothing.
+    reporter.observe(web, structuredClone(api.pods.get("web")!.status) as V1PodStatus, String(api.pods.get("web")!.resourceVersion));
+    await reporter.idle();
+    expect(api.count("PATCH")).toBe(1);
+    reporter.observe(web, { phase: "Pending" } as V1PodStatus, "1000");
+    await reporter.idle();
+    expect(api.count("PATCH")).toBe(2);
+    expect(api.pods.get("web")!.status.phase).toBe("Running");
+  });
+
   test("at most maxInFlight requests at once over all pods", async () => {
     const { api, reporter } = setup({ maxInFlight: 2 });
     let release!: () => void;
