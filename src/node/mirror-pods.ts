@@ -104,29 +104,38 @@ export class MirrorPods {
   }
 
   private async pass(): Promise<void> {
-    try {
-      for (const [key, state] of [...this.known]) {
-        const pod = this.wanted.get(key);
-        // Orphaned (its file is gone), outdated (the file changed) or being deleted: it goes (grace
-        // 0, as DeleteMirrorPod asks), and a wanted one is made again below.
-        if (!pod || state.hash !== pod.configHash || state.deleting) await this.remove(key, state);
+    // Each mirror on its own: one the API server refuses (its namespace is gone) holds back no other.
+    let failure: ClusterApiError | undefined;
+    const attempt = async (write: () => Promise<void>) => {
+      try {
+        await write();
+      } catch (error) {
+        if (!(error instanceof ClusterApiError)) throw error;
+        failure ??= error;
       }
-      for (const [key, pod] of this.wanted) {
-        if (this.stopped) return;
-        if (!this.known.has(key)) await this.create(key, pod);
-      }
+    };
+    for (const [key, state] of [...this.known]) {
+      const pod = this.wanted.get(key);
+      // Orphaned (its file is gone), outdated (the file changed) or being deleted: it goes (grace
+      // 0, as DeleteMirrorPod asks), and a wanted one is made again below.
+      if (!pod || state.hash !== pod.configHash || state.deleting) await attempt(() => this.remove(key, state));
+    }
+    for (const [key, pod] of this.wanted) {
+      if (this.stopped) return;
+      if (!this.known.has(key)) await attempt(() => this.create(key, pod));
+    }
+    if (!failure) {
       this.failures = 0;
       this.reachability.succeeded();
-    } catch (error) {
-      if (!(error instanceof ClusterApiError)) throw error;
-      this.reachability.failed(error);
-      this.failures++;
-      const { baseMs, capMs } = this.options.retry ?? DEFAULT_RETRY;
-      this.cancelRetry = this.options.clock.setTimeout(() => {
-        this.cancelRetry = undefined;
-        this.kick();
-      }, cappedDoubling(baseMs, capMs, this.failures - 1));
+      return;
     }
+    this.reachability.failed(failure);
+    this.failures++;
+    const { baseMs, capMs } = this.options.retry ?? DEFAULT_RETRY;
+    this.cancelRetry = this.options.clock.setTimeout(() => {
+      this.cancelRetry = undefined;
+      this.kick();
+    }, cappedDoubling(baseMs, capMs, this.failures - 1));
   }
 
   private async remove(key: string, state: MirrorPodState): Promise<void> {

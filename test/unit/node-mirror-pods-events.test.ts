@@ -21,6 +21,7 @@ class FakeApi implements Pick<ClusterApi, "request"> {
     this.requests.push(request);
     if (this.down) throw new ClusterApiError(0, "ServiceUnavailable", "connection refused", request);
     if (request.path === "/api/v1/nodes/n1") return { metadata: { uid: "node-uid" } } as T;
+    if (request.path.startsWith("/api/v1/namespaces/gone/")) throw new ClusterApiError(404, "NotFound", 'namespaces "gone" not found', request);
     if (request.path.endsWith("/pods") && request.method === "POST") return { metadata: { uid: `m${++this.made}` } } as T;
     if (request.path.endsWith("/events") && request.method === "POST") {
       const body = request.body as Record<string, any>;
@@ -101,6 +102,20 @@ describe("MirrorPods", () => {
     await mirrors.idle();
     expect(api.sent()).toEqual(["DELETE /api/v1/namespaces/default/pods/stat-n1"]);
     expect((api.requests[0]!.body as Record<string, any>).preconditions).toEqual({ uid: "m7" });
+  });
+
+  test("a mirror the API server refuses (its namespace is gone) holds back no other, and is tried again later", async () => {
+    const { api, clock, mirrors, created } = setup();
+    const gone = staticPod("h1");
+    mirrors.reconcile(new Map([["gone/stat-n1", gone], ["default/stat-n1", staticPod("h1")]]));
+    // Not idle: a retry is armed.
+    for (let turn = 0; turn < 5; turn++) await Bun.sleep(0);
+    expect(created).toEqual(["m1"]);
+    expect(clock.nextDueAt()! - clock.now()).toBe(1000);
+    clock.step(1000);
+    for (let turn = 0; turn < 5; turn++) await Bun.sleep(0);
+    expect(api.sent().filter((line) => line === "POST /api/v1/namespaces/gone/pods").length).toBe(2);
+    mirrors.stop();
   });
 
   test("an unreachable API server: the pass is retried on the clock until it goes through", async () => {
