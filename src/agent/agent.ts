@@ -202,6 +202,11 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   kubelet.recorder.subscribe(onEvent);
   disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
+  // Its pods' callbacks reach the watcher and the gate below only once the cluster has answered a
+  // list, which cannot happen before this function has run to its end (no await in between).
+  const nodeMode = options.cluster
+    ? startNodeMode({ credentials: options.cluster.credentials, nodeName, clock, log, pods: { kubelet, sources, rules, rescan: () => watcher.scan(), loopOpen: () => gate.open } })
+    : undefined;
 
   // A rescan that found nothing new is no pass: pods wake on their PLEG events and timers, and the
   // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.
@@ -234,9 +239,6 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     ...refusedManifestReporting({ store, rules: { ...rules, strict: options.strict }, clock, refusedFiles, print: (events) => events.forEach(onEvent), log }),
     onReadFailure: (message) => options.stderr(`error: ${message}`),
   });
-  const nodeMode = options.cluster
-    ? startNodeMode({ credentials: options.cluster.credentials, nodeName, clock, log, pods: { kubelet, sources, rules, rescan: () => watcher.scan(), loopOpen: () => gate.open } })
-    : undefined;
   pleg.start();
   kubelet.start();
   watcher.start();
