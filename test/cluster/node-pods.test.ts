@@ -142,17 +142,22 @@ describeCluster("node mode: the pods bound to the node", (env) => {
     await waitFor("the mirror pod removed with its file", () => pod(name) === undefined, 15_000);
   });
 
-  test("kill -9 and a new agent: the same containers, restart counts unchanged in the API server, and status patches resume", async () => {
+  test("kill -9 and a new agent: the same containers, restart counts unchanged in the API server, a pod deleted meanwhile stopped and gone, and status patches resume", async () => {
     await waitFor("web Running", () => pod("web")?.status?.phase === "Running");
     const before = pod("web")!.status.containerStatuses[0];
     const pid = processContainers(ws).find((c) => c.name === "web" && !c.exited)!.pid!;
+    const schedPid = processContainers(ws).find((c) => c.name === "sched" && !c.exited)!.pid!;
     await agent.kill9();
+    // Deleted while no agent runs: the next one adopts it, stops it and finishes the deletion.
+    kubectl(env, "delete", "pod", "sched", "-n", NS, "--wait=false");
     startAgent();
     await agent.waitForOutput("Adopted running container web", 15_000);
     expect(processContainers(ws).find((c) => c.name === "web" && !c.exited)?.pid).toBe(pid);
     const after = pod("web")!.status.containerStatuses[0];
     expect(after.containerID).toBe(before.containerID);
     expect(after.restartCount).toBe(before.restartCount);
+    await waitFor("sched, deleted while the agent was down, gone", () => pod("sched") === undefined, 15_000, () => agent.stdout);
+    expect(isRunning(schedPid)).toBe(false);
     // A status the new agent must report: the container dies and is restarted.
     process.kill(pid, "SIGKILL");
     await waitFor("web's restart in the API server", () => pod("web")?.status?.containerStatuses?.[0]?.restartCount === before.restartCount + 1, 20_000, () => agent.stdout);
