@@ -146,7 +146,7 @@ export function startNodePods(options: NodePodsOptions): NodePods {
     if (!clusterUids.has(spec.uid)) return;
     const wanted = source.pods().get(spec.key);
     const finish = removed && wanted?.uid === spec.uid && wanted.api?.deletion !== undefined;
-    reporter.report(refOf(spec), object.status ?? {}, { finish });
+    reporter.report(refOf(spec), withObservedGeneration(object.status ?? {}, objects.get(spec.uid)?.metadata.generation), { finish });
     if (removed && !pod.replacement) clusterUids.delete(spec.uid);
   });
   const stopEvents = kubelet.recorder.subscribe((event) => {
@@ -167,4 +167,14 @@ export function startNodePods(options: NodePodsOptions): NodePods {
       events.stop();
     },
   };
+}
+
+/**
+ * The pod's metadata.generation the status answers to (KEP-5067, GA in 1.35): on the status and on
+ * each condition the kubelet sets, as generateAPIPodStatus stamps them.
+ */
+export function withObservedGeneration(status: V1PodStatus, generation: unknown): V1PodStatus {
+  if (typeof generation !== "number") return status;
+  const conditions = status.conditions?.map((condition) => ({ ...condition, observedGeneration: generation }));
+  return { ...status, observedGeneration: generation, ...(conditions && { conditions }) } as V1PodStatus;
 }

@@ -72,6 +72,8 @@ describeCluster("node mode: the pods bound to the node", (env) => {
     expect(running.status.containerStatuses[0].containerID).toStartWith("process://");
     expect(running.status.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`)).toEqual(expect.arrayContaining(["Ready=True", "ContainersReady=True", "Initialized=True", "PodScheduled=True"]));
     expect(running.status.startTime).toBeString();
+    expect(running.status.observedGeneration).toBe(running.metadata.generation);
+    expect(running.status.conditions.find((c: { type: string }) => c.type === "Ready").observedGeneration).toBe(running.metadata.generation);
     const started = await waitFor("the Started event in the cluster", () =>
       getJson(env, "events", "-n", NS, "--field-selector", `involvedObject.uid=${running.metadata.uid}`).items.find((event: { reason: string }) => event.reason === "Started"));
     expect(started.source).toEqual({ component: "kubelet", host: NODE });
