@@ -10,7 +10,6 @@ import type { Clock } from "../clock.ts";
 import { ClusterPodSource, MIRROR_ANNOTATION, type ClusterPodObject } from "../config/cluster-pod-source.ts";
 import type { Kubelet } from "../kubelet/kubelet.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
-import { podQosClass } from "../manifest/qos.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { ClusterEvents } from "../node/cluster-events.ts";
 import type { ClusterApi } from "../node/cluster-client.ts";
@@ -90,8 +89,9 @@ export function startNodePods(options: NodePodsOptions): NodePods {
       if (deleting && !reporter.settled(uid)) continue;
       const first = !rejected.has(uid);
       rejected.add(uid);
-      const spec = (object.spec ?? {}) as { containers?: unknown[]; initContainers?: unknown[] };
-      const status = { phase: "Failed", reason: UNSUPPORTED_REASON, message: `Pod was rejected: ${message}`, qosClass: podQosClass([...(spec.initContainers ?? []), ...(spec.containers ?? [])] as never) } as V1PodStatus;
+      // The QoS class stays as the API server set it on create ("keep it as is", rejectPod says).
+      const qosClass = object.status?.qosClass;
+      const status = { phase: "Failed", reason: UNSUPPORTED_REASON, message: `Pod was rejected: ${message}`, ...(qosClass !== undefined && { qosClass }) } as V1PodStatus;
       reporter.report(ref, status, { finish: deleting });
       if (first) events.record({ at: clock.now(), type: "Warning", reason: UNSUPPORTED_REASON, podKey: `${ref.namespace}/${ref.name}`, namespace: ref.namespace, pod: ref.name, podUid: uid, container: "", message }, ref);
     }
