@@ -232,7 +232,8 @@ function readVolumes(spec: Fields, isStatic: boolean): Volume[] {
       if (downwardAPI) volumes.push(readDownwardAPIVolume(name, downwardAPI));
     } else {
       const reference = isStatic ? volumeObjectReference(source, item.obj[source]) : undefined;
-      item.fail(source, reference ? `static pods may not reference ${reference}` : `${source} volumes are not supported: static pods support only emptyDir, hostPath and downwardAPI`);
+      const supported = isStatic ? "static pods support only emptyDir, hostPath and downwardAPI" : "minikubelet mounts only emptyDir, hostPath and downwardAPI volumes";
+      item.fail(source, reference ? `static pods may not reference ${reference}` : `${source} volumes are not supported: ${supported}`);
     }
   }
   return volumes;
