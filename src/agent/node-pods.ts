@@ -76,7 +76,10 @@ export function startNodePods(options: NodePodsOptions): NodePods {
     if (!options.loopOpen()) return;
     for (const spec of source.pods().values()) {
       if (!spec.api?.deletion || kubelet.pods.get(spec.key)?.spec.uid === spec.uid || !reporter.settled(spec.uid)) continue;
-      reporter.report(refOf(spec), (objects.get(spec.uid)?.status ?? {}) as V1PodStatus, { finish: true });
+      // Stopped without running: terminal, as the kubelet reports a terminated pod whose phase was not (Failed).
+      const status = (objects.get(spec.uid)?.status ?? {}) as V1PodStatus;
+      const terminal = status.phase === "Succeeded" || status.phase === "Failed";
+      reporter.report(refOf(spec), terminal ? status : { ...status, phase: "Failed" }, { finish: true });
     }
   };
 
