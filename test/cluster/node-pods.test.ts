@@ -11,7 +11,8 @@ import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv } f
 import { Agent, ensureBinary, isRunning, killRecordedContainers, processContainers, processesMentioning, waitFor, Workspace } from "../e2e/helpers.ts";
 
 const NODE = "pods-1";
-const NS = "node-pods";
+/** A namespace of this run's own: the last run's may still be going away (namespace deletion takes seconds). */
+const NS = `node-pods-${Date.now().toString(36)}`;
 
 describeCluster("node mode: the pods bound to the node", (env) => {
   let ws: Workspace;
