@@ -34,6 +34,9 @@ export interface NodePodsOptions {
 /** The kubelet's reason for a pod it cannot run here (our runtime's rules; no such admit handler upstream). */
 export const UNSUPPORTED_REASON = "UnsupportedPodSpec";
 
+/** How soon pods deleted while the agent was down are looked at again while adoption is not done. */
+const ADOPTION_RECHECK_MS = 500;
+
 export interface NodePods {
   readonly source: ClusterPodSource;
   readonly reporter: PodStatusReporter;
@@ -72,8 +75,16 @@ export function startNodePods(options: NodePodsOptions): NodePods {
   const refOf = (spec: PodSpec): ClusterPodRef => ({ namespace: spec.namespace, name: spec.name, uid: spec.uid });
 
   /** Pods being deleted that the loop does not run (never started, or stopped before a restart): their deletion is finished at once. */
+  let recheck: (() => void) | undefined;
   const finishUnrun = () => {
-    if (!options.loopOpen()) return;
+    if (!options.loopOpen()) {
+      // Adoption is still matching checkpoints: look again shortly (no source change may come).
+      recheck ??= clock.setTimeout(() => {
+        recheck = undefined;
+        finishUnrun();
+      }, ADOPTION_RECHECK_MS);
+      return;
+    }
     for (const spec of source.pods().values()) {
       if (!spec.api?.deletion || kubelet.pods.get(spec.key)?.spec.uid === spec.uid || !reporter.settled(spec.uid)) continue;
       // Stopped without running: terminal, as the kubelet reports a terminated pod whose phase was not (Failed).
@@ -162,6 +173,7 @@ export function startNodePods(options: NodePodsOptions): NodePods {
     source,
     reporter,
     async stop() {
+      recheck?.();
       stopSynced();
       stopEvents();
       await source.stop();
