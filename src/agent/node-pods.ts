@@ -86,7 +86,13 @@ export function startNodePods(options: NodePodsOptions): NodePods {
       return;
     }
     for (const spec of source.pods().values()) {
-      if (!spec.api?.deletion || kubelet.pods.get(spec.key)?.spec.uid === spec.uid || !reporter.settled(spec.uid)) continue;
+      if (!spec.api?.deletion || kubelet.pods.get(spec.key)?.spec.uid === spec.uid) continue;
+      // Gone from the API server already: nothing to report or delete.
+      if (source.isTombstone(spec.uid)) {
+        queueMicrotask(() => source.forgetTombstone(spec.uid));
+        continue;
+      }
+      if (!reporter.settled(spec.uid)) continue;
       // Stopped without running: terminal, as the kubelet reports a terminated pod whose phase was not (Failed).
       const status = (objects.get(spec.uid)?.status ?? {}) as V1PodStatus;
       const terminal = status.phase === "Succeeded" || status.phase === "Failed";
@@ -158,6 +164,10 @@ export function startNodePods(options: NodePodsOptions): NodePods {
       return;
     }
     if (!clusterUids.has(spec.uid)) return;
+    if (source.isTombstone(spec.uid)) {
+      if (removed) queueMicrotask(() => source.forgetTombstone(spec.uid));
+      return;
+    }
     const wanted = source.pods().get(spec.key);
     const finish = removed && wanted?.uid === spec.uid && wanted.api?.deletion !== undefined;
     reporter.report(refOf(spec), withObservedGeneration(object.status ?? {}, objects.get(spec.uid)?.metadata.generation), { finish });

@@ -68,6 +68,10 @@ const MIN_WATCH_SECONDS = 300;
 
 export class ClusterPodSource {
   private readonly objects = new Map<string, ClusterPodObject>();
+  /** The last object seen of each pod, for the deletion a DELETED event may lack. */
+  private readonly lastSeen = new Map<string, ClusterPodObject>();
+  /** Pods the API server no longer has that were being deleted, until the loop no longer runs them (`forgetTombstone`). */
+  private readonly tombstones = new Map<string, ClusterPodObject>();
   private admitted = new Map<PodKey, PodSpec>();
   private refusedPods = new Map<string, RefusedClusterPod>();
   private mirrorPods = new Map<PodKey, ClusterPodObject>();
@@ -102,6 +106,16 @@ export class ClusterPodSource {
   /** The mirror pods bound here, by `namespace/name`. */
   mirrors(): Map<PodKey, ClusterPodObject> {
     return this.mirrorPods;
+  }
+
+  /** Whether `uid` is only a tombstone: the API server no longer has it. */
+  isTombstone(uid: string): boolean {
+    return this.tombstones.has(uid);
+  }
+
+  /** Drops a tombstone once the loop no longer runs its pod; the set changes (a rescan follows). */
+  forgetTombstone(uid: string): void {
+    if (this.tombstones.delete(uid)) this.admitAll();
   }
 
   /** Each object as it arrives (listed, added, modified) or goes (`deleted`). */
@@ -174,11 +188,19 @@ export class ClusterPodSource {
 
   private put(object: ClusterPodObject): void {
     this.objects.set(object.metadata.uid, object);
+    this.lastSeen.set(object.metadata.uid, object);
     for (const listener of this.objectListeners) listener(object, false);
   }
 
   private remove(object: ClusterPodObject): void {
     this.objects.delete(object.metadata.uid);
+    // Gone while being deleted (`--force --grace-period=0`, or this node's own final delete): kept
+    // as a tombstone, so the loop stops it with the deletion's grace rather than the pod's own.
+    const known = this.lastSeen.get(object.metadata.uid);
+    if (known?.metadata.deletionTimestamp !== undefined || object.metadata.deletionTimestamp !== undefined) {
+      this.tombstones.set(object.metadata.uid, object.metadata.deletionTimestamp !== undefined ? object : known!);
+    }
+    this.lastSeen.delete(object.metadata.uid);
     for (const listener of this.objectListeners) listener(object, true);
   }
 
@@ -204,6 +226,16 @@ export class ClusterPodSource {
         refused.set(metadata.uid, { object, message });
         if (this.reported.get(metadata.uid) !== message) this.options.log(`pod ${key} is not run: ${message}`);
         this.reported.set(metadata.uid, message);
+      }
+    }
+    for (const [uid, object] of this.tombstones) {
+      const key = `${object.metadata.namespace}/${object.metadata.name}`;
+      // A new pod of the same name wins; the tombstone only stops the old one.
+      if (admitted.has(key)) continue;
+      try {
+        admitted.set(key, admitClusterPod(object, this.options.nodeName, this.options.rules));
+      } catch {
+        this.tombstones.delete(uid);
       }
     }
     this.admitted = admitted;

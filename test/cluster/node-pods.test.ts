@@ -125,6 +125,17 @@ describeCluster("node mode: the pods bound to the node", (env) => {
     expect(processContainers(ws).filter((c) => c.name === "going" && !c.exited)).toEqual([]);
   });
 
+  test("kubectl delete --force --grace-period=0: gone from the API server at once, and the agent kills it without waiting out the pod's grace", async () => {
+    create("forced", ["sh", "-c", "trap '' TERM; while true; do sleep 0.1; done"], { terminationGracePeriodSeconds: 60 });
+    await waitFor("forced Running", () => pod("forced")?.status?.phase === "Running", 20_000);
+    const pid = processContainers(ws).find((c) => c.name === "forced" && !c.exited)!.pid!;
+    const started = Date.now();
+    kubectl(env, "delete", "pod", "forced", "-n", NS, "--force", "--grace-period=0");
+    await waitFor("forced's process gone", () => !isRunning(pid), 15_000, () => agent.stdout);
+    // It ignores SIGTERM: only the kill at the end of the (2 s floor) grace stops it, long before 60 s.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   test("a static pod's mirror pod: made with the config hash and the Node as owner, made again when deleted, removed with the file", async () => {
     ws.write("static.yaml", `apiVersion: v1\nkind: Pod\nmetadata: {name: stat, namespace: ${NS}}\nspec:\n  containers:\n  - name: s\n    image: busybox\n    command: ["sleep", "600"]\n`);
     const name = `stat-${NODE}`;

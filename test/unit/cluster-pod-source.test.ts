@@ -101,6 +101,23 @@ describe("ClusterPodSource", () => {
     await source.stop();
   });
 
+  test("a pod gone while being deleted (a force delete) stays as a tombstone with its grace until the loop is done with it", async () => {
+    const { api, source } = setup();
+    api.items = [pod("web", "u1", "9"), pod("db", "u2", "9")];
+    source.start();
+    await turn();
+    api.send({ type: "DELETED", object: pod("web", "u1", "12", { deletionTimestamp: "2026-01-01T12:00:00Z", deletionGracePeriodSeconds: 0 }) });
+    api.send({ type: "DELETED", object: pod("db", "u2", "13") });
+    await turn();
+    // db went without a deletion this source saw: simply gone (the loop stops it with its own grace).
+    expect([...source.pods().keys()]).toEqual(["default/web"]);
+    expect(source.pods().get("default/web")!.api?.deletion).toEqual({ requestedAt: Date.UTC(2026, 0, 1, 12), gracePeriodSeconds: 0 });
+    expect(source.isTombstone("u1")).toBe(true);
+    source.forgetTombstone("u1");
+    expect(source.pods().size).toBe(0);
+    await source.stop();
+  });
+
   test("410 Expired lists again; pods gone meanwhile leave the set", async () => {
     const { api, source } = setup();
     api.items = [pod("web", "u1", "9"), pod("db", "u2", "9")];
