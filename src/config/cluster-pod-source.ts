@@ -75,7 +75,8 @@ export class ClusterPodSource {
   private admitted = new Map<PodKey, PodSpec>();
   private refusedPods = new Map<string, RefusedClusterPod>();
   private mirrorPods = new Map<PodKey, ClusterPodObject>();
-  private readonly reported = new Map<string, string>();
+  /** Refusals already logged, by uid: said once, not on every change; only the pods still here are kept. */
+  private reported = new Map<string, string>();
   private listed = false;
   private resourceVersion?: string;
   private readonly abort = new AbortController();
@@ -209,6 +210,7 @@ export class ClusterPodSource {
     const admitted = new Map<PodKey, PodSpec>();
     const refused = new Map<string, RefusedClusterPod>();
     const mirrors = new Map<PodKey, ClusterPodObject>();
+    const reported = new Map<string, string>();
     for (const object of this.objects.values()) {
       const { metadata } = object;
       const key = `${metadata.namespace}/${metadata.name}`;
@@ -219,13 +221,12 @@ export class ClusterPodSource {
       try {
         const spec = admitClusterPod(object, this.options.nodeName, this.options.rules);
         admitted.set(spec.key, spec);
-        this.reported.delete(metadata.uid);
       } catch (error) {
         // The pod is named by whoever shows the message (its status, the log line): the issues alone.
         const message = error instanceof ManifestError ? error.issues.map(formatIssue).join("; ") : (error as Error).message;
         refused.set(metadata.uid, { object, message });
         if (this.reported.get(metadata.uid) !== message) this.options.log(`pod ${key} is not run: ${message}`);
-        this.reported.set(metadata.uid, message);
+        reported.set(metadata.uid, message);
       }
     }
     for (const [uid, object] of this.tombstones) {
@@ -240,6 +241,7 @@ export class ClusterPodSource {
     }
     this.admitted = admitted;
     this.refusedPods = refused;
+    this.reported = reported;
     this.mirrorPods = mirrors;
     if (this.changeQueued) return;
     this.changeQueued = true;
