@@ -11,6 +11,7 @@ import { ClusterPodSource, MIRROR_ANNOTATION, type ClusterPodObject } from "../c
 import type { Kubelet } from "../kubelet/kubelet.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
+import { ApiReachability } from "../node/api-reachability.ts";
 import { ClusterEvents } from "../node/cluster-events.ts";
 import type { ClusterApi } from "../node/cluster-client.ts";
 import { MirrorPods, type StaticPod } from "../node/mirror-pods.ts";
@@ -45,8 +46,10 @@ export interface NodePods {
 
 export function startNodePods(options: NodePodsOptions): NodePods {
   const { client, nodeName, kubelet, clock, log } = options;
-  const reporter = new PodStatusReporter({ client, clock, log });
-  const events = new ClusterEvents({ client, nodeName, clock, log });
+  // One voice for the part: an outage is one line, whichever writer meets it first.
+  const reachability = new ApiReachability({ log, meanwhile: "pod statuses, events and mirror pods are queued and retried, and the node's pods listed again once it answers" });
+  const reporter = new PodStatusReporter({ client, clock, log, reachability });
+  const events = new ClusterEvents({ client, nodeName, clock, log, reachability });
   const statics = new Map<PodKey, StaticPod>();
   const mirrorUids = new Map<string, string>();
   const mirrors = new MirrorPods({
@@ -54,6 +57,7 @@ export function startNodePods(options: NodePodsOptions): NodePods {
     nodeName,
     clock,
     log,
+    reachability,
     onCreated: (key, uid) => {
       mirrorUids.set(key, uid);
       reportMirror(key);
@@ -125,6 +129,7 @@ export function startNodePods(options: NodePodsOptions): NodePods {
     rules: options.rules,
     clock,
     log,
+    reachability,
     onChange: () => {
       for (const spec of source.pods().values()) clusterUids.add(spec.uid);
       options.rescan();

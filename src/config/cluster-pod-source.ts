@@ -50,6 +50,8 @@ export interface RefusedClusterPod {
 }
 
 export interface ClusterPodSourceOptions {
+  /** Shared with the node's other writers, so an outage is told once; default one of its own. */
+  reachability?: ApiReachability;
   client: Pick<ClusterApi, "request" | "watch">;
   nodeName: string;
   /** The runtime's rules, which a cluster pod meets as a file does. */
@@ -86,7 +88,7 @@ export class ClusterPodSource {
   private readonly objectListeners = new Set<(object: ClusterPodObject, deleted: boolean) => void>();
 
   constructor(private readonly options: ClusterPodSourceOptions) {
-    this.reachability = new ApiReachability({ log: options.log, subject: "pod lists and watches" });
+    this.reachability = options.reachability ?? new ApiReachability({ log: options.log, meanwhile: "the pods bound to the node are listed again once it answers" });
   }
 
   /** True once the first list answered: until then the loop stops no pod for being unwanted. */

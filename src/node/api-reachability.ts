@@ -1,6 +1,7 @@
 /**
  * What a writer toward the API server says about its failures: one line when the API server stops
- * answering and one when it answers again (never one per retry), and one line per verb and
+ * answering and one when it answers again (never one per retry; writers that share one instance
+ * say it once between them), and one line per verb and
  * resource the node is forbidden (a 403 is a missing permission, which retrying does not fix, but
  * which an administrator may grant meanwhile). Other refusals are logged each time they change.
  */
@@ -11,19 +12,25 @@ export class ApiReachability {
   private readonly forbidden = new Set<string>();
   private lastRefusal = "";
 
-  constructor(private readonly options: { log: (message: string) => void; /** What is written, e.g. "pod statuses". */ subject: string }) {}
+  constructor(
+    private readonly options: {
+      log: (message: string) => void;
+      /** What waits meanwhile, e.g. "pod statuses are queued and retried". */
+      meanwhile: string;
+    },
+  ) {}
 
   succeeded(): void {
     if (!this.unreachable) return;
     this.unreachable = false;
-    this.options.log(`the API server answers again; ${this.options.subject} are sent`);
+    this.options.log("the API server answers again");
   }
 
   failed(error: ClusterApiError): void {
     if (error.unavailable) {
       if (this.unreachable) return;
       this.unreachable = true;
-      this.options.log(`the API server does not answer (${error.message}); ${this.options.subject} are queued and retried`);
+      this.options.log(`the API server does not answer (${error.message}); ${this.options.meanwhile}`);
       return;
     }
     const verbResource = `${error.request.method} ${resourceOf(error.request.path)}`;

@@ -21,6 +21,8 @@ export interface InvolvedPod {
 }
 
 export interface ClusterEventsOptions {
+  /** Shared with the node's other writers, so an outage is told once; default one of its own. */
+  reachability?: ApiReachability;
   client: Pick<ClusterApi, "request">;
   nodeName: string;
   clock: Clock;
@@ -61,7 +63,7 @@ export class ClusterEvents {
   private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: ClusterEventsOptions) {
-    this.reachability = new ApiReachability({ log: options.log, subject: "events" });
+    this.reachability = options.reachability ?? new ApiReachability({ log: options.log, meanwhile: "events are queued and retried" });
   }
 
   /** Queues the event about `pod`; never waits. */

@@ -34,6 +34,8 @@ export interface MirrorPodState {
 }
 
 export interface MirrorPodsOptions {
+  /** Shared with the node's other writers, so an outage is told once; default one of its own. */
+  reachability?: ApiReachability;
   client: Pick<ClusterApi, "request">;
   nodeName: string;
   clock: Clock;
@@ -59,7 +61,7 @@ export class MirrorPods {
   private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: MirrorPodsOptions) {
-    this.reachability = new ApiReachability({ log: options.log, subject: "mirror pod writes" });
+    this.reachability = options.reachability ?? new ApiReachability({ log: options.log, meanwhile: "mirror pod writes are queued and retried" });
   }
 
   /** A mirror pod the watch showed (or showed gone). */

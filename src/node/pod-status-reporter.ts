@@ -23,6 +23,8 @@ export interface ClusterPodRef {
 }
 
 export interface PodStatusReporterOptions {
+  /** Shared with the node's other writers, so an outage is told once; default one of its own. */
+  reachability?: ApiReachability;
   client: Pick<ClusterApi, "request">;
   clock: Clock;
   log: (message: string) => void;
@@ -59,7 +61,7 @@ export class PodStatusReporter {
   private readonly idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: PodStatusReporterOptions) {
-    this.reachability = new ApiReachability({ log: options.log, subject: "pod statuses" });
+    this.reachability = options.reachability ?? new ApiReachability({ log: options.log, meanwhile: "pod statuses are queued and retried" });
   }
 
   /**
