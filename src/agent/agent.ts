@@ -231,6 +231,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           kubeletPort: () => kubeletEndpoint?.port ?? 0,
           nodeIP: cluster.nodeIP ?? "127.0.0.1",
         },
+        // Its pods' callbacks reach the watcher and the gate below only once the cluster has answered a
+        // list, which cannot happen before this function has run to its end (no await in between).
+        pods: { kubelet, sources, rules, rescan: () => watcher.scan(), loopOpen: () => gate.open },
       })
     : undefined;
   if (nodeMode) nodeStatusWake.changed = () => nodeMode.nodeConditionsChanged();
@@ -238,13 +241,17 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   // A rescan that found nothing new is no pass: pods wake on their PLEG events and timers, and the
   // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.
   const changes = new DesiredChanges();
+  let sourcesWereReady = false;
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
   const gate = new AdoptionGate({
     adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
     sync: (desired) => {
       kubelet.noteSyncLoopIteration();
-      if (changes.worthSyncing(desired)) void kubelet.sync(desired);
+      // Node mode: until the cluster's pods have been listed once, a pod missing from the set may be one of them.
+      const ready = sources.ready();
+      if (changes.worthSyncing(desired) || ready !== sourcesWereReady) void kubelet.sync(desired, { sourcesReady: ready });
+      sourcesWereReady = ready;
       sources.removeFinished();
     },
     clock,

@@ -6,13 +6,19 @@
  * per request and reason. The retrying itself is each writer's own.
  */
 import type { Clock } from "../clock.ts";
-import { ClusterApiError } from "./cluster-client.ts";
+import { ClusterApiError, resourceOf } from "./cluster-client.ts";
 
 export interface ApiReachabilityOptions {
-  nodeName: string;
-  server: string;
-  clock: Clock;
+  /** Names the node in each line; every part of one node shares one instance, so an outage is one line. */
+  nodeName?: string;
+  server?: string;
+  clock: Pick<Clock, "now">;
   log: (message: string) => void;
+}
+
+/** `PATCH pods/status`: how a failed request is named in the lines (its verb and resource). */
+export function requestOf(error: ClusterApiError): string {
+  return `${error.request.method} ${resourceOf(error.request.path)}`;
 }
 
 export class ApiReachability {
@@ -43,42 +49,48 @@ export class ApiReachability {
     this.closed = true;
   }
 
-  /** A request (`PATCH nodes/status`) was answered with success. */
-  succeeded(request: string): void {
+  /** A request (`PATCH nodes/status`, or one not named) was answered with success. */
+  succeeded(request = ""): void {
     if (this.closed) return;
     this.answered();
-    for (const key of this.refused) if (key.startsWith(`${request} `)) this.refused.delete(key);
+    if (request !== "") for (const key of this.refused) if (key.startsWith(`${request} `)) this.refused.delete(key);
   }
 
   /** A request failed: a transport failure or 5xx is the API server gone; anything else an answer. */
   failed(request: string, error: unknown): void {
     if (this.closed) return;
-    const { nodeName, server, clock, log } = this.options;
+    const { clock, log } = this.options;
+    const node = this.prefix();
     this.failedCount++;
     if (!(error instanceof ClusterApiError)) {
-      this.sayOnce(`${request} ${String(error)}`, `node ${nodeName}: ${request} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.sayOnce(`${request} ${String(error)}`, `${node}${request} failed: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
     if (error.unavailable) {
       if (this.lostAt === undefined) {
         this.lostAt = clock.now();
-        log(`node ${nodeName}: lost the API server at ${server} (${error.message}); pods keep running, the node's status and lease catch up once it answers`);
+        const at = this.options.server === undefined ? "" : ` at ${this.options.server}`;
+        log(`${node}lost the API server${at} (${error.message}); pods keep running, and what the node writes (its status, lease, pod statuses, events, mirror pods) is queued and catches up once it answers`);
       }
       return;
     }
     this.answered();
     if (error.forbidden) {
-      this.sayOnce(`${request} 403`, `node ${nodeName}: forbidden: the API server refuses ${request} to this node: ${error.message}`);
+      this.sayOnce(`${request} 403`, `${node}forbidden: the API server refuses ${request} to this node: ${error.message}`);
       return;
     }
-    this.sayOnce(`${request} ${error.code} ${error.reason}`, `node ${nodeName}: ${request} refused (${error.code} ${error.reason}): ${error.message}`);
+    this.sayOnce(`${request} ${error.code} ${error.reason}`, `${node}${request} refused (${error.code} ${error.reason}): ${error.message}`);
   }
 
   private answered(): void {
     if (this.lostAt === undefined) return;
     const seconds = Math.round((this.options.clock.now() - this.lostAt) / 1000);
     this.lostAt = undefined;
-    this.options.log(`node ${this.options.nodeName}: the API server answers again (after ${seconds}s without it)`);
+    this.options.log(`${this.prefix()}the API server answers again (after ${seconds}s without it)`);
+  }
+
+  private prefix(): string {
+    return this.options.nodeName === undefined ? "" : `node ${this.options.nodeName}: `;
   }
 
   private sayOnce(key: string, line: string): void {

@@ -37,6 +37,8 @@ export interface NodeFactsSource {
 }
 
 export interface NodeLifecycleOptions {
+  /** The node's one report of the API server's reachability, shared with its other parts; default its own. */
+  reachability?: ApiReachability;
   client: ClusterApi;
   /** For the log lines: the API server's address. */
   server: string;
@@ -57,7 +59,7 @@ export interface NodeLifecycle {
 
 export function startNodeLifecycle(options: NodeLifecycleOptions): NodeLifecycle {
   const { client, clock, nodeName, log } = options;
-  const reachability = new ApiReachability({ nodeName, server: options.server, clock, log });
+  const reachability = options.reachability ?? new ApiReachability({ nodeName, server: options.server, clock, log });
   const abort = new AbortController();
   const draw = () => drawStatus(options.source, nodeName, clock.now());
   let lease: NodeLease | undefined;
