@@ -153,7 +153,7 @@ describe("ClusterPodSource", () => {
     clock.step(clock.nextDueAt()! - clock.now());
     await turn();
     expect(source.ready).toBe(true);
-    expect(lines.filter((line) => line.includes("does not answer")).length).toBe(1);
+    expect(lines.filter((line) => line.includes("lost the API server")).length).toBe(1);
     expect(lines.filter((line) => line.includes("answers again")).length).toBe(1);
     await source.stop();
   });

@@ -166,7 +166,7 @@ describe("registration", () => {
     await h.step(7000);
     expect(h.api.objects.get(NODE_PATH)).toBeDefined();
     expect(h.lines).toEqual([
-      "node n1: lost the API server at https://127.0.0.1:6443 (POST /api/v1/nodes: Unable to connect. Is the computer able to access the url?); pods keep running, the node's status and lease catch up once it answers",
+      "node n1: lost the API server at https://127.0.0.1:6443 (POST /api/v1/nodes: Unable to connect. Is the computer able to access the url?); pods keep running, and what the node writes (its status, lease, pod statuses, events, mirror pods) is queued and catches up once it answers",
       "node n1: the API server answers again (after 34s without it)",
       expect.stringMatching(/^node n1: registered with the API server/),
     ]);

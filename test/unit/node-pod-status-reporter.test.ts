@@ -112,7 +112,7 @@ describe("PodStatusReporter", () => {
     }
     expect(waits).toEqual([1000, 2000, 4000, 8000, 8000]);
     expect(lines.length).toBe(1);
-    expect(lines[0]).toContain("does not answer");
+    expect(lines[0]).toContain("lost the API server");
     reporter.report(web, running(3));
     api.down = false;
     clock.step(clock.nextDueAt()! - clock.now());
