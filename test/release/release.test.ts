@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { binaryOf, checksums, DIST, ensureRelease, ROOT, tarballOf, VERSION } from "./release-build.ts";
+import { KUBE_VERSION } from "../../src/version.ts";
 
 /** The targets this machine runs: x64 natively, arm64 under qemu-user. */
 const TARGETS = ["linux-x64", "linux-x64-baseline", "linux-arm64"];
@@ -55,7 +56,7 @@ function fromSource(args: string[]): string {
 /** --version, validate and get on a database: the commands a user tries first on a new host. */
 function checkBinary(command: string[]): void {
   const version = run(command, ["--version"]);
-  expect(version.stdout).toMatch(new RegExp(`^minikubelet ${VERSION.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(-dirty)?; kubelet behaviour of Kubernetes \\d+\\.\\d+\\)\\n$`));
+  expect(version.stdout).toMatch(new RegExp(`^minikubelet ${VERSION.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(-dirty)?; kubelet behaviour of Kubernetes ${KUBE_VERSION.replaceAll(".", "\\.")}\\)\\n$`));
 
   const validate = run(command, ["validate", "examples"]);
   expect(validate.stderr).toBe("");
