@@ -44,6 +44,7 @@ import { startBanner } from "./banner.ts";
 import { startNodeMonitor, type NodeMonitor } from "./node-monitor.ts";
 import { startNodeMode } from "./node-mode.ts";
 import { ClusterClient } from "../node/cluster-client.ts";
+import { PodObjectCache } from "../node/pod-object-cache.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
 import type { PodSpec } from "../manifest/types.ts";
 import { refusedManifestReporting } from "./refused-reporting.ts";
@@ -202,12 +203,14 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
   const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), options.reservations, options.maxPods);
   const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
-  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder });
+  // Node mode: the ConfigMaps, Secrets, Services and tokens the cluster's pods reference, read with the node's credentials.
+  const podObjects = cluster && new PodObjectCache({ client: cluster.client, clock, log });
+  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder, ...(podObjects && { objects: podObjects }) });
   loop.kubelet = kubelet;
   kubelet.recorder.subscribe(onEvent);
   disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
-  const nodeMode = cluster ? startNodeMode({ credentials: cluster.credentials, client: cluster.client, nodeName, clock, log }) : undefined;
+  const nodeMode = cluster ? startNodeMode({ credentials: cluster.credentials, client: cluster.client, nodeName, clock, log, podObjects }) : undefined;
 
   // A rescan that found nothing new is no pass: pods wake on their PLEG events and timers, and the
   // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.

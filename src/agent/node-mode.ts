@@ -7,6 +7,7 @@
 import type { Clock } from "../clock.ts";
 import { ClusterClient } from "../node/cluster-client.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
+import type { PodObjectCache } from "../node/pod-object-cache.ts";
 
 export interface NodeModeOptions {
   credentials: ClusterCredentials;
@@ -16,6 +17,8 @@ export interface NodeModeOptions {
   nodeName: string;
   clock: Clock;
   log: (message: string) => void;
+  /** The cache of what the node's pods reference (the loop reads it): started and stopped with node mode. */
+  podObjects?: PodObjectCache;
 }
 
 export interface NodeMode {
@@ -29,6 +32,10 @@ export function startNodeMode(options: NodeModeOptions): NodeMode {
   const client = options.client ?? new ClusterClient(options.credentials);
   const parts: { stop(): Promise<void> | void }[] = [];
   options.log(`node mode: node ${options.nodeName} of the cluster at ${client.server} (${options.credentials.file})`);
+  if (options.podObjects) {
+    options.podObjects.start();
+    parts.push(options.podObjects);
+  }
   return {
     client,
     async stop() {

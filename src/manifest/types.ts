@@ -264,6 +264,12 @@ export interface PodSpec {
   hostNetwork: boolean;
   shareProcessNamespace: boolean;
   /**
+   * A pod of the cluster, bound to this node (admitted with API objects allowed): it may reference
+   * ConfigMaps, Secrets and ServiceAccount tokens, and its env waits for the Services to be read
+   * (what the kubelet does for a pod that is not static). Absent on static pods.
+   */
+  fromCluster?: true;
+  /**
    * The manifest as the API server would store it (unknown fields dropped, its defaults applied once,
    * at admission): what the served Pod's spec is drawn from.
    */

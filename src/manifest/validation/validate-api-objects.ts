@@ -6,17 +6,9 @@
  * (a file, a pod of the agent's own API) may hold none of them, as the kubelet refuses one
  * (pkg/kubelet/config/common.go): the field-level refusals of validate.ts and validate-downward.ts.
  */
-import type { EnvFromSource, KeyToPath, ObjectFilesSource, ObjectKeySelector, Volume, VolumeProjection } from "../types.ts";
+import type { EnvFromSource, KeyToPath, ObjectFilesSource, Volume, VolumeProjection } from "../types.ts";
 import { Fields } from "../fields.ts";
 import { localPathProblems, readDownwardAPIVolume, readMode } from "./validate-downward.ts";
-
-/** `configMapKeyRef` / `secretKeyRef`. */
-export function readObjectKeySelector(fields: Fields): ObjectKeySelector | undefined {
-  const name = fields.requiredString("name");
-  const key = fields.requiredString("key");
-  const optional = fields.bool("optional", false);
-  return name === "" || key === "" ? undefined : { name, key, optional };
-}
 
 /** `envFrom`: each entry exactly one of configMapRef and secretRef. */
 export function readEnvFrom(fields: Fields): EnvFromSource[] {

@@ -5,9 +5,8 @@
  * since a static pod can reference no other API object. Messages of Invalid errors carry the value
  * first (`"foo": ...`) so the API's `Invalid value: "foo": ...` reads as the API server's.
  */
-import type { DownwardAPIFile, EnvVarSource, ObjectFieldSelector, ResourceFieldSelector, Volume } from "../types.ts";
+import type { DownwardAPIFile, EnvVarSource, ObjectFieldSelector, ObjectKeySelector, ResourceFieldSelector, Volume } from "../types.ts";
 import { Fields } from "../fields.ts";
-import { readObjectKeySelector } from "./validate-api-objects.ts";
 import { checkQualifiedName } from "../names.ts";
 import { QuantityError, quantityFromValue } from "../quantity.ts";
 
@@ -74,6 +73,14 @@ export function readEnvVarSource(item: Fields, value: string, apiObjects = false
   else if (value !== "") from.fail(undefined, '"": may not be specified when `value` is not empty');
   else if (count > 1) from.fail(undefined, '"": may not have more than one field specified at a time');
   return count === 1 ? source : undefined;
+}
+
+/** `configMapKeyRef` / `secretKeyRef` (a pod of the cluster only). */
+export function readObjectKeySelector(fields: Fields): ObjectKeySelector | undefined {
+  const name = fields.requiredString("name");
+  const key = fields.requiredString("key");
+  const optional = fields.bool("optional", false);
+  return name === "" || key === "" ? undefined : { name, key, optional };
 }
 
 function readObjectFieldSelector(fields: Fields, allowed: readonly string[]): ObjectFieldSelector | undefined {

@@ -121,6 +121,7 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
     volumes,
     hostNetwork,
     shareProcessNamespace,
+    ...(apiObjects && { fromCluster: true as const }),
     // The uid and the config hash stay those of what was written, so a restart of an agent that
     // defaults differently does not take a running pod for a changed one.
     manifest: decoded,
