@@ -83,13 +83,8 @@ describe("the token cache", () => {
   });
 });
 
-test("in the loop: the pod waits for its first token, then the token file is rewritten when the refreshed one arrives", async () => {
-  using dir = tempDir();
-  const objects = new FakePodObjects();
-  objects.setConfigMap("demo", "kube-root-ca.crt", { "ca.crt": "CA" });
-  const h = harness({ objects });
-  h.runtime.volumeRoot = dir.path;
-  const web = validatePod(
+function tokenPod() {
+  return validatePod(
     {
       apiVersion: "v1",
       kind: "Pod",
@@ -114,6 +109,15 @@ test("in the loop: the pod waits for its first token, then the token file is rew
     },
     { file: "pod", source: "api", node: "", apiObjects: "allowed" },
   );
+}
+
+test("in the loop: the pod waits for its first token, then the token file is rewritten when the refreshed one arrives", async () => {
+  using dir = tempDir();
+  const objects = new FakePodObjects();
+  objects.setConfigMap("demo", "kube-root-ca.crt", { "ca.crt": "CA" });
+  const h = harness({ objects });
+  h.runtime.volumeRoot = dir.path;
+  const web = tokenPod();
   await h.kubelet.sync(desired(web));
   expect(h.runtime.containers.size).toBe(0);
   expect(h.events.map((e) => e.message)).toContain('MountVolume.SetUp failed for volume "kube-api-access-x1" : waiting for a token of service account demo/builder');
@@ -134,4 +138,24 @@ test("in the loop: the pod waits for its first token, then the token file is rew
   await settle();
   await h.kubelet.idle();
   expect(readFileSync(join(root, "token"), "utf8")).toBe("t2");
+});
+
+test("in the loop: a failed TokenRequest is asked again on its own after the retry wait, and the pod starts", async () => {
+  using dir = tempDir();
+  const objects = new FakePodObjects();
+  objects.setConfigMap("demo", "kube-root-ca.crt", { "ca.crt": "CA" });
+  const h = harness({ objects });
+  h.runtime.volumeRoot = dir.path;
+  await h.kubelet.sync(desired(tokenPod()));
+  objects.tokenRequests[0]!.reject(new Error("the server is currently unable to handle the request"));
+  await settle();
+  await h.kubelet.idle();
+  expect(h.events.map((e) => e.message)).toContain('MountVolume.SetUp failed for volume "kube-api-access-x1" : failed to fetch token: the server is currently unable to handle the request');
+  expect(objects.tokenRequests).toHaveLength(1);
+  await h.advance(1);
+  expect(objects.tokenRequests).toHaveLength(2);
+  objects.tokenRequests[1]!.resolve({ token: "t1", expiresAt: h.clock.now() + 3607_000 });
+  await settle();
+  await h.kubelet.idle();
+  expect(h.runtime.containers.size).toBe(1);
 });

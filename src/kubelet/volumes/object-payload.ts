@@ -16,6 +16,8 @@ import type { TokenCache } from "./token-cache.ts";
 /** A volume that cannot be set up now; `message` follows `MountVolume.SetUp failed for volume "x" : `. */
 export class VolumeSetUpError extends Error {
   override readonly name = "VolumeSetUpError";
+  /** When to try again (a failed TokenRequest's retry); absent: when the object arrives. */
+  retryAt?: number;
 }
 
 export interface PayloadInputs {
@@ -102,8 +104,11 @@ function projectedFiles(pod: PodSpec, volume: Extract<FilledVolume, { type: "pro
       errors.push(error.message);
     }
   }
-  // utilerrors.NewAggregate: one error as it is, several in brackets.
-  if (errors.length === 1) throw new VolumeSetUpError(errors[0]!);
-  if (errors.length > 1) throw new VolumeSetUpError(`[${errors.join(", ")}]`);
+  if (errors.length > 0) {
+    // utilerrors.NewAggregate: one error as it is, several in brackets.
+    const error = new VolumeSetUpError(errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`);
+    if (nextAt !== undefined) error.retryAt = nextAt;
+    throw error;
+  }
   return { files: [...files.values()], ...(nextAt !== undefined && { nextAt }) };
 }

@@ -59,6 +59,7 @@ export function syncPodVolumes(ctx: SyncContext, pod: PodRecord, refresh = false
       ctx.event(pod, "Warning", "FailedMount", undefined, `MountVolume.SetUp failed for volume ${JSON.stringify(volume.name)} : ${message}`);
       // An object not there yet wakes the pod when it comes; anything else is tried again shortly.
       if (!(error instanceof VolumeSetUpError)) ctx.wakeAt(pod, ctx.clock.now() + MOUNT_RETRY_MS);
+      else if (error.retryAt !== undefined) ctx.wakeAt(pod, error.retryAt);
     }
   }
   return ready;

@@ -54,7 +54,8 @@ export class TokenCache {
     const refreshAt = entry.expiresAt === undefined ? undefined : refreshTime(entry.expiresAt, request.expirationSeconds);
     if (refreshAt !== undefined && now < refreshAt) return { lookup: { state: "found", object: entry.token! }, nextAt: refreshAt };
     if (!entry.inFlight && (entry.retryAt === undefined || now >= entry.retryAt)) this.request(entry);
-    const nextAt = entry.retryAt;
+    // A request in flight wakes the pod when it ends; a failed one, at its retry time.
+    const nextAt = entry.inFlight ? undefined : entry.retryAt;
     // A token due for refresh stays good until it expires (the kubelet hands out the old one when a refresh fails).
     if (entry.token !== undefined && now < entry.expiresAt!) return { lookup: { state: "found", object: entry.token }, ...(nextAt !== undefined && { nextAt }) };
     const message = entry.error ?? `waiting for a token of service account ${request.namespace}/${request.serviceAccount}`;
