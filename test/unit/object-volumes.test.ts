@@ -14,6 +14,8 @@ import { harness } from "../kubelet-harness.ts";
 import { desired } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
 import { FakePodObjects } from "../fake-pod-objects.ts";
+import { emptyDirPath, resolveMounts } from "../../src/runtime/docker/docker-container-config.ts";
+import { mountSource } from "../../src/runtime/process/process-spec.ts";
 
 function clusterPod(volumes: unknown[], container: Record<string, unknown> = {}): PodSpec {
   return validatePod(
@@ -129,4 +131,14 @@ describe("the loop", () => {
     expect(h.kubelet.pods.size).toBe(0);
     expect(objects.registered.has(web.uid)).toBe(false);
   });
+});
+
+test("both runtimes mount these volumes from the directory the kubelet fills; docker read-only whatever the mount says", () => {
+  const pod = clusterPod([{ name: "cfg", configMap: { name: "cfg" } }, { name: "db", secret: { secretName: "db" } }, { name: "sa", projected: { sources: [{ serviceAccountToken: { path: "token" } }] } }]);
+  const app = pod.containers[0]!;
+  expect(resolveMounts(pod, app, "/v")).toEqual(["cfg", "db", "sa"].map((name) => ({ source: emptyDirPath("/v", pod.uid, name), target: `/mnt/${name}`, readOnly: true, create: undefined })));
+  const fail = (message: string): never => {
+    throw new Error(message);
+  };
+  expect(app.volumeMounts.map((mount) => mountSource({ pod, volumeDir: (name) => `/pods/${pod.uid}/volumes/${name}` }, mount, fail))).toEqual(["cfg", "db", "sa"].map((name) => `/pods/${pod.uid}/volumes/${name}`));
 });
