@@ -97,6 +97,9 @@ describe("static pods may not reference API objects", () => {
     expect(() => clusterPod(refs, { volumes: [{ name: "c", configMap: { name: "cfg" } }] }, "refused")).toThrow("static pods cannot reference ConfigMaps or Secrets");
     const pod = clusterPod(refs, { volumes: [{ name: "c", configMap: { name: "cfg", items: [{ key: "mode", path: "m", mode: 0o400 }] } }] });
     expect(pod.fromCluster).toBe(true);
+    // A projected volume of the downward API alone is a static pod's to have, as the kubelet allows.
+    const projected = clusterPod({}, { volumes: [{ name: "p", projected: { sources: [{ downwardAPI: { items: [{ path: "ns", fieldRef: { fieldPath: "metadata.namespace" } }] } }] } }] }, "refused");
+    expect(projected.volumes[0]).toMatchObject({ type: "projected", sources: [{ kind: "downwardAPI" }] });
     expect(pod.containers[0]!.envFrom).toEqual([{ prefix: "", kind: "secret", name: "db", optional: false }]);
     expect(pod.volumes).toEqual([{ name: "c", type: "configMap", defaultMode: 0o644, source: { name: "cfg", optional: false, items: [{ key: "mode", path: "m", mode: 0o400 }] } }]);
   });

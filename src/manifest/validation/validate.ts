@@ -239,9 +239,13 @@ function readVolumes(spec: Fields, apiObjects: boolean): Volume[] {
     } else if (apiObjects && (source === "configMap" || source === "secret")) {
       const fields = item.object(source);
       if (fields) volumes.push(readObjectVolume(name, source, fields));
-    } else if (apiObjects && source === "projected") {
+    } else if (source === "projected") {
+      // A static pod's projected volume may hold downwardAPI sources only, as the kubelet allows.
       const fields = item.object(source);
-      if (fields) volumes.push(readProjectedVolume(name, fields));
+      if (fields) volumes.push(readProjectedVolume(name, fields, apiObjects));
+    } else if (source === "configMap" || source === "secret") {
+      // The kubelet's refusal (pkg/kubelet/config/common.go, podutil.HasAPIObjectReference).
+      item.fail(source, `Forbidden: static pods may not reference ${source === "configMap" ? "configmaps (via configmap volumes)" : "secrets (via secret volumes)"}`);
     } else {
       item.fail(source, `${source} volumes are not supported: static pods support only emptyDir, hostPath and downwardAPI`);
     }
