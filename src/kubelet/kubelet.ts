@@ -164,7 +164,7 @@ export class Kubelet {
     this.wakes = new WakeTimers(this.clock, (key) => this.requestSync(key));
     if (options.objects) {
       this.objects = options.objects;
-      this.tokens = new TokenCache(options.objects, this.clock, (uid) => this.wakePodWithUid(uid), this.log);
+      this.tokens = new TokenCache({ source: options.objects, clock: this.clock, issued: (uid) => this.wakePodWithUid(uid), log: this.log });
       this.unlistenObjects = options.objects.onChange((change) => this.onObjectChange(change));
     }
     this.workers = new PodWorkers(

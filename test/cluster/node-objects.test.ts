@@ -176,7 +176,7 @@ describeCluster("node mode: the objects a node's pods reference", (env) => {
     const volume = pod.volumes.find((v) => v.name.startsWith("kube-api-access-"));
     if (!volume || !isFilledVolume(volume)) throw new Error(`no kube-api-access volume in ${JSON.stringify(pod.volumes)}`);
     const woken: string[] = [];
-    const tokens = new TokenCache(cache, realClock, (uid) => woken.push(uid));
+    const tokens = new TokenCache({ source: cache, clock: realClock, issued: (uid) => woken.push(uid) });
     const inputs = { facts: { createdAt: pod.api!.createdAt }, objects: cache, tokens };
     // The first pass asks for the token and cannot set the volume up yet: the token's arrival wakes the pod.
     expect(() => volumePayload(pod, volume, inputs)).toThrow("waiting for a token of service account default/default");

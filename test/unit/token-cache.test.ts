@@ -25,7 +25,7 @@ describe("the token cache", () => {
     const clock = new FakeClock();
     const source = new FakePodObjects();
     const woken: string[] = [];
-    const tokens = new TokenCache(source, clock, (uid) => woken.push(uid));
+    const tokens = new TokenCache({ source, clock, issued: (uid) => woken.push(uid) });
     expect(tokens.token(request).lookup).toEqual({ state: "unavailable", message: "waiting for a token of service account demo/builder" });
     tokens.token(request);
     expect(source.tokenRequests.map((r) => r.request)).toEqual([request]);
@@ -48,7 +48,7 @@ describe("the token cache", () => {
   test("a long-lived token is refreshed after 24 hours", async () => {
     const clock = new FakeClock();
     const source = new FakePodObjects();
-    const tokens = new TokenCache(source, clock, () => {});
+    const tokens = new TokenCache({ source, clock, issued: () => {} });
     const long = { ...request, expirationSeconds: 48 * 3600 };
     tokens.token(long);
     source.tokenRequests[0]!.resolve({ token: "t1", expiresAt: clock.now() + 48 * HOUR });
@@ -60,7 +60,7 @@ describe("the token cache", () => {
     const clock = new FakeClock();
     const source = new FakePodObjects();
     const logs: string[] = [];
-    const tokens = new TokenCache(source, clock, () => {}, (line) => logs.push(line));
+    const tokens = new TokenCache({ source, clock, issued: () => {}, log: (line) => logs.push(line) });
     tokens.token(request);
     source.tokenRequests[0]!.reject(new Error("serviceaccounts \"builder\" not found"));
     await settle();

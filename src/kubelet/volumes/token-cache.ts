@@ -35,16 +35,27 @@ export interface TokenAnswer {
   nextAt?: number;
 }
 
+export interface TokenCacheOptions {
+  source: Pick<PodObjectSource, "serviceAccountToken">;
+  clock: Clock;
+  /** A request finished (a token or a failure): the pod's next pass reads it. */
+  issued: (podUid: string) => void;
+  log?: (message: string) => void;
+}
+
 export class TokenCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly source: TokenCacheOptions["source"];
+  private readonly clock: Clock;
+  private readonly issued: (podUid: string) => void;
+  private readonly log: (message: string) => void;
 
-  constructor(
-    private readonly source: PodObjectSource,
-    private readonly clock: Clock,
-    /** A request finished (a token or a failure): the pod's next pass reads it. */
-    private readonly issued: (podUid: string) => void,
-    private readonly log: (message: string) => void = () => {},
-  ) {}
+  constructor(options: TokenCacheOptions) {
+    this.source = options.source;
+    this.clock = options.clock;
+    this.issued = options.issued;
+    this.log = options.log ?? (() => {});
+  }
 
   token(request: TokenRequestInput): TokenAnswer {
     const key = JSON.stringify([request.podUid, request.namespace, request.serviceAccount, [...request.audiences].sort(), request.expirationSeconds]);
