@@ -18,7 +18,8 @@ const WATCH_TIMEOUT_SECONDS = 300;
 export interface WatchHandlers<T> {
   listed(items: T[]): void;
   event(event: WatchEvent<T>): void;
-  failed(error: ClusterApiError): void;
+  /** `verb`: what failed, the listing or the watch. */
+  failed(error: ClusterApiError, verb: "list" | "watch"): void;
 }
 
 export interface ObjectWatchOptions<T> {
@@ -39,13 +40,16 @@ export function runObjectWatch<T extends { metadata?: { resourceVersion?: string
   void (async () => {
     let failures = 0;
     let resourceVersion: string | undefined;
+    let verb: "list" | "watch" = "list";
     while (!abort.signal.aborted) {
       try {
+        verb = "list";
         if (resourceVersion === undefined) {
           const list = await client.request<{ metadata?: { resourceVersion?: string }; items?: T[] }>({ method: "GET", path, query, signal: abort.signal });
           resourceVersion = list.metadata?.resourceVersion ?? "";
           handlers.listed(list.items ?? []);
         }
+        verb = "watch";
         const stream = client.watch<T>(path, { ...query, resourceVersion, allowWatchBookmarks: true, timeoutSeconds: WATCH_TIMEOUT_SECONDS }, abort.signal);
         for await (const event of stream) {
           resourceVersion = event.object.metadata?.resourceVersion ?? resourceVersion;
@@ -59,7 +63,7 @@ export function runObjectWatch<T extends { metadata?: { resourceVersion?: string
           resourceVersion = undefined;
           continue;
         }
-        handlers.failed(failure);
+        handlers.failed(failure, verb);
         resourceVersion = undefined;
         await sleep(clock, cappedDoubling(RETRY_BASE_MS, RETRY_CAP_MS, failures++), abort.signal).catch(() => {});
       }

@@ -73,10 +73,10 @@ export class PodObjectCache implements PodObjectSource {
           else this.serviceList.set(serviceKey(object), serviceInfo(object));
           this.announce({ kind: "services" });
         },
-        failed: (error) => {
+        failed: (error, verb) => {
           if (this.lastServiceFailure === error.message) return;
           this.lastServiceFailure = error.message;
-          this.options.log(`node objects: ${describeFailure("list and watch", "services", error)}`);
+          this.options.log(`node objects: ${describeFailure(verb, "services", error)}`);
         },
       },
     });
@@ -176,10 +176,10 @@ export class PodObjectCache implements PodObjectSource {
       handlers: {
         listed: (items) => set(items[0] ? { state: "found", object: decode(kind, items[0]) } : { state: "notFound" }),
         event: ({ type, object }) => set(type === "DELETED" ? { state: "notFound" } : { state: "found", object: decode(kind, object) }),
-        failed: (error) => {
+        failed: (error, verb) => {
           if (lastFailure === error.message) return;
           lastFailure = error.message;
-          this.options.log(`node objects: ${describeFailure("watch", `${RESOURCE[kind]} ${namespace}/${name}`, error)}`);
+          this.options.log(`node objects: ${describeFailure(verb, `${RESOURCE[kind]} ${namespace}/${name}`, error)}`);
           // What was read stays; what never was says why.
           if (entry.lookup.state === "unavailable") entry.lookup = { state: "unavailable", message: error.message };
         },
@@ -225,8 +225,8 @@ function serviceInfo(object: Record<string, any>): ServiceInfo {
   };
 }
 
-/** One line: a 403 names the verb and the resource; anything else says what failed. */
-function describeFailure(verb: string, what: string, error: ClusterApiError): string {
+/** One line: a 403 names the verb (list or watch, the reflector's two) and the resource; anything else says what failed. */
+function describeFailure(verb: "list" | "watch", what: string, error: ClusterApiError): string {
   if (error.forbidden) return `forbidden to ${verb} ${what}: ${error.message}`;
   return `cannot ${verb} ${what}: ${error.message}`;
 }

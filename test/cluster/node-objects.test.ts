@@ -138,7 +138,7 @@ describeCluster("node mode: the objects a node's pods reference", (env) => {
     });
     expect(lookup.message).toContain(`cannot list resource "configmaps"`);
     expect(logs.filter((line) => line.includes(`configmaps ${NS}/${OTHER}`))).toHaveLength(1);
-    expect(logs[0]).toStartWith(`node objects: forbidden to watch configmaps ${NS}/${OTHER}:`);
+    expect(logs[0]).toStartWith(`node objects: forbidden to list configmaps ${NS}/${OTHER}:`);
     cache.unregisterPod(stranger.uid);
   });
 
