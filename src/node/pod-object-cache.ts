@@ -52,6 +52,8 @@ export class PodObjectCache implements PodObjectSource {
   private serviceList?: Map<string, ServiceInfo>;
   private stopServices?: () => void;
   private lastServiceFailure?: string;
+  /** Set while the API server cannot be reached: one line when it goes, one when it is back, whatever the number of watches. */
+  private unreachable = false;
 
   constructor(private readonly options: PodObjectCacheOptions) {}
 
@@ -64,6 +66,8 @@ export class PodObjectCache implements PodObjectSource {
       path: "/api/v1/services",
       handlers: {
         listed: (items) => {
+          this.reached();
+          this.lastServiceFailure = undefined;
           this.serviceList = new Map(items.map((item) => [serviceKey(item), serviceInfo(item)]));
           this.announce({ kind: "services" });
         },
@@ -74,7 +78,7 @@ export class PodObjectCache implements PodObjectSource {
           this.announce({ kind: "services" });
         },
         failed: (error, verb) => {
-          if (this.lastServiceFailure === error.message) return;
+          if (this.unreachableNow(error) || this.lastServiceFailure === error.message) return;
           this.lastServiceFailure = error.message;
           this.options.log(`node objects: ${describeFailure(verb, "services", error)}`);
         },
@@ -164,6 +168,7 @@ export class PodObjectCache implements PodObjectSource {
     this.watched.set(key, entry);
     let lastFailure: string | undefined;
     const set = (lookup: Watched["lookup"]) => {
+      this.reached();
       entry.lookup = lookup;
       lastFailure = undefined;
       this.announce({ kind, namespace, name });
@@ -177,11 +182,11 @@ export class PodObjectCache implements PodObjectSource {
         listed: (items) => set(items[0] ? { state: "found", object: decode(kind, items[0]) } : { state: "notFound" }),
         event: ({ type, object }) => set(type === "DELETED" ? { state: "notFound" } : { state: "found", object: decode(kind, object) }),
         failed: (error, verb) => {
-          if (lastFailure === error.message) return;
-          lastFailure = error.message;
-          this.options.log(`node objects: ${describeFailure(verb, `${RESOURCE[kind]} ${namespace}/${name}`, error)}`);
           // What was read stays; what never was says why.
           if (entry.lookup.state === "unavailable") entry.lookup = { state: "unavailable", message: error.message };
+          if (this.unreachableNow(error) || lastFailure === error.message) return;
+          lastFailure = error.message;
+          this.options.log(`node objects: ${describeFailure(verb, `${RESOURCE[kind]} ${namespace}/${name}`, error)}`);
         },
       },
     });
@@ -194,6 +199,20 @@ export class PodObjectCache implements PodObjectSource {
     if (entry.pods.size > 0) return;
     entry.stop();
     this.watched.delete(key);
+  }
+
+  /** True for a failure to reach the API server (logged once for the whole cache, not per watch). */
+  private unreachableNow(error: ClusterApiError): boolean {
+    if (!error.unavailable) return false;
+    if (!this.unreachable) this.options.log(`node objects: the API server cannot be reached (${error.message}); what was read is kept, and read again once it answers`);
+    this.unreachable = true;
+    return true;
+  }
+
+  private reached(): void {
+    if (!this.unreachable) return;
+    this.unreachable = false;
+    this.options.log("node objects: the API server answers again");
   }
 
   private announce(change: ObjectChange): void {
