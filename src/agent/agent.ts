@@ -45,6 +45,7 @@ import { startNodeMonitor, type NodeMonitor } from "./node-monitor.ts";
 import { startNodeMode } from "./node-mode.ts";
 import { ClusterClient } from "../node/cluster-client.ts";
 import { PodObjectCache } from "../node/pod-object-cache.ts";
+import { readHostFacts } from "../node/node-object.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
 import type { PodSpec } from "../manifest/types.ts";
 import { refusedManifestReporting } from "./refused-reporting.ts";
@@ -61,8 +62,8 @@ export interface AgentOptions {
   dbPath: string;
   /** The manifest directory (static pods), absolute or relative to the working directory; node mode may run without one. */
   manifests: string | undefined;
-  /** Node mode: the cluster to join, with the node's credentials (`run --kubeconfig`), and how its kubelet port is served. */
-  cluster?: { credentials: ClusterCredentials; serving?: NodeServingOptions };
+  /** Node mode: the cluster to join, with the node's credentials (`run --kubeconfig`), how its kubelet port is served, and the InternalIP it reports. */
+  cluster?: { credentials: ClusterCredentials; serving?: NodeServingOptions; nodeIP?: string };
   /** `--node` ("" for none). */
   node: string;
   runtime: RuntimeKind;
@@ -208,20 +209,53 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder, ...(podObjects && { objects: podObjects }) });
   loop.kubelet = kubelet;
   kubelet.recorder.subscribe(onEvent);
-  disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => kubelet.nodeConditionsChanged() });
+  // Node mode's status reports a change at once; it starts below, so it is reached through this holder.
+  const nodeStatusWake = { changed: () => {} };
+  disk = startNodeMonitor({ db: database.db, dbPath, nodeName, reservations: options.reservations, clock, log, emit: nodeEvents, changed: () => (kubelet.nodeConditionsChanged(), nodeStatusWake.changed()) });
   if (options.statusFile) writeStatusOnSync(kubelet, resolve(options.statusFile), clock, log);
-  const nodeMode = cluster ? startNodeMode({ credentials: cluster.credentials, client: cluster.client, nodeName, clock, log, podObjects }) : undefined;
+  // The engine's version, asked once (the kubelet asks the CRI's Version): the Node reports it once known.
+  let engineVersion: string | undefined;
+  if (options.cluster) runtime.version?.().then((version) => (engineVersion = version), (error) => log(`runtime: cannot read the engine's version: ${(error as Error).message}`));
+  const nodeMode = cluster
+    ? startNodeMode({
+        credentials: cluster.credentials,
+        client: cluster.client,
+        nodeName,
+        clock,
+        log,
+        podObjects,
+        node: {
+          facts: () => readHostFacts(dbPath),
+          reservations: options.reservations,
+          maxPods: options.maxPods,
+          runtimeName: runtime.name,
+          engineVersion: () => engineVersion,
+          pleg: () => pleg.healthy(),
+          diskPressure: () => disk?.condition(),
+          kubeletPort: () => kubeletEndpoint?.port ?? 0,
+          nodeIP: cluster.nodeIP ?? "127.0.0.1",
+        },
+        // Its pods' callbacks reach the watcher and the gate below only once the cluster has answered a
+        // list, which cannot happen before this function has run to its end (no await in between).
+        pods: { kubelet, sources, rules, rescan: () => watcher.scan(), loopOpen: () => gate.open },
+      })
+    : undefined;
+  if (nodeMode) nodeStatusWake.changed = () => nodeMode.nodeConditionsChanged();
 
   // A rescan that found nothing new is no pass: pods wake on their PLEG events and timers, and the
   // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.
   const changes = new DesiredChanges();
+  let sourcesWereReady = false;
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
   const gate = new AdoptionGate({
     adopt: (desired) => adoptFromRuntime({ kubelet, runtime, store, clock, node, database: identity }, desired),
     sync: (desired) => {
       kubelet.noteSyncLoopIteration();
-      if (changes.worthSyncing(desired)) void kubelet.sync(desired);
+      // Node mode: until the cluster's pods have been listed once, a pod missing from the set may be one of them.
+      const ready = sources.ready();
+      if (changes.worthSyncing(desired) || ready !== sourcesWereReady) void kubelet.sync(desired, { sourcesReady: ready });
+      sourcesWereReady = ready;
       sources.removeFinished();
     },
     clock,

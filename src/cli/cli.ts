@@ -29,6 +29,7 @@ export function createCLI(): CAC {
     .option("--tls-cert-file <file>", "node mode: the kubelet port's serving certificate (PEM; default: a self-signed one)")
     .option("--tls-private-key-file <file>", "node mode: the key of --tls-cert-file (PEM)")
     .option("--client-ca-file <file>", "node mode: client certificates this CA signed authenticate to the kubelet port (default: the kubeconfig's cluster CA)")
+    .option("--node-ip <ip>", "node mode: the InternalIP the Node reports, where the API server reaches its kubelet port (default 127.0.0.1)")
     .option("--runtime <name>", "process or docker", { default: "process" })
     .option("--strict", "refuse manifests with unknown fields (default: warn)")
     .option("--status-file <file>", "write the pods as a v1 List after each pass (atomically)")

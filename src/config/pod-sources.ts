@@ -23,6 +23,12 @@ export interface PodSourcesOptions {
   log: (message: string) => void;
 }
 
+/** A source of pods beside the files and the API: node mode's cluster pods. */
+export interface ClusterSource {
+  readonly ready: boolean;
+  pods(): Map<PodKey, PodSpec>;
+}
+
 /** What the sources need of the loop they feed: which pod runs under each key, and word of each pass (removed: gone). */
 export interface SourcesLoop {
   readonly pods: ReadonlyMap<PodKey, { spec: { uid: string } }>;
@@ -34,6 +40,8 @@ export class PodSources {
   readonly writes: PodWrites;
   private files = new Map<PodKey, PodSpec>();
   private kubelet?: SourcesLoop;
+  /** Node mode's third source, the cluster's pods bound to this node (cluster-pod-source.ts). */
+  private cluster?: ClusterSource;
 
   constructor(options: PodSourcesOptions) {
     const namespaces = new SqliteNamespaceStore(options.db, options.store.revisions);
@@ -61,12 +69,22 @@ export class PodSources {
     };
   }
 
-  /** The files' newest pods: returns the desired set, both sources (a file never holds a key the API has). */
+  /** The files' newest pods: returns the desired set, every source (a file never holds a key the API has). */
   desired(files: Map<PodKey, PodSpec>): Map<PodKey, PodSpec> {
     this.files = files;
     // Read again on every scan, the periodic one included: a write whose wake-up failed is not lost.
     this.api.read();
-    return new Map([...files, ...this.api.pods()]);
+    return new Map([...files, ...this.api.pods(), ...(this.cluster?.pods() ?? [])]);
+  }
+
+  /** Adds node mode's cluster source: its pods join the desired set, and until it has listed once the loop stops nothing. */
+  addCluster(source: ClusterSource): void {
+    this.cluster = source;
+  }
+
+  /** Whether every source has been read once (the kubelet's sourcesReady): only then may a pod no source wants be stopped. */
+  ready(): boolean {
+    return this.cluster?.ready ?? true;
   }
 
   /**

@@ -8,7 +8,7 @@ import http from "node:http";
 import https from "node:https";
 import type { Clock } from "../clock.ts";
 import type { HttpGetAction } from "../manifest/types.ts";
-import { KUBE_VERSION } from "../version.ts";
+import { KUBE_MINOR_VERSION } from "../version.ts";
 import { dialErrorMessage, goQuote, isDialError, joinHostPort, type ProbeResult } from "./probe-result.ts";
 
 /** The kubelet stops reading a probe's response body here (pkg/probe/http maxRespBodyLength). */
@@ -44,7 +44,7 @@ export function probeHeaders(action: HttpGetAction): Record<string, string | str
     (headers[key] ??= []).push(value);
   }
   const has = (name: string) => names.has(name.toLowerCase());
-  if (!has("user-agent")) headers["User-Agent"] = [`kube-probe/${KUBE_VERSION}`];
+  if (!has("user-agent")) headers["User-Agent"] = [`kube-probe/${KUBE_MINOR_VERSION}`];
   if (!has("accept")) headers["Accept"] = ["*/*"];
   else {
     const key = names.get("accept") ?? "Accept";

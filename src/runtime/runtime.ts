@@ -290,6 +290,11 @@ export interface ImageManager {
 
 export interface Runtime extends SandboxManager, ContainerManager, ImageManager {
   readonly name: "process" | "docker" | "fake";
+  /**
+   * The engine's own version (the CRI's runtime_version, as `docker://27.3.1` names it): for a
+   * runtime backed by an engine. The process runtime is minikubelet itself and has none.
+   */
+  version?(): Promise<string>;
   /** Subscribes to container events so the loop wakes at once; returns the unsubscribe function. */
   watch(listener: (event: RuntimeEvent) => void): () => void;
   /**

@@ -2,3 +2,8 @@
 export function isoTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
+
+/** metav1.MicroTime (a Lease's renewTime): exactly six fractional digits, or kubectl refuses the object. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}

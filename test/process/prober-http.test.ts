@@ -13,7 +13,7 @@ import net from "node:net";
 import { type Clock, realClock } from "../../src/clock.ts";
 import type { HttpGetAction, Probe, ProbeHandler } from "../../src/manifest/types.ts";
 import { Prober, type ProbeResult } from "../../src/prober/prober.ts";
-import { KUBE_VERSION } from "../../src/version.ts";
+import { KUBE_MINOR_VERSION } from "../../src/version.ts";
 import { FakeClock } from "../fake-clock.ts";
 
 interface Seen {
@@ -127,7 +127,7 @@ describe("httpGet request", () => {
     );
     expect(result.ok).toBe(true);
     const [request] = requestsFor("/healthz?x=1", from);
-    expect(request?.headers["user-agent"]).toBe(`kube-probe/${KUBE_VERSION}`);
+    expect(request?.headers["user-agent"]).toBe(`kube-probe/${KUBE_MINOR_VERSION}`);
     expect(request?.headers["accept"]).toBe("*/*");
     expect(request?.headers["authorization"]).toBe("Bearer t");
     expect(request?.headers["host"]).toBe(`127.0.0.1:${port}`);
@@ -278,7 +278,7 @@ describe("httpGet over HTTPS", () => {
   test("a self-signed certificate is accepted and the status decides", async () => {
     expect(await run(httpGet("/healthz", { scheme: "HTTPS", port: tlsPort }))).toEqual({
       ok: true,
-      message: `kube-probe/${KUBE_VERSION}`,
+      message: `kube-probe/${KUBE_MINOR_VERSION}`,
     });
     expect(await run(httpGet("/down", { scheme: "HTTPS", port: tlsPort }))).toEqual({
       ok: false,

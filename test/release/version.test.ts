@@ -10,13 +10,13 @@ const ROOT = resolve(import.meta.dir, "../..");
 
 describe("--version", () => {
   test("names the commit the binary was built from", () => {
-    expect(versionLine("0123456789ab")).toBe(`minikubelet ${pkg.version} (commit 0123456789ab; kubelet behaviour of Kubernetes 1.35)`);
-    expect(versionLine("0123456789ab-dirty")).toBe(`minikubelet ${pkg.version} (commit 0123456789ab-dirty; kubelet behaviour of Kubernetes 1.35)`);
+    expect(versionLine("0123456789ab")).toBe(`minikubelet ${pkg.version} (commit 0123456789ab; kubelet behaviour of Kubernetes 1.37.2)`);
+    expect(versionLine("0123456789ab-dirty")).toBe(`minikubelet ${pkg.version} (commit 0123456789ab-dirty; kubelet behaviour of Kubernetes 1.37.2)`);
   });
 
   test("says so when there was no commit to embed, or no build at all", () => {
-    expect(versionLine("")).toBe(`minikubelet ${pkg.version} (built outside git; kubelet behaviour of Kubernetes 1.35)`);
-    expect(versionLine(undefined)).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.35)`);
+    expect(versionLine("")).toBe(`minikubelet ${pkg.version} (built outside git; kubelet behaviour of Kubernetes 1.37.2)`);
+    expect(versionLine(undefined)).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.37.2)`);
   });
 
   test("a binary built from a source tree outside git says so, and builds again to the same bytes", () => {
@@ -29,7 +29,7 @@ describe("--version", () => {
     const built = spawnSync(join(dir.path, "scripts/build"), { cwd: dir.path, encoding: "utf8" });
     expect(built.stderr).toContain("built minikubelet");
     const version = spawnSync(join(dir.path, "minikubelet"), ["--version"], { encoding: "utf8" });
-    expect(version.stdout).toBe(`minikubelet ${pkg.version} (built outside git; kubelet behaviour of Kubernetes 1.35)\n`);
+    expect(version.stdout).toBe(`minikubelet ${pkg.version} (built outside git; kubelet behaviour of Kubernetes 1.37.2)\n`);
 
     // Nothing that changes between two builds (a time, the output directory) goes into the binary,
     // so a release's checksums can be checked by building the same commit again.

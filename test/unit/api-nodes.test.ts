@@ -1,7 +1,9 @@
 import { expect, test } from "bun:test";
+import { VERSION } from "../../src/version.ts";
 import { cpus } from "node:os";
-import { microTime, nodeRoutes } from "../../src/api/resources/nodes-api.ts";
-import { nodeObject, osImage, parseMeminfo, type HostFacts, type NodeOptions } from "../../src/api/resources/node-object.ts";
+import { nodeRoutes } from "../../src/api/resources/nodes-api.ts";
+import { microTime } from "../../src/v1/time.ts";
+import { containerRuntimeVersion, nodeObject, osImage, parseMeminfo, type HostFacts, type NodeOptions } from "../../src/node/node-object.ts";
 import { NOTHING_RESERVED, parseReserved } from "../../src/eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
 import { desired, pod } from "../pod-builder.ts";
@@ -23,6 +25,7 @@ const healthy: HostFacts = {
   operatingSystem: "linux",
   architecture: "amd64",
   machineID: "m",
+  systemUUID: "",
   bootID: "b",
 };
 const reservations = { evictionHard: parseEvictionHard(""), systemReserved: NOTHING_RESERVED, kubeReserved: NOTHING_RESERVED };
@@ -109,7 +112,7 @@ test("the node as JSON and as a Table, read from this host; another name is NotF
   expect(node.status.capacity.cpu).toBe(String(cpus().length));
   expect(node.status.capacity.memory).toMatch(/^\d+Ki$/);
   expect(node.status.addresses).toContainEqual({ type: "InternalIP", address: "127.0.0.1" });
-  expect(node.status.nodeInfo).toMatchObject({ containerRuntimeVersion: "process://minikubelet", operatingSystem: "linux", kubeletVersion: expect.stringMatching(/^v1\.\d+\.\d+$/) });
+  expect(node.status.nodeInfo).toMatchObject({ containerRuntimeVersion: `process://minikubelet-${VERSION}`, operatingSystem: "linux", kubeletVersion: "v1.37.2" });
   // Stable uid for the same database and name.
   expect((await call(nodeRoutes, "GET", "/api/v1/nodes/lab", api)).body.metadata.uid).toBe(node.metadata.uid);
 
@@ -127,7 +130,7 @@ test("the node as JSON and as a Table, read from this host; another name is NotF
     "Container-Runtime*",
   ]);
   const cells = list.body.rows[0].cells;
-  expect([cells[0], cells[1], cells[2], cells[5], cells[6], cells[9]]).toEqual(["lab", "Ready", "<none>", "127.0.0.1", "<none>", "process://minikubelet"]);
+  expect([cells[0], cells[1], cells[2], cells[5], cells[6], cells[9]]).toEqual(["lab", "Ready", "<none>", "127.0.0.1", "<none>", `process://minikubelet-${VERSION}`]);
   expect((await call(nodeRoutes, "GET", "/api/v1/nodes", api, { query: { fieldSelector: "metadata.name=other" } })).body.items).toEqual([]);
   expect(await call(nodeRoutes, "GET", "/api/v1/nodes/other", api)).toMatchObject({ status: 404, body: { message: 'nodes "other" not found' } });
   h.agent.close();
@@ -157,4 +160,10 @@ test("the node's Lease carries a six-digit MicroTime renewTime; another lease is
   const other = await call(nodeRoutes, "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/x", api);
   expect(other).toMatchObject({ status: 404, body: { message: 'leases.coordination.k8s.io "x" not found' } });
   h.agent.close();
+});
+
+test("containerRuntimeVersion: the process runtime is minikubelet's version; an engine's is its own once it said it", () => {
+  expect(containerRuntimeVersion("process")).toBe(`process://minikubelet-${VERSION}`);
+  expect(containerRuntimeVersion("docker", "27.3.1")).toBe("docker://27.3.1");
+  expect(containerRuntimeVersion("docker")).toBe("docker://unknown");
 });

@@ -17,14 +17,14 @@ afterEach(() => output.restore());
 describe("the command line", () => {
   test("--version prints the version, that it runs from source, and the Kubernetes release it follows", async () => {
     expect(await runCLI(["--version"])).toBe(0);
-    expect(out.join("")).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.35)\n`);
+    expect(out.join("")).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.37.2)\n`);
   });
 
   test("the entry prints the same line for --version or -v alone, before loading the parser", async () => {
     for (const flag of ["--version", "-v"]) {
       const entry = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../src/main.ts"), flag]);
       expect(entry.exitCode).toBe(0);
-      expect(entry.stdout.toString()).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.35)\n`);
+      expect(entry.stdout.toString()).toBe(`minikubelet ${pkg.version} (run from source; kubelet behaviour of Kubernetes 1.37.2)\n`);
     }
   });
 
@@ -41,6 +41,11 @@ describe("the command line", () => {
   test("run without --manifests is a usage error", async () => {
     expect(await runCLI(["run"])).toBe(2);
     expect(out.join("")).toBe("error: run needs --manifests DIR (or --kubeconfig FILE to join a cluster)\n");
+  });
+
+  test("--node-ip is node mode's, and an IP address", async () => {
+    expect(await runCLI(["run", "--manifests", import.meta.dir, "--node-ip", "10.0.0.5"])).toBe(2);
+    expect(out.join("")).toBe("error: --node-ip needs --kubeconfig (it is the address the cluster reaches the node at)\n");
   });
 
   test("a bad flag value names the flag and the value, exit 2", async () => {

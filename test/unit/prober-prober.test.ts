@@ -3,7 +3,7 @@ import type { HttpGetAction, Probe, ProbeHandler } from "../../src/manifest/type
 import { probeHeaders, probeUrl } from "../../src/prober/http-probe.ts";
 import { Prober, type ExecFn } from "../../src/prober/prober.ts";
 import type { ExecResult } from "../../src/runtime/runtime.ts";
-import { KUBE_VERSION } from "../../src/version.ts";
+import { KUBE_MINOR_VERSION } from "../../src/version.ts";
 import { FakeClock } from "../fake-clock.ts";
 
 function probe(handler: ProbeHandler, timeoutSeconds = 1): Probe {
@@ -115,7 +115,7 @@ describe("httpGet request shape", () => {
   });
 
   test("User-Agent and Accept default to the kubelet's, unless the probe sets them", () => {
-    expect(probeHeaders(action())).toEqual({ "User-Agent": `kube-probe/${KUBE_VERSION}`, Accept: "*/*", Connection: "close" });
+    expect(probeHeaders(action())).toEqual({ "User-Agent": `kube-probe/${KUBE_MINOR_VERSION}`, Accept: "*/*", Connection: "close" });
     const custom = probeHeaders(
       action({
         httpHeaders: [

@@ -3,7 +3,7 @@
  * we follow; the gcloud kubectl dispatcher reads it to pick `kubectl.1.<minor>` (falling back to its
  * own build when it has none that new).
  */
-import { KUBE_VERSION, VERSION } from "../../version.ts";
+import { KUBELET_VERSION, KUBE_VERSION, VERSION } from "../../version.ts";
 import type { Route } from "../http/http.ts";
 
 export function versionInfo() {
@@ -12,7 +12,7 @@ export function versionInfo() {
     major,
     minor,
     // Must parse as semver: kubectl version fails on anything else. Build metadata names us.
-    gitVersion: `v${major}.${minor}.0+minikubelet-${VERSION}`,
+    gitVersion: `${KUBELET_VERSION}+minikubelet-${VERSION}`,
     gitCommit: "",
     gitTreeState: "",
     buildDate: "",

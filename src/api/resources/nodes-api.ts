@@ -4,11 +4,12 @@
  */
 import { statSync } from "node:fs";
 import { timestampSince } from "../../printers/age.ts";
-import { isoTime } from "../../v1/time.ts";
+import { isoTime, microTime } from "../../v1/time.ts";
 import { databaseIdentity } from "../../store/identity.ts";
 import type { ApiContext } from "../http/context.ts";
 import type { ApiRequest, Route } from "../http/http.ts";
-import { nodeObject, readHostFacts, type NodeOptions } from "./node-object.ts";
+import { containerRuntimeVersion, nodeObject, readHostFacts, type NodeOptions } from "../../node/node-object.ts";
+import { LEASE_DURATION_SECONDS, LEASE_NAMESPACE } from "../../node/node-lease.ts";
 import { NOTHING_RESERVED, parseReserved, type NodeReservations } from "../../eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../eviction/thresholds.ts";
 import { readNodeStatus } from "../../store/node-status.ts";
@@ -32,9 +33,6 @@ export const NODE_COLUMNS: TableColumn[] = [
   column("Container-Runtime", "Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).", { wide: true }),
 ];
 
-const LEASE_NAMESPACE = "kube-node-lease";
-/** The kubelet's default node lease duration. */
-const LEASE_DURATION_SECONDS = 40;
 
 type Node = ReturnType<typeof nodeObject> & { metadata: { name: string; uid: string; creationTimestamp: string; resourceVersion?: string; labels: Record<string, string> } };
 
@@ -48,7 +46,7 @@ export function currentNode(api: ApiContext): Node {
     createdAt,
     heartbeatAt,
     liveness: api.runtime ? "running" : "not-serving",
-    containerRuntimeVersion: containerRuntimeVersion(api),
+    containerRuntimeVersion: containerRuntimeVersion(api.runtime?.name ?? recordedRuntime(api)),
     ...recordedNode(api),
     maxPods: api.maxPods,
     ...(api.plegHealth && { pleg: api.plegHealth() }),
@@ -95,17 +93,7 @@ function databaseCreatedAt(dbPath: string): number {
   return stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.ctimeMs;
 }
 
-/**
- * `process://minikubelet` or `docker://...`: the agent's runtime under `run`; under `serve`, the
- * runtime the recorded containers ran on (their containerID scheme).
- */
-function containerRuntimeVersion(api: ApiContext): string {
-  const name = api.runtime?.name ?? recordedRuntime(api);
-  if (name === "process") return "process://minikubelet";
-  // The Runtime interface does not report the engine's version.
-  return `${name}://unknown`;
-}
-
+/** Under `serve` (no runtime), the runtime the recorded containers ran on (their containerID scheme). */
 function recordedRuntime(api: ApiContext): string {
   for (const row of api.store.livePods()) {
     const statuses = [...(row.object.status?.containerStatuses ?? []), ...(row.object.status?.initContainerStatuses ?? [])];
@@ -176,11 +164,6 @@ function getLease(request: ApiRequest, api: ApiContext): Response {
     metadata: { name, namespace, uid: stableUid(`${nodeUid(api)}/lease`), resourceVersion: String(api.store.revision()), creationTimestamp: isoTime(createdAt) },
     spec: { holderIdentity: name, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime(renewAt) },
   });
-}
-
-/** metav1.MicroTime: exactly six fractional digits, or kubectl refuses the object. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
 export const nodeRoutes: Route[] = [

@@ -4,6 +4,7 @@
  * restart does (or stops them first with --stop-pods-on-exit), then prints the final table.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { startAgent } from "../../agent/agent.ts";
 import type { NodeServingOptions } from "../../agent/kubelet-server.ts";
@@ -27,6 +28,7 @@ export interface RunOptions extends ApiLimitFlags {
   clientCaFile?: string;
   /** cac turns a numeric-looking value into a number, hence unknown. */
   node?: unknown;
+  nodeIp?: unknown;
   runtime?: string;
   statusFile?: string;
   backoffBase?: unknown;
@@ -55,6 +57,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   if (dir !== undefined && (!existsSync(dir) || !statSync(dir).isDirectory())) throw new UserError(`--manifests: ${dir} is not a directory`);
   const cluster = options.kubeconfig ? clusterOption(options.kubeconfig, options.node) : undefined;
   const serving = servingOptions(options, cluster !== undefined);
+  const nodeIP = nodeIPOption(options.nodeIp, cluster !== undefined);
   const runtime = options.runtime ?? "process";
   if (runtime !== "process" && runtime !== "docker") throw new UsageError(`--runtime must be process or docker (got ${JSON.stringify(runtime)})`);
   // Every flag is checked before anything starts: a bad one must not leave a database or a runtime root behind.
@@ -86,7 +89,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     ...flags,
     dbPath: resolveDbPath(options.db),
     manifests: dir,
-    ...(cluster && { cluster: { credentials: cluster.credentials, serving } }),
+    ...(cluster && { cluster: { credentials: cluster.credentials, serving, nodeIP } }),
     runtime,
     strict: options.strict === true,
     ...(options.pauseImage !== undefined && { pauseImage: options.pauseImage }),
@@ -143,6 +146,14 @@ function waitForSignal(unlock: () => Promise<void>): Promise<void> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
+}
+
+/** `--node-ip`: an IP address, and only in node mode (the local API's Node is at 127.0.0.1). */
+function nodeIPOption(value: unknown, nodeMode: boolean): string {
+  if (value === undefined) return "127.0.0.1";
+  if (!nodeMode) throw new UsageError("--node-ip needs --kubeconfig (it is the address the cluster reaches the node at)");
+  if (typeof value !== "string" || isIP(value) === 0) throw new UsageError(`--node-ip must be an IP address (got ${JSON.stringify(value)})`);
+  return value;
 }
 
 /**

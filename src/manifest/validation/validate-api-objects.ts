@@ -39,8 +39,8 @@ export function readObjectVolume(name: string, type: "configMap" | "secret", fie
   return { name, type, defaultMode, source: readFilesSource(fields, "name") };
 }
 
-/** `volumes[i].projected`: configMap, secret, downwardAPI and serviceAccountToken sources; a static pod's, downwardAPI only. */
-export function readProjectedVolume(name: string, fields: Fields, apiObjects = true): Volume {
+/** `volumes[i].projected`: configMap, secret, downwardAPI and serviceAccountToken sources (a static pod's: downwardAPI alone, checked before). */
+export function readProjectedVolume(name: string, fields: Fields): Volume {
   const defaultMode = readMode(fields, "defaultMode") ?? 0o644;
   const sources: VolumeProjection[] = [];
   for (const item of fields.objectList("sources")) {
@@ -48,11 +48,6 @@ export function readProjectedVolume(name: string, fields: Fields, apiObjects = t
     const secret = item.object("secret");
     const downward = item.object("downwardAPI");
     const token = item.object("serviceAccountToken");
-    const needsApi = configMap ? "configmaps" : secret ? "secrets" : token ? "serviceaccounts" : undefined;
-    if (!apiObjects && needsApi) {
-      item.fail(configMap ? "configMap" : secret ? "secret" : "serviceAccountToken", `Forbidden: static pods may not reference ${needsApi} (via projected volumes)`);
-      continue;
-    }
     if (configMap) sources.push({ kind: "configMap", source: readFilesSource(configMap, "name") });
     else if (secret) sources.push({ kind: "secret", source: readFilesSource(secret, "name") });
     else if (downward) {

@@ -3,7 +3,7 @@
  * collected with its field path (not just the first), and the API's defaults are filled in.
  * Pure: no I/O; the file name is only used in messages.
  */
-import type { ContainerSpec, PodSpec, RestartPolicy, Volume } from "../types.ts";
+import { API_POD_SOURCE, type ContainerSpec, type PodSpec, type RestartPolicy, type Volume } from "../types.ts";
 import { IssueList, ManifestError, type Issue } from "../errors.ts";
 import { isPlainObject, describeValue, objectAt, type Fields } from "../fields.ts";
 import { checkAnnotationsSize, checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "../names.ts";
@@ -15,6 +15,7 @@ import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../d
 import { withoutUnknownFields } from "../known-fields.ts";
 import { readPodOS, type PodOS } from "./validate-stop-signal.ts";
 import { readEmptyDir } from "./validate-empty-dir.ts";
+import { volumeObjectReference } from "./api-object-reference.ts";
 
 export const DEFAULT_NAMESPACE = "default";
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
@@ -83,7 +84,7 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   const spec = root.object("spec");
   if (!spec && !root.has("spec")) root.fail("spec", "required");
   const apiObjects = context.apiObjects === "allowed";
-  const volumes = spec ? readVolumes(spec, apiObjects) : [];
+  const volumes = spec ? readVolumes(spec, apiObjects, context.source !== API_POD_SOURCE) : [];
   const volumeNames = new Set(volumes.map((volume) => volume.name));
   // Read before the containers: a hook's sleep may not outlast it.
   const terminationGracePeriodSeconds =
@@ -209,7 +210,11 @@ function checkUniqueContainerNames(spec: Fields, init: ContainerSpec[], app: Con
   }
 }
 
-function readVolumes(spec: Fields, apiObjects: boolean): Volume[] {
+/**
+ * `apiObjects`: a pod of the cluster, whose configMap, secret and projected volumes are read;
+ * `isStatic`: a manifest file's pod, which the kubelet refuses outright when it references API objects.
+ */
+function readVolumes(spec: Fields, apiObjects: boolean, isStatic: boolean): Volume[] {
   const volumes: Volume[] = [];
   const names = new Set<string>();
   for (const item of spec.objectList("volumes")) {
@@ -239,15 +244,14 @@ function readVolumes(spec: Fields, apiObjects: boolean): Volume[] {
     } else if (apiObjects && (source === "configMap" || source === "secret")) {
       const fields = item.object(source);
       if (fields) volumes.push(readObjectVolume(name, source, fields));
-    } else if (source === "projected") {
-      // A static pod's projected volume may hold downwardAPI sources only, as the kubelet allows.
+    } else if (source === "projected" && (apiObjects || !volumeObjectReference(source, item.obj[source]))) {
+      // Any pod's projected volume may hold downwardAPI sources alone, as the kubelet allows a static pod's.
       const fields = item.object(source);
-      if (fields) volumes.push(readProjectedVolume(name, fields, apiObjects));
-    } else if (source === "configMap" || source === "secret") {
-      // The kubelet's refusal (pkg/kubelet/config/common.go, podutil.HasAPIObjectReference).
-      item.fail(source, `Forbidden: static pods may not reference ${source === "configMap" ? "configmaps (via configmap volumes)" : "secrets (via secret volumes)"}`);
+      if (fields) volumes.push(readProjectedVolume(name, fields));
     } else {
-      item.fail(source, `${source} volumes are not supported: static pods support only emptyDir, hostPath and downwardAPI`);
+      const reference = isStatic ? volumeObjectReference(source, item.obj[source]) : undefined;
+      const supported = isStatic ? "static pods support only emptyDir, hostPath and downwardAPI" : "minikubelet mounts only emptyDir, hostPath and downwardAPI volumes";
+      item.fail(source, reference ? `static pods may not reference ${reference}` : `${source} volumes are not supported: ${supported}`);
     }
   }
   return volumes;

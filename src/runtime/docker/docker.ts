@@ -311,6 +311,10 @@ export class DockerRuntime implements Runtime {
     return { path: String((info as { DockerRootDir?: string }).DockerRootDir ?? "/var/lib/docker"), usedBytes: images.reduce((sum, image) => sum + (image.Size ?? 0), 0) };
   }
 
+  async version(): Promise<string> {
+    return (await this.docker.version()).Version;
+  }
+
   watch(listener: (event: RuntimeEvent) => void): () => void {
     return this.events.subscribe(listener);
   }

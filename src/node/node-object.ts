@@ -1,18 +1,19 @@
 /**
- * The one v1 Node: this host as the kubelet would register it. Capacity and pressure come from
+ * The one drawing of this host as a v1 Node, as the kubelet would register it: the local API serves
+ * it, and node mode registers it with the cluster and reports its status from it. Capacity and pressure come from
  * the host itself (CPUs, /proc/meminfo, the filesystem holding the pods' files, the PID space), read
  * by `readHostFacts`; allocatable and DiskPressure follow what the agent recorded (its flags, its
  * monitor's verdict). `nodeObject` is pure, so thresholds and conditions are tested with any facts.
  */
 import { readFileSync } from "node:fs";
 import { arch, hostname, platform, release } from "node:os";
-import { isoTime } from "../../v1/time.ts";
-import { KUBE_VERSION } from "../../version.ts";
-import { MAX_PODS, nodeAllocatable, readHostCapacity, type HostCapacity, type NodeReservations } from "../../eviction/node-allocatable.ts";
-import { thresholdBytes } from "../../eviction/thresholds.ts";
-import { realStatfs } from "../../eviction/disk-pressure.ts";
-import { runtimeRootOf } from "../../store/db-path.ts";
-import type { PlegHealth } from "../../pleg/pleg.ts";
+import { isoTime } from "../v1/time.ts";
+import { KUBELET_VERSION, VERSION } from "../version.ts";
+import { MAX_PODS, nodeAllocatable, readHostCapacity, type HostCapacity, type NodeReservations } from "../eviction/node-allocatable.ts";
+import { thresholdBytes } from "../eviction/thresholds.ts";
+import { realStatfs } from "../eviction/disk-pressure.ts";
+import { runtimeRootOf } from "../store/db-path.ts";
+import type { PlegHealth } from "../pleg/pleg.ts";
 
 export interface HostFacts extends HostCapacity {
   memoryAvailableKi: number;
@@ -26,7 +27,14 @@ export interface HostFacts extends HostCapacity {
   operatingSystem: string;
   architecture: string;
   machineID: string;
+  /** The firmware's UUID (/sys/class/dmi/id/product_uuid, readable by root only); "" when unreadable. */
+  systemUUID: string;
   bootID: string;
+}
+
+export interface NodeAddress {
+  type: "InternalIP" | "ExternalIP" | "Hostname" | "InternalDNS" | "ExternalDNS";
+  address: string;
 }
 
 /** The kubelet has no default PID threshold; a host with under 10% of pid_max free is under PID pressure here. */
@@ -53,6 +61,8 @@ export interface NodeOptions {
   pleg?: PlegHealth;
   /** The port the kubelet's own server listens on (`run --kubelet-listen`); 0 while none does. */
   kubeletPort?: number;
+  /** `status.addresses`; default InternalIP 127.0.0.1 and the host's name. */
+  addresses?: NodeAddress[];
 }
 
 export function readHostFacts(dbPath: string): HostFacts {
@@ -73,6 +83,7 @@ export function readHostFacts(dbPath: string): HostFacts {
     operatingSystem: platform(),
     architecture: goArch(arch()),
     machineID: readText("/etc/machine-id").trim(),
+    systemUUID: readText("/sys/class/dmi/id/product_uuid").trim(),
     bootID: readText("/proc/sys/kernel/random/boot_id").trim(),
   };
 }
@@ -141,25 +152,35 @@ export function nodeObject(facts: HostFacts, options: NodeOptions): Record<strin
         condition("PIDPressure", pidPressure, ["KubeletHasInsufficientPID", "kubelet has insufficient PID available"], ["KubeletHasSufficientPID", "kubelet has sufficient PID available"]),
         ready,
       ],
-      addresses: [
+      addresses: options.addresses ?? [
         { type: "InternalIP", address: "127.0.0.1" },
         { type: "Hostname", address: facts.hostname },
       ],
       daemonEndpoints: { kubeletEndpoint: { Port: options.kubeletPort ?? 0 } },
       nodeInfo: {
         machineID: facts.machineID,
-        systemUUID: facts.machineID,
+        systemUUID: facts.systemUUID,
         bootID: facts.bootID,
         kernelVersion: facts.kernelVersion,
         osImage: facts.osImage,
         containerRuntimeVersion: options.containerRuntimeVersion,
-        kubeletVersion: `v${KUBE_VERSION}.0`,
+        kubeletVersion: KUBELET_VERSION,
         kubeProxyVersion: "",
         operatingSystem: facts.operatingSystem,
         architecture: facts.architecture,
       },
     },
   };
+}
+
+/**
+ * `nodeInfo.containerRuntimeVersion` as the kubelet words it (`<runtime name>://<runtime version>`):
+ * the process runtime's version is minikubelet's own; an engine's is what it said (Runtime.version),
+ * `unknown` until it has.
+ */
+export function containerRuntimeVersion(runtimeName: string, engineVersion?: string): string {
+  if (runtimeName === "process") return `process://minikubelet-${VERSION}`;
+  return `${runtimeName}://${engineVersion ?? "unknown"}`;
 }
 
 function availableBytes(path: string): bigint {
