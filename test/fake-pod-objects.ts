@@ -17,6 +17,8 @@ export class FakePodObjects implements PodObjectSource {
   readonly secrets = new Map<string, SecretData>();
   /** Objects that are neither there nor known absent (the cache has not listed them). */
   readonly unread = new Set<string>();
+  /** For the unread: until when the source says it is still listing them (the loop keeps quiet). */
+  readingUntil?: number;
   serviceList?: ServiceInfo[] = [];
   readonly registered = new Set<string>();
   readonly tokenRequests: PendingToken[] = [];
@@ -59,7 +61,7 @@ export class FakePodObjects implements PodObjectSource {
   }
 
   private lookup<T>(map: Map<string, T>, key: string, resource: string): Lookup<T> {
-    if (this.unread.has(key)) return { state: "unavailable", message: `failed to sync ${resource} cache: timed out waiting for the condition` };
+    if (this.unread.has(key)) return { state: "unavailable", message: `failed to sync ${resource} cache: timed out waiting for the condition`, ...(this.readingUntil !== undefined && { quietUntil: this.readingUntil }) };
     const object = map.get(key);
     return object ? { state: "found", object } : { state: "notFound" };
   }

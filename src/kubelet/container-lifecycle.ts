@@ -139,6 +139,11 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
       return;
     }
     if (!(error instanceof ContainerConfigError)) throw error;
+    if (error.quietUntil !== undefined && error.quietUntil > ctx.clock.now()) {
+      // The object is being read (the kubelet waits a second for its cache): its arrival wakes the pod.
+      ctx.wakeAt(pod, error.quietUntil);
+      return;
+    }
     // The kubelet's ErrCreateContainerConfig: no attempt is made, the container waits; the object's arrival wakes the pod.
     container.waiting = { reason: "CreateContainerConfigError", message: error.message };
     ctx.event(pod, "Warning", "Failed", container, `Error: ${error.message}`);

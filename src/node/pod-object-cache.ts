@@ -44,6 +44,8 @@ export interface PodObjectCacheOptions {
 }
 
 const RESOURCE: Record<Kind, string> = { configMap: "configmaps", secret: "secrets" };
+/** How long the kubelet's managers wait for a new object's first listing before they report it missing. */
+const FIRST_SYNC_WAIT_MS = 1000;
 
 export class PodObjectCache implements PodObjectSource {
   private readonly watched = new Map<string, Watched>();
@@ -161,8 +163,8 @@ export class PodObjectCache implements PodObjectSource {
       namespace,
       name,
       pods: new Set([uid]),
-      // The kubelet's message while its reflector has not listed yet (it waits a second; the loop does not wait).
-      lookup: { state: "unavailable", message: `failed to sync ${resource} cache: timed out waiting for the condition` },
+      // The kubelet's message once its reflector has not listed for a second (the loop keeps quiet until then, without waiting).
+      lookup: { state: "unavailable", message: `failed to sync ${resource} cache: timed out waiting for the condition`, quietUntil: this.options.clock.now() + FIRST_SYNC_WAIT_MS },
       stop: () => {},
     };
     this.watched.set(key, entry);

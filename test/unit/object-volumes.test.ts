@@ -119,6 +119,24 @@ describe("the loop", () => {
     expect(h.events.length).toBe(passes);
   });
 
+  test("an object still being listed: the pod waits quietly for a second, then says why; its arrival starts it", async () => {
+    using dir = tempDir();
+    const objects = new FakePodObjects();
+    const h = harness({ objects });
+    h.runtime.volumeRoot = dir.path;
+    objects.unread.add("configMap demo/cfg");
+    objects.readingUntil = h.clock.now() + 1000;
+    const web = clusterPod([{ name: "cfg", configMap: { name: "cfg" } }], { env: [{ name: "A", valueFrom: { configMapKeyRef: { name: "cfg", key: "a" } } }] });
+    await h.kubelet.sync(desired(web));
+    expect(h.events).toEqual([]);
+    await h.advance(1);
+    expect(h.events.map((e) => `${e.reason} ${e.message}`)).toEqual([`FailedMount MountVolume.SetUp failed for volume "cfg" : failed to sync configmap cache: timed out waiting for the condition`]);
+    objects.unread.clear();
+    objects.setConfigMap("demo", "cfg", { a: "1" });
+    await h.kubelet.idle();
+    expect([...h.runtime.containers.values()][0]!.config.container.env.find((e) => e.name === "A")?.value).toBe("1");
+  });
+
   test("a removed pod is unregistered from the source", async () => {
     const objects = new FakePodObjects();
     objects.setConfigMap("demo", "cfg", { a: "1" });

@@ -90,12 +90,13 @@ function setup() {
 }
 
 test("a referenced ConfigMap is listed by name and followed on its watch; released, its watch ends", async () => {
-  const { api, cache } = setup();
+  const { api, clock, cache } = setup();
   api.set(CM, "a", { k: "1" });
   const pod = podUsing("u1", ["a"]);
   expect(cache.configMap("demo", "a")).toEqual({ state: "unavailable", message: 'object "demo"/"a" not registered' });
   cache.registerPod(pod);
-  expect(cache.configMap("demo", "a")).toEqual({ state: "unavailable", message: "failed to sync configmap cache: timed out waiting for the condition" });
+  // Being listed: the loop keeps quiet for the second the kubelet's managers wait, then reports this.
+  expect(cache.configMap("demo", "a")).toEqual({ state: "unavailable", message: "failed to sync configmap cache: timed out waiting for the condition", quietUntil: clock.now() + 1000 });
   await settle();
   expect(cache.configMap("demo", "a")).toEqual({ state: "found", object: { data: { k: "1" }, binaryData: {} } });
   expect(api.calls).toEqual([`GET ${CM}?metadata.name=a`, `WATCH ${CM}?metadata.name=a`]);

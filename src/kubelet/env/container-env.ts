@@ -18,6 +18,8 @@ import { notFoundMessage, type ConfigMapData, type Lookup, type PodObjectSource,
 /** Why a container's env cannot be made now; the message is the container's waiting message. */
 export class ContainerConfigError extends Error {
   override readonly name = "ContainerConfigError";
+  /** Set while the source is still reading the object: the start waits quietly until then. */
+  quietUntil?: number;
 }
 
 const textDecoder = new TextDecoder();
@@ -92,7 +94,11 @@ function fetchOnce<T>(
   if (seen.has(name)) return seen.get(name);
   if (!objects) throw new ContainerConfigError(`couldn't get ${kind} ${namespace}/${name}, no kubeClient defined`);
   const lookup = (kind === "configMap" ? objects.configMap(namespace, name) : objects.secret(namespace, name)) as Lookup<T>;
-  if (lookup.state === "unavailable") throw new ContainerConfigError(lookup.message);
+  if (lookup.state === "unavailable") {
+    const error = new ContainerConfigError(lookup.message);
+    if (lookup.quietUntil !== undefined) error.quietUntil = lookup.quietUntil;
+    throw error;
+  }
   if (lookup.state === "notFound") {
     if (!optional) throw new ContainerConfigError(notFoundMessage(kind, name));
     return undefined;

@@ -27,7 +27,15 @@ export interface SecretData {
  * reference is then skipped), or why it cannot be told yet (not read yet, forbidden, unreachable),
  * in the message the kubelet's manager would return.
  */
-export type Lookup<T> = { state: "found"; object: T } | { state: "notFound" } | { state: "unavailable"; message: string };
+export type Lookup<T> =
+  | { state: "found"; object: T }
+  | { state: "notFound" }
+  /**
+   * `quietUntil`: the source expects to know by then (a first listing under way); until then the
+   * loop waits without a word, as the kubelet's managers wait up to a second for their cache to
+   * sync, and the answer's arrival wakes the pod. Past it, `message` is what the pod reports.
+   */
+  | { state: "unavailable"; message: string; quietUntil?: number };
 
 /** What the service env variables are made of (getServiceEnvVarMap). */
 export interface ServiceInfo {

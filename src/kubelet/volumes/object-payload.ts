@@ -18,6 +18,8 @@ export class VolumeSetUpError extends Error {
   override readonly name = "VolumeSetUpError";
   /** When to try again (a failed TokenRequest's retry); absent: when the object arrives. */
   retryAt?: number;
+  /** Set while the source is still reading an object: no FailedMount until then. */
+  quietUntil?: number;
 }
 
 export interface PayloadInputs {
@@ -47,7 +49,11 @@ export function volumePayload(pod: PodSpec, volume: FilledVolume, inputs: Payloa
 function objectFiles(pod: PodSpec, kind: "configMap" | "secret", source: ObjectFilesSource, defaultMode: number, objects: PodObjectSource | undefined): PayloadFile[] {
   if (!objects) throw new VolumeSetUpError(`${kind === "configMap" ? "configmap" : "secret"} ${pod.namespace}/${source.name}: no source of API objects`);
   const lookup = kind === "configMap" ? objects.configMap(pod.namespace, source.name) : objects.secret(pod.namespace, source.name);
-  if (lookup.state === "unavailable") throw new VolumeSetUpError(lookup.message);
+  if (lookup.state === "unavailable") {
+    const error = new VolumeSetUpError(lookup.message);
+    if (lookup.quietUntil !== undefined) error.quietUntil = lookup.quietUntil;
+    throw error;
+  }
   if (lookup.state === "notFound") {
     if (source.optional) return [];
     throw new VolumeSetUpError(notFoundMessage(kind, source.name));
@@ -76,6 +82,7 @@ function projectedFiles(pod: PodSpec, volume: Extract<FilledVolume, { type: "pro
   const files = new Map<string, PayloadFile>();
   const errors: string[] = [];
   let nextAt: number | undefined;
+  let quietUntil: number | undefined;
   for (const projection of volume.sources) {
     try {
       if (projection.kind === "configMap" || projection.kind === "secret") {
@@ -102,12 +109,14 @@ function projectedFiles(pod: PodSpec, volume: Extract<FilledVolume, { type: "pro
     } catch (error) {
       if (!(error instanceof VolumeSetUpError)) throw error;
       errors.push(error.message);
+      if (error.quietUntil !== undefined) quietUntil = Math.max(quietUntil ?? 0, error.quietUntil);
     }
   }
   if (errors.length > 0) {
     // utilerrors.NewAggregate: one error as it is, several in brackets.
     const error = new VolumeSetUpError(errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`);
     if (nextAt !== undefined) error.retryAt = nextAt;
+    if (quietUntil !== undefined) error.quietUntil = quietUntil;
     throw error;
   }
   return { files: [...files.values()], ...(nextAt !== undefined && { nextAt }) };

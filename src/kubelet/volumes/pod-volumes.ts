@@ -55,6 +55,11 @@ export function syncPodVolumes(ctx: SyncContext, pod: PodRecord, refresh = false
         continue;
       }
       ready = false;
+      if (error instanceof VolumeSetUpError && error.quietUntil !== undefined && error.quietUntil > ctx.clock.now()) {
+        // The object is being read: its arrival wakes the pod; the timer reports it if it does not come.
+        ctx.wakeAt(pod, error.quietUntil);
+        continue;
+      }
       const message = error instanceof Error ? error.message : String(error);
       ctx.event(pod, "Warning", "FailedMount", undefined, `MountVolume.SetUp failed for volume ${JSON.stringify(volume.name)} : ${message}`);
       // An object not there yet wakes the pod when it comes; anything else is tried again shortly.
