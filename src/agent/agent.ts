@@ -44,6 +44,7 @@ import { startBanner } from "./banner.ts";
 import { startNodeMonitor, type NodeMonitor } from "./node-monitor.ts";
 import { startNodeMode } from "./node-mode.ts";
 import { ClusterClient } from "../node/cluster-client.ts";
+import { PodObjectCache } from "../node/pod-object-cache.ts";
 import { readHostFacts } from "../node/node-object.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
 import type { PodSpec } from "../manifest/types.ts";
@@ -203,7 +204,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
   const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), options.reservations, options.maxPods);
   const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
-  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder });
+  // Node mode: the ConfigMaps, Secrets, Services and tokens the cluster's pods reference, read with the node's credentials.
+  const podObjects = cluster && new PodObjectCache({ client: cluster.client, clock, log });
+  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder, ...(podObjects && { objects: podObjects }) });
   loop.kubelet = kubelet;
   kubelet.recorder.subscribe(onEvent);
   // Node mode's status reports a change at once; it starts below, so it is reached through this holder.
@@ -220,6 +223,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         nodeName,
         clock,
         log,
+        podObjects,
         node: {
           facts: () => readHostFacts(dbPath),
           reservations: options.reservations,

@@ -7,6 +7,7 @@
 import type { Clock } from "../clock.ts";
 import { ClusterClient } from "../node/cluster-client.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
+import type { PodObjectCache } from "../node/pod-object-cache.ts";
 import { ApiReachability } from "../node/api-reachability.ts";
 import { startNodeLifecycle, type NodeFactsSource } from "../node/node-lifecycle.ts";
 import type { ClusterNode } from "../node/node-status.ts";
@@ -21,6 +22,8 @@ export interface NodeModeOptions {
   nodeName: string;
   clock: Clock;
   log: (message: string) => void;
+  /** The cache of what the node's pods reference (the loop reads it): started and stopped with node mode. */
+  podObjects?: PodObjectCache;
   /** What the agent knows of its node: the Node's registration, status and lease are drawn from it. */
   node: NodeFactsSource;
   /** The node's pods: the loop they feed, the sources they join, the runtime's rules. */
@@ -51,6 +54,10 @@ export function startNodeMode(options: NodeModeOptions): NodeMode {
     const nodePods = startNodePods({ client, nodeName: options.nodeName, clock: options.clock, log: options.log, reachability, ...pods });
     sources.addCluster(nodePods.source);
     parts.push(nodePods);
+  }
+  if (options.podObjects) {
+    options.podObjects.start();
+    parts.push(options.podObjects);
   }
   return {
     client,

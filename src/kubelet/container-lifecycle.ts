@@ -8,7 +8,8 @@ import { goDuration } from "../printers/go-duration.ts";
 import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
 import { backoffKey } from "./backoff.ts";
 import { DownwardApiError, resolveEnv } from "./env/downward-values.ts";
-import { syncDownwardVolumes } from "./volumes/downward-volumes.ts";
+import { ContainerConfigError, containerEnv } from "./env/container-env.ts";
+import { syncPodVolumes } from "./volumes/pod-volumes.ts";
 import { expandCommand, expandEnv } from "./env/env-expansion.ts";
 import { allContainers, transition, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
@@ -124,8 +125,30 @@ async function keepAsPrevious(ctx: SyncContext, container: ContainerRecord, ende
 async function startContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
   if (!pod.sandbox) return;
   // The kubelet mounts a pod's volumes before any of its containers starts (FailedMount holds them back).
-  if (!syncDownwardVolumes(ctx, pod)) return;
+  if (!syncPodVolumes(ctx, pod)) return;
   if (!(await ensureImage(ctx, pod, container))) return;
+  let spec: ContainerSpec;
+  try {
+    spec = runtimeSpec(ctx, pod, container);
+  } catch (error) {
+    if (error instanceof ContainerStartError) {
+      // As a failed start (a downward reference the pod cannot satisfy): counted and recorded like one.
+      ctx.metrics.containerStarted(metricContainerType(container.kind));
+      ctx.metrics.containerStartFailed(metricContainerType(container.kind), "Unknown");
+      recordStartError(ctx, pod, container, error);
+      return;
+    }
+    if (!(error instanceof ContainerConfigError)) throw error;
+    if (error.quietUntil !== undefined && error.quietUntil > ctx.clock.now()) {
+      // The object is being read (the kubelet waits a second for its cache): its arrival wakes the pod.
+      ctx.wakeAt(pod, error.quietUntil);
+      return;
+    }
+    // The kubelet's ErrCreateContainerConfig: no attempt is made, the container waits; the object's arrival wakes the pod.
+    container.waiting = { reason: "CreateContainerConfigError", message: error.message };
+    ctx.event(pod, "Warning", "Failed", container, `Error: ${error.message}`);
+    return;
+  }
   const attempt = container.attempts;
   let id: string;
   const metricType = metricContainerType(container.kind);
@@ -134,7 +157,6 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   try {
     const target = container.spec.targetContainerName;
     const targetContainerId = target === undefined ? undefined : allContainers(pod).find((c) => c.name === target && c.state === "running")?.containerId;
-    const spec = runtimeSpec(ctx, pod, container);
     id = await ctx.runtime.startContainer({ pod: pod.spec, container: spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
   } catch (error) {
     // No gRPC status here: every runtime failure is the CRI's Unknown.
@@ -165,15 +187,17 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
 function runtimeSpec(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): ContainerSpec {
   const spec = container.spec;
   const hasReference = (text: string) => text.includes("$");
-  if (!spec.env.some((env) => env.valueFrom || hasReference(env.value)) && ![...spec.command, ...spec.args].some(hasReference)) return spec;
-  let resolved: EnvVar[];
+  const withObjects = ctx.objects !== undefined || spec.envFrom !== undefined;
+  if (!withObjects && !spec.env.some((env) => env.valueFrom || hasReference(env.value)) && ![...spec.command, ...spec.args].some(hasReference)) return spec;
+  const facts = { podIP: pod.sandbox?.ip, createdAt: pod.createdAt, allocatable: ctx.allocatable };
+  let env: EnvVar[];
   try {
-    resolved = resolveEnv(pod.spec, spec, { podIP: pod.sandbox?.ip, createdAt: pod.createdAt, allocatable: ctx.allocatable });
+    // With a source of objects, the kubelet's whole makeEnvironmentVariables (envFrom, object keys, services).
+    env = withObjects ? containerEnv(pod.spec, spec, facts, ctx.objects) : expandEnv(resolveEnv(pod.spec, spec, facts), spec.env);
   } catch (error) {
     if (!(error instanceof DownwardApiError)) throw error;
     throw new ContainerStartError(spec.name, error.message, "CreateContainerConfigError", { cause: error });
   }
-  const env = expandEnv(resolved, spec.env);
   return { ...spec, env, ...expandCommand(spec, env) };
 }
 

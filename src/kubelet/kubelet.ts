@@ -37,6 +37,8 @@ import { StatusManager, type PodListener } from "./status/status-manager.ts";
 import { RETRY_BASE_MS, SyncFailures } from "./sync-failures.ts";
 import { WakeTimers } from "./wake-timers.ts";
 import { emptyDirEviction } from "./empty-dir-eviction.ts";
+import { podObjectNames, type ObjectChange, type PodObjectSource } from "./objects/pod-object-source.ts";
+import { TokenCache } from "./volumes/token-cache.ts";
 import { measureDir, type MeasureDir } from "../eviction/dir-usage.ts";
 import type { LocalStorageMonitor } from "../eviction/local-storage.ts";
 
@@ -71,6 +73,11 @@ export interface KubeletOptions {
   measureDir?: MeasureDir;
   /** Where the loop's figures go as they happen (pod worker passes, pod starts, container starts). */
   metrics?: KubeletMetricsRecorder;
+  /**
+   * Where the ConfigMaps, Secrets, Services and ServiceAccount tokens pods reference come from (node
+   * mode: the cluster's). Without it a container referencing one waits (CreateContainerConfigError).
+   */
+  objects?: PodObjectSource;
 }
 
 export class Kubelet {
@@ -107,6 +114,11 @@ export class Kubelet {
   private lastIterationAt: number;
   /** Armed while the store refuses a removal: no pod may sync again to carry it (the pod is gone). */
   private cancelRemovalRetry?: () => void;
+  private readonly objects?: PodObjectSource;
+  private readonly tokens?: TokenCache;
+  /** Records whose references the source was told about (a changed spec is a new record). */
+  private readonly registered = new WeakSet<PodRecord>();
+  private unlistenObjects?: () => void;
 
   constructor(options: KubeletOptions) {
     this.runtime = options.runtime;
@@ -150,6 +162,11 @@ export class Kubelet {
     this.backoff = new BackoffStore(this.clock, settings);
     this.pullBackoff = new BackoffStore(this.clock, settings);
     this.wakes = new WakeTimers(this.clock, (key) => this.requestSync(key));
+    if (options.objects) {
+      this.objects = options.objects;
+      this.tokens = new TokenCache({ source: options.objects, clock: this.clock, issued: (uid) => this.wakePodWithUid(uid), log: this.log });
+      this.unlistenObjects = options.objects.onChange((change) => this.onObjectChange(change));
+    }
     this.workers = new PodWorkers(
       (key) => this.syncPod(key),
       (key, error) => this.onSyncError(key, error),
@@ -173,6 +190,8 @@ export class Kubelet {
       log: this.log,
       metrics: this.metrics,
       stopped: () => this.stopped,
+      ...(this.objects && { objects: this.objects }),
+      ...(this.tokens && { tokens: this.tokens }),
       allocatable: options.allocatable,
     };
     this.pass = { ctx: this.ctx, probes: this.probes, sandboxSuspects: this.sandboxSuspects };
@@ -217,6 +236,7 @@ export class Kubelet {
     this.stopped = true;
     this.unwatch?.();
     this.unwatch = undefined;
+    this.unlistenObjects?.();
     this.wakes.clear();
     this.cancelRemovalRetry?.();
     this.cancelRemovalRetry = undefined;
@@ -360,6 +380,10 @@ export class Kubelet {
   private async syncPodPass(pod: PodRecord): Promise<void> {
     const key = pod.spec.key;
     this.wakes.cancel(key);
+    if (this.objects && !this.registered.has(pod)) {
+      this.registered.add(pod);
+      this.objects.registerPod(pod.spec);
+    }
     for (const container of allContainers(pod)) await refreshContainer(this.ctx, pod, container);
     await killRevivedAttempts(this.ctx, pod, this.startedIds);
     // A pod adopted while waiting, on an agent that saw no pressure at start, is admitted here.
@@ -386,6 +410,10 @@ export class Kubelet {
     this.wakes.cancel(key);
     this.syncFailures.reset(key);
     this.pods.delete(key);
+    if (this.registered.has(pod)) {
+      this.objects?.unregisterPod(pod.spec.uid);
+      this.tokens?.forgetPod(pod.spec.uid);
+    }
     if (pod.deletionCause === "removed" && !pod.spec.api) {
       const why = this.removalReason(pod.spec.source) ?? "was removed";
       this.event(pod, "Normal", "PodRemoved", undefined, `Stopped pod ${pod.spec.fullName}: its manifest ${pod.spec.source} ${why}`);
@@ -403,6 +431,25 @@ export class Kubelet {
     } else if (this.pods.size === 0) {
       for (const resolve of this.emptyWaiters.splice(0)) resolve();
     }
+  }
+
+  /** A ConfigMap or Secret a pod references changed (or arrived): those pods sync again; new Services wake the pods waiting for them. */
+  private onObjectChange(change: ObjectChange): void {
+    if (this.stopped) return;
+    for (const pod of this.pods.values()) {
+      if (change.kind === "services") {
+        if (allContainers(pod).some((c) => c.state === "waiting" && c.waiting?.reason === "CreateContainerConfigError")) this.dispatch(pod.spec.key);
+        continue;
+      }
+      const names = podObjectNames(pod.spec);
+      const set = change.kind === "configMap" ? names.configMaps : names.secrets;
+      if (pod.spec.namespace === change.namespace && set.has(change.name)) this.dispatch(pod.spec.key);
+    }
+  }
+
+  private wakePodWithUid(uid: string): void {
+    if (this.stopped) return;
+    for (const pod of this.pods.values()) if (pod.spec.uid === uid) this.dispatch(pod.spec.key);
   }
 
   /** A removal the store refused (a full disk) is written again every few seconds until it is recorded. */

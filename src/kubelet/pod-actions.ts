@@ -19,7 +19,7 @@ import {
   type StartGate,
 } from "./compute-pod-actions.ts";
 import { startPlanned } from "./container-lifecycle.ts";
-import { syncDownwardVolumes } from "./volumes/downward-volumes.ts";
+import { syncPodVolumes } from "./volumes/pod-volumes.ts";
 import { isTerminalPhase, podPhase } from "./status/phase.ts";
 import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
 import { applyProbeOutcome, verdictsOf, type ProbeDriver } from "./probe-actions.ts";
@@ -112,7 +112,7 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
   if (probes) for (const container of allContainers(pod)) keepProbeCounters(container, probes);
   for (const container of allContainers(pod)) await advanceStop(ctx, pod, container);
   // Each start writes them first; this keeps them current once the labels or annotations change.
-  syncDownwardVolumes(ctx, pod, true);
+  syncPodVolumes(ctx, pod, true);
 }
 
 /** A pod going away: its containers stopped (sidecars last, in reverse order); true once none runs. */

@@ -9,6 +9,8 @@ import type { BackoffStore } from "./backoff.ts";
 import type { EventType } from "../v1/kube-event.ts";
 import type { KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { ContainerRecord, PodRecord } from "./pod-state.ts";
+import type { PodObjectSource } from "./objects/pod-object-source.ts";
+import type { TokenCache } from "./volumes/token-cache.ts";
 
 export interface SyncContext {
   runtime: Runtime;
@@ -32,6 +34,10 @@ export interface SyncContext {
   stopped(): boolean;
   /** The node's allocatable: the downward API's value of a limit a container does not set. */
   allocatable?: NodeAllocatable;
+  /** Where the ConfigMaps, Secrets and Services a pod references are read; absent: none can be (no cluster). */
+  objects?: PodObjectSource;
+  /** The pods' ServiceAccount tokens, requested through `objects`. */
+  tokens?: TokenCache;
 }
 
 /** The kubelet's floor between SIGTERM and SIGKILL (minimumGracePeriodInSeconds). */

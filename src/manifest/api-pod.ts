@@ -17,12 +17,14 @@ export interface ApiPodIdentity {
   meta: ApiPodMeta;
   /** A pod being created may not have ephemeral containers; one already stored may (`kubectl debug` added them). Default: created. */
   stage?: "create" | "stored";
+  /** A pod of the cluster bound to this node may reference ConfigMaps, Secrets and ServiceAccount tokens; the agent's own API's may not. */
+  apiObjects?: "allowed";
 }
 
 /** @throws ManifestError listing every problem, each with its field path, exactly as for a file. */
 export function admitApiPod(object: unknown, identity: ApiPodIdentity, rules: ManifestRules = {}): AdmittedPod {
   const ephemeralContainers = identity.stage === "stored" ? "allowed" : "refused";
-  const admitted = admitPod(object, { file: identity.label, source: API_POD_SOURCE, node: "", ephemeralContainers }, rules);
+  const admitted = admitPod(object, { file: identity.label, source: API_POD_SOURCE, node: "", ephemeralContainers, ...(identity.apiObjects && { apiObjects: identity.apiObjects }) }, rules);
   // The stored spec, defaults included: the pod as created and as read back from the database hash alike.
   const spec = admitted.pod.manifest.spec;
   admitted.pod = {

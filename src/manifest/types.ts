@@ -93,7 +93,51 @@ export interface ResourceFieldSelector {
   divisor?: string;
 }
 
-export type EnvVarSource = { fieldRef: ObjectFieldSelector } | { resourceFieldRef: ResourceFieldSelector };
+/** `configMapKeyRef` and `secretKeyRef`: one key of an API object in the pod's namespace (never on a static pod). */
+export interface ObjectKeySelector {
+  name: string;
+  key: string;
+  /** A missing object or key leaves the variable out instead of holding the container back. */
+  optional: boolean;
+}
+
+export type EnvVarSource =
+  | { fieldRef: ObjectFieldSelector }
+  | { resourceFieldRef: ResourceFieldSelector }
+  | { configMapKeyRef: ObjectKeySelector }
+  | { secretKeyRef: ObjectKeySelector };
+
+/** `envFrom[i]`: every key of a ConfigMap or Secret as a variable, each name prefixed. */
+export interface EnvFromSource {
+  prefix: string;
+  kind: "configMap" | "secret";
+  name: string;
+  optional: boolean;
+}
+
+/** `items[i]` of a configMap or secret volume (or projection): one key written at `path`. */
+export interface KeyToPath {
+  key: string;
+  path: string;
+  /** Absent: the volume's defaultMode. */
+  mode?: number;
+}
+
+/** A configMap or secret volume, or one such projection: the object's keys as files. */
+export interface ObjectFilesSource {
+  name: string;
+  /** Absent: every key, each at a path of its own name. */
+  items?: KeyToPath[];
+  optional: boolean;
+}
+
+/** One source of a projected volume. */
+export type VolumeProjection =
+  | { kind: "configMap"; source: ObjectFilesSource }
+  | { kind: "secret"; source: ObjectFilesSource }
+  | { kind: "downwardAPI"; items: DownwardAPIFile[] }
+  /** A ServiceAccount token from the TokenRequest API, bound to the pod, refreshed before it expires. */
+  | { kind: "serviceAccountToken"; path: string; audience?: string; expirationSeconds: number };
 
 /** One file of a downwardAPI volume: exactly one of fieldRef and resourceFieldRef. */
 export interface DownwardAPIFile {
@@ -123,7 +167,17 @@ export type Volume =
       sizeLimitBytes?: number;
     }
   | { name: string; type: "hostPath"; path: string; hostPathType: string }
-  | { name: string; type: "downwardAPI"; defaultMode: number; items: DownwardAPIFile[] };
+  | { name: string; type: "downwardAPI"; defaultMode: number; items: DownwardAPIFile[] }
+  | { name: string; type: "configMap"; defaultMode: number; source: ObjectFilesSource }
+  | { name: string; type: "secret"; defaultMode: number; source: ObjectFilesSource }
+  | { name: string; type: "projected"; defaultMode: number; sources: VolumeProjection[] };
+
+/** The volumes whose files the kubelet writes itself (the runtimes mount them read-only where an emptyDir would be). */
+export type FilledVolume = Extract<Volume, { type: "downwardAPI" | "configMap" | "secret" | "projected" }>;
+
+export function isFilledVolume(volume: Volume): volume is FilledVolume {
+  return volume.type === "downwardAPI" || volume.type === "configMap" || volume.type === "secret" || volume.type === "projected";
+}
 
 /** Resource name to quantity as the API server serves it (`500m`, `128Mi`); parse with parseQuantity. */
 export type ResourceList = Record<string, string>;
@@ -144,6 +198,8 @@ export interface ContainerSpec {
   args: string[];
   workingDir?: string;
   env: EnvVar[];
+  /** ConfigMaps and Secrets whose keys all become variables (before `env`, which overrides them); absent when none. */
+  envFrom?: EnvFromSource[];
   ports: ContainerPort[];
   volumeMounts: VolumeMount[];
   startupProbe?: Probe;
@@ -207,6 +263,12 @@ export interface PodSpec {
   volumes: Volume[];
   hostNetwork: boolean;
   shareProcessNamespace: boolean;
+  /**
+   * A pod of the cluster, bound to this node (admitted with API objects allowed): it may reference
+   * ConfigMaps, Secrets and ServiceAccount tokens, and its env waits for the Services to be read
+   * (what the kubelet does for a pod that is not static). Absent on static pods.
+   */
+  fromCluster?: true;
   /**
    * The manifest as the API server would store it (unknown fields dropped, its defaults applied once,
    * at admission): what the served Pod's spec is drawn from.

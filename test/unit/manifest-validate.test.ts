@@ -240,6 +240,7 @@ const cases: Case[] = [
   { name: "a configMap volume is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", configMap: { name: "c" } }]), error: "spec.volumes[0].configMap: static pods may not reference configmaps (via configmap volumes)" },
   { name: "a projected service account token is refused as the kubelet refuses it", edit: (p) => (p.spec.volumes = [{ name: "tok", projected: { sources: [{ serviceAccountToken: { path: "token" } }] } }]), error: "spec.volumes[0].projected: static pods may not reference serviceaccounts (via projected volumes)" },
   { name: "a nfs volume is not supported (no API object)", edit: (p) => (p.spec.volumes = [{ name: "n", nfs: { server: "s", path: "/" } }]), error: "spec.volumes[0].nfs: nfs volumes are not supported: static pods support only emptyDir, hostPath and downwardAPI" },
+  { name: "a secret volume is refused as the kubelet refuses it", edit: (p) => (p.spec.volumes = [{ name: "s", secret: { secretName: "c" } }]), error: "spec.volumes[0].secret: static pods may not reference secrets (via secret volumes)" },
   { name: "a volume with two sources is refused", edit: (p) => (p.spec.volumes = [{ name: "cfg", emptyDir: {}, hostPath: { path: "/srv" } }]), error: "spec.volumes[0]: needs exactly one volume source, emptyDir, hostPath or downwardAPI (found emptyDir, hostPath)" },
   { name: "a mount of an undeclared volume is refused", edit: (p) => (app(p).volumeMounts = [{ name: "cache", mountPath: "/cache" }]), error: 'spec.containers[0].volumeMounts[0].name: no volume named "cache" in spec.volumes' },
   {

@@ -13,6 +13,9 @@ export function describeEnvValue(env: EnvVar, container: ContainerSpec, pod: V1P
   const from = env.valueFrom;
   if (!from) return env.value;
   if ("fieldRef" in from) return `${fieldValue(from.fieldRef.fieldPath, pod)} (${from.fieldRef.apiVersion}:${from.fieldRef.fieldPath})`;
+  // kubectl's wording (describe.go describeContainerEnvVars): the value itself is never shown.
+  if ("configMapKeyRef" in from) return `<set to the key '${from.configMapKeyRef.key}' of config map '${from.configMapKeyRef.name}'>\tOptional: ${from.configMapKeyRef.optional}`;
+  if ("secretKeyRef" in from) return `<set to the key '${from.secretKeyRef.key}' in secret '${from.secretKeyRef.name}'>\tOptional: ${from.secretKeyRef.optional}`;
   const { resource } = from.resourceFieldRef;
   let value = containerResourceValue(container, from.resourceFieldRef, undefined);
   if (value === "0" && (resource === "limits.cpu" || resource === "limits.memory")) value = "node allocatable";

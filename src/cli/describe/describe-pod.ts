@@ -212,6 +212,12 @@ function writeVolumes(w: TabWriter, volumes: Volume[]): void {
     } else if (volume.type === "downwardAPI") {
       w.write("    Type:\tDownwardAPI (a volume populated by information about the pod)\n    Items:\n");
       for (const item of volume.items) w.write(`      ${item.fieldRef?.fieldPath ?? item.resourceFieldRef?.resource} -> ${item.path}\n`);
+    } else if (volume.type === "configMap") {
+      w.write(`    Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t${volume.source.name}\n    Optional:\t${volume.source.optional}\n`);
+    } else if (volume.type === "secret") {
+      w.write(`    Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t${volume.source.name}\n    Optional:\t${volume.source.optional}\n`);
+    } else if (volume.type === "projected") {
+      w.write("    Type:\tProjected (a volume that contains injected data from multiple sources)\n");
     } else {
       w.write("    Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n");
       w.write(`    Medium:\t${volume.medium ?? ""}\n`);

@@ -34,7 +34,8 @@ export class DownwardApiError extends Error {
 export function resolveEnv(pod: PodSpec, container: ContainerSpec, facts: DownwardFacts): EnvVar[] {
   return container.env.map((env) => {
     const from = env.valueFrom;
-    if (!from) return env;
+    // ConfigMap and Secret keys are resolved against the pod's objects (object-env.ts).
+    if (!from || !("fieldRef" in from || "resourceFieldRef" in from)) return env;
     const value = "fieldRef" in from ? envFieldValue(pod, from.fieldRef.fieldPath, facts) : resourceFieldValue(pod, from.resourceFieldRef, container.name, facts.allocatable);
     return { name: env.name, value };
   });

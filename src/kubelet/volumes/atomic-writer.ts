@@ -15,7 +15,8 @@ const DATA_TMP = "..data_tmp";
 /** A file to write: its path inside the volume (relative, no `..`), content and mode. */
 export interface PayloadFile {
   path: string;
-  content: string;
+  /** Text as UTF-8; a Secret's or a ConfigMap's binaryData's bytes as they are. */
+  content: string | Uint8Array;
   mode: number;
 }
 
@@ -75,7 +76,9 @@ function holdsPayload(dir: string, payload: readonly PayloadFile[]): boolean {
   return payload.every((file) => {
     const full = join(dir, file.path);
     try {
-      return (statSync(full).mode & 0o777) === file.mode && readFileSync(full, "utf8") === file.content;
+      if ((statSync(full).mode & 0o777) !== file.mode) return false;
+      const content = typeof file.content === "string" ? Buffer.from(file.content) : file.content;
+      return readFileSync(full).equals(content);
     } catch {
       return false;
     }

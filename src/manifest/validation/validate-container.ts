@@ -9,6 +9,7 @@ import { checkDns1123Label, checkEnvVarName, checkPortName } from "../names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
 import { validateResources } from "./validate-resources.ts";
 import { readEnvVarSource } from "./validate-downward.ts";
+import { readEnvFrom } from "./validate-api-objects.ts";
 import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "../defaults.ts";
 import { readContainerRestart } from "./validate-restart-policy.ts";
 import { readStopSignal, type PodOS } from "./validate-stop-signal.ts";
@@ -38,6 +39,8 @@ export interface ContainerContext {
   gracePeriodSeconds?: number;
   /** `spec.os.name` (null: no spec.os), which a stop signal needs; absent reads as no spec.os. */
   os?: PodOS;
+  /** A pod of the cluster: env and envFrom may reference ConfigMaps and Secrets. */
+  apiObjects?: boolean;
 }
 
 const PROBE_FIELDS: readonly [string, ProbeKind][] = [
@@ -62,7 +65,7 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
     imagePullPolicy: fields.oneOf("imagePullPolicy", ["Always", "IfNotPresent", "Never"] as const, defaultPullPolicy(image)),
     command: fields.stringList("command"),
     args: fields.stringList("args"),
-    env: readEnv(fields),
+    env: readEnv(fields, context.apiObjects === true),
     ports,
     volumeMounts: readVolumeMounts(fields, context.volumeNames),
     terminationMessagePath: fields.string("terminationMessagePath") || DEFAULT_TERMINATION_MESSAGE_PATH,
@@ -71,7 +74,10 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
   if (workingDir) container.workingDir = workingDir;
   // Set only when true: a spec recorded before these were read reads the same as one without them.
   for (const key of ["stdin", "stdinOnce", "tty"] as const) if (fields.bool(key, false)) container[key] = true;
-  if (fields.has("envFrom")) {
+  if (fields.has("envFrom") && context.apiObjects) {
+    const envFrom = readEnvFrom(fields);
+    if (envFrom.length > 0) container.envFrom = envFrom;
+  } else if (fields.has("envFrom")) {
     fields.fail("envFrom", "not supported: static pods cannot reference ConfigMaps or Secrets");
   }
 
@@ -139,7 +145,7 @@ function readLifecycle(fields: Fields, scope: PortScope, allowed: boolean, conta
   if (stopSignal) container.stopSignal = stopSignal;
 }
 
-function readEnv(fields: Fields): EnvVar[] {
+function readEnv(fields: Fields, apiObjects: boolean): EnvVar[] {
   const env: EnvVar[] = [];
   for (const item of fields.objectList("env")) {
     const name = item.requiredString("name");
@@ -150,7 +156,7 @@ function readEnv(fields: Fields): EnvVar[] {
       item.fail("value", `must be a string (found ${describeValue(raw)}); quote it`);
       continue;
     }
-    const valueFrom = readEnvVarSource(item, raw ?? "");
+    const valueFrom = readEnvVarSource(item, raw ?? "", apiObjects);
     env.push(valueFrom ? { name, value: "", valueFrom } : { name, value: raw ?? "" });
   }
   return env;

@@ -5,7 +5,7 @@
  * since a static pod can reference no other API object. Messages of Invalid errors carry the value
  * first (`"foo": ...`) so the API's `Invalid value: "foo": ...` reads as the API server's.
  */
-import type { DownwardAPIFile, EnvVarSource, ObjectFieldSelector, ResourceFieldSelector, Volume } from "../types.ts";
+import type { DownwardAPIFile, EnvVarSource, ObjectFieldSelector, ObjectKeySelector, ResourceFieldSelector, Volume } from "../types.ts";
 import { Fields } from "../fields.ts";
 import { checkQualifiedName } from "../names.ts";
 import { QuantityError, quantityFromValue } from "../quantity.ts";
@@ -41,7 +41,7 @@ function unsupported(value: string, allowed: readonly string[]): string {
 }
 
 /** `env[i].valueFrom`: exactly one source, fieldRef or resourceFieldRef; the ConfigMap and Secret ones refused. */
-export function readEnvVarSource(item: Fields, value: string): EnvVarSource | undefined {
+export function readEnvVarSource(item: Fields, value: string, apiObjects = false): EnvVarSource | undefined {
   const from = item.object("valueFrom");
   if (!from) return undefined;
   let count = 0;
@@ -61,12 +61,26 @@ export function readEnvVarSource(item: Fields, value: string): EnvVarSource | un
   for (const key of ["configMapKeyRef", "secretKeyRef"] as const) {
     if (!from.has(key)) continue;
     count++;
-    from.fail(key, "Forbidden: static pods cannot reference ConfigMaps or Secrets: use value, fieldRef or resourceFieldRef");
+    const ref = apiObjects ? from.object(key) : undefined;
+    if (ref) {
+      const selector = readObjectKeySelector(ref);
+      if (selector) source = key === "configMapKeyRef" ? { configMapKeyRef: selector } : { secretKeyRef: selector };
+      continue;
+    }
+    if (!apiObjects) from.fail(key, "Forbidden: static pods cannot reference ConfigMaps or Secrets: use value, fieldRef or resourceFieldRef");
   }
   if (count === 0) from.fail(undefined, '"": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`');
   else if (value !== "") from.fail(undefined, '"": may not be specified when `value` is not empty');
   else if (count > 1) from.fail(undefined, '"": may not have more than one field specified at a time');
   return count === 1 ? source : undefined;
+}
+
+/** `configMapKeyRef` / `secretKeyRef` (a pod of the cluster only). */
+export function readObjectKeySelector(fields: Fields): ObjectKeySelector | undefined {
+  const name = fields.requiredString("name");
+  const key = fields.requiredString("key");
+  const optional = fields.bool("optional", false);
+  return name === "" || key === "" ? undefined : { name, key, optional };
 }
 
 function readObjectFieldSelector(fields: Fields, allowed: readonly string[]): ObjectFieldSelector | undefined {
@@ -185,7 +199,7 @@ export function readDownwardAPIVolume(name: string, source: Fields): Volume {
   return { name, type: "downwardAPI", defaultMode, items };
 }
 
-function readMode(fields: Fields, key: string, report: Fields = fields): number | undefined {
+export function readMode(fields: Fields, key: string, report: Fields = fields): number | undefined {
   if (!fields.has(key)) return undefined;
   const mode = fields.raw(key);
   if (typeof mode !== "number" || !Number.isInteger(mode)) {

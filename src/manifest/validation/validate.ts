@@ -9,6 +9,7 @@ import { isPlainObject, describeValue, objectAt, type Fields } from "../fields.t
 import { checkAnnotationsSize, checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "../names.ts";
 import { validateContainer, type ContainerKind } from "./validate-container.ts";
 import { readDownwardAPIVolume } from "./validate-downward.ts";
+import { readObjectVolume, readProjectedVolume } from "./validate-api-objects.ts";
 import { configHash, podUid } from "../hash.ts";
 import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../defaults.ts";
 import { withoutUnknownFields } from "../known-fields.ts";
@@ -33,6 +34,11 @@ export interface ValidateContext {
    * not have any, as the API server's ValidatePodCreate says.
    */
   ephemeralContainers?: "allowed" | "refused";
+  /**
+   * Whether the pod may reference ConfigMaps, Secrets and ServiceAccount tokens: only a pod of the
+   * cluster, bound to this node (the kubelet refuses them in a static pod). Default: refused.
+   */
+  apiObjects?: "allowed" | "refused";
 }
 
 /** `NAME-NODE` when a node is set (mirror-pod naming), else NAME. */
@@ -77,14 +83,15 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
 
   const spec = root.object("spec");
   if (!spec && !root.has("spec")) root.fail("spec", "required");
-  const volumes = spec ? readVolumes(spec, context.source !== API_POD_SOURCE) : [];
+  const apiObjects = context.apiObjects === "allowed";
+  const volumes = spec ? readVolumes(spec, apiObjects, context.source !== API_POD_SOURCE) : [];
   const volumeNames = new Set(volumes.map((volume) => volume.name));
   // Read before the containers: a hook's sleep may not outlast it.
   const terminationGracePeriodSeconds =
     spec?.int("terminationGracePeriodSeconds", { min: 0, default: DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS }) ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   const os = spec ? readPodOS(spec) : null;
-  const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames, terminationGracePeriodSeconds, os) : [];
-  const containers = spec ? readContainers(spec, "containers", "app", volumeNames, terminationGracePeriodSeconds, os) : [];
+  const initContainers = spec ? readContainers(spec, "initContainers", "init", volumeNames, terminationGracePeriodSeconds, os, apiObjects) : [];
+  const containers = spec ? readContainers(spec, "containers", "app", volumeNames, terminationGracePeriodSeconds, os, apiObjects) : [];
   const ephemeralContainers = spec ? readEphemeralContainers(spec, context, volumeNames, [...initContainers, ...containers]) : [];
   if (spec && !spec.has("containers")) spec.fail("containers", "required: a pod needs at least one container");
   else if (spec && Array.isArray(spec.raw("containers")) && (spec.raw("containers") as unknown[]).length === 0) {
@@ -115,6 +122,7 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
     volumes,
     hostNetwork,
     shareProcessNamespace,
+    ...(apiObjects && { fromCluster: true as const }),
     // The uid and the config hash stay those of what was written, so a restart of an agent that
     // defaults differently does not take a running pod for a changed one.
     manifest: decoded,
@@ -159,8 +167,8 @@ function readStringMap(metadata: Fields | undefined, key: string, isLabels: bool
   return map;
 }
 
-function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNames: ReadonlySet<string>, gracePeriodSeconds?: number, os: PodOS = null): ContainerSpec[] {
-  return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames, os, ...(gracePeriodSeconds !== undefined && { gracePeriodSeconds }) }));
+function readContainers(spec: Fields, key: string, kind: ContainerKind, volumeNames: ReadonlySet<string>, gracePeriodSeconds?: number, os: PodOS = null, apiObjects = false): ContainerSpec[] {
+  return spec.objectList(key).map((fields) => validateContainer(fields, { kind, volumeNames, os, apiObjects, ...(gracePeriodSeconds !== undefined && { gracePeriodSeconds }) }));
 }
 
 /**
@@ -202,8 +210,11 @@ function checkUniqueContainerNames(spec: Fields, init: ContainerSpec[], app: Con
   }
 }
 
-/** `isStatic`: a manifest file's pod, which the kubelet refuses outright when it references API objects. */
-function readVolumes(spec: Fields, isStatic: boolean): Volume[] {
+/**
+ * `apiObjects`: a pod of the cluster, whose configMap, secret and projected volumes are read;
+ * `isStatic`: a manifest file's pod, which the kubelet refuses outright when it references API objects.
+ */
+function readVolumes(spec: Fields, apiObjects: boolean, isStatic: boolean): Volume[] {
   const volumes: Volume[] = [];
   const names = new Set<string>();
   for (const item of spec.objectList("volumes")) {
@@ -230,6 +241,13 @@ function readVolumes(spec: Fields, isStatic: boolean): Volume[] {
     } else if (source === "downwardAPI") {
       const downwardAPI = item.object("downwardAPI");
       if (downwardAPI) volumes.push(readDownwardAPIVolume(name, downwardAPI));
+    } else if (apiObjects && (source === "configMap" || source === "secret")) {
+      const fields = item.object(source);
+      if (fields) volumes.push(readObjectVolume(name, source, fields));
+    } else if (source === "projected" && (apiObjects || !volumeObjectReference(source, item.obj[source]))) {
+      // Any pod's projected volume may hold downwardAPI sources alone, as the kubelet allows a static pod's.
+      const fields = item.object(source);
+      if (fields) volumes.push(readProjectedVolume(name, fields));
     } else {
       const reference = isStatic ? volumeObjectReference(source, item.obj[source]) : undefined;
       const supported = isStatic ? "static pods support only emptyDir, hostPath and downwardAPI" : "minikubelet mounts only emptyDir, hostPath and downwardAPI volumes";

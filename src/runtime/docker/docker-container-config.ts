@@ -6,7 +6,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../log-rotation-policy.ts";
-import type { ContainerSpec, PodSpec, Volume } from "../../manifest/types.ts";
+import { isFilledVolume, type ContainerSpec, type PodSpec, type Volume } from "../../manifest/types.ts";
 import { resourceHostConfig, type NodeResourcePolicy } from "./docker-resources.ts";
 import { containerLabels, containerName, sandboxLabels, sandboxName } from "../labels.ts";
 import type { ContainerConfig } from "../runtime.ts";
@@ -76,14 +76,14 @@ export function resolveMounts(pod: PodSpec, container: ContainerSpec, volumeRoot
     }
     const base = volume.type === "hostPath" ? volume.path : emptyDirPath(volumeRoot, pod.uid, volume.name);
     const source = mount.subPath ? join(base, mount.subPath) : base;
-    // The kubelet mounts downwardAPI volumes read-only whatever the mount says; it fills them itself.
-    const readOnly = mount.readOnly || volume.type === "downwardAPI";
+    // The kubelet mounts the volumes it fills itself (downwardAPI, configMap, secret, projected) read-only whatever the mount says.
+    const readOnly = mount.readOnly || isFilledVolume(volume);
     return { source, target: mount.mountPath, readOnly, create: createKind(volume, !!mount.subPath) };
   });
 }
 
 function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"] {
-  if (volume.type === "downwardAPI") return undefined;
+  if (volume.type !== "emptyDir" && volume.type !== "hostPath") return undefined;
   if (volume.type === "emptyDir" || hasSubPath) return "directory";
   if (volume.hostPathType === "DirectoryOrCreate") return "directory";
   if (volume.hostPathType === "FileOrCreate") return "file";

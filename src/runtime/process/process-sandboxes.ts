@@ -27,7 +27,7 @@ export interface ProcessSandboxesOptions {
 export class ProcessSandboxes {
   constructor(private readonly options: ProcessSandboxesOptions) {}
 
-  /** Creates the pod's directory, its emptyDir volumes (a tmpfs for a memory medium, as root) and its sandbox.json; idempotent. */
+  /** Creates the pod's directory, its emptyDir volumes (a tmpfs for a memory medium, as root), a tmpfs for each secret volume (as root) and its sandbox.json; idempotent. */
   async run(pod: PodSpec): Promise<Sandbox> {
     const { layout } = this.options;
     if (!SAFE_NAME.test(pod.uid)) throw new Error(`pod ${pod.key}: uid "${pod.uid}" is not usable as a directory name`);
@@ -35,6 +35,14 @@ export class ProcessSandboxes {
     ensureDir(join(dir, "containers"));
     const warnings: string[] = [];
     for (const volume of pod.volumes) {
+      if (volume.type === "secret") {
+        // The kubelet keeps a Secret's files off the disk (its secret volume is memory-backed);
+        // without root they are written to the directory on disk, as the other filled volumes are.
+        const path = layout.volumeDir(pod.uid, volume.name);
+        ensureDir(path);
+        await mountTmpfs(path, undefined);
+        continue;
+      }
       if (volume.type !== "emptyDir") continue;
       const path = layout.volumeDir(pod.uid, volume.name);
       ensureDir(path);
