@@ -62,3 +62,25 @@ export function kubectl(env: ClusterEnv, ...args: string[]): string {
 export function getJson<T = Record<string, any>>(env: ClusterEnv, ...args: string[]): T {
   return JSON.parse(kubectl(env, "get", ...args, "-o", "json")) as T;
 }
+
+/** `kubectl apply` of one object as the admin. */
+export function applyObject(env: ClusterEnv, object: unknown): void {
+  const result = Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "apply", "-f", "-"], { stdin: Buffer.from(JSON.stringify(object)), stdout: "pipe", stderr: "pipe" });
+  if (result.exitCode !== 0) throw new Error(`kubectl apply: exit ${result.exitCode}: ${result.stderr.toString().trim()}`);
+}
+
+/**
+ * After a test file's agent: its namespace's pods (nothing left Terminating for a node that is
+ * gone), the namespace and the Node go from the cluster, and its containers (which outlive a
+ * stopped agent, as pods do) are killed with the workspace.
+ */
+export function removeNodeAndPods(env: ClusterEnv, node: string, namespace: string, ws: { path: string; cleanup(): void } | undefined, killContainers: (root: string) => void): void {
+  const admin = (...args: string[]) => Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, ...args], { stdout: "pipe", stderr: "pipe" });
+  admin("delete", "pods", "--all", "-n", namespace, "--force", "--grace-period=0");
+  admin("delete", "namespace", namespace, "--wait=false");
+  admin("delete", "node", node, "--wait=false");
+  if (ws) {
+    killContainers(ws.path);
+    ws.cleanup();
+  }
+}

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv } from "../cluster-fixtures.ts";
+import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, removeNodeAndPods } from "../cluster-fixtures.ts";
 import { Agent, ensureBinary, freePort, isRunning, killRecordedContainers, processesMentioning, waitFor, Workspace } from "../e2e/helpers.ts";
 
 const NODE = "objs-4";
@@ -70,14 +70,10 @@ describeCluster("node mode: a cluster pod's ConfigMaps, Secrets and token, throu
 
   afterAll(async () => {
     await agent?.terminate();
-    Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "delete", "pods", "--all", "-n", NS, "--force", "--grace-period=0"], { stderr: "pipe" });
-    Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "delete", "namespace", NS, "--wait=false"]);
-    Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "delete", "node", NODE, "--wait=false"]);
-    if (ws) {
-      killRecordedContainers(ws.path);
-      for (const left of processesMentioning(ws.path)) if (isRunning(left.pid)) process.kill(left.pid, "SIGKILL");
-      ws.cleanup();
-    }
+    removeNodeAndPods(env, NODE, NS, ws, (root) => {
+      killRecordedContainers(root);
+      for (const left of processesMentioning(root)) if (isRunning(left.pid)) process.kill(left.pid, "SIGKILL");
+    });
   });
 
   test("a Secret as env, a ConfigMap file that follows an edit, and the pod's own token listing pods", async () => {

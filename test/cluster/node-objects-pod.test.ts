@@ -11,10 +11,10 @@
  * `kubernetes` Service's cluster IP has no proxy on this host.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv } from "../cluster-fixtures.ts";
+import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, applyObject } from "../cluster-fixtures.ts";
 import { ClusterClient } from "../../src/node/cluster-client.ts";
 import { readKubeconfig } from "../../src/node/kubeconfig.ts";
 import { PodObjectCache } from "../../src/node/pod-object-cache.ts";
@@ -30,15 +30,6 @@ const NS = "default";
 const POD = "objs-2-app";
 const SA = "objs-2-lister";
 
-function apply(env: ClusterEnv, object: unknown): void {
-  const dir = mkdtempSync(join(tmpdir(), "objs-"));
-  try {
-    writeFileSync(join(dir, "o.json"), JSON.stringify(object));
-    kubectl(env, "apply", "-f", join(dir, "o.json"));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 function cleanUp(env: ClusterEnv): void {
   kubectl(env, "delete", "pod", POD, "-n", NS, "--ignore-not-found", "--grace-period=0", "--force", "--wait=false");
@@ -69,12 +60,12 @@ describeCluster("node mode: a cluster pod's ConfigMap, Secret and token on the p
 
   beforeAll(() => {
     cleanUp(env);
-    apply(env, { apiVersion: "v1", kind: "Node", metadata: { name: NODE } });
-    apply(env, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SA, namespace: NS } });
+    applyObject(env, { apiVersion: "v1", kind: "Node", metadata: { name: NODE } });
+    applyObject(env, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SA, namespace: NS } });
     kubectl(env, "create", "role", SA, "-n", NS, "--verb=list", "--resource=pods");
     kubectl(env, "create", "rolebinding", SA, "-n", NS, "--role", SA, `--serviceaccount=${NS}:${SA}`);
-    apply(env, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${NODE}-config`, namespace: NS }, data: { greeting: "hello" } });
-    apply(env, { apiVersion: "v1", kind: "Secret", metadata: { name: `${NODE}-secret`, namespace: NS }, stringData: { password: "s3cret" } });
+    applyObject(env, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${NODE}-config`, namespace: NS }, data: { greeting: "hello" } });
+    applyObject(env, { apiVersion: "v1", kind: "Secret", metadata: { name: `${NODE}-secret`, namespace: NS }, stringData: { password: "s3cret" } });
     root = mkdtempSync(join(tmpdir(), "mk-objs-"));
     runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root) });
     cache = new PodObjectCache({ client: new ClusterClient(readKubeconfig(nodeCredentials(env, NODE).kubeconfig)), clock: realClock, log: () => {} });
@@ -91,7 +82,7 @@ describeCluster("node mode: a cluster pod's ConfigMap, Secret and token on the p
   });
 
   test("env from the Secret, the ConfigMap's file (edited while it runs), and pods listed with the pod's token", async () => {
-    apply(env, {
+    applyObject(env, {
       apiVersion: "v1",
       kind: "Pod",
       metadata: { name: POD, namespace: NS },

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv } from "../cluster-fixtures.ts";
+import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, applyObject } from "../cluster-fixtures.ts";
 import { ClusterClient, ClusterApiError } from "../../src/node/cluster-client.ts";
 import { readKubeconfig } from "../../src/node/kubeconfig.ts";
 import { PodObjectCache } from "../../src/node/pod-object-cache.ts";
@@ -34,15 +34,6 @@ const CONFIG = "objs-1-config";
 const SECRET = "objs-1-secret";
 const OTHER = "objs-1-unreferenced";
 
-function apply(env: ClusterEnv, object: unknown): void {
-  const dir = mkdtempSync(join(tmpdir(), "objs-"));
-  try {
-    writeFileSync(join(dir, "o.json"), JSON.stringify(object));
-    kubectl(env, "apply", "-f", join(dir, "o.json"));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 function cleanUp(env: ClusterEnv): void {
   kubectl(env, "delete", "pod", POD, "-n", NS, "--ignore-not-found", "--grace-period=0", "--force", "--wait=false");
@@ -71,11 +62,11 @@ describeCluster("node mode: the objects a node's pods reference", (env) => {
   beforeAll(async () => {
     cleanUp(env);
     // The Node exists, so the pod GC does not take the pod bound to it for an orphan.
-    apply(env, { apiVersion: "v1", kind: "Node", metadata: { name: NODE } });
-    apply(env, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: CONFIG, namespace: NS }, data: { greeting: "hello", "app.conf": "level=1\n" } });
-    apply(env, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: OTHER, namespace: NS }, data: { x: "y" } });
-    apply(env, { apiVersion: "v1", kind: "Secret", metadata: { name: SECRET, namespace: NS }, stringData: { password: "s3cret" } });
-    apply(env, {
+    applyObject(env, { apiVersion: "v1", kind: "Node", metadata: { name: NODE } });
+    applyObject(env, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: CONFIG, namespace: NS }, data: { greeting: "hello", "app.conf": "level=1\n" } });
+    applyObject(env, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: OTHER, namespace: NS }, data: { x: "y" } });
+    applyObject(env, { apiVersion: "v1", kind: "Secret", metadata: { name: SECRET, namespace: NS }, stringData: { password: "s3cret" } });
+    applyObject(env, {
       apiVersion: "v1",
       kind: "Pod",
       metadata: { name: POD, namespace: NS },

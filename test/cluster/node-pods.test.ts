@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv } from "../cluster-fixtures.ts";
+import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, removeNodeAndPods } from "../cluster-fixtures.ts";
 import { Agent, ensureBinary, isRunning, killRecordedContainers, processContainers, processesMentioning, waitFor, Workspace } from "../e2e/helpers.ts";
 
 const NODE = "pods-1";
@@ -51,15 +51,10 @@ describeCluster("node mode: the pods bound to the node", (env) => {
 
   afterAll(async () => {
     await agent?.terminate();
-    // The node's pods go with its test: nothing is left Terminating for a node that is gone.
-    Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "delete", "pods", "--all", "-n", NS, "--force", "--grace-period=0"], { stderr: "pipe" });
-    Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "delete", "namespace", NS, "--wait=false"]);
-    Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "delete", "node", NODE, "--wait=false"]);
-    if (ws) {
-      killRecordedContainers(ws.path);
-      for (const left of processesMentioning(ws.path)) if (isRunning(left.pid)) process.kill(left.pid, "SIGKILL");
-      ws.cleanup();
-    }
+    removeNodeAndPods(env, NODE, NS, ws, (root) => {
+      killRecordedContainers(root);
+      for (const left of processesMentioning(root)) if (isRunning(left.pid)) process.kill(left.pid, "SIGKILL");
+    });
   });
 
   test("a pod bound to the node runs, and the API server shows it Running and ready, with the kubelet's events", async () => {
