@@ -255,7 +255,8 @@ describe("process runtime", () => {
     expect((await runtime.containerStatus(id)).state).toBe("running");
     process.kill(pid?.pid as number, "SIGKILL");
     void runtime.relist();
-    expect(events).toEqual([]);
+    // No end is told before the relist's look (a late word of the start, on a loaded machine, is not one).
+    expect(events.filter((event) => event.type !== "started")).toEqual([]);
     // Each look moves the clock past another minute: a look that came before the kill had landed
     // (a loaded machine) would otherwise put the next one a real minute away.
     await waitForStatus(runtime, id, () => {
