@@ -168,4 +168,26 @@ describe("ClusterPodSource", () => {
     expect([...source.mirrors().keys()]).toEqual(["default/stat-n1"]);
     await source.stop();
   });
+
+  test("an event admits only the pod it brought: the others keep their admission, a refusal is logged once, a changed pod is admitted anew", async () => {
+    const { api, source, lines } = setup();
+    api.items = [pod("web", "u1", "9"), pod("nocmd", "u2", "9", {}, null)];
+    source.start();
+    await turn();
+    const web = source.pods().get("default/web")!;
+    // The node's own status coming back for another pod, many times over.
+    for (let version = 11; version < 20; version++) api.send({ type: "MODIFIED", object: { ...pod("nocmd", "u2", String(version), {}, null), status: { phase: "Failed" } } as ClusterPodObject });
+    api.send({ type: "ADDED", object: pod("db", "u3", "20") });
+    await turn();
+    expect(source.pods().get("default/web")).toBe(web);
+    expect(source.pods().get("default/db")!.uid).toBe("u3");
+    expect(lines.filter((line) => line.startsWith("pod default/nocmd is not run")).length).toBe(1);
+    api.send({ type: "MODIFIED", object: pod("web", "u1", "21", { labels: { tier: "front" } }) });
+    await turn();
+    expect(source.pods().get("default/web")!.labels).toEqual({ tier: "front" });
+    api.send({ type: "DELETED", object: pod("nocmd", "u2", "22", {}, null) });
+    await turn();
+    expect(source.refused().size).toBe(0);
+    await source.stop();
+  });
 });
