@@ -65,6 +65,8 @@ export interface ClusterPodSourceOptions {
 }
 
 const DEFAULT_RETRY = { baseMs: 1000, capMs: 30_000 };
+/** Changes this close behind the last one told are told together (the manifest watcher gathers a burst of files the same 100 ms). */
+const GATHER_MS = 100;
 /** client-go's reflector asks for a watch of 5 to 10 minutes, so watches end spread out. */
 const MIN_WATCH_SECONDS = 300;
 
@@ -89,6 +91,9 @@ export class ClusterPodSource {
   private readonly abort = new AbortController();
   private running?: Promise<void>;
   private changeQueued = false;
+  /** When the last change was told (`onChange`), and the cancel of a told-later one. */
+  private deliveredAt = -Infinity;
+  private cancelDelivery?: () => void;
   private readonly reachability: ApiReachability;
   private readonly objectListeners = new Set<(object: ClusterPodObject, deleted: boolean) => void>();
 
@@ -138,6 +143,7 @@ export class ClusterPodSource {
 
   async stop(): Promise<void> {
     this.abort.abort();
+    this.cancelDelivery?.();
     await this.running;
   }
 
@@ -266,10 +272,17 @@ export class ClusterPodSource {
     this.mirrorPods = mirrors;
     if (this.changeQueued) return;
     this.changeQueued = true;
-    queueMicrotask(() => {
+    const deliver = () => {
       this.changeQueued = false;
+      this.deliveredAt = this.options.clock.now();
       if (!this.abort.signal.aborted) this.options.onChange();
-    });
+    };
+    // A change on its own goes at once; one close behind the last waits out the gathering, so a
+    // burst (a hundred pods bound at once, one watch event each) is a few desired sets, not one per
+    // pod, each of which syncs every pod.
+    const wait = this.deliveredAt + GATHER_MS - this.options.clock.now();
+    if (wait <= 0) queueMicrotask(deliver);
+    else this.cancelDelivery = this.options.clock.setTimeout(deliver, wait);
   }
 }
 
