@@ -154,6 +154,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const resyncMs = options.resyncMs ?? DEFAULT_RESYNC_SECONDS * 1000;
   // Node mode's one client of the cluster: its parts and the kubelet port's reviews share it.
   const cluster = options.cluster && { ...options.cluster, client: new ClusterClient(options.cluster.credentials) };
+  if (cluster) metrics.countClusterRequests(cluster.client.requestCounts);
   const serving = cluster && nodeKubeletServing({ clientCa: cluster.credentials.ca, ...cluster.serving, client: cluster.client, nodeName, clock, log });
   const kubeletServer = startAgentKubeletServer({
     ...(serving && { serving }),

@@ -65,6 +65,8 @@ export interface ClusterPodSourceOptions {
 }
 
 const DEFAULT_RETRY = { baseMs: 1000, capMs: 30_000 };
+/** Changes this close behind the last one told are told together (the manifest watcher gathers a burst of files the same 100 ms). */
+const GATHER_MS = 100;
 /** client-go's reflector asks for a watch of 5 to 10 minutes, so watches end spread out. */
 const MIN_WATCH_SECONDS = 300;
 
@@ -79,11 +81,19 @@ export class ClusterPodSource {
   private mirrorPods = new Map<PodKey, ClusterPodObject>();
   /** Refusals already logged, by uid: said once, not on every change; only the pods still here are kept. */
   private reported = new Map<string, string>();
+  /**
+   * Each pod's admission, by uid, kept while its object is the one admitted: a watch event (most are
+   * the node's own status coming back) admits only the pod it brought, not every pod bound here.
+   */
+  private admissions = new Map<string, { object: ClusterPodObject; spec?: PodSpec; message?: string }>();
   private listed = false;
   private resourceVersion?: string;
   private readonly abort = new AbortController();
   private running?: Promise<void>;
   private changeQueued = false;
+  /** When the last change was told (`onChange`), and the cancel of a told-later one. */
+  private deliveredAt = -Infinity;
+  private cancelDelivery?: () => void;
   private readonly reachability: ApiReachability;
   private readonly objectListeners = new Set<(object: ClusterPodObject, deleted: boolean) => void>();
 
@@ -133,6 +143,7 @@ export class ClusterPodSource {
 
   async stop(): Promise<void> {
     this.abort.abort();
+    this.cancelDelivery?.();
     await this.running;
   }
 
@@ -207,12 +218,17 @@ export class ClusterPodSource {
     for (const listener of this.objectListeners) listener(object, true);
   }
 
-  /** Admits every pod again (a handful per node: cheaper than tracking which changed) and says so. */
+  /**
+   * The desired set from every pod bound here, and says so. A pod's object not changed since its last
+   * admission keeps that admission: at a hundred pods, admitting all of them on each of the hundreds
+   * of events their start brings was seconds of the agent's thread.
+   */
   private admitAll(): void {
     const admitted = new Map<PodKey, PodSpec>();
     const refused = new Map<string, RefusedClusterPod>();
     const mirrors = new Map<PodKey, ClusterPodObject>();
     const reported = new Map<string, string>();
+    const admissions = new Map<string, { object: ClusterPodObject; spec?: PodSpec; message?: string }>();
     for (const object of this.objects.values()) {
       const { metadata } = object;
       const key = `${metadata.namespace}/${metadata.name}`;
@@ -220,17 +236,26 @@ export class ClusterPodSource {
         mirrors.set(key, object);
         continue;
       }
-      try {
-        const spec = admitClusterPod(object, this.options.nodeName, this.options.rules);
-        admitted.set(spec.key, spec);
-      } catch (error) {
-        // The pod is named by whoever shows the message (its status, the log line): the issues alone.
-        const message = error instanceof ManifestError ? error.issues.map(formatIssue).join("; ") : (error as Error).message;
-        refused.set(metadata.uid, { object, message });
-        if (this.reported.get(metadata.uid) !== message) this.options.log(`pod ${key} is not run: ${message}`);
-        reported.set(metadata.uid, message);
+      let admission = this.admissions.get(metadata.uid);
+      if (admission?.object !== object) {
+        try {
+          admission = { object, spec: admitClusterPod(object, this.options.nodeName, this.options.rules) };
+        } catch (error) {
+          // The pod is named by whoever shows the message (its status, the log line): the issues alone.
+          admission = { object, message: error instanceof ManifestError ? error.issues.map(formatIssue).join("; ") : (error as Error).message };
+        }
       }
+      admissions.set(metadata.uid, admission);
+      if (admission.spec) {
+        admitted.set(admission.spec.key, admission.spec);
+        continue;
+      }
+      const message = admission.message!;
+      refused.set(metadata.uid, { object, message });
+      if (this.reported.get(metadata.uid) !== message) this.options.log(`pod ${key} is not run: ${message}`);
+      reported.set(metadata.uid, message);
     }
+    this.admissions = admissions;
     for (const [uid, object] of this.tombstones) {
       const key = `${object.metadata.namespace}/${object.metadata.name}`;
       // A new pod of the same name wins; the tombstone only stops the old one.
@@ -247,10 +272,17 @@ export class ClusterPodSource {
     this.mirrorPods = mirrors;
     if (this.changeQueued) return;
     this.changeQueued = true;
-    queueMicrotask(() => {
+    const deliver = () => {
       this.changeQueued = false;
+      this.deliveredAt = this.options.clock.now();
       if (!this.abort.signal.aborted) this.options.onChange();
-    });
+    };
+    // A change on its own goes at once; one close behind the last waits out the gathering, so a
+    // burst (a hundred pods bound at once, one watch event each) is a few desired sets, not one per
+    // pod, each of which syncs every pod.
+    const wait = this.deliveredAt + GATHER_MS - this.options.clock.now();
+    if (wait <= 0) queueMicrotask(deliver);
+    else this.cancelDelivery = this.options.clock.setTimeout(deliver, wait);
   }
 }
 

@@ -101,6 +101,28 @@ export class KubeletMetrics {
     };
   }
 
+  /**
+   * Node mode's requests to the cluster's API server, by verb (WATCH for a watch) and resource, read
+   * from the client's counts when scraped. The kubelet's client-go counts only by method and host
+   * (rest_client_requests_total); by resource is what says what a node costs the API server, which
+   * the API server's own apiserver_request_total cannot tell apart by client.
+   */
+  countClusterRequests(counts: ReadonlyMap<string, number>): void {
+    new Counter({
+      name: "minikubelet_cluster_requests_total",
+      help: alpha("Number of requests node mode sent to the cluster's API server, by verb (WATCH for a watch) and resource"),
+      labelNames: ["verb", "resource"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [key, count] of counts) {
+          const [verb = "", resource = ""] = key.split(" ");
+          this.inc({ verb, resource }, count);
+        }
+      },
+    });
+  }
+
   /** One request served by the kubelet's server (the only one it has: the read-write server). */
   httpRequest(labels: HttpRequestLabels, seconds: number): void {
     const full = { method: labels.method, path: labels.path, server_type: "readwrite", long_running: labels.long_running };

@@ -168,4 +168,48 @@ describe("ClusterPodSource", () => {
     expect([...source.mirrors().keys()]).toEqual(["default/stat-n1"]);
     await source.stop();
   });
+
+  test("a burst of pods: the first change is told at once, those close behind it together once 100 ms have passed", async () => {
+    const { api, clock, source, changes } = setup();
+    source.start();
+    await turn();
+    expect(changes()).toBe(1);
+    for (let i = 0; i < 50; i++) {
+      api.send({ type: "ADDED", object: pod(`p${i}`, `u${i}`, String(11 + i)) });
+      await turn();
+    }
+    expect(changes()).toBe(1);
+    clock.step(100);
+    await turn();
+    expect(changes()).toBe(2);
+    expect(source.pods().size).toBe(50);
+    // Quiet for a while: the next change is told at once again.
+    clock.step(1000);
+    api.send({ type: "DELETED", object: pod("p0", "u0", "70") });
+    await turn();
+    expect(changes()).toBe(3);
+    await source.stop();
+  });
+
+  test("an event admits only the pod it brought: the others keep their admission, a refusal is logged once, a changed pod is admitted anew", async () => {
+    const { api, source, lines } = setup();
+    api.items = [pod("web", "u1", "9"), pod("nocmd", "u2", "9", {}, null)];
+    source.start();
+    await turn();
+    const web = source.pods().get("default/web")!;
+    // The node's own status coming back for another pod, many times over.
+    for (let version = 11; version < 20; version++) api.send({ type: "MODIFIED", object: { ...pod("nocmd", "u2", String(version), {}, null), status: { phase: "Failed" } } as ClusterPodObject });
+    api.send({ type: "ADDED", object: pod("db", "u3", "20") });
+    await turn();
+    expect(source.pods().get("default/web")).toBe(web);
+    expect(source.pods().get("default/db")!.uid).toBe("u3");
+    expect(lines.filter((line) => line.startsWith("pod default/nocmd is not run")).length).toBe(1);
+    api.send({ type: "MODIFIED", object: pod("web", "u1", "21", { labels: { tier: "front" } }) });
+    await turn();
+    expect(source.pods().get("default/web")!.labels).toEqual({ tier: "front" });
+    api.send({ type: "DELETED", object: pod("nocmd", "u2", "22", {}, null) });
+    await turn();
+    expect(source.refused().size).toBe(0);
+    await source.stop();
+  });
 });

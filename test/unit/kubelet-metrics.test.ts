@@ -5,6 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { EventedPleg } from "../../src/pleg/evented-pleg.ts";
+import { ClusterClient } from "../../src/node/cluster-client.ts";
 import { KubeletMetrics } from "../../src/server/metrics.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { FakeRuntime } from "../fake-runtime.ts";
@@ -115,4 +116,18 @@ test("each PLEG relist is timed, and the interval since the one before", async (
   expect(sample(text, "kubelet_pleg_relist_interval_seconds_count")).toBe(2);
   expect(sample(text, "kubelet_pleg_relist_interval_seconds_sum")).toBe(10);
   expect(sample(text, 'kubelet_pleg_relist_interval_seconds_bucket{le="5"}')).toBe(1);
+});
+
+test("node mode's requests to the API server are counted on /metrics by verb and resource, as the client sent them", async () => {
+  await using server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json({}) });
+  const client = new ClusterClient({ file: "test", server: `http://127.0.0.1:${server.port}`, insecure: false });
+  const metrics = new KubeletMetrics({ pods: () => [] });
+  metrics.countClusterRequests(client.requestCounts);
+  expect(await metrics.registry.metrics()).not.toContain("minikubelet_cluster_requests_total{");
+  await client.request({ method: "PUT", path: "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1", body: {} });
+  await client.request({ method: "PUT", path: "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1", body: {} });
+  await client.request({ method: "PATCH", path: "/api/v1/namespaces/default/pods/web/status", body: {} });
+  const text = await metrics.registry.metrics();
+  expect(sample(text, 'minikubelet_cluster_requests_total{verb="PUT",resource="leases"}')).toBe(2);
+  expect(sample(text, 'minikubelet_cluster_requests_total{verb="PATCH",resource="pods/status"}')).toBe(1);
 });
