@@ -84,3 +84,13 @@ export function removeNodeAndPods(env: ClusterEnv, node: string, namespace: stri
     ws.cleanup();
   }
 }
+
+/** The admin's view of an object as JSON, or undefined when the API server has none. */
+export function tryGetJson(env: ClusterEnv, ...args: string[]): Record<string, any> | undefined {
+  const result = Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "get", ...args, "-o", "json"], { stdout: "pipe", stderr: "pipe" });
+  if (result.exitCode !== 0) {
+    if (result.stderr.toString().includes("NotFound")) return undefined;
+    throw new Error(`kubectl get ${args.join(" ")}: ${result.stderr.toString().trim()}`);
+  }
+  return JSON.parse(result.stdout.toString());
+}

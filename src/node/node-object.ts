@@ -77,6 +77,16 @@ export function readHostFacts(dbPath: string): HostFacts {
     diskAvailableBytes: availableBytes(podsDir),
     pidMax: Number(readText("/proc/sys/kernel/pid_max").trim()) || 32768,
     processes: Number(loadavg.split("/")[1]) || 0,
+    ...machineFacts(),
+  };
+}
+
+type MachineFacts = Pick<HostFacts, "hostname" | "kernelVersion" | "osImage" | "operatingSystem" | "architecture" | "machineID" | "systemUUID" | "bootID">;
+let machine: MachineFacts | undefined;
+
+/** What does not change while the agent runs (the kubelet reads its machine info once at start): read once, not every status round. */
+function machineFacts(): MachineFacts {
+  machine ??= {
     hostname: hostname(),
     kernelVersion: release(),
     osImage: osImage(readText("/etc/os-release")),
@@ -86,6 +96,7 @@ export function readHostFacts(dbPath: string): HostFacts {
     systemUUID: readText("/sys/class/dmi/id/product_uuid").trim(),
     bootID: readText("/proc/sys/kernel/random/boot_id").trim(),
   };
+  return machine;
 }
 
 export function nodeObject(facts: HostFacts, options: NodeOptions): Record<string, unknown> {

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, removeNodeAndPods } from "../cluster-fixtures.ts";
+import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, removeNodeAndPods, tryGetJson } from "../cluster-fixtures.ts";
 import { Agent, ensureBinary, freePort, isRunning, killRecordedContainers, processesMentioning, waitFor, Workspace } from "../e2e/helpers.ts";
 
 const NODE = "objs-4";
@@ -33,14 +33,6 @@ while [ "$(cat "$CFG")" = hello ]; do sleep 0.1; done
 echo "greeting=$(cat "$CFG")"
 `;
 
-function tryGet(env: ClusterEnv, ...args: string[]): Record<string, any> | undefined {
-  const result = Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "get", ...args, "-o", "json"], { stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) {
-    if (result.stderr.toString().includes("NotFound")) return undefined;
-    throw new Error(`kubectl get ${args.join(" ")}: ${result.stderr.toString().trim()}`);
-  }
-  return JSON.parse(result.stdout.toString());
-}
 
 describeCluster("node mode: a cluster pod's ConfigMaps, Secrets and token, through the agent", (env) => {
   let ws: Workspace;
@@ -65,7 +57,7 @@ describeCluster("node mode: a cluster pod's ConfigMaps, Secrets and token, throu
     apply("secret", { apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: NS }, stringData: { password: "s3cret" } });
     const port = await freePort();
     agent = new Agent(ws, ["--kubeconfig", credentials.kubeconfig, "--kubelet-listen", `127.0.0.1:${port}`, "--tls-cert-file", credentials.cert, "--tls-private-key-file", credentials.key], { node: NODE });
-    await waitFor("the Node registered and Ready", () => tryGet(env, "node", NODE)?.status?.conditions?.some((c: { type: string; status: string }) => c.type === "Ready" && c.status === "True"), 20_000, () => agent.stdout + agent.stderr);
+    await waitFor("the Node registered and Ready", () => tryGetJson(env, "node", NODE)?.status?.conditions?.some((c: { type: string; status: string }) => c.type === "Ready" && c.status === "True"), 20_000, () => agent.stdout + agent.stderr);
   });
 
   afterAll(async () => {
@@ -102,9 +94,9 @@ describeCluster("node mode: a cluster pod's ConfigMaps, Secrets and token, throu
     });
     const served = getJson(env, "pod", "reader", "-n", NS);
     expect(served.spec.volumes.map((v: { name: string }) => v.name)).toContainEqual(expect.stringMatching(/^kube-api-access-/));
-    await waitFor("reader listed the pods", () => logs("reader").includes("listed"), 30_000, () => `${agent.stdout}${agent.stderr}\n${JSON.stringify(tryGet(env, "pod", "reader", "-n", NS)?.status)}`);
+    await waitFor("reader listed the pods", () => logs("reader").includes("listed"), 30_000, () => `${agent.stdout}${agent.stderr}\n${JSON.stringify(tryGetJson(env, "pod", "reader", "-n", NS)?.status)}`);
     kubectl(env, "patch", "configmap", "app-config", "-n", NS, "--type=merge", "-p", JSON.stringify({ data: { greeting: "bonjour" } }));
-    await waitFor("reader Succeeded", () => tryGet(env, "pod", "reader", "-n", NS)?.status?.phase === "Succeeded", 20_000, () => logs("reader"));
+    await waitFor("reader Succeeded", () => tryGetJson(env, "pod", "reader", "-n", NS)?.status?.phase === "Succeeded", 20_000, () => logs("reader"));
     const kubernetes = getJson(env, "service", "kubernetes", "-n", "default");
     expect(logs("reader").trim().split("\n")).toEqual([
       "password=s3cret",
@@ -127,11 +119,11 @@ describeCluster("node mode: a cluster pod's ConfigMaps, Secrets and token, throu
         containers: [{ name: "waiter", image: "busybox", command: ["sleep", "600"], env: [{ name: "TOKEN", valueFrom: { secretKeyRef: { name: "late", key: "token" } } }] }],
       },
     });
-    const waiting = await waitFor("waiter in CreateContainerConfigError", () => tryGet(env, "pod", "waiter", "-n", NS)?.status?.containerStatuses?.[0]?.state?.waiting, 20_000, () => agent.stdout + agent.stderr);
+    const waiting = await waitFor("waiter in CreateContainerConfigError", () => tryGetJson(env, "pod", "waiter", "-n", NS)?.status?.containerStatuses?.[0]?.state?.waiting, 20_000, () => agent.stdout + agent.stderr);
     expect(waiting).toEqual({ reason: "CreateContainerConfigError", message: 'secret "late" not found' });
     const failed = await waitFor("the Failed event", () => getJson(env, "events", "-n", NS, "--field-selector", "involvedObject.name=waiter").items.find((e: { reason: string }) => e.reason === "Failed"));
     expect(failed.message).toBe('Error: secret "late" not found');
     apply("late", { apiVersion: "v1", kind: "Secret", metadata: { name: "late", namespace: NS }, stringData: { token: "t" } });
-    await waitFor("waiter Running", () => tryGet(env, "pod", "waiter", "-n", NS)?.status?.phase === "Running" && tryGet(env, "pod", "waiter", "-n", NS)?.status?.containerStatuses?.[0]?.state?.running, 20_000);
+    await waitFor("waiter Running", () => tryGetJson(env, "pod", "waiter", "-n", NS)?.status?.phase === "Running" && tryGetJson(env, "pod", "waiter", "-n", NS)?.status?.containerStatuses?.[0]?.state?.running, 20_000);
   });
 });

@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { LABEL } from "../../src/runtime/labels.ts";
-import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv } from "../cluster-fixtures.ts";
+import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, tryGetJson } from "../cluster-fixtures.ts";
 import { BUSYBOX, describeDocker, docker } from "../docker/helpers.ts";
 import { Agent, ensureBinary, freePort, waitFor, Workspace } from "../e2e/helpers.ts";
 
@@ -32,7 +32,7 @@ describeDocker("node mode on the docker runtime", () => {
     let args: string[];
 
     const startAgent = () => (agent = new Agent(ws, args, { node: NODE }));
-    const pod = (name: string) => tryGet(env, "pod", name, "-n", NS);
+    const pod = (name: string) => tryGetJson(env, "pod", name, "-n", NS);
     const create = (name: string, container: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
       const file = join(ws.path, `${name}.json`);
       const spec = { nodeName: NODE, automountServiceAccountToken: false, terminationGracePeriodSeconds: 5, containers: [{ name, image: BUSYBOX, imagePullPolicy: "Never", ...container }], ...extra };
@@ -136,12 +136,3 @@ describeDocker("node mode on the docker runtime", () => {
   });
 });
 
-/** The object, or undefined when the API server has none. */
-function tryGet(env: ClusterEnv, ...args: string[]): Record<string, any> | undefined {
-  const result = Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "get", ...args, "-o", "json"], { stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) {
-    if (result.stderr.toString().includes("NotFound")) return undefined;
-    throw new Error(`kubectl get ${args.join(" ")}: ${result.stderr.toString().trim()}`);
-  }
-  return JSON.parse(result.stdout.toString());
-}

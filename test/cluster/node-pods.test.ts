@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, removeNodeAndPods } from "../cluster-fixtures.ts";
+import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, removeNodeAndPods, tryGetJson } from "../cluster-fixtures.ts";
 import { Agent, ensureBinary, isRunning, killRecordedContainers, processContainers, processesMentioning, waitFor, Workspace } from "../e2e/helpers.ts";
 
 const NODE = "pods-1";
@@ -23,7 +23,7 @@ describeCluster("node mode: the pods bound to the node", (env) => {
     agent = new Agent(ws, ["--kubeconfig", kubeconfig], { node: NODE });
     return agent;
   };
-  const pod = (name: string) => tryGet(env, "pod", name, "-n", NS);
+  const pod = (name: string) => tryGetJson(env, "pod", name, "-n", NS);
   const create = (name: string, command: string[], extra: Record<string, unknown> = {}) => {
     const file = join(ws.path, `${name}.json`);
     writeFileSync(file, JSON.stringify(boundPod(name, command, extra)));
@@ -183,12 +183,3 @@ function boundPod(name: string, command: string[], extra: Record<string, unknown
   };
 }
 
-/** The object, or undefined when the API server has none. */
-function tryGet(env: ClusterEnv, ...args: string[]): Record<string, any> | undefined {
-  const result = Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "get", ...args, "-o", "json"], { stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) {
-    if (result.stderr.toString().includes("NotFound")) return undefined;
-    throw new Error(`kubectl get ${args.join(" ")}: ${result.stderr.toString().trim()}`);
-  }
-  return JSON.parse(result.stdout.toString());
-}

@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { ClusterPodSource, type ClusterPodObject } from "../../src/config/cluster-pod-source.ts";
 import { ClusterApiError, type ClusterApi, type ClusterRequest, type WatchEvent } from "../../src/node/cluster-client.ts";
 import { FakeClock } from "../fake-clock.ts";
+import { WatchFeed } from "../fake-watch-feed.ts";
 
 type Query = Record<string, string | number | boolean | undefined>;
 
@@ -19,7 +20,7 @@ class FakePods implements Pick<ClusterApi, "request" | "watch"> {
   watches: Query[] = [];
   /** Thrown by the next watch instead of streaming. */
   watchError?: ClusterApiError;
-  private push?: (event: WatchEvent<ClusterPodObject> | "end") => void;
+  private readonly feed = new WatchFeed<ClusterPodObject>();
 
   async request<T>(request: ClusterRequest): Promise<T> {
     this.lists.push(request);
@@ -32,23 +33,11 @@ class FakePods implements Pick<ClusterApi, "request" | "watch"> {
     const error = this.watchError;
     this.watchError = undefined;
     if (error) throw error;
-    const queue: (WatchEvent<ClusterPodObject> | "end")[] = [];
-    let wake: (() => void) | undefined;
-    this.push = (event) => {
-      queue.push(event);
-      wake?.();
-    };
-    signal.addEventListener("abort", () => this.push!("end"));
-    for (;;) {
-      if (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      const next = queue.shift()!;
-      if (next === "end") return;
-      yield next as WatchEvent<T>;
-    }
+    yield* this.feed.stream<T>(signal);
   }
 
   send(event: WatchEvent<ClusterPodObject> | "end"): void {
-    this.push!(event);
+    this.feed.send(event);
   }
 }
 

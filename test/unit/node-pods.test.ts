@@ -13,6 +13,7 @@ import { EventRecorder } from "../../src/v1/kube-event.ts";
 import type { V1Pod } from "../../src/v1/v1.ts";
 import type { PodKey, PodSpec } from "../../src/manifest/types.ts";
 import { FakeClock } from "../fake-clock.ts";
+import { WatchFeed } from "../fake-watch-feed.ts";
 
 /** Lists answer `items`; the watch stays open and quiet; writes are recorded and answered plainly. */
 class FakeApi implements Pick<ClusterApi, "request" | "watch"> {
@@ -42,27 +43,15 @@ class FakeApi implements Pick<ClusterApi, "request" | "watch"> {
     return {} as T;
   }
 
-  private push?: (event: WatchEvent<ClusterPodObject> | "end") => void;
+  private readonly feed = new WatchFeed<ClusterPodObject>();
 
   /** One watch at a time, fed by `send`. */
   async *watch<T>(_path: string, _query: unknown, signal: AbortSignal): AsyncIterable<WatchEvent<T>> {
-    const queue: (WatchEvent<ClusterPodObject> | "end")[] = [];
-    let wake: (() => void) | undefined;
-    this.push = (event) => {
-      queue.push(event);
-      wake?.();
-    };
-    signal.addEventListener("abort", () => this.push!("end"));
-    for (;;) {
-      if (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      const next = queue.shift()!;
-      if (next === "end") return;
-      yield next as WatchEvent<T>;
-    }
+    yield* this.feed.stream<T>(signal);
   }
 
   send(event: WatchEvent<ClusterPodObject>): void {
-    this.push!(event);
+    this.feed.send(event);
   }
 
   sent(): string[] {
