@@ -247,6 +247,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   // PLEG's relist finds what an event stream lost, so a thousand quiet pods cost no pass.
   const changes = new DesiredChanges();
   let sourcesWereReady = false;
+  let passedOnce = false;
   // Nothing is created or stopped before the directory has been read once ("sources ready") and
   // the checkpoint and the runtime have been matched: adoption, not restart, retried until it works.
   const gate = new AdoptionGate({
@@ -255,7 +256,11 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       kubelet.noteSyncLoopIteration();
       // Node mode: until the cluster's pods have been listed once, a pod missing from the set may be one of them.
       const ready = sources.ready();
-      if (changes.worthSyncing(desired) || ready !== sourcesWereReady) void kubelet.sync(desired, { sourcesReady: ready });
+      if (changes.worthSyncing(desired) || ready !== sourcesWereReady) {
+        // The first pass after adoption syncs every pod (adoption dispatched none); later ones only what changed.
+        void kubelet.sync(desired, { sourcesReady: ready, changedOnly: passedOnce });
+        passedOnce = true;
+      }
       sourcesWereReady = ready;
       sources.removeFinished();
     },

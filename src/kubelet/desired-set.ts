@@ -2,7 +2,8 @@
  * The difference between the desired set and the pods the loop runs, the kubelet's HandlePodAdditions,
  * Updates and Removes in one level-triggered walk: a new pod is admitted, a changed one updated in
  * place or replaced, one deleted through the API stopped with its grace, one no source wants any
- * more stopped. The loop then syncs the pods this touched first.
+ * more stopped. The loop then syncs the pods this touched first, or (as the kubelet's handlers do)
+ * only those: every change the walk makes to a pod is in the set it returns.
  */
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import type { PodRequests } from "./admission/admission.ts";
@@ -46,12 +47,15 @@ export function applyDesired(loop: DesiredLoop, desired: ReadonlyMap<PodKey, Pod
         pod.replacement = spec;
         loop.requestDeletion(pod, "replaced");
       } else if (spec.api && pod.spec.uid === spec.uid) {
-        // An API pod's hash covers its spec only: new labels or annotations are taken as they are.
+        // An API pod's hash covers its spec only: new labels or annotations are taken as they are,
+        // and served from its next pass.
+        if (apiMetadata(pod.spec) !== apiMetadata(spec)) touched.add(key);
         pod.spec = spec;
       } else if (pod.spec.source !== spec.source) {
         // Renamed, content unchanged: the same pod, keeping the uid its containers carry, now
         // read from the new file (the uid a file would give is a hash of its path too).
         pod.spec = { ...pod.spec, source: spec.source };
+        touched.add(key);
       }
     } else if (pod.deletionCause !== "shutdown" && (pod.replacement?.configHash !== spec.configHash || pod.replacement.source !== spec.source)) {
       // Wanted again (or changed again) while still stopping: run the newest spec afterwards.
@@ -67,4 +71,9 @@ export function applyDesired(loop: DesiredLoop, desired: ReadonlyMap<PodKey, Pod
     }
   }
   return touched;
+}
+
+/** What an API pod carries beside its spec hash (read anew on every scan, so compared by value). */
+function apiMetadata(spec: PodSpec): string {
+  return JSON.stringify([spec.api, spec.labels, spec.annotations]);
 }
