@@ -85,7 +85,7 @@ export class ClusterPodSource {
    * Each pod's admission, by uid, kept while its object is the one admitted: a watch event (most are
    * the node's own status coming back) admits only the pod it brought, not every pod bound here.
    */
-  private admissions = new Map<string, { object: ClusterPodObject; spec?: PodSpec; message?: string }>();
+  private admissions = new Map<string, Admission>();
   private listed = false;
   private resourceVersion?: string;
   private readonly abort = new AbortController();
@@ -219,16 +219,18 @@ export class ClusterPodSource {
   }
 
   /**
-   * The desired set from every pod bound here, and says so. A pod's object not changed since its last
-   * admission keeps that admission: at a hundred pods, admitting all of them on each of the hundreds
-   * of events their start brings was seconds of the agent's thread.
+   * The desired set from every pod bound here, and says so. A pod whose object changed only outside
+   * what admission reads (its status: each patch this node makes comes back as an event) keeps its
+   * admission: at a hundred pods, admitting all of them on each of the hundreds of events their
+   * start brings was seconds of the agent's thread, and admitting each again per status patch a
+   * third of a second.
    */
   private admitAll(): void {
     const admitted = new Map<PodKey, PodSpec>();
     const refused = new Map<string, RefusedClusterPod>();
     const mirrors = new Map<PodKey, ClusterPodObject>();
     const reported = new Map<string, string>();
-    const admissions = new Map<string, { object: ClusterPodObject; spec?: PodSpec; message?: string }>();
+    const admissions = new Map<string, Admission>();
     for (const object of this.objects.values()) {
       const { metadata } = object;
       const key = `${metadata.namespace}/${metadata.name}`;
@@ -238,11 +240,16 @@ export class ClusterPodSource {
       }
       let admission = this.admissions.get(metadata.uid);
       if (admission?.object !== object) {
-        try {
-          admission = { object, spec: admitClusterPod(object, this.options.nodeName, this.options.rules) };
-        } catch (error) {
-          // The pod is named by whoever shows the message (its status, the log line): the issues alone.
-          admission = { object, message: error instanceof ManifestError ? error.issues.map(formatIssue).join("; ") : (error as Error).message };
+        const admitted = admittedPart(object);
+        if (admission?.admitted === admitted) {
+          admission = { ...admission, object };
+        } else {
+          try {
+            admission = { object, admitted, spec: admitClusterPod(object, this.options.nodeName, this.options.rules) };
+          } catch (error) {
+            // The pod is named by whoever shows the message (its status, the log line): the issues alone.
+            admission = { object, admitted, message: error instanceof ManifestError ? error.issues.map(formatIssue).join("; ") : (error as Error).message };
+          }
         }
       }
       admissions.set(metadata.uid, admission);
@@ -284,6 +291,21 @@ export class ClusterPodSource {
     if (wait <= 0) queueMicrotask(deliver);
     else this.cancelDelivery = this.options.clock.setTimeout(deliver, wait);
   }
+}
+
+/** A pod's admission, kept while the part of its object that admission reads stays the same. */
+interface Admission {
+  object: ClusterPodObject;
+  /** `admittedPart` of the object admitted. */
+  admitted: string;
+  spec?: PodSpec;
+  message?: string;
+}
+
+/** What `admitClusterPod` reads of an object (everything but its status and bookkeeping), as one comparable string. */
+function admittedPart(object: ClusterPodObject): string {
+  const { name, namespace, generateName, labels, annotations, uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds } = object.metadata;
+  return JSON.stringify([name, namespace, generateName, labels, annotations, uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, object.spec]);
 }
 
 /**

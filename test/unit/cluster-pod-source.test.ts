@@ -201,4 +201,25 @@ describe("ClusterPodSource", () => {
     expect(source.refused().size).toBe(0);
     await source.stop();
   });
+
+  test("a pod's own status coming back keeps its admission; a change to its spec or deletion does not", async () => {
+    const { api, source } = setup();
+    api.items = [pod("web", "u1", "9")];
+    source.start();
+    await turn();
+    const web = source.pods().get("default/web")!;
+    // What each of the node's status patches brings back: a new object, a new resourceVersion, the same pod.
+    api.send({ type: "MODIFIED", object: { ...pod("web", "u1", "11"), status: { phase: "Running" } } as ClusterPodObject });
+    await turn();
+    expect(source.pods().get("default/web")).toBe(web);
+    const newImage = (object: ClusterPodObject) => ({ ...object, spec: { ...object.spec, containers: [{ name: "c", image: "busybox:2", command: ["sleep", "60"] }] } }) as ClusterPodObject;
+    api.send({ type: "MODIFIED", object: newImage(pod("web", "u1", "12")) });
+    await turn();
+    expect(source.pods().get("default/web")).not.toBe(web);
+    expect(source.pods().get("default/web")!.containers[0]!.image).toBe("busybox:2");
+    api.send({ type: "MODIFIED", object: newImage(pod("web", "u1", "13", { deletionTimestamp: "2026-01-01T12:01:00Z", deletionGracePeriodSeconds: 30 })) });
+    await turn();
+    expect(source.pods().get("default/web")!.api?.deletion?.gracePeriodSeconds).toBe(30);
+    await source.stop();
+  });
 });
