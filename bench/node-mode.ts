@@ -197,26 +197,76 @@ async function readyAgent(): Promise<NodeAgent> {
   return agent;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc/PID/stat; 0 once it is gone. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** The control plane's own processes (as cluster-env recorded them): their CPU is the cluster's share of the run. */
+const planePids: (number | undefined)[] = ["kube-apiserver", "etcd", "kube-controller-manager", "kube-scheduler"].map((name) => {
+  try {
+    return Number(readFileSync(join(plane.dir, `${name}.pid`), "utf8").trim());
+  } catch {
+    return undefined;
+  }
+});
+const planeCpu = (): number => planePids.reduce<number>((sum, pid) => sum + cpuSeconds(pid), 0);
+
+interface Cpu {
+  agent: number;
+  plane: number;
+}
+
 interface Figures {
   staticMs: number;
   apiMs: number;
   apiDbMs: number;
   createsMs: number;
+  staticCpu: Cpu;
+  apiCpu: Cpu;
+  /** The agent's requests from the first create to all Running, `VERB resource` -> count. */
+  starting: Map<string, number>;
   window: Map<string, number>;
 }
 
+function countsBetween(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  const between = new Map<string, number>();
+  for (const [key, value] of after) if (value - (before.get(key) ?? 0) > 0) between.set(key, value - (before.get(key) ?? 0));
+  return between;
+}
+
 async function measure(): Promise<Figures> {
-  for (const ns of [STATIC_NS, API_NS]) await admin.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } }).catch((error) => {
-    if (!(error as { alreadyExists?: boolean }).alreadyExists) throw error;
-  });
+  // A previous run's namespaces may still be terminating: created anew once they are gone.
+  for (const ns of [STATIC_NS, API_NS]) {
+    await until(`namespace ${ns} active`, async () => {
+      const created = await admin.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } }).then(
+        () => true,
+        (error) => {
+          if (!(error as { alreadyExists?: boolean }).alreadyExists) throw error;
+          return false;
+        },
+      );
+      return created || (await admin.request({ method: "GET", path: `/api/v1/namespaces/${ns}` }).catch(() => undefined))?.status?.phase === "Active";
+    }, 120_000, 200);
+  }
 
   // The floor: the same pods as files, dropped at once into the manifests of a settled agent.
   const first = await readyAgent();
   progress("the static run's agent is ready");
+  const staticCpuBefore = { agent: cpuSeconds(first.child.pid), plane: planeCpu() };
   const staticStart = performance.now();
   for (let i = 0; i < count; i++) writeFileSync(join(first.manifests, `${podName(i)}.json`), JSON.stringify(podSpec(podName(i), STATIC_NS)));
   await until(`${count} static pods running`, () => first.running() >= count, 180_000);
   const staticMs = performance.now() - staticStart;
+  const staticCpu = { agent: cpuSeconds(first.child.pid) - staticCpuBefore.agent, plane: planeCpu() - staticCpuBefore.plane };
   progress(`${count} static pods running`);
   await first.stop();
   agents.splice(agents.indexOf(first), 1);
@@ -239,23 +289,25 @@ async function measure(): Promise<Figures> {
     throw new Error("the watch of the bench's pods ended");
   })();
   let apiDbMs = 0;
+  const requestsBefore = await agent.requests(adminTls);
+  const apiCpuBefore = { agent: cpuSeconds(agent.child.pid), plane: planeCpu() };
   const apiStart = performance.now();
   const inDb = until(`${count} cluster pods running in the database`, () => agent.running() >= count, 180_000).then(() => (apiDbMs = performance.now() - apiStart));
   await Promise.all(Array.from({ length: count }, (_, i) => admin.request({ method: "POST", path: `/api/v1/namespaces/${API_NS}/pods`, body: podSpec(podName(i), API_NS, NODE) })));
   const createsMs = performance.now() - apiStart;
   const apiMs = (await Promise.race([seen, sleep(180_000).then(() => Promise.reject(new Error(`${notReady.size} pods not Running in the API server after 180 s`)))])) - apiStart;
+  const apiCpu = { agent: cpuSeconds(agent.child.pid) - apiCpuBefore.agent, plane: planeCpu() - apiCpuBefore.plane };
   watching.abort();
   await inDb;
+  const starting = countsBetween(requestsBefore, await agent.requests(adminTls));
 
   progress(`${count} cluster pods Running`);
   // Steady state: what the agent asks of the API server while its pods just run.
   await sleep(5_000);
   const before = await agent.requests(adminTls);
   await sleep(windowSeconds * 1000);
-  const after = await agent.requests(adminTls);
-  const window = new Map<string, number>();
-  for (const [key, value] of after) if (value - (before.get(key) ?? 0) > 0) window.set(key, value - (before.get(key) ?? 0));
-  return { staticMs, apiMs, apiDbMs, createsMs, window };
+  const window = countsBetween(before, await agent.requests(adminTls));
+  return { staticMs, apiMs, apiDbMs, createsMs, staticCpu, apiCpu, starting, window };
 }
 
 try {
@@ -270,6 +322,17 @@ try {
   console.log(`| first create -> all running in the agent's database | ${s(f.apiDbMs)} | ${s(f.staticMs)} | ${(f.apiDbMs / f.staticMs).toFixed(2)} |`);
   console.log(`| the ${count} creates themselves (parallel, as the admin) | ${s(f.createsMs)} | | |`);
   console.log("");
+  const cores = navigator.hardwareConcurrency;
+  const c = (seconds: number) => `${seconds.toFixed(2)} s`;
+  console.log(`| CPU used while the pods started (${cores} cores) | agent | control plane (API server, etcd, controllers, scheduler) |`);
+  console.log("|---|---|---|");
+  console.log(`| cluster pods, first create -> all Running in the API server | ${c(f.apiCpu.agent)} | ${c(f.apiCpu.plane)} |`);
+  console.log(`| static pods (the floor), files dropped -> all running | ${c(f.staticCpu.agent)} | ${c(f.staticCpu.plane)} |`);
+  console.log("");
+  console.log(`| the agent's requests to the API server, first create -> all Running | count | per pod |`);
+  console.log("|---|---|---|");
+  for (const [key, value] of [...f.starting].sort()) console.log(`| ${key} | ${value} | ${(value / count).toFixed(2)} |`);
+  console.log("");
   console.log(`| the agent's requests to the API server over ${windowSeconds} s, all ${count} Running | count | per pod |`);
   console.log("|---|---|---|");
   for (const [key, value] of [...f.window].sort()) console.log(`| ${key} | ${value} | ${(value / count).toFixed(2)} |`);
@@ -280,3 +343,5 @@ try {
 } finally {
   await cleanUp();
 }
+// The admin client's kept-alive connections to the API server would hold the process for minutes.
+process.exit(process.exitCode ?? 0);
