@@ -8,6 +8,7 @@ import type {
   ExecResult,
   ExecSession,
   ExecStreamRequest,
+  LogOptions,
   PullResult,
   Runtime,
   RuntimeEvent,
@@ -18,8 +19,9 @@ import type {
 import { ContainerStartError, ImagePullError } from "../src/runtime/runtime.ts";
 import { containerLabels, sandboxLabels } from "../src/runtime/labels.ts";
 import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { FakeClock } from "./fake-clock.ts";
+import type { Clock } from "../src/clock.ts";
 import { signalNumber, type SignalName } from "../src/manifest/signals.ts";
 import { FakeAttaches } from "./fake-attach.ts";
 
@@ -40,10 +42,15 @@ export interface FakeBehaviour {
   reportedStopSignal?: string;
   /** Make startContainer fail with this message (a StartError). */
   startError?: string;
+  /** What the container writes to its log; default: a line naming it and its attempt. */
+  output?: string;
+  /** Written to its log when a SIGTERM arrives, as a shell trap that echoes would. */
+  outputOnSigterm?: string;
 }
 
 /** One interactive exec as a test scripts it (FakeRuntime.interactive): what was asked, and hands to drive it. */
 export interface FakeExec {
+  containerId: string;
   container: ContainerConfig;
   request: ExecStreamRequest;
   /** Everything written to stdin so far, and whether it was closed. */
@@ -67,8 +74,9 @@ interface FakeContainer extends ContainerInfo {
 }
 
 /**
- * A runtime that keeps containers in memory and runs them on a FakeClock. Tests seed behaviour
- * through public fields and read `calls` to see what the loop asked for, in order.
+ * A runtime that keeps containers in memory and runs them on a clock of the test's (a FakeClock,
+ * or the real one when test/unit/fake-runtime-contract.test.ts holds it to the runtime contract).
+ * Tests seed behaviour through public fields and read `calls` to see what the loop asked for, in order.
  */
 export class FakeRuntime implements Runtime {
   readonly name = "fake" as const;
@@ -79,7 +87,10 @@ export class FakeRuntime implements Runtime {
   behaviours = new Map<string, FakeBehaviour | ((attempt: number) => FakeBehaviour)>();
   /** Where a pod's emptyDir is, for the eviction manager to measure; unset: the runtime has no host volumes. */
   emptyDirPath?: (podUid: string, volume: string, medium?: string) => string | undefined;
-  /** Exec results per command line ("sh -c exit 1"); default exit 0 at once. */
+  /**
+   * Exec results per command line ("sh -c exit 1"); default exit 0 at once. A `durationMs` past an
+   * execSync timeout ends it timed out with the output; an interactive exec exits after it.
+   */
   exec: (container: ContainerConfig, command: string[]) => { exitCode: number; output?: string; durationMs?: number } = () => ({
     exitCode: 0,
   });
@@ -90,6 +101,11 @@ export class FakeRuntime implements Runtime {
   interactive: (exec: FakeExec) => void = (exec) => {
     const result = this.exec(exec.container, exec.request.command);
     if (result.output) void exec.stdout(result.output);
+    if (result.durationMs) {
+      const cancel = this.clock.setTimeout(() => exec.exit(result.exitCode), result.durationMs);
+      exec.request.signal?.addEventListener("abort", cancel, { once: true });
+      return;
+    }
     if (!exec.request.stdin) return exec.exit(result.exitCode);
     exec.onInput = (self) => {
       if (self.input) void self.stdout(self.input);
@@ -108,7 +124,7 @@ export class FakeRuntime implements Runtime {
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
   private nextId = 1;
 
-  constructor(private readonly clock: FakeClock) {}
+  constructor(private readonly clock: Clock) {}
 
   async runPodSandbox(pod: PodSpec): Promise<Sandbox> {
     for (const sandbox of this.sandboxes.values()) if (sandbox.podUid === pod.uid) return sandbox;
@@ -124,7 +140,12 @@ export class FakeRuntime implements Runtime {
   }
 
   async removePodSandbox(id: string): Promise<void> {
-    if (this.sandboxes.delete(id)) this.calls.push(`remove-sandbox ${id}`);
+    const sandbox = this.sandboxes.get(id);
+    if (!sandbox) return;
+    this.sandboxes.delete(id);
+    // The pod's volume directories go with its sandbox, as with the real runtimes.
+    if (this.volumeRoot) rmSync(join(this.volumeRoot, sandbox.podUid), { recursive: true, force: true });
+    this.calls.push(`remove-sandbox ${id}`);
   }
 
   async listPodSandboxes(): Promise<SandboxInfo[]> {
@@ -160,7 +181,7 @@ export class FakeRuntime implements Runtime {
       startedAt: this.clock.now(),
       labels: containerLabels(config),
       sandboxId: config.sandbox.id,
-      logs: `${name} attempt ${config.attempt}\n`,
+      logs: behaviour.output ?? `${name} attempt ${config.attempt}\n`,
     };
     this.containers.set(id, container);
     this.calls.push(`start ${name} attempt=${config.attempt}`);
@@ -186,6 +207,7 @@ export class FakeRuntime implements Runtime {
     this.calls.push(`kill ${container.config.container.name} ${signal}`);
     const behaviour = (container as FakeContainer & { behaviour?: FakeBehaviour }).behaviour ?? {};
     if (signal === "SIGKILL") return this.finish(id, 137, 9);
+    if (signal === "SIGTERM" && behaviour.outputOnSigterm) container.logs += behaviour.outputOnSigterm;
     if (behaviour.exitsOn !== undefined ? signal !== behaviour.exitsOn : behaviour.ignoreSigterm) return;
     const number = signalNumber(signal);
     if (number === undefined) throw new Error(`fake runtime: unknown signal ${signal}`);
@@ -208,7 +230,7 @@ export class FakeRuntime implements Runtime {
     if (duration === 0) return { exitCode: result.exitCode, output: result.output ?? "", timedOut: false };
     return new Promise((resolve) => {
       if (duration > timeoutMs) {
-        this.clock.setTimeout(() => resolve({ exitCode: -1, output: "", timedOut: true }), timeoutMs);
+        this.clock.setTimeout(() => resolve({ exitCode: -1, output: result.output ?? "", timedOut: true }), timeoutMs);
       } else {
         this.clock.setTimeout(() => resolve({ exitCode: result.exitCode, output: result.output ?? "", timedOut: false }), duration);
       }
@@ -224,6 +246,7 @@ export class FakeRuntime implements Runtime {
     const decoder = new TextDecoder();
     const encoder = new TextEncoder();
     const exec: FakeExec = {
+      containerId: id,
       container: container.config,
       request,
       input: "",
@@ -280,10 +303,12 @@ export class FakeRuntime implements Runtime {
     return [...this.containers.values()].map(({ config: _c, cancelExit: _x, logs: _l, ...info }) => ({ ...info }));
   }
 
-  async readLogs(id: string): Promise<string> {
+  async readLogs(id: string, options: LogOptions = {}): Promise<string> {
     const container = this.containers.get(id);
     if (!container) throw new Error(`container ${id} not found`);
-    return container.logs;
+    if (options.tail === undefined) return container.logs;
+    const lines = container.logs.split(/(?<=\n)/);
+    return options.tail > 0 ? lines.slice(-options.tail).join("") : "";
   }
 
   watch(listener: (event: RuntimeEvent) => void): () => void {
@@ -306,6 +331,8 @@ export class FakeRuntime implements Runtime {
     if (reason !== undefined) container.reason = reason;
     container.finishedAt = this.clock.now();
     this.attaches.exited(id);
+    // Its execs end with it, as processes in a stopped container do.
+    for (const exec of this.execs) if (exec.containerId === id) exec.exit(137);
     for (const listener of this.listeners) listener({ type: "exited", containerId: id });
   }
 

@@ -8,6 +8,19 @@ import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { Cgroups, detectHostCgroupMode } from "../src/runtime/process/cgroups.ts";
 
+/**
+ * Why this host's cgroups cannot be written (a probe parent is made, then removed again), or
+ * undefined when they can: what the tests on real cgroups need.
+ */
+export function hostCgroupsMissing(): string | undefined {
+  const mode = detectHostCgroupMode();
+  if (mode.kind === "unavailable") return `no usable cgroups: ${mode.reason}`;
+  const probe = new Cgroups(mode, `probe-${process.pid}-${randomBytes(2).toString("hex")}`);
+  const reason = probe.prepare();
+  probe.release();
+  return reason === undefined ? undefined : `no usable cgroups: ${reason}`;
+}
+
 export interface TestCgroupIdentities {
   /**
    * The owner for every ProcessRuntime on `rootDir`: one identity per root, so a runtime's start-up

@@ -1,10 +1,12 @@
 /**
  * The conformance suite every Runtime runs (Hono's `common.case.test.ts` shape): a runtime's test
- * file calls `runtimeContract("process", () => new ProcessRuntime(...), { image })` and gets these
- * cases. Commands are tiny POSIX shell lines that busybox also has, so the docker runtime runs the
- * very same cases. Every sandbox and container a case creates is removed after it.
+ * file calls `runtimeContract("process", (clock) => new ProcessRuntime(...), { image })` and gets
+ * these cases. Commands are tiny POSIX shell lines that busybox also has, so the docker runtime runs
+ * the very same cases; the fake, which runs no command, is told what each line does instead (see
+ * `scripted`). Every sandbox and container a case creates is removed after it.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { realClock, type Clock } from "../src/clock.ts";
 import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
 import { LABEL } from "../src/runtime/labels.ts";
 import type { ContainerStatus, Runtime, RuntimeEvent, Sandbox } from "../src/runtime/runtime.ts";
@@ -13,12 +15,36 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { freePort } from "./e2e/helpers.ts";
 import { ExecCapture } from "./exec-capture.ts";
+import { FakeClock } from "./fake-clock.ts";
+import type { FakeBehaviour } from "./fake-runtime.ts";
 
-export interface RuntimeContractOptions {
+/** What a command line does, for a runtime that does not run it. */
+export interface ScriptedExec {
+  exitCode: number;
+  output?: string;
+  /** Absent: it ends at once. */
+  durationMs?: number;
+}
+
+/** Tells a runtime that runs no command (the fake) what a case's command lines do. */
+export interface ScriptedCommands<R extends Runtime> {
+  /** The containers named `name` that `runtime` starts next behave so. */
+  container(runtime: R, name: string, behaviour: FakeBehaviour): void;
+  /** The exec of `command` in any of `runtime`'s containers behaves so. */
+  exec(runtime: R, command: string[], result: ScriptedExec): void;
+}
+
+export interface RuntimeContractOptions<R extends Runtime> {
   /** The image each container names (the process runtime ignores it; docker needs busybox). */
   image: string;
   /** Called after each case, once its sandboxes are removed and the runtime is closed. */
   cleanup?: () => void | Promise<void>;
+  /**
+   * For a runtime that runs no command: how to tell it what each line does. Such a runtime runs
+   * the cases on the runtime's own part (sandboxes, lifecycle, signals, events, logs, labels), not
+   * those on what a command itself does (reads a file, its streams, a terminal, a socket).
+   */
+  scripted?: ScriptedCommands<R>;
 }
 
 let podSeq = 0;
@@ -126,21 +152,37 @@ export async function waitForLog(runtime: Runtime, id: string, text: string, ms 
   );
 }
 
-export function runtimeContract(
+/**
+ * `makeRuntime` builds the runtime on `clock`: the real clock, except where a case proves a
+ * mechanism by a clock that never moves (no timer of the runtime's own can fire).
+ */
+export function runtimeContract<R extends Runtime>(
   name: string,
-  makeRuntime: () => Runtime | Promise<Runtime>,
-  options: RuntimeContractOptions,
+  makeRuntime: (clock: Clock) => R | Promise<R>,
+  options: RuntimeContractOptions<R>,
 ): void {
-  describe(`runtime contract: ${name}`, () => {
-    let runtime: Runtime;
+  const scripted = options.scripted;
+  describe(`runtime contract: ${name}${scripted ? " (scripted)" : ""}`, () => {
+    let runtime: R;
     let sandboxes: Sandbox[] = [];
     let containers: string[] = [];
 
     beforeEach(async () => {
-      runtime = await makeRuntime();
+      runtime = await makeRuntime(realClock);
       sandboxes = [];
       containers = [];
     });
+
+    /** A case on what a command itself does: only for a runtime that runs commands. */
+    function commandTest(title: string, body: () => Promise<void>): void {
+      if (!scripted) test(title, body);
+    }
+
+    /** What the exec of `command` does, for a runtime that does not run it. */
+    function execDoes(command: string[], result: ScriptedExec): string[] {
+      scripted?.exec(runtime, command, result);
+      return command;
+    }
 
     afterEach(async () => {
       for (const id of containers) await runtime.removeContainer(id);
@@ -155,8 +197,9 @@ export function runtimeContract(
       return sandbox;
     }
 
-    /** Starts one container running `sh -c script` in a new pod. */
-    async function start(script: string, containerName = "main", attempt = 0) {
+    /** Starts one container running `sh -c script` (which does what `does` says) in a new pod. */
+    async function start(script: string, does: FakeBehaviour, containerName = "main", attempt = 0) {
+      scripted?.container(runtime, containerName, does);
       const container = contractContainer(containerName, ["sh", "-c", script], options.image);
       const pod = contractPod(`${containerName}-pod`, [container]);
       const sandbox = await sandboxFor(pod);
@@ -183,7 +226,17 @@ export function runtimeContract(
       expect((await runtime.listPodSandboxes()).filter((s) => s.podUid === pod.uid)).toHaveLength(0);
     });
 
-    test("a container sees a kubelet-filled volume (podVolumeDir), which goes with its sandbox", async () => {
+    test("a pod's kubelet-filled volume directory (podVolumeDir) goes with its sandbox", async () => {
+      const pod = { ...contractPod("volume-dir-pod"), volumes: [{ name: "info", type: "downwardAPI" as const, defaultMode: 0o644, items: [] }] };
+      const sandbox = await sandboxFor(pod);
+      const dir = runtime.podVolumeDir(pod, "info");
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "name"), "volume-dir-pod");
+      await runtime.removePodSandbox(sandbox.id);
+      expect(existsSync(dir)).toBe(false);
+    });
+
+    commandTest("a container sees a kubelet-filled volume (podVolumeDir), which goes with its sandbox", async () => {
       const container = contractContainer("reader", ["sh", "-c", 'cat "${MINIKUBELET_VOLUME_INFO:-/etc/info}/name"'], options.image);
       container.volumeMounts = [{ name: "info", mountPath: "/etc/info", readOnly: false }];
       const pod = { ...contractPod("volume-pod", [container]), volumes: [{ name: "info", type: "downwardAPI" as const, defaultMode: 0o644, items: [] }] };
@@ -201,7 +254,7 @@ export function runtimeContract(
     });
 
     test("a started container writes its output to its log", async () => {
-      const { id } = await start("echo hello from the container; echo to stderr >&2");
+      const { id } = await start("echo hello from the container; echo to stderr >&2", { exitAfterMs: 0, output: "hello from the container\nto stderr\n" });
       const status = await waitForStatus(runtime, id, exited);
       expect(status.exitCode).toBe(0);
       const logs = await runtime.readLogs(id);
@@ -214,7 +267,7 @@ export function runtimeContract(
       [1, "exit 1"],
       [3, "exit 3"],
     ])("exit code %d is reported with finishedAt >= startedAt", async (code, script) => {
-      const { id } = await start(script);
+      const { id } = await start(script, { exitAfterMs: 0, exitCode: code });
       const status = await waitForStatus(runtime, id, exited);
       expect(status.exitCode).toBe(code);
       expect(status.startedAt).toBeNumber();
@@ -223,7 +276,7 @@ export function runtimeContract(
     });
 
     test("a running container is reported running with a start time", async () => {
-      const { id } = await start("sleep 30");
+      const { id } = await start("sleep 30", {});
       const status = await runtime.containerStatus(id);
       expect(status.state).toBe("running");
       expect(status.startedAt).toBeNumber();
@@ -232,7 +285,7 @@ export function runtimeContract(
     });
 
     test("SIGTERM ends a process that exits on it: exit code 143", async () => {
-      const { id } = await start('trap "exit 143" TERM; echo ready; sleep 30 & wait');
+      const { id } = await start('trap "exit 143" TERM; echo ready; sleep 30 & wait', { output: "ready\n" });
       await waitForLog(runtime, id, "ready");
       await runtime.killContainer(id, "SIGTERM");
       const status = await waitForStatus(runtime, id, exited);
@@ -240,7 +293,7 @@ export function runtimeContract(
     });
 
     test("a process that traps SIGTERM keeps running; SIGKILL ends it with 137", async () => {
-      const { id } = await start('trap "echo got TERM" TERM; echo ready; while :; do sleep 0.05; done');
+      const { id } = await start('trap "echo got TERM" TERM; echo ready; while :; do sleep 0.05; done', { output: "ready\n", ignoreSigterm: true, outputOnSigterm: "got TERM\n" });
       await waitForLog(runtime, id, "ready");
       await runtime.killContainer(id, "SIGTERM");
       await waitForLog(runtime, id, "got TERM");
@@ -251,7 +304,7 @@ export function runtimeContract(
     });
 
     test("killing an exited container is a no-op that keeps its exit code", async () => {
-      const { id } = await start("exit 5");
+      const { id } = await start("exit 5", { exitAfterMs: 0, exitCode: 5 });
       const before = await waitForStatus(runtime, id, exited);
       await runtime.killContainer(id, "SIGTERM");
       await runtime.killContainer(id, "SIGKILL");
@@ -259,8 +312,8 @@ export function runtimeContract(
       expect(after).toEqual(before);
     });
 
-    test("execSync returns combined output and the exit code", async () => {
-      const { id } = await start("sleep 30");
+    commandTest("execSync returns combined output and the exit code", async () => {
+      const { id } = await start("sleep 30", {});
       const result = await runtime.execSync(id, ["sh", "-c", "echo out; echo err >&2; exit 4"], 5000);
       expect(result.exitCode).toBe(4);
       expect(result.timedOut).toBe(false);
@@ -273,16 +326,18 @@ export function runtimeContract(
     });
 
     test("execSync kills a command still running at the timeout", async () => {
-      const { id } = await start("sleep 30");
-      const result = await within(3000, "exec with a 200ms timeout", runtime.execSync(id, ["sh", "-c", "echo started; sleep 20"], 200));
+      const { id } = await start("sleep 30", {});
+      const command = execDoes(["sh", "-c", "echo started; sleep 20"], { exitCode: 0, output: "started\n", durationMs: 20_000 });
+      // Well before the command's own 20 s: the timeout ended it, not the command.
+      const result = await within(10_000, "exec with a 200ms timeout", runtime.execSync(id, command, 200));
       expect(result.timedOut).toBe(true);
       expect(result.exitCode).not.toBe(0);
       expect(result.output).toContain("started");
       await runtime.killContainer(id, "SIGKILL");
     });
 
-    test("execStream delivers stdout and stderr apart, then the exit code", async () => {
-      const { id } = await start("sleep 30");
+    commandTest("execStream delivers stdout and stderr apart, then the exit code", async () => {
+      const { id } = await start("sleep 30", {});
       const capture = new ExecCapture();
       const session = await runtime.execStream(id, { command: ["sh", "-c", "echo out; echo err >&2; exit 3"], stdin: false, tty: false, output: capture.output });
       expect(await within(5000, "exec exit", session.exited)).toBe(3);
@@ -291,8 +346,8 @@ export function runtimeContract(
       await runtime.killContainer(id, "SIGKILL");
     });
 
-    test("execStream feeds stdin, and the command sees its end and keeps writing after it", async () => {
-      const { id } = await start("sleep 30");
+    commandTest("execStream feeds stdin, and the command sees its end and keeps writing after it", async () => {
+      const { id } = await start("sleep 30", {});
       const capture = new ExecCapture();
       const session = await runtime.execStream(id, { command: ["sh", "-c", "cat; echo after-eof"], stdin: true, tty: false, output: capture.output });
       session.write(new TextEncoder().encode("data1\n"));
@@ -303,8 +358,8 @@ export function runtimeContract(
       await runtime.killContainer(id, "SIGKILL");
     });
 
-    test("execStream with a TTY runs on a terminal of the asked size, and resizes it", async () => {
-      const { id } = await start("sleep 30");
+    commandTest("execStream with a TTY runs on a terminal of the asked size, and resizes it", async () => {
+      const { id } = await start("sleep 30", {});
       const capture = new ExecCapture();
       const script = 'test -t 0 && echo on-a-tty; read a; stty size; read b; stty size; echo "got $b"; exit 2';
       const session = await runtime.execStream(id, { command: ["sh", "-c", script], stdin: true, tty: true, size: { width: 100, height: 30 }, output: capture.output });
@@ -322,23 +377,25 @@ export function runtimeContract(
     });
 
     test("execStream's abort signal kills the command", async () => {
-      const { id } = await start("sleep 30");
+      const { id } = await start("sleep 30", {});
       const abort = new AbortController();
-      const session = await runtime.execStream(id, { command: ["sleep", "30"], stdin: false, tty: false, output: () => undefined, signal: abort.signal });
+      const command = execDoes(["sleep", "30"], { exitCode: 0, durationMs: 30_000 });
+      const session = await runtime.execStream(id, { command, stdin: false, tty: false, output: () => undefined, signal: abort.signal });
       abort.abort();
       expect(await within(5000, "aborted exec exit", session.exited)).toBe(137);
       await runtime.killContainer(id, "SIGKILL");
     });
 
     test("execStream ends when its container stops, as a process in the container would", async () => {
-      const { id } = await start("sleep 30");
-      const session = await runtime.execStream(id, { command: ["sleep", "30"], stdin: false, tty: false, output: () => undefined });
+      const { id } = await start("sleep 30", {});
+      const command = execDoes(["sleep", "30"], { exitCode: 0, durationMs: 30_000 });
+      const session = await runtime.execStream(id, { command, stdin: false, tty: false, output: () => undefined });
       await runtime.killContainer(id, "SIGKILL");
       expect(await within(5000, "exec of a stopped container", session.exited)).not.toBe(0);
     });
 
     test("execStream in an exited container is refused", async () => {
-      const { id } = await start("exit 0");
+      const { id } = await start("exit 0", { exitAfterMs: 0 });
       await waitForStatus(runtime, id, exited);
       await expect(runtime.execStream(id, { command: ["true"], stdin: false, tty: false, output: () => undefined })).rejects.toThrow();
     });
@@ -347,8 +404,11 @@ export function runtimeContract(
       expect(runtime.attachSupport({ stdin: false, tty: false }).kind).not.toBe("refused");
     });
 
-    test("watch() reports the exit promptly, from an event rather than a poll", async () => {
-      const { id } = await start("sleep 30");
+    test("watch() reports the exit from an event, not a poll: on a clock that never moves", async () => {
+      // No timer of the runtime's own can fire on this clock, so only an event can deliver the exit.
+      await runtime.close();
+      runtime = await makeRuntime(new FakeClock());
+      const { id } = await start("sleep 30", {});
       const seen: RuntimeEvent[] = [];
       const exitedEvent = new Promise<void>((resolve) => {
         const stop = runtime.watch((event) => {
@@ -360,13 +420,13 @@ export function runtimeContract(
         });
       });
       await runtime.killContainer(id, "SIGKILL");
-      await within(1000, `exited event for ${id}`, exitedEvent);
+      await exitedEvent;
       expect((await runtime.containerStatus(id)).exitCode).toBe(137);
       expect(seen.filter((e) => e.type === "exited" && e.containerId === id)).toHaveLength(1);
     });
 
     test("listContainers returns each container with the labels minikubelet put on it", async () => {
-      const { id, pod, sandbox } = await start("sleep 30", "labelled", 2);
+      const { id, pod, sandbox } = await start("sleep 30", {}, "labelled", 2);
       const found = (await runtime.listContainers()).find((c) => c.id === id);
       expect(found).toBeDefined();
       expect(found?.state).toBe("running");
@@ -383,7 +443,7 @@ export function runtimeContract(
     });
 
     test("removeContainer kills a running container, is idempotent, and forgets it", async () => {
-      const { id } = await start("sleep 30");
+      const { id } = await start("sleep 30", {});
       await runtime.removeContainer(id);
       await runtime.removeContainer(id);
       expect((await runtime.containerStatus(id)).state).toBe("unknown");
@@ -391,9 +451,9 @@ export function runtimeContract(
       await expect(runtime.readLogs(id)).rejects.toThrow();
     });
 
-    test("portForwardAddress is where the host reaches a port a container of the pod listens on", async () => {
+    commandTest("portForwardAddress is where the host reaches a port a container of the pod listens on", async () => {
       const port = await freePort();
-      const { sandbox } = await start(`exec busybox nc -ll -p ${port} -e echo pong`);
+      const { sandbox } = await start(`exec busybox nc -ll -p ${port} -e echo pong`, {});
       const address = runtime.portForwardAddress(sandbox, port);
       expect(address.port).toBe(port);
       const answer = await within(
@@ -411,7 +471,7 @@ export function runtimeContract(
     });
 
     test("readLogs with tail returns the last lines", async () => {
-      const { id } = await start("for i in 1 2 3 4 5; do echo line$i; done");
+      const { id } = await start("for i in 1 2 3 4 5; do echo line$i; done", { exitAfterMs: 0, output: "line1\nline2\nline3\nline4\nline5\n" });
       await waitForStatus(runtime, id, exited);
       expect(await runtime.readLogs(id, { tail: 2 })).toBe("line4\nline5\n");
       expect(await runtime.readLogs(id, { tail: 10 })).toBe("line1\nline2\nline3\nline4\nline5\n");

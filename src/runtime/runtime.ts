@@ -1,7 +1,8 @@
 /**
  * The runtime seam, shaped like the CRI: a sandbox manager, a container manager and an image
  * manager, composed into `Runtime`. The kubelet never starts a process itself; it calls these.
- * Every runtime (fake, process, docker) runs the same contract suite in test/runtime-contract.ts.
+ * Every runtime (fake, process, docker) runs the same contract suite in test/runtime-contract.ts;
+ * the fake, which runs no command, is told what each command does, and has no case on what a command itself does.
  */
 import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
 import type { SignalName } from "../manifest/signals.ts";

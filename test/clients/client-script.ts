@@ -2,9 +2,9 @@
  * What the client-library tests share: Debian's python3-kubernetes (skipped without it, a failure
  * under CI=true) and the scripts' report, one JSON line per step, read back by step name.
  */
-import { describe, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { describeNeeding } from "../requirements.ts";
 
 /** Debian's interpreter: the one its python3-kubernetes package installs for (not a pyenv shim on PATH). */
 export const PYTHON = "/usr/bin/python3";
@@ -18,14 +18,7 @@ export interface Step {
 }
 
 export function describeWithPythonClient(name: string, body: () => void): void {
-  if (hasPythonLibrary) return describe(name, body);
-  if (process.env.CI === "true") {
-    test(`${name}: python3-kubernetes is installed (CI=true)`, () => {
-      throw new Error(`${PYTHON} cannot import kubernetes; CI needs Debian's python3-kubernetes (apt-get install python3-kubernetes)`);
-    });
-    return;
-  }
-  describe.skip(`${name} (skipped: ${PYTHON} cannot import kubernetes)`, body);
+  describeNeeding(name, hasPythonLibrary ? undefined : `${PYTHON} cannot import kubernetes (Debian's python3-kubernetes)`, body);
 }
 
 /** Runs a client script to its end (killed after `boundMs`); its steps by name. */

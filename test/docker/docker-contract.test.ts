@@ -7,17 +7,18 @@ import { runtimeContract } from "../runtime-contract.ts";
 import { BUSYBOX, describeDocker, PAUSE } from "./helpers.ts";
 
 describeDocker("DockerRuntime (real dockerd)", () => {
-  let volumeRoot: string | undefined;
+  const volumeRoots: string[] = [];
   runtimeContract(
     "docker",
-    () => {
-      volumeRoot = mkdtempSync(join(tmpdir(), "minikubelet-docker-contract-"));
-      return new DockerRuntime({ pauseImage: PAUSE, volumeRoot });
+    (clock) => {
+      const volumeRoot = mkdtempSync(join(tmpdir(), "minikubelet-docker-contract-"));
+      volumeRoots.push(volumeRoot);
+      return new DockerRuntime({ pauseImage: PAUSE, volumeRoot, clock });
     },
     {
       image: BUSYBOX,
       cleanup: () => {
-        if (volumeRoot) rmSync(volumeRoot, { recursive: true, force: true });
+        for (const volumeRoot of volumeRoots.splice(0)) rmSync(volumeRoot, { recursive: true, force: true });
       },
     },
   );

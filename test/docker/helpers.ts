@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, test } from "bun:test";
+import { afterEach, beforeEach } from "bun:test";
 import Dockerode from "dockerode";
 import type { ContainerSpec, PodSpec, Volume } from "../../src/manifest/types.ts";
 import { DockerRuntime, type DockerRuntimeOptions } from "../../src/runtime/docker/docker.ts";
@@ -17,6 +17,7 @@ import type { ContainerConfig, Sandbox } from "../../src/runtime/runtime.ts";
 import { useFetchTransport } from "../../src/runtime/docker/docker-transport.ts";
 import { container } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
+import { describeNeeding } from "../requirements.ts";
 import { BUSYBOX, PAUSE, REGISTRY, type EnvironmentReport } from "./environment-check.ts";
 
 export { BUSYBOX, PAUSE, REGISTRY } from "./environment-check.ts";
@@ -44,23 +45,9 @@ const environment = checkEnvironment();
 const environmentMissing = environment.engine;
 const registryMissing = environment.registry;
 
-/**
- * `describe` for tests that need the engine (and with `needs.registry`, the local registry). Without: under CI=true a single failing test says
- * why (the docker tests must run in CI); elsewhere the block is skipped with the reason printed.
- */
+/** `describe` for tests that need the engine (and with `needs.registry`, the local registry); see requirements.ts. */
 export function describeDocker(name: string, body: () => void, needs: { registry?: boolean } = {}): void {
-  const missing = needs.registry ? registryMissing : environmentMissing;
-  if (!missing) return describe(name, body);
-  if (process.env.CI === "true") {
-    describe(name, () => {
-      test("the docker test environment is available (required under CI=true)", () => {
-        throw new Error(`CI=true requires the docker tests to run, but ${missing}`);
-      });
-    });
-    return;
-  }
-  console.warn(`[docker tests skipped] ${name}: ${missing}`);
-  describe.skip(name, body);
+  describeNeeding(name, needs.registry ? registryMissing : environmentMissing, body);
 }
 
 /** A container spec on the local busybox image, running `script` under sh. */

@@ -66,8 +66,8 @@ describeDocker("lifecycle hooks on the docker fx.runtime", () => {
     const killing = await fx.h.event((e) => e.reason === "Killing");
     const exited = await fx.h.event((e) => e.reason === "Exited", 10_000);
     expect(exited.message).toBe("Container web exited with code 0 (Completed)");
+    // The TERM waited for the preStop's second; the trap then ended it (0), not a SIGKILL at the 5 s grace.
     expect(exited.at - killing.at).toBeGreaterThanOrEqual(1000);
-    expect(exited.at - killing.at).toBeLessThan(4500);
     expect(fx.h.events.some((e) => e.reason === "FailedPreStopHook" || e.reason === "GraceExpired")).toBe(false);
   });
 });

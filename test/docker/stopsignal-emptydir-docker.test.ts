@@ -39,11 +39,10 @@ describeDocker("stop signals on docker", () => {
     await fx.h.kubelet.sync(desired(web)); // the pass that reads the engine's report back
     const [usr1, plain] = fx.h.kubelet.pods.get(web.key)!.app.map((c) => containerStatus(c, "docker").stopSignal);
     expect([usr1, plain]).toEqual(["SIGUSR1", "SIGTERM"]);
-    const stopAt = Date.now();
     await fx.h.kubelet.sync(desired());
     const exited = await fx.h.event((e) => e.reason === "Exited" && e.container === "web", 15_000);
+    // Exit 0 is the USR1 trap's: SIGTERM would have been ignored until a SIGKILL (137) at the grace.
     expect(exited.message).toBe("Container web exited with code 0 (Completed)");
-    expect(Date.now() - stopAt).toBeLessThan(10_000);
   });
 });
 
@@ -62,11 +61,10 @@ describeDocker("an image's STOPSIGNAL on docker", () => {
       await waitForLog(fx.runtime, id, "ready", 10_000);
       await fx.h.kubelet.sync(desired(web)); // the pass that reads the engine's report back
       expect(containerStatus(fx.h.kubelet.pods.get(web.key)!.app[0]!, "docker").stopSignal).toBe("SIGUSR1");
-      const stopAt = Date.now();
       await fx.h.kubelet.sync(desired());
       const exited = await fx.h.event((e) => e.reason === "Exited", 15_000);
+      // Exit 0 is the USR1 trap's: SIGTERM would have been ignored until a SIGKILL (137) at the grace.
       expect(exited.message).toBe("Container web exited with code 0 (Completed)");
-      expect(Date.now() - stopAt).toBeLessThan(10_000);
     } finally {
       await base.remove({ force: true }).catch(() => undefined);
       await docker.getImage(image).remove({ force: true }).catch(() => undefined);

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { BUSYBOX, REGISTRY, describeDocker, docker } from "../docker/helpers.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
 import { Agent, ROOT, attemptRows, busyboxWebManifest, containerRows, ensureBinary, eventRows, podTable, waitFor, Workspace } from "./helpers.ts";
+import { testNeeding } from "../requirements.ts";
 
 const BACKOFF = ["--backoff-base", "1", "--backoff-max", "4"];
 const STATE = process.env.MINIKUBELET_DOCKER_ENV_STATE ?? "/tmp/minikubelet-docker-env";
@@ -172,12 +173,7 @@ describeDocker("the engine acting behind the agent's back (compiled binary)", ()
     await agent.terminate();
   }, 40_000);
 
-  const notOurs = dockerdNotOurs();
-  const dockerdTest = notOurs && process.env.CI !== "true" ? test.skip : test;
-  if (notOurs && process.env.CI !== "true") console.warn(`[docker tests skipped] dockerd restart under a running agent: ${notOurs}`);
-
-  dockerdTest("dockerd stopped and started under a running agent: errors while gone, the pod runs again after, nothing duplicated", async () => {
-    if (notOurs) throw new Error(`CI=true requires the dockerd restart test to run, but ${notOurs}`);
+  testNeeding("dockerd stopped and started under a running agent: errors while gone, the pod runs again after, nothing duplicated", dockerdNotOurs(), async () => {
     const ns = `e2e-${randomBytes(3).toString("hex")}`;
     const { ws, agent } = start(ns);
     const detail = () => JSON.stringify(containerRows(ws)) + agent.stdout + agent.stderr;

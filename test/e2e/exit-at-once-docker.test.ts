@@ -55,7 +55,8 @@ describeDocker("exit at once on the docker runtime", () => {
     const asked = Date.now();
     process.kill(agent.pid, "SIGTERM");
     expect(await agent.exited).toBe(130);
-    expect(Date.now() - asked).toBeLessThan(5_000);
+    // Well inside the pod's 60 s grace: the second signal ended the wait, not the grace.
+    expect(Date.now() - asked).toBeLessThan(30_000);
     expect(await waitFor("the node lock given up", async () => ((await lockContainers()).length === 0 ? "free" : undefined), 5_000)).toBe("free");
   }, 120_000);
 });

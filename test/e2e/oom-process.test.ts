@@ -3,23 +3,16 @@
  * is killed by the kernel and recorded as OOMKilled (exit 137, kill_cause oom) in `get pods` and the attempts table;
  * its cgroups are gone once its pod is.
  */
-import { expect, test } from "bun:test";
+import { expect } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { Cgroups, detectHostCgroupMode } from "../../src/runtime/process/cgroups.ts";
+import { detectHostCgroupMode } from "../../src/runtime/process/cgroups.ts";
+import { hostCgroupsMissing } from "../host-cgroups.ts";
+import { testNeeding } from "../requirements.ts";
 import { Agent, podTable, processE2E, Workspace, waitFor } from "./helpers.ts";
 
 const e2e = processE2E();
 const mode = detectHostCgroupMode();
-/** Whether this host lets us write cgroups: the probe's parent is made, then removed again. */
-function cgroupsUsable(): boolean {
-  if (mode.kind === "unavailable") return false;
-  const probe = new Cgroups(mode, `probe-e2e-${process.pid}`);
-  const usable = probe.prepare() === undefined;
-  probe.release();
-  return usable;
-}
-const usable = cgroupsUsable();
 const memoryRoot = mode.kind === "v1" ? mode.memory : mode.kind === "v2" ? mode.root : "";
 
 function hog(name: string, restartPolicy: string): string {
@@ -45,7 +38,7 @@ function containerCgroups(): string[] {
     .flatMap((owner) => readdirSync(join(parent, owner.name), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name));
 }
 
-test.skipIf(!usable)("a container over its memory limit is OOMKilled, then CrashLoopBackOff; its cgroup goes with its pod", async () => {
+testNeeding("a container over its memory limit is OOMKilled, then CrashLoopBackOff; its cgroup goes with its pod", hostCgroupsMissing(), async () => {
   const ws = (e2e.ws = new Workspace());
   ws.write("once.yaml", hog("once", "Never"));
   ws.write("again.yaml", hog("again", "Always"));

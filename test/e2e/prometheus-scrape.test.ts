@@ -3,14 +3,14 @@
  * and a PromQL query through its HTTP API gives kubelet_running_pods equal to the pods running.
  * Prometheus runs on loopback on a free port, its storage in the workspace, stopped by its pid.
  */
-import { expect, test } from "bun:test";
+import { expect } from "bun:test";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, e2ePodManifest, freePort, processE2E, waitFor, Workspace } from "./helpers.ts";
+import { testNeeding } from "../requirements.ts";
 
 const PROMETHEUS = spawnSync("sh", ["-c", "command -v prometheus"], { encoding: "utf8" }).stdout.trim();
-const ON_CI = process.env.CI === "true";
 const e2e = processE2E();
 
 const body = async () => {
@@ -70,6 +70,4 @@ const body = async () => {
   }
 };
 
-if (PROMETHEUS) test("Prometheus scrapes /metrics over TLS with the token: kubelet_running_pods is the pods running", body, 90_000);
-else if (ON_CI) test("prometheus is installed (CI=true)", () => { throw new Error("prometheus not found on PATH; CI needs it (apt-get install prometheus, as scripts/test does)"); });
-else test.skip("Prometheus scrapes /metrics (skipped: no prometheus on PATH)", body);
+testNeeding("Prometheus scrapes /metrics over TLS with the token: kubelet_running_pods is the pods running", PROMETHEUS ? undefined : "no prometheus on PATH (Debian's prometheus)", body, 90_000);

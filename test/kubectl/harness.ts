@@ -7,7 +7,7 @@
  *
  * Without kubectl the kubectl tests are skipped visibly; under CI=true a missing kubectl fails.
  */
-import { afterAll, beforeAll, describe, test } from "bun:test";
+import { afterAll, beforeAll } from "bun:test";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +21,7 @@ import type { Runtime } from "../../src/runtime/runtime.ts";
 import { Agent, ensureBinary, waitFor, Workspace } from "../e2e/helpers.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { openAgentDatabase } from "../../src/store/open.ts";
+import { describeNeeding } from "../requirements.ts";
 
 const VERSIONED_DIR = "/usr/lib/google-cloud-sdk/bin";
 
@@ -48,21 +49,10 @@ export const KUBECTLS_UNDER_TEST: readonly (readonly [label: string, binary: str
   ["kubectl 1.27", KUBECTL.versions["1.27"]],
   ["kubectl 1.33", KUBECTL.versions["1.33"]],
 ];
-const ON_CI = process.env.CI === "true";
 
-/**
- * `describe` for tests that need `binary` (undefined: not installed): skipped with the reason in
- * the test name when kubectl is missing, a failing test under CI=true.
- */
+/** `describe` for tests that need `binary` (undefined: not installed); see requirements.ts. */
 export function describeWithKubectl(name: string, binary: string | undefined, body: (kubectl: string) => void): void {
-  if (binary) return describe(name, () => body(binary));
-  if (ON_CI) {
-    test(`${name}: kubectl is installed (CI=true)`, () => {
-      throw new Error("kubectl not found on PATH or in " + VERSIONED_DIR + "; CI needs it (apt-get install kubectl)");
-    });
-    return;
-  }
-  describe.skip(`${name} (skipped: no kubectl on PATH or in ${VERSIONED_DIR})`, () => body(""));
+  describeNeeding(name, binary ? undefined : `no kubectl on PATH or in ${VERSIONED_DIR} (Debian's kubernetes-client)`, () => body(binary ?? ""));
 }
 
 export interface KubectlResult {

@@ -3,7 +3,7 @@
  * test/unit/cgroups.test.ts): a container over its memory limit is OOMKilled by the kernel and
  * reported so, one under it runs inside its cgroup, and the cgroup goes with the container.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,18 +15,11 @@ import { statusColumns } from "../../src/printers/pod-printer.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
-import { removeIdentityCgroups } from "../host-cgroups.ts";
+import { hostCgroupsMissing, removeIdentityCgroups } from "../host-cgroups.ts";
+import { describeNeeding } from "../requirements.ts";
 
 const mode = detectHostCgroupMode();
-/** Whether this host lets us write cgroups: the probe's parent is made, then removed again. */
-function cgroupsUsable(): boolean {
-  if (mode.kind === "unavailable") return false;
-  const probe = new Cgroups(mode, `probe-${process.pid}`);
-  const usable = probe.prepare() === undefined;
-  probe.release();
-  return usable;
-}
-const usable = cgroupsUsable();
+const cgroupsMissing = hostCgroupsMissing();
 const owner = `test-${randomBytes(4).toString("hex")}`;
 const memoryRoot = mode.kind === "v1" ? mode.memory : mode.kind === "v2" ? mode.root : "";
 const cgroupOf = (id: string) => join(memoryRoot, "minikubelet", owner, id);
@@ -46,7 +39,7 @@ afterAll(async () => {
 /** Asks for 200 MiB at once, so a 16Mi limit is passed on the first allocation. */
 const HOG = ["python3", "-c", "x = bytearray(200 * 1024 * 1024)"];
 
-describe.skipIf(!usable)("cgroups on this host", () => {
+describeNeeding("cgroups on this host", cgroupsMissing, () => {
   test("a container over its memory limit is OOMKilled (137) from the cgroup's counter, also for a restarted agent; its cgroup goes with it", async () => {
     const rootDir = tempRoot();
     const runtime = new ProcessRuntime({ rootDir, owner });
@@ -129,7 +122,7 @@ describe.skipIf(!usable)("cgroups on this host", () => {
   }, 30_000);
 });
 
-describe.skipIf(!usable)("the start-up sweep on this host", () => {
+describeNeeding("the start-up sweep on this host", cgroupsMissing, () => {
   test("a leftover empty cgroup of this identity is removed in every hierarchy; a running container's is kept", async () => {
     const rootDir = tempRoot();
     const runtime = new ProcessRuntime({ rootDir, owner });

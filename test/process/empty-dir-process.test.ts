@@ -13,6 +13,7 @@ import type { PodSpec, Volume } from "../../src/manifest/types.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { waitForLog } from "../runtime-contract.ts";
+import { rootMissing, testNeeding } from "../requirements.ts";
 
 let root: string;
 let runtime: ProcessRuntime;
@@ -55,7 +56,7 @@ test("an emptyDir filled past its sizeLimit evicts the pod: Evicted with the kub
   expect(h.kubelet.pods.get(web.key)!.phase).toBe("Failed");
 });
 
-test.skipIf(process.getuid?.() !== 0)("a memory emptyDir is a tmpfs of its sizeLimit: writes past it fail, and it is unmounted with the pod", async () => {
+testNeeding("a memory emptyDir is a tmpfs of its sizeLimit: writes past it fail, and it is unmounted with the pod", rootMissing(), async () => {
   const script = `stat -f -c 'fs=%T' "$MINIKUBELET_VOLUME_MEM"; dd if=/dev/zero of="$MINIKUBELET_VOLUME_MEM/blob" bs=1024 count=2048 2>/dev/null || echo full; ${KEEP_RUNNING}`;
   const web = podWith("mem", { name: "mem", type: "emptyDir", medium: "Memory", sizeLimit: "1Mi", sizeLimitBytes: MI }, script, false);
   await h.kubelet.sync(desired(web));

@@ -12,6 +12,7 @@ import { podStatus } from "../../src/kubelet/status/pod-status.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
+import { waitFor } from "../e2e/helpers.ts";
 
 const cgroups = testCgroupIdentities();
 afterAll(() => cgroups.cleanup());
@@ -74,12 +75,12 @@ describe("lifecycle hooks with real processes", () => {
     const web = pod({ name: "slow", grace: 1, containers: [sh("web", "exec sleep 60", { postStart: { type: "sleep", seconds: 30 } })] });
     await h.kubelet.sync(desired(web));
     await h.event((e) => e.reason === "Started");
-    const began = Date.now();
     await h.kubelet.sync(desired());
-    await h.event((e) => e.reason === "PodRemoved", 6000);
-    // SIGTERM at once (sleep exits on it); the 2s floor is the most a stop may take.
-    expect(Date.now() - began).toBeLessThan(4000);
+    // Removed while the 30 s hook still sleeps: the removal did not wait for it.
+    await h.event((e) => e.reason === "PodRemoved", 20_000);
+    // Ended by the SIGTERM (sleep exits on it), not by a SIGKILL once the grace ran out.
     expect(h.events.find((e) => e.reason === "Exited")!.message).toBe("Container web exited with code 143 (Error)");
+    expect(h.events.some((e) => e.reason === "GraceExpired")).toBe(false);
   });
 
   test("a postStart exec that outlasts the grace does not hold the pod's removal, and is killed with it", async () => {
@@ -91,14 +92,10 @@ describe("lifecycle hooks with real processes", () => {
       await Bun.sleep(10);
     }
     const hookPid = Number(readFileSync(pidFile, "utf8").trim());
-    const began = Date.now();
     await h.kubelet.sync(desired());
-    await h.event((e) => e.reason === "PodRemoved", 6000);
-    expect(Date.now() - began).toBeLessThan(4000);
-    for (let tries = 0; alive(hookPid); tries++) {
-      expect(tries).toBeLessThan(300);
-      await Bun.sleep(10);
-    }
+    // Removed while the 60 s hook still runs: the removal did not wait for it, and it was killed.
+    await h.event((e) => e.reason === "PodRemoved", 20_000);
+    await waitFor(`the hook's process (pid ${hookPid}) killed`, () => !alive(hookPid), 20_000);
   });
 
   test("preStop sleep holds SIGTERM back for its seconds", async () => {
@@ -109,8 +106,8 @@ describe("lifecycle hooks with real processes", () => {
     const killing = await h.event((e) => e.reason === "Killing");
     const exited = await h.event((e) => e.reason === "Exited", 8000);
     expect(exited.message).toBe("Container web exited with code 0 (Completed)");
+    // The TERM waited for the preStop's second; the trap then ended it (0), not a SIGKILL at the 5 s grace.
     expect(exited.at - killing.at).toBeGreaterThanOrEqual(1000);
-    expect(exited.at - killing.at).toBeLessThan(4000);
     expect(h.events.some((e) => e.reason === "FailedPreStopHook" || e.reason === "GraceExpired")).toBe(false);
   });
 });

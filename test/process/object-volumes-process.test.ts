@@ -3,7 +3,7 @@
  * Secret's files are on a tmpfs (as root), the container reads them and its env, and the tmpfs is
  * unmounted with the pod.
  */
-import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +14,7 @@ import { desired } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
 import { FakePodObjects } from "../fake-pod-objects.ts";
+import { rootMissing, testNeeding } from "../requirements.ts";
 
 const cgroups = testCgroupIdentities();
 afterAll(() => cgroups.cleanup());
@@ -36,7 +37,7 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-test.skipIf(process.getuid?.() !== 0)("a Secret volume is a tmpfs holding the Secret's files; the env has its key; unmounted with the pod", async () => {
+testNeeding("a Secret volume is a tmpfs holding the Secret's files; the env has its key; unmounted with the pod", rootMissing(), async () => {
   const pod = validatePod(
     {
       apiVersion: "v1",

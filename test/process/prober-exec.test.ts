@@ -1,69 +1,50 @@
 /**
- * exec probes through real child processes: a tiny Bun.spawn-based stand-in for a runtime's
- * execSync (combined output, killed at the timeout), not a runtime.
+ * exec probes through the process runtime's execSync: real commands beside a real container, the
+ * prober's verdict in the kubelet's words, and a command past its timeout killed with all it started.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { realClock } from "../../src/clock.ts";
 import type { Probe } from "../../src/manifest/types.ts";
-import { Prober, type ExecFn, type ProbeResult } from "../../src/prober/prober.ts";
+import { Prober, type ProbeResult } from "../../src/prober/prober.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import type { ExecResult } from "../../src/runtime/runtime.ts";
 import { FakeClock } from "../fake-clock.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+import { contractContainer, contractPod } from "../runtime-contract.ts";
+import { waitFor } from "../e2e/helpers.ts";
 
-const children = new Set<number>();
+const cgroups = testCgroupIdentities();
+afterAll(() => cgroups.cleanup());
 
-afterAll(() => {
-  for (const pid of children) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
+let root: string;
+let runtime: ProcessRuntime;
+let containerId: string;
+
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), "mk-prober-exec-"));
+  runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root) });
+  const main = contractContainer("main", ["sleep", "60"]);
+  const pod = contractPod("probed", [main]);
+  const sandbox = await runtime.runPodSandbox(pod);
+  containerId = await runtime.startContainer({ pod, container: main, kind: "app", attempt: 0, sandbox });
 });
 
-function alive(pid: number): boolean {
+afterEach(async () => {
+  await runtime.removeContainer(containerId);
+  await runtime.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Whether `pid` is a process that has not ended (a zombie waiting for its reaper has). */
+function running(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
   } catch {
     return false;
   }
-}
-
-/**
- * Runs `command` as a child of the test. With `killAtTimeout` false it plays a runtime whose
- * exec call hangs, so only the prober's own clock can end the probe.
- */
-function spawnExec(killAtTimeout = true) {
-  const pids: number[] = [];
-  const calls: Array<Promise<ExecResult>> = [];
-  const exec: ExecFn = (containerId, command, timeoutMs) => {
-    const call = run(containerId, command, timeoutMs);
-    calls.push(call);
-    return call;
-  };
-  const run = async (_containerId: string, command: string[], timeoutMs: number): Promise<ExecResult> => {
-    // Its own process group, so the kill reaches `sleep` under `sh -c` (which holds the pipes).
-    const child = Bun.spawn(command, { stdout: "pipe", stderr: "pipe", detached: true });
-    pids.push(child.pid);
-    children.add(child.pid);
-    let timedOut = false;
-    const cancel = killAtTimeout
-      ? realClock.setTimeout(() => {
-          timedOut = true;
-          process.kill(-child.pid, "SIGKILL");
-        }, timeoutMs)
-      : () => {};
-    const [stdout, stderr, exitCode] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
-    cancel();
-    children.delete(child.pid);
-    return { exitCode, output: stdout + stderr, timedOut };
-  };
-  return { exec, pids, calls };
 }
 
 function execProbe(command: string[], timeoutSeconds = 1): Probe {
@@ -77,47 +58,57 @@ function execProbe(command: string[], timeoutSeconds = 1): Probe {
   };
 }
 
-const target = { containerId: "c1", podIP: "127.0.0.1", kind: "liveness" as const };
+const target = () => ({ containerId, podIP: "127.0.0.1", kind: "liveness" as const });
 
-describe("exec probes through real processes", () => {
-  test("exit 0 succeeds", async () => {
-    const prober = new Prober({ clock: realClock, exec: spawnExec().exec });
-    expect(await prober.probe(execProbe(["sh", "-c", "echo healthy"]), target)).toEqual({ ok: true, message: "healthy" });
+describe("exec probes through the process runtime", () => {
+  test("exit 0 succeeds, with the command's output", async () => {
+    const prober = new Prober({ clock: realClock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) });
+    expect(await prober.probe(execProbe(["sh", "-c", "echo healthy"]), target())).toEqual({ ok: true, message: "healthy" });
   });
 
   test("a non-zero exit fails with stdout and stderr", async () => {
-    const prober = new Prober({ clock: realClock, exec: spawnExec().exec });
-    const result = await prober.probe(execProbe(["sh", "-c", "cat /nonexistent/healthy; exit 3"]), target);
+    const prober = new Prober({ clock: realClock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) });
+    const result = await prober.probe(execProbe(["sh", "-c", "echo checking; cat /nonexistent/healthy; exit 3"]), target());
     expect(result.ok).toBe(false);
+    expect(result.message).toContain("checking");
     expect(result.message).toContain("/nonexistent/healthy");
   });
 
-  test("a command past its timeout is killed and fails in the kubelet's words (real clock, 200 ms)", async () => {
-    const { exec, pids, calls } = spawnExec();
-    const prober = new Prober({ clock: realClock, exec });
-    const result = await prober.probe(execProbe(["sh", "-c", "sleep 5"], 0.2), target);
-    expect(result).toEqual({ ok: false, message: 'command "sh -c sleep 5" timed out' });
-    // The prober's timer and the runtime's kill race; the runtime's call ends with the kill.
+  test("a command past its timeout fails in the kubelet's words, and the runtime kills it with what it started", async () => {
+    const pidFile = join(root, "sleeper.pid");
+    // The sleep is the shell's child: only a kill of the whole command reaches it.
+    const command = ["sh", "-c", `sleep 30 & echo $! > ${pidFile}; wait`];
+    const calls: Promise<ExecResult>[] = [];
+    const prober = new Prober({
+      clock: realClock,
+      exec: (id, argv, timeoutMs) => {
+        const call = runtime.execSync(id, argv, timeoutMs);
+        calls.push(call);
+        return call;
+      },
+    });
+    const result = await prober.probe(execProbe(command, 0.2), target());
+    expect(result).toEqual({ ok: false, message: `command "${command.join(" ")}" timed out` });
     expect(await calls[0]).toMatchObject({ timedOut: true });
-    expect(pids.length).toBe(1);
-    expect(alive(pids[0] ?? 0)).toBe(false);
+    const sleeper = Number(readFileSync(pidFile, "utf8"));
+    // Its kill is sent before execSync resolves; the kernel ends it at once, well inside its 30 s.
+    await waitFor(`the command's sleep (pid ${sleeper}) ended`, () => !running(sleeper), 10_000);
   });
 
   test("when the exec call itself hangs, the prober's clock still ends the probe", async () => {
     const clock = new FakeClock();
-    const { exec, pids } = spawnExec(false);
-    const prober = new Prober({ clock, exec });
+    // A runtime whose exec call never answers: only the prober's own clock can end the probe.
+    const prober = new Prober({ clock, exec: () => new Promise<ExecResult>(() => {}) });
     let hung: ProbeResult | undefined;
-    const pending = prober.probe(execProbe(["sleep", "30"], 3), target).then((r) => (hung = r));
+    const pending = prober.probe(execProbe(["sleep", "30"], 3), target()).then((r) => (hung = r));
 
     // Another container's probe runs and answers while the first one hangs.
-    const quick = await new Prober({ clock, exec: spawnExec().exec }).probe(execProbe(["true"]), target);
+    const quick = await new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }).probe(execProbe(["true"]), target());
     expect(quick).toEqual({ ok: true, message: "" });
     expect(hung).toBeUndefined();
 
     clock.step(3000);
     await pending;
     expect(hung).toEqual({ ok: false, message: 'command "sleep 30" timed out' });
-    for (const pid of pids) process.kill(-pid, "SIGKILL");
   });
 });

@@ -35,12 +35,11 @@ afterAll(() => {
   for (const dir of roots) rmSync(dir, { recursive: true, force: true });
 });
 
-// A one-minute backstop: the contract's "exit within 1s" case can only pass through the watch.
 runtimeContract(
   "process",
-  () => {
+  (clock) => {
     const rootDir = tempRoot();
-    return new ProcessRuntime({ rootDir, owner: cgroups.ownerFor(rootDir) });
+    return new ProcessRuntime({ rootDir, owner: cgroups.ownerFor(rootDir), clock });
   },
   { image: "none" },
 );

@@ -3,25 +3,17 @@
  * its cgroup (cpuacct on v1, joined whatever its limits), its memory is read, its log is counted;
  * an exited container has no usage.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { Cgroups, detectHostCgroupMode } from "../../src/runtime/process/cgroups.ts";
 import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
-import { removeIdentityCgroups } from "../host-cgroups.ts";
+import { hostCgroupsMissing, removeIdentityCgroups } from "../host-cgroups.ts";
+import { describeNeeding } from "../requirements.ts";
 import { waitFor } from "../e2e/helpers.ts";
 
-const mode = detectHostCgroupMode();
-function cgroupsUsable(): boolean {
-  if (mode.kind === "unavailable") return false;
-  const probe = new Cgroups(mode, `probe-${process.pid}`);
-  const usable = probe.prepare() === undefined;
-  probe.release();
-  return usable;
-}
 const owner = `test-${randomBytes(4).toString("hex")}`;
 const rootDir = mkdtempSync(join(tmpdir(), "mk-usage-"));
 afterAll(async () => {
@@ -29,7 +21,7 @@ afterAll(async () => {
   await removeIdentityCgroups(owner);
 });
 
-describe.skipIf(!cgroupsUsable())("process container usage on this host", () => {
+describeNeeding("process container usage on this host", hostCgroupsMissing(), () => {
   test("a busy loop's CPU time and memory from its cgroup, its log's bytes; nothing once it exited", async () => {
     const runtime = new ProcessRuntime({ rootDir, owner });
     try {

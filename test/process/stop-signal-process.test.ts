@@ -37,12 +37,10 @@ test("stopSignal SIGUSR1 stops a container that handles only SIGUSR1 within its 
   const id = h.kubelet.pods.get(web.key)!.app[0]!.containerId!;
   await waitForLog(runtime, id, "ready");
   expect(containerStatus(h.kubelet.pods.get(web.key)!.app[0]!, "process").stopSignal).toBe("SIGUSR1");
-  const stopAt = Date.now();
   await h.kubelet.sync(desired());
   const exited = await h.event((e) => e.reason === "Exited", 15_000);
+  // Exit 0 is the USR1 trap's: SIGTERM would have been ignored until a SIGKILL (137) at 20 s.
   expect(exited.message).toBe("Container web exited with code 0 (Completed)");
-  // SIGTERM would have been ignored until SIGKILL at 20s.
-  expect(Date.now() - stopAt).toBeLessThan(10_000);
   expect(h.events.some((e) => e.reason === "GraceExpired")).toBe(false);
 });
 

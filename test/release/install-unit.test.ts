@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { DEFAULT_BIN, DEFAULT_MANIFESTS, DROP_IN_DIR, installUnitCommand, renderUnit, UNIT_PATH } from "../../src/cli/install-unit.ts";
 import { UserError } from "../../src/cli/errors.ts";
 import { tempDir } from "../store-fixtures.ts";
+import { testNeeding } from "../requirements.ts";
 
 /** A stand-in for the compiled binary that install-unit copies into place. */
 function fakeExecutable(dir: string): string {
@@ -90,8 +91,8 @@ describe("install-unit", () => {
   });
 
   // systemd-analyze checks the unit as systemd would load it, including that ExecStart's binary exists.
-  const analyze = spawnSync("systemd-analyze", ["--version"]).status === 0;
-  test.skipIf(!analyze)("systemd-analyze verify accepts the written unit", () => {
+  const analyzeMissing = spawnSync("systemd-analyze", ["--version"]).status === 0 ? undefined : "systemd-analyze is not installed (Debian's systemd package has it)";
+  testNeeding("systemd-analyze verify accepts the written unit", analyzeMissing, () => {
     using dir = tempDir();
     const root = join(dir.path, "root");
     install({ root, bin: "/bin/true" }, undefined);

@@ -6,6 +6,7 @@ import { container, desired, pod } from "../pod-builder.ts";
 import { storeHarness, tempDir } from "../store-fixtures.ts";
 import { binaryOf, checksums, DIST, ensureRelease, ROOT, tarballOf, VERSION } from "./release-build.ts";
 import { KUBE_VERSION } from "../../src/version.ts";
+import { testNeeding } from "../requirements.ts";
 
 /** The targets this machine runs: x64 natively, arm64 under qemu-user. */
 const TARGETS = ["linux-x64", "linux-x64-baseline", "linux-arm64"];
@@ -15,10 +16,11 @@ const ENV = { ...process.env, TZ: "UTC", NO_COLOR: "1" };
 /** qemu-user and the arm64 C library the (glibc) arm64 binary loads: Debian's qemu-user and libc6-arm64-cross. */
 const ARM64_SYSROOT = "/usr/aarch64-linux-gnu";
 const qemu = ["qemu-aarch64", "qemu-aarch64-static"].find((name) => spawnSync("sh", ["-c", `command -v ${name}`]).status === 0);
-const arm64Missing = !qemu ? "qemu-aarch64 not found" : !existsSync(join(ARM64_SYSROOT, "lib/ld-linux-aarch64.so.1")) ? `no arm64 C library in ${ARM64_SYSROOT}` : undefined;
-if (arm64Missing && process.env.CI !== "true") {
-  console.error(`skipped: the arm64 binary under qemu-user (${arm64Missing}; apt-get install qemu-user libc6-arm64-cross)`);
-}
+const arm64Missing = !qemu
+  ? "qemu-aarch64 not found (Debian's qemu-user)"
+  : !existsSync(join(ARM64_SYSROOT, "lib/ld-linux-aarch64.so.1"))
+    ? `no arm64 C library in ${ARM64_SYSROOT} (Debian's libc6-arm64-cross)`
+    : undefined;
 
 let db = "";
 let dbDir: ReturnType<typeof tempDir>;
@@ -119,9 +121,7 @@ describe("the release", () => {
     expect(unit).toBe(readFileSync(join(ROOT, "packaging/minikubelet.service"), "utf8"));
   });
 
-  const underCI = process.env.CI === "true";
-  test.skipIf(arm64Missing !== undefined && !underCI)("the linux-arm64 binary runs --version, validate and get under qemu-user", () => {
-    if (arm64Missing) throw new Error(`CI=true needs the arm64 check, and ${arm64Missing} (scripts/test installs qemu-user and libc6-arm64-cross)`);
+  testNeeding("the linux-arm64 binary runs --version, validate and get under qemu-user", arm64Missing, () => {
     checkBinary([qemu!, "-L", ARM64_SYSROOT, binaryOf("linux-arm64")]);
   }, 240_000);
 

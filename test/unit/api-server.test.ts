@@ -225,10 +225,13 @@ test("stop ends even after a socket the server closed, and frees the port", asyn
   };
   const own = startApiServer({ listen: { hostname: "127.0.0.1", port: 0 }, context, routes: [closing], tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, log: () => {} });
   const socket = new WebSocket(`${own.url.replace("https:", "wss:")}/close`, { headers: { Authorization: `Bearer ${credentials.token}` }, tls: { ca: credentials.caPem } } as never);
-  await new Promise((closed) => (socket.onclose = closed));
-  await own.stop();
+  const closedWith = await new Promise<number>((closed) => (socket.onclose = (event) => closed(event.code)));
+  expect(closedWith).toBe(1000);
+  await expect(own.stop()).resolves.toBeUndefined();
+  // Freed: a new listener gets the very port (Bun.listen throws EADDRINUSE otherwise).
   const port = Number(new URL(own.url).port);
   const again = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
+  expect(again.port).toBe(port);
   again.stop(true);
 });
 
