@@ -9,7 +9,8 @@ import { ClusterClient } from "../node/cluster-client.ts";
 import type { ClusterCredentials } from "../node/kubeconfig.ts";
 import type { PodObjectCache } from "../node/pod-object-cache.ts";
 import { ApiReachability } from "../node/api-reachability.ts";
-import { startNodeLifecycle, type NodeFactsSource } from "../node/node-lifecycle.ts";
+import { ClusterEvents } from "../node/cluster-events.ts";
+import { startNodeLifecycle, type NodeEvent, type NodeFactsSource } from "../node/node-lifecycle.ts";
 import type { ClusterNode } from "../node/node-status.ts";
 import type { PodSources } from "../config/pod-sources.ts";
 import { startNodePods, type NodePodsOptions } from "./node-pods.ts";
@@ -47,11 +48,18 @@ export function startNodeMode(options: NodeModeOptions): NodeMode {
   options.log(`node mode: node ${options.nodeName} of the cluster at ${client.server} (${options.credentials.file})`);
   // One voice for the node: an outage of the API server is one line, whichever part meets it first.
   const reachability = new ApiReachability({ nodeName: options.nodeName, server: client.server, clock: options.clock, log: options.log });
-  const lifecycle = startNodeLifecycle({ client, server: client.server, nodeName: options.nodeName, clock: options.clock, log: options.log, source: options.node, reachability });
+  // Stopped last: what the other parts record on their way out is still queued, not refused.
+  const events = new ClusterEvents({ client, nodeName: options.nodeName, clock: options.clock, log: options.log, reachability });
+  parts.push(events);
+  const nodeEvent = ({ nodeUid, reason, message }: NodeEvent) => {
+    const event = { at: options.clock.now(), type: "Normal" as const, reason, message, podKey: "", namespace: "", pod: options.nodeName, podUid: nodeUid, container: "" };
+    events.record(event, { kind: "Node", namespace: "", name: options.nodeName, uid: nodeUid });
+  };
+  const lifecycle = startNodeLifecycle({ client, server: client.server, nodeName: options.nodeName, clock: options.clock, log: options.log, source: options.node, reachability, nodeEvent });
   parts.push(lifecycle);
   if (options.pods) {
     const { sources, ...pods } = options.pods;
-    const nodePods = startNodePods({ client, nodeName: options.nodeName, clock: options.clock, log: options.log, reachability, ...pods });
+    const nodePods = startNodePods({ client, nodeName: options.nodeName, clock: options.clock, log: options.log, reachability, events, ...pods });
     sources.addCluster(nodePods.source);
     parts.push(nodePods);
   }

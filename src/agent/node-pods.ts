@@ -12,7 +12,7 @@ import type { Kubelet } from "../kubelet/kubelet.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import type { ApiReachability } from "../node/api-reachability.ts";
-import { ClusterEvents } from "../node/cluster-events.ts";
+import type { ClusterEvents } from "../node/cluster-events.ts";
 import type { ClusterApi } from "../node/cluster-client.ts";
 import { MirrorPods, type StaticPod } from "../node/mirror-pods.ts";
 import { PodStatusReporter, type ClusterPodRef } from "../node/pod-status-reporter.ts";
@@ -32,6 +32,8 @@ export interface NodePodsOptions {
   log: (message: string) => void;
   /** The node's one report of the API server's reachability, shared with the Node's lifecycle. */
   reachability: ApiReachability;
+  /** The node's events toward the API server, shared with the Node's lifecycle (stopped by its owner). */
+  events: ClusterEvents;
 }
 
 /** The kubelet's reason for a pod it cannot run here (our runtime's rules; no such admit handler upstream). */
@@ -51,7 +53,7 @@ export function startNodePods(options: NodePodsOptions): NodePods {
   // One voice for the node: an outage is one line, whichever writer meets it first.
   const { reachability } = options;
   const reporter = new PodStatusReporter({ client, clock, log, reachability });
-  const events = new ClusterEvents({ client, nodeName, clock, log, reachability });
+  const { events } = options;
   const statics = new Map<PodKey, StaticPod>();
   const mirrorUids = new Map<string, string>();
   const mirrors = new MirrorPods({
@@ -196,7 +198,6 @@ export function startNodePods(options: NodePodsOptions): NodePods {
       await source.stop();
       reporter.stop();
       mirrors.stop();
-      events.stop();
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The node's events in the cluster, as the kubelet's event recorder posts them (client-go's
  * record.EventBroadcaster with its EventCorrelator): a core/v1 Event in the pod's namespace, about
- * the pod (and a container's fieldPath), from the component `kubelet` on this host; the same event
+ * the pod (and a container's fieldPath), or in `default` about the Node, from the component
+ * `kubelet` on this host; the same event
  * again (same pod, container, type, reason and message) is one Event whose count grows, by a patch
  * of its count and lastTimestamp. Posting runs beside the loop: events are queued (bounded: past
  * the bound the oldest go, as the broadcaster drops what it cannot keep up with), sent one at a
@@ -13,12 +14,16 @@ import type { KubeEvent } from "../v1/kube-event.ts";
 import { ApiReachability, requestOf } from "./api-reachability.ts";
 import { type ClusterApi, ClusterApiError, PATCH_TYPE } from "./cluster-client.ts";
 
-/** The pod an event is about, as the cluster knows it. */
-export interface InvolvedPod {
+/** What an event is about, as the cluster knows it: a pod, or (kind Node, no namespace) the node itself. */
+export interface InvolvedObject {
+  kind?: "Pod" | "Node";
   namespace: string;
   name: string;
   uid: string;
 }
+
+/** Where client-go's recorder puts an event about a cluster-scoped object (metav1.NamespaceDefault). */
+const CLUSTER_SCOPED_EVENTS_NAMESPACE = "default";
 
 export interface ClusterEventsOptions {
   /** Shared with the node's other writers, so an outage is told once; default one of its own. */
@@ -48,7 +53,7 @@ interface Aggregate {
 interface Pending {
   key: string;
   event: KubeEvent;
-  pod: InvolvedPod;
+  pod: InvolvedObject;
 }
 
 export class ClusterEvents {
@@ -66,8 +71,8 @@ export class ClusterEvents {
     this.reachability = options.reachability ?? new ApiReachability({ clock: options.clock, log: options.log });
   }
 
-  /** Queues the event about `pod`; never waits. */
-  record(event: KubeEvent, pod: InvolvedPod): void {
+  /** Queues the event about `pod` (or the Node); never waits. */
+  record(event: KubeEvent, pod: InvolvedObject): void {
     if (this.stopped) return;
     const key = [pod.uid, event.container, event.type, event.reason, event.message].join("\u0000");
     const aggregate = this.aggregates.get(key);
@@ -139,7 +144,8 @@ export class ClusterEvents {
   private async post({ key, event, pod }: Pending): Promise<void> {
     const aggregate = this.aggregates.get(key) ?? { name: `${pod.name}.${eventSuffix(event.at)}`, count: 1, firstTimestamp: new Date(event.at).toISOString(), posted: false };
     const lastTimestamp = new Date(this.options.clock.now()).toISOString();
-    const path = `/api/v1/namespaces/${pod.namespace}/events`;
+    const namespace = pod.namespace || CLUSTER_SCOPED_EVENTS_NAMESPACE;
+    const path = `/api/v1/namespaces/${namespace}/events`;
     if (aggregate.posted) {
       try {
         await this.options.client.request({ method: "PATCH", path: `${path}/${aggregate.name}`, body: { count: aggregate.count, lastTimestamp }, contentType: PATCH_TYPE.strategic });
@@ -155,11 +161,11 @@ export class ClusterEvents {
       body: {
         apiVersion: "v1",
         kind: "Event",
-        metadata: { name: aggregate.name, namespace: pod.namespace },
+        metadata: { name: aggregate.name, namespace },
         involvedObject: {
           apiVersion: "v1",
-          kind: "Pod",
-          namespace: pod.namespace,
+          kind: pod.kind ?? "Pod",
+          ...(pod.namespace && { namespace: pod.namespace }),
           name: pod.name,
           uid: pod.uid,
           ...(event.container && { fieldPath: `spec.containers{${event.container}}` }),

@@ -15,7 +15,7 @@ import { NodeLease } from "./node-lease.ts";
 import { containerRuntimeVersion, nodeObject, type HostFacts } from "./node-object.ts";
 import { CONTROLLER_MANAGED_ATTACH, registerNode } from "./node-registration.ts";
 import { NodeStatusReporter } from "./node-status-reporter.ts";
-import { withDrawnStatus, type ClusterNode, type DrawnStatus } from "./node-status.ts";
+import { conditionEvents, withDrawnStatus, type ClusterNode, type DrawnStatus } from "./node-status.ts";
 
 /** What the agent knows of its node, read at each round. */
 export interface NodeFactsSource {
@@ -46,6 +46,15 @@ export interface NodeLifecycleOptions {
   clock: Clock;
   log: (message: string) => void;
   source: NodeFactsSource;
+  /** Where the Node's events go (the kubelet's recorder for its nodeRef): its start, and its conditions' changes. */
+  nodeEvent?: (event: NodeEvent) => void;
+}
+
+/** An event about the Node, with the uid it was registered under. */
+export interface NodeEvent {
+  nodeUid: string;
+  reason: string;
+  message: string;
 }
 
 export interface NodeLifecycle {
@@ -73,10 +82,18 @@ export function startNodeLifecycle(options: NodeLifecycleOptions): NodeLifecycle
     signal: abort.signal,
   }).then((node) => {
     if (!node || abort.signal.aborted) return undefined;
-    lease = new NodeLease({ client, clock, nodeName, nodeUid: node.metadata.uid ?? "", reachability, signal: abort.signal });
+    const nodeUid = node.metadata.uid ?? "";
+    const statusEvents = (reasons: string[]) => {
+      for (const reason of reasons) options.nodeEvent?.({ nodeUid, reason, message: `Node ${nodeName} status is now: ${reason}` });
+    };
+    // As a kubelet's start: "Starting kubelet.", then the events of the setters run on the Node it
+    // registers (every pressure condition is new there), whether or not the Node existed.
+    options.nodeEvent?.({ nodeUid, reason: "Starting", message: "Starting kubelet." });
+    statusEvents(conditionEvents(undefined, draw().conditions));
+    lease = new NodeLease({ client, clock, nodeName, nodeUid, reachability, signal: abort.signal });
     const { labels } = drawNode(options.source, nodeName, clock.now()).metadata;
     const requiredLabels = { "kubernetes.io/os": labels["kubernetes.io/os"]!, "kubernetes.io/arch": labels["kubernetes.io/arch"]! };
-    reporter = new NodeStatusReporter({ client, clock, nodeName, registered: node, draw, requiredLabels, reachability, signal: abort.signal });
+    reporter = new NodeStatusReporter({ client, clock, nodeName, registered: node, draw, requiredLabels, reachability, signal: abort.signal, conditionEvents: statusEvents });
     lease.start();
     reporter.start();
     return node;

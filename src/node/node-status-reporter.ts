@@ -13,7 +13,7 @@
 import type { Clock } from "../clock.ts";
 import type { ApiReachability } from "./api-reachability.ts";
 import { PATCH_TYPE, type ClusterApi } from "./cluster-client.ts";
-import { nodeStatusHasChanged, nodeStatusPatch, withDrawnStatus, type ClusterNode, type DrawnStatus } from "./node-status.ts";
+import { conditionEvents, nodeStatusHasChanged, nodeStatusPatch, withDrawnStatus, type ClusterNode, type DrawnStatus } from "./node-status.ts";
 
 export const NODE_STATUS_UPDATE_FREQUENCY_MS = 10_000;
 export const NODE_STATUS_REPORT_FREQUENCY_MS = 5 * 60_000;
@@ -34,6 +34,8 @@ export interface NodeStatusReporterOptions {
   reachability: ApiReachability;
   /** Aborts the request under way when the node stops. */
   signal?: AbortSignal;
+  /** Told the reasons of the events a patched status's condition changes bring (conditionEvents), once the API server took it. */
+  conditionEvents?: (reasons: string[]) => void;
 }
 
 export class NodeStatusReporter {
@@ -118,9 +120,12 @@ export class NodeStatusReporter {
     }
     if (!due && !labelsPutBack && !nodeStatusHasChanged(this.held.status, next.status)) return;
     try {
-      this.held = await client.request<ClusterNode>({ method: "PATCH", path: `${path}/status`, body: nodeStatusPatch(this.held, next), contentType: PATCH_TYPE.strategic, signal: this.options.signal });
+      const held = this.held;
+      this.held = await client.request<ClusterNode>({ method: "PATCH", path: `${path}/status`, body: nodeStatusPatch(held, next), contentType: PATCH_TYPE.strategic, signal: this.options.signal });
       reachability.succeeded("PATCH nodes/status");
       this.lastReportAt = now;
+      const reasons = conditionEvents(held.status?.conditions, next.status?.conditions ?? []);
+      if (reasons.length > 0) this.options.conditionEvents?.(reasons);
     } catch (error) {
       reachability.failed("PATCH nodes/status", error);
     }

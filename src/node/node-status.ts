@@ -76,6 +76,33 @@ export function carryConditions(held: NodeCondition[], drawn: NodeCondition[], n
   return next;
 }
 
+/** The events the kubelet's setters record for each pressure condition's state, as (status True, status False). */
+const PRESSURE_EVENTS: Record<string, [string, string]> = {
+  MemoryPressure: ["NodeHasInsufficientMemory", "NodeHasSufficientMemory"],
+  DiskPressure: ["NodeHasDiskPressure", "NodeHasNoDiskPressure"],
+  PIDPressure: ["NodeHasInsufficientPID", "NodeHasSufficientPID"],
+};
+
+/**
+ * The events the kubelet's setters record going from the `held` conditions to `next`
+ * (nodestatus/setters.go): a pressure condition whose status is new (a missing one counts as
+ * Unknown) or changed, and Ready only when it existed and changed (NodeReady, NodeNotReady); in the
+ * setters' order. Each is told as "Node NAME status is now: REASON" (recordNodeStatusEvent).
+ */
+export function conditionEvents(held: NodeCondition[] | undefined, next: NodeCondition[]): string[] {
+  const statusIn = (conditions: NodeCondition[] | undefined, type: string) => conditions?.find((condition) => condition.type === type)?.status;
+  const reasons: string[] = [];
+  for (const [type, [pressure, noPressure]] of Object.entries(PRESSURE_EVENTS)) {
+    const status = statusIn(next, type);
+    if (status === undefined || status === "Unknown" || status === (statusIn(held, type) ?? "Unknown")) continue;
+    reasons.push(status === "True" ? pressure : noPressure);
+  }
+  const ready = statusIn(next, "Ready");
+  const wasReady = statusIn(held, "Ready");
+  if (ready !== undefined && wasReady !== undefined && ready !== wasReady) reasons.push(ready === "True" ? "NodeReady" : "NodeNotReady");
+  return reasons;
+}
+
 /** nodeStatusHasChanged: any difference but the conditions' heartbeats (the conditions compared by type). */
 export function nodeStatusHasChanged(original: ClusterNode["status"], status: ClusterNode["status"]): boolean {
   const withoutHeartbeats = (conditions: NodeCondition[] = []) =>

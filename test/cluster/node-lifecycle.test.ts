@@ -69,6 +69,17 @@ describeCluster("node lifecycle", (env: ClusterEnv) => {
     expect(registered.status.daemonEndpoints.kubeletEndpoint.Port).toBe(port);
     expect(ready(registered)).toMatchObject({ reason: "KubeletReady", message: "kubelet is posting ready status" });
     expect(kubectl(env, "get", "node", NODE, "--no-headers")).toMatch(/^life-1\s+Ready\s+<none>\s+\S+\s+v1\.37\.2\s*$/);
+    // The Node's events, as `kubectl describe node` lists them after a kubelet's start.
+    const nodeEvents = () => getJson(env, "events", "-n", "default", "--field-selector", `involvedObject.kind=Node,involvedObject.uid=${registered.metadata.uid},source=kubelet`).items as any[];
+    await waitFor("the Node's start events", () => nodeEvents().length >= 4, 10_000, () => agent.stderr);
+    // Listed by name, and names made the same millisecond order at random: compared as a set.
+    expect(nodeEvents().map((event) => [event.reason, event.message, event.source.component, event.involvedObject.uid]).sort()).toEqual([
+      ["Starting", "Starting kubelet.", "kubelet", registered.metadata.uid],
+      ["NodeHasSufficientMemory", `Node ${NODE} status is now: NodeHasSufficientMemory`, "kubelet", registered.metadata.uid],
+      ["NodeHasNoDiskPressure", `Node ${NODE} status is now: NodeHasNoDiskPressure`, "kubelet", registered.metadata.uid],
+      ["NodeHasSufficientPID", `Node ${NODE} status is now: NodeHasSufficientPID`, "kubelet", registered.metadata.uid],
+    ].sort());
+    expect(kubectl(env, "describe", "node", NODE)).toMatch(/Normal\s+NodeHasSufficientMemory\s+\S+\s+kubelet\s+Node life-1 status is now: NodeHasSufficientMemory/);
 
     const lease = getJson(env, "lease", "-n", "kube-node-lease", NODE);
     expect(lease.spec).toMatchObject({ holderIdentity: NODE, leaseDurationSeconds: 40 });
@@ -99,6 +110,8 @@ describeCluster("node lifecycle", (env: ClusterEnv) => {
     expect(Date.parse(ready(again).lastTransitionTime)).toBeGreaterThan(Date.parse(ready(unknown).lastTransitionTime) - 1000);
     await waitFor("the agent saying it found its Node", () => agent.stderr.includes(`node ${NODE}: registered before (uid ${before.metadata.uid})`), 10_000, () => agent.stderr);
     await waitFor("the unreachable taint lifted", () => !(node().spec.taints ?? []).some((t: any) => t.key === "node.kubernetes.io/unreachable"), 15_000);
+    const events = getJson(env, "events", "-n", "default", "--field-selector", `involvedObject.kind=Node,involvedObject.uid=${before.metadata.uid},source=kubelet,reason=NodeReady`).items as any[];
+    expect(events.map((event) => event.message)).toEqual([`Node ${NODE} status is now: NodeReady`]);
   }, 90_000);
 
   test("the API server away at start and cut off mid-run: the static pod runs throughout; one line when it goes, one when it is back; the Node and its Lease catch up", async () => {

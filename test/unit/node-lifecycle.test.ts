@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { NOTHING_RESERVED } from "../../src/eviction/node-allocatable.ts";
 import { parseEvictionHard } from "../../src/eviction/thresholds.ts";
-import { startNodeLifecycle, type NodeFactsSource, type NodeLifecycle } from "../../src/node/node-lifecycle.ts";
+import { startNodeLifecycle, type NodeEvent, type NodeFactsSource, type NodeLifecycle } from "../../src/node/node-lifecycle.ts";
 import type { HostFacts } from "../../src/node/node-object.ts";
 import type { PlegHealth } from "../../src/pleg/pleg.ts";
 import { isoTime } from "../../src/v1/time.ts";
@@ -46,6 +46,8 @@ interface Harness {
   pleg: PlegHealth;
   disk: { pressure: boolean; since: number } | undefined;
   lifecycle: NodeLifecycle;
+  /** The Node's events, as reasons. */
+  events: string[];
   step(ms: number): Promise<void>;
 }
 
@@ -70,7 +72,8 @@ function harness(prepare: (api: FakeClusterApi, clock: FakeClock) => void = () =
     kubeletPort: () => 10250,
     nodeIP: "127.0.0.1",
   };
-  const lifecycle = startNodeLifecycle({ client: api, server: "https://127.0.0.1:6443", nodeName: "n1", clock, log: (line) => lines.push(line), source });
+  const events: NodeEvent[] = [];
+  const lifecycle = startNodeLifecycle({ client: api, server: "https://127.0.0.1:6443", nodeName: "n1", clock, log: (line) => lines.push(line), source, nodeEvent: (event) => events.push(event) });
   running.push(lifecycle);
   return {
     clock,
@@ -89,6 +92,9 @@ function harness(prepare: (api: FakeClusterApi, clock: FakeClock) => void = () =
       state.disk = value;
     },
     lifecycle,
+    get events() {
+      return events.map((event) => event.reason);
+    },
     step: (ms) => advance(clock, ms, settle),
   };
 }
@@ -96,6 +102,14 @@ function harness(prepare: (api: FakeClusterApi, clock: FakeClock) => void = () =
 const condition = (node: any, type: string) => node.status.conditions.find((c: any) => c.type === type);
 
 describe("registration", () => {
+  test("the Node's events: Starting, then each pressure condition as the kubelet's setters find it on the Node it registers; nothing more while nothing changes", async () => {
+    const h = harness();
+    await h.step(0);
+    expect(h.events).toEqual(["Starting", "NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID"]);
+    await h.step(60_000);
+    expect(h.events).toHaveLength(4);
+  });
+
   test("creates the Node with the kubelet's labels, addresses, resources and nodeInfo, then its Lease owned by it", async () => {
     const h = harness();
     await h.step(0);
@@ -232,6 +246,7 @@ describe("node status", () => {
     const node = h.api.objects.get(NODE_PATH);
     expect(condition(node, "DiskPressure")).toEqual({ type: "DiskPressure", status: "True", reason: "KubeletHasDiskPressure", message: "kubelet has disk pressure", lastHeartbeatTime: "2026-01-01T12:00:03Z", lastTransitionTime: "2026-01-01T12:00:03Z" });
     expect(condition(node, "Ready").lastTransitionTime).toBe("2026-01-01T12:00:00Z");
+    expect(h.events.slice(4)).toEqual(["NodeHasDiskPressure"]);
   });
 
   test("an unhealthy PLEG makes the Node NotReady with the PLEG's message, at the next round", async () => {
@@ -240,6 +255,10 @@ describe("node status", () => {
     h.pleg = { healthy: false, message: "pleg was last seen active 3m10s ago; threshold is 3m0s", since: h.clock.now() };
     await h.step(10_000);
     expect(condition(h.api.objects.get(NODE_PATH), "Ready")).toMatchObject({ status: "False", reason: "KubeletNotReady", message: "PLEG is not healthy: pleg was last seen active 3m10s ago; threshold is 3m0s", lastTransitionTime: "2026-01-01T12:00:10Z" });
+    expect(h.events.slice(4)).toEqual(["NodeNotReady"]);
+    h.pleg = { healthy: true, since: h.clock.now() };
+    await h.step(10_000);
+    expect(h.events.slice(4)).toEqual(["NodeNotReady", "NodeReady"]);
   });
 
   test("after the API server was away and the controller marked the Node Unknown, the next round reads the Node again and makes it Ready", async () => {
@@ -256,6 +275,8 @@ describe("node status", () => {
     const node = h.api.objects.get(NODE_PATH);
     expect(condition(node, "Ready")).toMatchObject({ status: "True", reason: "KubeletReady", lastTransitionTime: expect.stringMatching(/^2026-01-01T12:01:/) });
     expect(condition(node, "MemoryPressure")).toMatchObject({ status: "False", reason: "KubeletHasSufficientMemory" });
+    // Each condition back from the controller's Unknown is told, as the kubelet's setters tell it.
+    expect(h.events.slice(4)).toEqual(["NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID", "NodeReady"]);
     expect(h.api.sent("GET nodes").length).toBeGreaterThanOrEqual(1);
     expect(h.lines.filter((line) => line.includes("lost the API server"))).toHaveLength(1);
     expect(h.lines.filter((line) => line.includes("answers again"))).toHaveLength(1);

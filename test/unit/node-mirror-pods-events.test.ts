@@ -154,6 +154,18 @@ describe("ClusterEvents", () => {
     expect(posted!.metadata.name).toStartWith("web.");
   });
 
+  test("an event about the Node goes to the default namespace, about the cluster-scoped Node", async () => {
+    const api = new FakeApi();
+    const events = new ClusterEvents({ client: api, nodeName: "n1", clock: new FakeClock(), log: () => {} });
+    const nodeEvent: KubeEvent = { at: Date.UTC(2026, 0, 1, 12), type: "Normal", reason: "NodeReady", podKey: "", namespace: "", pod: "n1", podUid: "node-uid", container: "", message: "Node n1 status is now: NodeReady" };
+    events.record(nodeEvent, { kind: "Node", namespace: "", name: "n1", uid: "node-uid" });
+    await events.idle();
+    const [posted] = [...api.events.values()];
+    expect(posted!.involvedObject).toEqual({ apiVersion: "v1", kind: "Node", name: "n1", uid: "node-uid" });
+    expect(posted!.metadata).toMatchObject({ namespace: "default", name: expect.stringMatching(/^n1\./) });
+    expect(posted).toMatchObject({ reason: "NodeReady", message: "Node n1 status is now: NodeReady", source: { component: "kubelet", host: "n1" } });
+  });
+
   test("the same event again is one Event whose count grows (a PATCH), a different one is another Event", async () => {
     const api = new FakeApi();
     const events = new ClusterEvents({ client: api, nodeName: "n1", clock: new FakeClock(), log: () => {} });

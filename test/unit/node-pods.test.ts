@@ -9,6 +9,7 @@ import type { PodListener } from "../../src/kubelet/status/status-manager.ts";
 import type { PodRecord } from "../../src/kubelet/pod-state.ts";
 import type { ClusterApi, ClusterRequest, WatchEvent } from "../../src/node/cluster-client.ts";
 import { ApiReachability } from "../../src/node/api-reachability.ts";
+import { ClusterEvents } from "../../src/node/cluster-events.ts";
 import { EventRecorder } from "../../src/v1/kube-event.ts";
 import type { V1Pod } from "../../src/v1/v1.ts";
 import type { PodKey, PodSpec } from "../../src/manifest/types.ts";
@@ -94,7 +95,9 @@ function setup(items: ClusterPodObject[], loopOpen = true) {
   const loop = new FakeLoop();
   const clock = new FakeClock();
   let rescans = 0;
-  const pods = startNodePods({ client: api, nodeName: "n1", kubelet: loop, rules: { runtime: "process" }, rescan: () => rescans++, loopOpen: () => loopOpen, clock, log: () => {}, reachability: new ApiReachability({ clock, log: () => {} }) });
+  const reachability = new ApiReachability({ clock, log: () => {} });
+  const events = new ClusterEvents({ client: api, nodeName: "n1", clock, log: () => {}, reachability });
+  const pods = startNodePods({ client: api, nodeName: "n1", kubelet: loop, rules: { runtime: "process" }, rescan: () => rescans++, loopOpen: () => loopOpen, clock, log: () => {}, reachability, events });
   return { api, loop, pods, clock, rescans: () => rescans, open: () => (loopOpen = true) };
 }
 
