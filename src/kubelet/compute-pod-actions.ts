@@ -149,7 +149,7 @@ export function computePodActions(input: PodActionsInput): PodActions {
     view = withInitReset(pod);
     actions.resetInit = pod.init.filter((c) => c.kind === "init" && c.state === "terminated").map((c) => c.name);
   }
-  if (pod.evicted) for (const c of allContainers(pod)) kills.stop(c, "evicted", IMMEDIATE_EVICTION_GRACE_MS);
+  if (pod.evicted) for (const c of allContainers(pod)) kills.stop(c, "evicted", pod.evicted.graceMs ?? IMMEDIATE_EVICTION_GRACE_MS);
   for (const c of allContainers(pod)) if (postStartFailed(c) !== undefined) kills.stop(c, "postStart", pod.spec.terminationGracePeriodSeconds * 1000);
 
   const finished = isTerminalPhase(podPhase(view));

@@ -15,7 +15,8 @@ import { allContainers, newContainerRecord, type PodRecord } from "./pod-state.t
 /**
  * The containers whose definitions differ in `next`, when `next` can replace `current` in place:
  * same uid, same containers by name and order, and nothing else changed but labels and annotations
- * (what the API lets change beside images). Undefined when the pod must be replaced instead.
+ * (what the API lets change beside images, and activeDeadlineSeconds, which the next pass reads).
+ * Undefined when the pod must be replaced instead.
  */
 export function inPlaceChanges(current: PodSpec, next: PodSpec): string[] | undefined {
   if (current.uid !== next.uid) return undefined;
@@ -24,7 +25,7 @@ export function inPlaceChanges(current: PodSpec, next: PodSpec): string[] | unde
   return pairs.filter(([before, after]) => containerHash(before) !== containerHash(after)).map(([before]) => before.name);
 }
 
-/** The pod without what an in-place update may change: containers by name only, ephemeral ones not at all. */
+/** The pod without what an in-place update may change: containers by name only, ephemeral ones not at all, the active deadline. */
 function podShape(spec: PodSpec): string {
   const names = (containers: ContainerSpec[]) => containers.map((c) => c.name);
   return canonicalJson({
@@ -33,6 +34,7 @@ function podShape(spec: PodSpec): string {
     labels: {},
     annotations: {},
     manifest: {},
+    activeDeadlineSeconds: undefined,
     initContainers: names(spec.initContainers),
     containers: names(spec.containers),
     ephemeralContainers: [],

@@ -6,6 +6,7 @@
  * verdicts ask, and the stops under way moved along. For a pod going away, its containers are
  * stopped in the kubelet's order.
  */
+import { enforceActiveDeadline } from "./active-deadline.ts";
 import type { PodKey } from "../manifest/types.ts";
 import { backoffKey, type BackoffEntry } from "./backoff.ts";
 import {
@@ -66,6 +67,7 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
       throw error;
     }
   }
+  enforceActiveDeadline(ctx, pod);
   // The hooks' outcomes are part of what the pass found (an evicted pod's hooks are dropped by its stops).
   if (!pod.evicted) takePostStartOutcomes(ctx, pod);
   const actions = computePodActions(actionsInput(pass, pod, sandbox));
@@ -113,6 +115,8 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
   for (const container of allContainers(pod)) await advanceStop(ctx, pod, container);
   // Each start writes them first; this keeps them current once the labels or annotations change.
   syncPodVolumes(ctx, pod, true);
+  // A first start this pass gave the pod its start time, from which its deadline counts.
+  if (enforceActiveDeadline(ctx, pod)) ctx.requestSync(pod);
 }
 
 /** A pod going away: its containers stopped (sidecars last, in reverse order); true once none runs. */

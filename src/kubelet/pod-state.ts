@@ -163,10 +163,13 @@ export interface PodRecord {
    */
   waitingForNode?: { reason: string; message: string };
   /**
-   * Evicted by the kubelet's eviction manager (an emptyDir past its sizeLimit): Failed at once with
-   * reason Evicted and this message, its containers stopped, nothing restarted (eviction/, empty-dir-eviction.ts).
+   * Evicted, as the kubelet's ShouldEvict handlers decide it: by the eviction manager (an emptyDir
+   * past its sizeLimit; reason Evicted, eviction/, empty-dir-eviction.ts) or past the pod's
+   * activeDeadlineSeconds (reason DeadlineExceeded, active-deadline.ts). Failed at once with the
+   * reason and message, its containers stopped with `graceMs`, nothing restarted. Reason and grace
+   * absent: the eviction manager's (checkpoints written before the deadline was kept).
    */
-  evicted?: { message: string };
+  evicted?: { message: string; reason?: string; graceMs?: number };
   /** Each condition's status and when it last changed (lastTransitionTime), by condition type. */
   conditions: Record<string, { status: "True" | "False"; since: number }>;
 }

@@ -252,6 +252,11 @@ export interface PodSpec {
   annotations: Record<string, string>;
   restartPolicy: RestartPolicy;
   terminationGracePeriodSeconds: number;
+  /**
+   * How long the pod may be active on the node, from its start time: past it the pod is Failed with
+   * reason DeadlineExceeded and its containers stopped. An API pod may lower or set it in place.
+   */
+  activeDeadlineSeconds?: number;
   initContainers: ContainerSpec[];
   containers: ContainerSpec[];
   /**

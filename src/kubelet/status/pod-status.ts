@@ -95,7 +95,7 @@ export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatu
   }
   if (pod.evicted) {
     // As the eviction manager's status: the containers keep their statuses, the pod says why it failed.
-    status.reason = "Evicted";
+    status.reason = pod.evicted.reason ?? "Evicted";
     status.message = pod.evicted.message;
   }
   if (pod.waitingForNode) {

@@ -99,6 +99,8 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   }
   if (spec) checkUniqueContainerNames(spec, initContainers, containers, ephemeralContainers);
   const restartPolicy = spec?.oneOf<RestartPolicy>("restartPolicy", ["Always", "OnFailure", "Never"], "Always") ?? "Always";
+  // The API server's bounds: 1 to math.MaxInt32.
+  const activeDeadlineSeconds = spec?.has("activeDeadlineSeconds") ? spec.int("activeDeadlineSeconds", { min: 1, max: 2_147_483_647, default: 1 }) : undefined;
   const hostNetwork = spec?.bool("hostNetwork", false) ?? false;
   const shareProcessNamespace = spec?.bool("shareProcessNamespace", false) ?? false;
 
@@ -116,6 +118,7 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
     annotations,
     restartPolicy,
     terminationGracePeriodSeconds,
+    ...(activeDeadlineSeconds !== undefined && { activeDeadlineSeconds }),
     initContainers,
     containers,
     ephemeralContainers,
