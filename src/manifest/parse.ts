@@ -7,9 +7,9 @@
  * short token: a symlink may point at a secret, and these messages are published.
  */
 import { ManifestError } from "./errors.ts";
-import { parseAllDocuments } from "yaml";
 import { exceedsDepth, valueExceedsDepth } from "./depth.ts";
 import { readRegularFile } from "./read-file.ts";
+import { parseYamlDocuments } from "./yaml-documents.ts";
 
 /** The largest manifest accepted, in bytes (the API server's request limit is larger; a Pod is small). */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
@@ -88,11 +88,10 @@ function parseYaml(text: string, file: string): unknown {
 }
 
 function decodeYaml(text: string, file: string): unknown {
-  const documents = parseAllDocuments(text, { uniqueKeys: true });
-  // An empty or comment-only file decodes to an EmptyStream with no documents.
-  if (!Array.isArray(documents) || documents.length === 0) fail(file, "empty file: expected one Pod");
+  const documents = parseYamlDocuments(text, { uniqueKeys: true });
+  if (documents.length === 0) fail(file, "empty file: expected one Pod");
   if (documents.length > 1) {
-    fail(file, `holds ${documents.length} YAML documents; put one Pod in each file`);
+    fail(file, `holds ${documents.length} YAML documents (${documents.map(kindOf).join(", ")}); put one Pod in each file`);
   }
   const document = documents[0]!;
   const syntax = document.errors[0];
@@ -106,6 +105,18 @@ function decodeYaml(text: string, file: string): unknown {
     }
     if (isStackOverflow(error)) throw error;
     fail(file, `invalid YAML: ${shortened(firstLine((error as Error).message))}`, error);
+  }
+}
+
+/** A document's kind as a short token for the message: what it holds, or why that is not known. */
+function kindOf(document: ReturnType<typeof parseYamlDocuments>[number]): string {
+  if (document.errors.length > 0) return "invalid YAML";
+  try {
+    const value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as { kind?: unknown } | null;
+    if (value === null || value === undefined) return "empty";
+    return typeof value.kind === "string" && value.kind !== "" ? shortened(value.kind) : "no kind";
+  } catch {
+    return "unreadable";
   }
 }
 

@@ -5,7 +5,7 @@
  * `crash.json: items[1].kind: expected Pod, got "Service"`.
  */
 import { readFileSync } from "node:fs";
-import YAML from "yaml";
+import { parseYamlDocuments } from "../manifest/yaml-documents.ts";
 import type { V1Pod } from "./v1.ts";
 
 export class PodFileError extends Error {
@@ -55,7 +55,7 @@ function parseDocuments(text: string, file: string): unknown[] {
       throw new PodFileError(file, "", `invalid JSON: ${(error as Error).message}`, { cause: error });
     }
   }
-  const documents = YAML.parseAllDocuments(text);
+  const documents = parseYamlDocuments(text);
   const parsed: unknown[] = [];
   for (const document of documents) {
     const error = document.errors[0];

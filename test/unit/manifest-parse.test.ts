@@ -60,10 +60,24 @@ describe("parseManifest", () => {
     );
   });
 
-  test("two documents in one file are refused", () => {
+  test("two documents in one file are refused, naming the kinds they hold", () => {
     expect(messageOf(() => parseManifest("kind: Pod\n---\nkind: Pod\n", "two.yaml", "yaml"))).toBe(
-      "two.yaml: holds 2 YAML documents; put one Pod in each file",
+      "two.yaml: holds 2 YAML documents (Pod, Pod); put one Pod in each file",
     );
+    expect(messageOf(() => parseManifest("kind: ConfigMap\n---\nkind: Secret\n---\nkind: Pod\n---\n# nothing\n", "app.yaml", "yaml"))).toBe(
+      "app.yaml: holds 4 YAML documents (ConfigMap, Secret, Pod, empty); put one Pod in each file",
+    );
+    expect(messageOf(() => parseManifest("metadata: {}\n---\nkind: [1\n", "odd.yaml", "yaml"))).toBe(
+      "odd.yaml: holds 2 YAML documents (no kind, invalid YAML); put one Pod in each file",
+    );
+  });
+
+  test("\\' in a double-quoted string is a single quote, as kubectl's decoder (go-yaml) reads it", () => {
+    // As in the Kubernetes docs' examples (pods/inject/envars-file-container.yaml), which kubectl reads.
+    const text = 'kind: Pod\nspec:\n  containers:\n    - name: c\n      args: ["echo \\"it\\\'s here\\""]\n';
+    expect(parseManifest(text, "quote.yaml", "yaml")).toEqual({ kind: "Pod", spec: { containers: [{ name: "c", args: [`echo "it's here"`] }] } });
+    // What go-yaml refuses stays refused.
+    expect(messageOf(() => parseManifest('a: "bad \\q escape"\n', "bad.yaml", "yaml"))).toStartWith("bad.yaml: invalid YAML: Invalid escape sequence");
   });
 
   test("an empty or comment-only file is refused", () => {

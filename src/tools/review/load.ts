@@ -7,7 +7,8 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { Document, parseAllDocuments } from "yaml";
+import { Document } from "yaml";
+import { parseYamlDocuments } from "../../manifest/yaml-documents.ts";
 import { IssueList, ManifestError } from "../../manifest/errors.ts";
 import { manifestFormat, MAX_ALIAS_COUNT, MAX_MANIFEST_BYTES } from "../../manifest/parse.ts";
 import type { ReviewTarget } from "./model.ts";
@@ -89,8 +90,7 @@ function jsonDocument(text: string, file: string): Document {
 }
 
 function yamlDocuments(text: string, file: string): Document[] {
-  const parsed = parseAllDocuments(text, { uniqueKeys: true });
-  const documents = Array.isArray(parsed) ? parsed.filter((document) => document.contents !== null) : [];
+  const documents = parseYamlDocuments(text, { uniqueKeys: true }).filter((document) => document.contents !== null);
   if (documents.length === 0) fail(file, "empty file: expected a Pod or a workload");
   documents.forEach((document, index) => {
     const syntax = document.errors[0];
