@@ -114,6 +114,7 @@ const cases: Case[] = [
   { name: "an env name with '=' is refused", edit: (p) => (app(p).env = [{ name: "A=B", value: "x" }]), error: 'spec.containers[0].env[0].name: "A=B" is not a valid environment variable name: letters, digits, \'_\', \'-\' and \'.\', not starting with a digit' },
   { name: "a numeric env value is refused", edit: (p) => (app(p).env = [{ name: "PORT", value: 8088 }]), error: "spec.containers[0].env[0].value: must be a string (found number 8088); quote it" },
   { name: "env valueFrom secretKeyRef is refused with the reason", edit: (p) => (app(p).env = [{ name: "PASSWORD", valueFrom: { secretKeyRef: { name: "db", key: "pw" } } }]), error: "spec.containers[0].env[0].valueFrom.secretKeyRef: Forbidden: static pods cannot reference ConfigMaps or Secrets: use value, fieldRef or resourceFieldRef" },
+  { name: "env valueFrom fileKeyRef (Kubernetes 1.34+) is refused by name", edit: (p) => (app(p).env = [{ name: "CONFIG", valueFrom: { fileKeyRef: { volumeName: "cfg", path: "app.env", key: "CONFIG" } } }]), error: "spec.containers[0].env[0].valueFrom.fileKeyRef: not supported by this agent: a variable read from a file in an emptyDir volume (EnvFiles, Kubernetes 1.34+) is not implemented; use value, fieldRef, resourceFieldRef, configMapKeyRef or secretKeyRef" },
   { name: "envFrom is refused with the reason", edit: (p) => (app(p).envFrom = [{ configMapRef: { name: "c" } }]), error: "spec.containers[0].envFrom: not supported: static pods cannot reference ConfigMaps or Secrets" },
 
   // ports

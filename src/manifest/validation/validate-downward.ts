@@ -69,6 +69,11 @@ export function readEnvVarSource(item: Fields, value: string, apiObjects = false
     }
     if (!apiObjects) from.fail(key, "Forbidden: static pods cannot reference ConfigMaps or Secrets: use value, fieldRef or resourceFieldRef");
   }
+  if (from.has("fileKeyRef")) {
+    // Kubernetes 1.34+ (EnvFiles, beta and on since 1.35) reads it from a file an init container wrote in an emptyDir.
+    count++;
+    from.fail("fileKeyRef", "not supported by this agent: a variable read from a file in an emptyDir volume (EnvFiles, Kubernetes 1.34+) is not implemented; use value, fieldRef, resourceFieldRef, configMapKeyRef or secretKeyRef");
+  }
   if (count === 0) from.fail(undefined, '"": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`');
   else if (value !== "") from.fail(undefined, '"": may not be specified when `value` is not empty');
   else if (count > 1) from.fail(undefined, '"": may not have more than one field specified at a time');
