@@ -3,6 +3,7 @@
  * collected with its field path (not just the first), and the API's defaults are filled in.
  * Pure: no I/O; the file name is only used in messages.
  */
+import { checkAffinity, checkTolerations } from "./validate-scheduling.ts";
 import { API_POD_SOURCE, type ContainerSpec, type PodSpec, type RestartPolicy, type Volume } from "../types.ts";
 import { IssueList, ManifestError, type Issue } from "../errors.ts";
 import { isPlainObject, describeValue, objectAt, type Fields } from "../fields.ts";
@@ -101,6 +102,10 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   const restartPolicy = spec?.oneOf<RestartPolicy>("restartPolicy", ["Always", "OnFailure", "Never"], "Always") ?? "Always";
   // The API server's bounds: 1 to math.MaxInt32.
   const activeDeadlineSeconds = spec?.has("activeDeadlineSeconds") ? spec.int("activeDeadlineSeconds", { min: 1, max: 2_147_483_647, default: 1 }) : undefined;
+  if (spec) {
+    checkTolerations(spec);
+    checkAffinity(spec);
+  }
   const hostNetwork = spec?.bool("hostNetwork", false) ?? false;
   const shareProcessNamespace = spec?.bool("shareProcessNamespace", false) ?? false;
 
