@@ -35,6 +35,23 @@ describe("admission of new pods", () => {
     expect(h.events.filter((e) => e.pod === big.fullName).map((e) => e.reason)).toEqual(["OutOfcpu"]);
   });
 
+  test("a pod for another OS (spec.os.name, or its kubernetes.io/os label) is refused as the kubelet's predicate refuses it; one for this node's runs", async () => {
+    const h = harness();
+    const base = pod({ name: "win" });
+    const windows = { ...base, manifest: { ...base.manifest, spec: { ...(base.manifest.spec as object), os: { name: "windows" } } } };
+    const labelled = { ...pod({ name: "labelled" }), labels: { "kubernetes.io/os": "windows" } };
+    const linuxBase = pod({ name: "linux" });
+    const linux = { ...linuxBase, labels: { "kubernetes.io/os": "linux" }, manifest: { ...linuxBase.manifest, spec: { ...(linuxBase.manifest.spec as object), os: { name: "linux" } } } };
+    await h.kubelet.sync(desired(windows, labelled, linux));
+    await h.advance(1);
+    expect(servedPod(h.pod(windows.key)!, { runtimeName: "fake" }).status).toMatchObject({ phase: "Failed", reason: "PodOSNotSupported", message: "Pod was rejected: Failed to admit pod as the OS field doesn't match node OS" });
+    expect(servedPod(h.pod(labelled.key)!, { runtimeName: "fake" }).status).toMatchObject({ phase: "Failed", reason: "PodOSSelectorNodeLabelDoesNotMatch", message: "Pod was rejected: Failed to admit pod as the `kubernetes.io/os` label doesn't match node label" });
+    expect(h.events.filter((e) => e.type === "Warning").map((e) => `${e.pod} ${e.reason}`)).toEqual(["win-lab PodOSNotSupported", "labelled-lab PodOSSelectorNodeLabelDoesNotMatch"]);
+    expect(h.runtime.startsOf("win")).toBe(0);
+    expect(h.pod(linux.key)?.phase).not.toBe("Failed");
+    expect(h.runtime.startsOf("linux")).toBe(1);
+  });
+
   test("a pod that fits runs beside the others", async () => {
     const h = harness({ allocatable });
     const one = requesting("one", "1");

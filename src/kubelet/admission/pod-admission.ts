@@ -1,11 +1,12 @@
 /**
  * The loop's admission of new pods (the kubelet's HandlePodAdditions and its admit handlers): under
  * DiskPressure a new pod waits, Pending, for the pressure to clear; otherwise its requests must fit
- * in allocatable beside the pods already admitted, or it is refused as the kubelet's rejectPod
- * leaves it (Failed, never started). Adopted pods never come through here: a restart refuses nothing.
+ * in allocatable beside the pods already admitted and name this node's OS, or it is refused as the
+ * kubelet's rejectPod leaves it (Failed, never started). Adopted pods never come through here: a restart refuses nothing.
  */
 import type { NodeAllocatable } from "../../eviction/node-allocatable.ts";
 import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests, type PodRequests } from "./admission.ts";
+import { osRefusal } from "./os-admission.ts";
 import type { EventType } from "../../v1/kube-event.ts";
 import { isTerminalPhase, podPhase } from "../status/phase.ts";
 import { allContainers, type PodRecord } from "../pod-state.ts";
@@ -70,9 +71,8 @@ export class PodAdmission {
 
   private fit(pod: PodRecord, admitted?: PodRequests[]): void {
     const { allocatable } = this.options;
-    if (!allocatable) return;
     const requests = podRequests(pod.spec);
-    const refusal = admissionRefusal(requests, admitted ?? this.admittedRequests(pod), allocatable);
+    const refusal = (allocatable && admissionRefusal(requests, admitted ?? this.admittedRequests(pod), allocatable)) || osRefusal(pod.spec);
     if (!refusal) {
       admitted?.push(requests);
       return;
