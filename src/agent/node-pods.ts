@@ -80,7 +80,7 @@ export function startNodePods(options: NodePodsOptions): NodePods {
     reporter.report({ namespace, name, uid }, pod.object.status);
   };
 
-  const refOf = (spec: PodSpec): ClusterPodRef => ({ namespace: spec.namespace, name: spec.name, uid: spec.uid });
+  const refOf = (spec: PodSpec): ClusterPodRef => ({ namespace: spec.namespace, name: spec.name, uid: spec.uid, readinessGates: readinessGates(spec.manifest.spec) });
 
   /** Pods being deleted that the loop does not run (never started, or stopped before a restart): their deletion is finished at once. */
   let recheck: (() => void) | undefined;
@@ -145,7 +145,7 @@ export function startNodePods(options: NodePodsOptions): NodePods {
   source.onObject((object, deleted) => {
     const { metadata } = object;
     const key = `${metadata.namespace}/${metadata.name}`;
-    const ref = { namespace: metadata.namespace, name: metadata.name, uid: metadata.uid };
+    const ref = { namespace: metadata.namespace, name: metadata.name, uid: metadata.uid, readinessGates: readinessGates(object.spec) };
     if (metadata.annotations?.[MIRROR_ANNOTATION] !== undefined) {
       mirrors.observe(key, deleted ? undefined : { uid: metadata.uid, hash: metadata.annotations[MIRROR_ANNOTATION], deleting: metadata.deletionTimestamp !== undefined }, metadata.uid);
       if (!deleted) mirrorUids.set(key, metadata.uid);
@@ -210,4 +210,11 @@ export function withObservedGeneration(status: V1PodStatus, generation: unknown)
   if (typeof generation !== "number") return status;
   const conditions = status.conditions?.map((condition) => ({ ...condition, observedGeneration: generation }));
   return { ...status, observedGeneration: generation, ...(conditions && { conditions }) } as V1PodStatus;
+}
+
+/** The condition types a pod spec's readinessGates name. */
+function readinessGates(spec: unknown): string[] {
+  const gates = (spec as { readinessGates?: unknown } | undefined)?.readinessGates;
+  if (!Array.isArray(gates)) return [];
+  return gates.map((gate) => (gate as { conditionType?: unknown })?.conditionType).filter((type): type is string => typeof type === "string");
 }

@@ -20,6 +20,8 @@ export interface ClusterPodRef {
   namespace: string;
   name: string;
   uid: string;
+  /** The condition types of its spec.readinessGates: Ready waits for them (merge-pod-status.ts). */
+  readinessGates?: readonly string[];
 }
 
 export interface PodStatusReporterOptions {
@@ -77,7 +79,7 @@ export class PodStatusReporter {
     entry.serverVersion = version;
     const shipped = entry.shipped;
     if (!shipped || entry.deleted || entry.pending || entry.busy || this.stopped) return;
-    if (!podStatusPatch(pod.uid, status, mergePodStatus(status, shipped, this.options.clock.now()))) return;
+    if (!podStatusPatch(pod.uid, status, mergePodStatus(status, shipped, this.options.clock.now(), entry.pod.readinessGates))) return;
     entry.shipped = undefined;
     entry.pending = { status: shipped, finish: false };
     if (!entry.cancelRetry) this.enqueue(pod.uid);
@@ -161,7 +163,7 @@ export class PodStatusReporter {
     const path = `/api/v1/namespaces/${namespace}/pods/${name}`;
     try {
       if (!deepEqual(status, entry.shipped)) {
-        const merged = mergePodStatus(entry.server, status, this.options.clock.now());
+        const merged = mergePodStatus(entry.server, status, this.options.clock.now(), entry.pod.readinessGates);
         const patch = podStatusPatch(uid, entry.server, merged);
         if (patch) {
           const answer = await this.options.client.request<{ metadata?: { resourceVersion?: string }; status?: V1PodStatus }>({ method: "PATCH", path: `${path}/status`, body: patch, contentType: PATCH_TYPE.strategic });

@@ -78,6 +78,29 @@ describe("mergePodStatus: what the node owns and what it leaves to others", () =
     expect(merged.conditions as unknown).toEqual([ready("True"), { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: "2026-01-01T12:00:00Z" }]);
   });
 
+  test("readiness gates: Ready waits for each gate's condition, with the kubelet's reason and messages; it turns True once they are", () => {
+    const LATER = NOW + 60_000;
+    const node = { phase: "Running", conditions: [{ type: "ContainersReady", status: "True" }, ready("True")] } as V1PodStatus;
+    const gates = ["example.com/feature-1", "example.com/feature-2"];
+    const readyOf = (status: V1PodStatus) => status.conditions!.find((c) => c.type === "Ready") as Record<string, unknown>;
+
+    const none = mergePodStatus({ phase: "Pending" } as V1PodStatus, node, NOW, gates);
+    expect(readyOf(none)).toEqual({
+      type: "Ready",
+      status: "False",
+      reason: "ReadinessGatesNotReady",
+      message: 'corresponding condition of pod readiness gate "example.com/feature-1" does not exist., corresponding condition of pod readiness gate "example.com/feature-2" does not exist.',
+      lastTransitionTime: "2026-01-01T12:00:00Z",
+    });
+    const oneFalse = { ...none, conditions: [...none.conditions!, { type: "example.com/feature-1", status: "True" }, { type: "example.com/feature-2", status: "False" }] } as V1PodStatus;
+    expect(readyOf(mergePodStatus(oneFalse, node, LATER, gates))).toMatchObject({ status: "False", message: 'the status of pod readiness gate "example.com/feature-2" is not "True", but False', lastTransitionTime: "2026-01-01T12:00:00Z" });
+    const allTrue = { ...oneFalse, conditions: oneFalse.conditions!.map((c) => (c.type === "example.com/feature-2" ? { ...c, status: "True" } : c)) } as V1PodStatus;
+    const merged = mergePodStatus(allTrue, node, LATER, gates);
+    expect(readyOf(merged)).toEqual({ type: "Ready", status: "True", lastTransitionTime: "2026-01-01T12:01:00Z" });
+    // Without gates the node's Ready stands as it is.
+    expect(readyOf(mergePodStatus({ phase: "Pending" } as V1PodStatus, node, NOW))).toEqual(ready("True"));
+  });
+
   test("merged against itself, a status the API server acknowledged needs no patch", () => {
     const server = { phase: "Running", conditions: [ready("True"), { type: "PodScheduled", status: "True" }] } as V1PodStatus;
     const node = { phase: "Running", conditions: [ready("True")] } as V1PodStatus;

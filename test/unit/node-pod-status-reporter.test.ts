@@ -175,6 +175,24 @@ describe("PodStatusReporter", () => {
     expect(api.pods.get("web")!.status.phase).toBe("Running");
   });
 
+  test("a readiness gate set True by another client makes the node patch Ready True", async () => {
+    const api = new FakeApiServer();
+    api.add("web", "uid-1");
+    const clock = new FakeClock();
+    const reporter = new PodStatusReporter({ client: api, clock, log: () => {} });
+    const gated = { ...web, readinessGates: ["example.com/lb"] };
+    reporter.report(gated, { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } as V1PodStatus);
+    await reporter.idle();
+    const stored = () => api.pods.get("web")!;
+    expect((stored().status.conditions as any[]).find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "ReadinessGatesNotReady" });
+    // The load balancer controller writes its condition; the watch brings the pod back.
+    (stored().status.conditions as any[]).push({ type: "example.com/lb", status: "True" });
+    stored().resourceVersion = 99;
+    reporter.observe(gated, structuredClone(stored().status) as V1PodStatus, "99");
+    await reporter.idle();
+    expect((stored().status.conditions as any[]).find((c) => c.type === "Ready")).toMatchObject({ status: "True" });
+  });
+
   test("at most maxInFlight requests at once over all pods", async () => {
     const { api, reporter } = setup({ maxInFlight: 2 });
     let release!: () => void;
