@@ -39,6 +39,8 @@ async function agent(options: { runtime?: boolean; maxExecSessions?: number; ann
 
 interface Sent {
   frames: Uint8Array[];
+  /** The base64 protocols' text messages. */
+  text?: string[];
   closed?: { code?: number; reason?: string };
 }
 
@@ -71,12 +73,12 @@ async function call(api: ApiContext, query: string, options: { method?: "GET" | 
   }
 }
 
-/** Opens the session on a socket that records what is sent; `send` answers with `sendResult`. */
-/** Exec's protocols (v4, v5) are binary: a text message would be a bug. */
+/** The binary protocols (v5, v4, v1) never send text. */
 function binaryOnly(): never {
-  throw new Error("exec sent a text message");
+  throw new Error("a binary protocol sent a text message");
 }
 
+/** Opens the session on a socket that records what is sent; `send` answers with `sendResult`. */
 function connect(session: WebSocketSession, clock: FakeClock, sendResult?: () => number): { socket: ApiSocket; sent: Sent; ended: Promise<void> } {
   const sent: Sent = { frames: [] };
   let markEnded: () => void = () => undefined;
@@ -86,7 +88,12 @@ function connect(session: WebSocketSession, clock: FakeClock, sendResult?: () =>
       sent.frames.push(data.slice());
       return sendResult ? sendResult() : data.length;
     },
-    sendText: binaryOnly,
+    sendText: session.protocol?.includes("base64.")
+      ? (text) => {
+          sent.text = [...(sent.text ?? []), text];
+          return text.length;
+        }
+      : binaryOnly,
     close(code, reason) {
       sent.closed = { code, reason };
       session.close(socket, code ?? 1005, reason ?? "");
@@ -116,6 +123,37 @@ test("a command's output comes on stdout, its exit code as NonZeroExitCode on ch
   expect(statusOf(sent)).toMatchObject({ status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: "3" }] } });
   expect(sent.closed?.code).toBe(1000);
   expect(h.runtime.execs[0]?.container.container.name).toBe("web");
+});
+
+test("v1 (channel.k8s.io, what the upstream e2e tests dial): no exit status on success, the failure's message on channel 3 as text", async () => {
+  const { h, api } = await agent();
+  const v1 = { Upgrade: "websocket", Connection: "Upgrade", "Sec-WebSocket-Protocol": "channel.k8s.io" };
+  h.runtime.exec = (_config, command) => ({ exitCode: command.includes("fail") ? 2 : 0, output: "remote execution test\n" });
+  const ok = await call(api, "command=echo&command=remote+execution+test&container=web&stdout=1&stderr=1", { headers: v1 });
+  expect(ok.upgraded?.protocol).toBe("channel.k8s.io");
+  const good = connect(ok.upgraded!, h.clock);
+  await good.ended;
+  expect(good.sent.frames.map((frame) => frame[0])).toEqual([1]);
+  expect(on(good.sent, 1)).toBe("remote execution test\n");
+  const failed = await call(api, "command=fail&container=web&stdout=1", { headers: v1 });
+  const bad = connect(failed.upgraded!, h.clock);
+  await bad.ended;
+  expect(on(bad.sent, 3)).toBe("command terminated with non-zero exit code: exit status 2");
+});
+
+test("base64.channel.k8s.io and v4.base64.channel.k8s.io: text messages, the channel as a digit, the payload in base64", async () => {
+  const { h, api } = await agent();
+  h.runtime.exec = () => ({ exitCode: 0, output: "hi\n" });
+  for (const protocol of ["base64.channel.k8s.io", "v4.base64.channel.k8s.io"]) {
+    const { upgraded } = await call(api, "command=echo&command=hi&container=web&stdout=1", { headers: { Upgrade: "websocket", Connection: "Upgrade", "Sec-WebSocket-Protocol": protocol } });
+    expect(upgraded?.protocol).toBe(protocol);
+    const { sent, ended } = connect(upgraded!, h.clock);
+    await ended;
+    expect(sent.frames).toEqual([]);
+    expect(sent.text![0]).toBe(`1${Buffer.from("hi\n").toString("base64")}`);
+    // v4 ends with the Status on channel 3; v1 says nothing of a success.
+    expect(sent.text!.slice(1).map((message) => [message[0], JSON.parse(Buffer.from(message.slice(1), "base64").toString()).status])).toEqual(protocol.startsWith("v4") ? [["3", "Success"]] : []);
+  }
 });
 
 test("with nothing from the client, the command starts WEBSOCKET_START_DELAY_MS after the socket opens (kubectl 1.30-1.33 drop what comes before their streams exist)", async () => {
@@ -280,13 +318,13 @@ test("refusals before the upgrade are the API server's Status errors", async () 
     await call(api, "command=ls&container=web&stdout=true", { method: "POST", headers: {} }),
     400,
     "BadRequest",
-    "exec needs a connection upgrade: to websocket (v5.channel.k8s.io, v4.channel.k8s.io) or SPDY/3.1 (v4.channel.k8s.io)",
+    "exec needs a connection upgrade: to websocket (v5.channel.k8s.io, v4.channel.k8s.io, v4.base64.channel.k8s.io, channel.k8s.io, base64.channel.k8s.io) or SPDY/3.1 (v4.channel.k8s.io)",
   );
   await expectError(
     await call(api, "command=ls&container=web&stdout=true", { headers: { Upgrade: "websocket", "Sec-WebSocket-Protocol": "v3.channel.k8s.io" } }),
     400,
     "BadRequest",
-    "requested protocol(s) are not supported: v3.channel.k8s.io; supports v5.channel.k8s.io, v4.channel.k8s.io",
+    "requested protocol(s) are not supported: v3.channel.k8s.io; supports v5.channel.k8s.io, v4.channel.k8s.io, v4.base64.channel.k8s.io, channel.k8s.io, base64.channel.k8s.io",
   );
   const once = await agent({ restartPolicy: "Never" });
   once.h.runtime.finish(once.h.runtime.running("side")!.id, 0);

@@ -28,7 +28,9 @@ describe("subprotocol", () => {
     ["v5.channel.k8s.io", "v5.channel.k8s.io"],
     ["v4.channel.k8s.io,v5.channel.k8s.io", "v5.channel.k8s.io"],
     ["v4.channel.k8s.io, v3.channel.k8s.io, v2.channel.k8s.io, channel.k8s.io", "v4.channel.k8s.io"],
-    ["v3.channel.k8s.io, base64.channel.k8s.io", undefined],
+    ["v3.channel.k8s.io, base64.channel.k8s.io", "base64.channel.k8s.io"],
+    ["channel.k8s.io", "channel.k8s.io"],
+    ["v3.channel.k8s.io, v2.channel.k8s.io", undefined],
     [null, undefined],
   ])("offer %p gets %p", (offer, chosen) => {
     expect(chooseExecProtocol(offer)).toBe(chosen as never);

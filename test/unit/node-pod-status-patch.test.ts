@@ -82,7 +82,7 @@ describe("mergePodStatus: what the node owns and what it leaves to others", () =
     const LATER = NOW + 60_000;
     const node = { phase: "Running", conditions: [{ type: "ContainersReady", status: "True" }, ready("True")] } as V1PodStatus;
     const gates = ["example.com/feature-1", "example.com/feature-2"];
-    const readyOf = (status: V1PodStatus) => status.conditions!.find((c) => c.type === "Ready") as Record<string, unknown>;
+    const readyOf = (status: V1PodStatus) => status.conditions!.find((c) => c.type === "Ready") as unknown as Record<string, unknown>;
 
     const none = mergePodStatus({ phase: "Pending" } as V1PodStatus, node, NOW, gates);
     expect(readyOf(none)).toEqual({

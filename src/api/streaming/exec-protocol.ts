@@ -4,14 +4,32 @@
  * and its payload (ws-channels.ts). Server to client: 1 stdout, 2 stderr, 3 the end as a v1 Status. Client to
  * server: 0 stdin, 4 a resize `{"Width":w,"Height":h}`, and in v5 255 with one byte, the channel
  * the client closes (0: end of stdin). v4 has no close message: stdin ends with the connection.
+ * The kubelet's streaming server also speaks the unversioned `channel.k8s.io` (v1, what the
+ * upstream e2e tests dial) and the base64 variants (text messages): v1 has no exit code, so its
+ * error channel carries nothing when the command succeeds and the failure's message as text.
  * Pure: no sockets here, only bytes in and out.
  */
 import { ApiError } from "../http/status.ts";
-import { channelFrame, decodeChannelMessage } from "./ws-channels.ts";
+import { channelFrame, decodeChannelMessage, type ChannelCodec } from "./ws-channels.ts";
 import type { TerminalSize } from "../../runtime/runtime.ts";
 
-export const EXEC_PROTOCOLS = ["v5.channel.k8s.io", "v4.channel.k8s.io"] as const;
+export const EXEC_PROTOCOLS = ["v5.channel.k8s.io", "v4.channel.k8s.io", "v4.base64.channel.k8s.io", "channel.k8s.io", "base64.channel.k8s.io"] as const;
 export type ExecProtocol = (typeof EXEC_PROTOCOLS)[number];
+
+/** How the protocol frames its messages: text in base64 for the base64 family, else binary. */
+export function execCodec(protocol: ExecProtocol): ChannelCodec {
+  return protocol.includes("base64.") ? "base64" : "binary";
+}
+
+/**
+ * What the error channel carries at the end, given the session's v1 Status JSON: the Status itself
+ * from v4 on; for v1 (v1WriteStatusFunc) nothing on success, the message of a failure.
+ */
+export function endOfSession(protocol: ExecProtocol, status: string): string | undefined {
+  if (protocol.startsWith("v")) return status;
+  const parsed = JSON.parse(status) as { status?: string; message?: string };
+  return parsed.status === "Success" ? undefined : (parsed.message ?? "");
+}
 
 export const CHANNEL = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 255 } as const;
 
@@ -32,10 +50,7 @@ export type ClientMessage =
   /** Empty, or on a channel a client does not write to: skipped, as the kubelet skips it. */
   | { kind: "ignored" };
 
-/**
- * The best protocol of the client's `Sec-WebSocket-Protocol` offer, in our order of preference, or
- * undefined when it offers none we speak (v1 to v3 carry no exit code; they are not served).
- */
+/** The best protocol of the client's `Sec-WebSocket-Protocol` offer, in our order of preference, or undefined when it offers none we speak. */
 export function chooseExecProtocol(offer: string | null): ExecProtocol | undefined {
   const offered = new Set((offer ?? "").split(",").map((protocol) => protocol.trim()));
   return EXEC_PROTOCOLS.find((protocol) => offered.has(protocol));
@@ -81,7 +96,7 @@ export function parseStreamOptions(query: URLSearchParams, names: StreamParamNam
 }
 
 export function parseClientMessage(protocol: ExecProtocol, message: Uint8Array): ClientMessage {
-  const decoded = decodeChannelMessage("binary", message);
+  const decoded = decodeChannelMessage(execCodec(protocol), message);
   if (!decoded) return { kind: "ignored" };
   const { channel, payload } = decoded;
   if (channel === CHANNEL.stdin) return payload.length > 0 ? { kind: "stdin", data: payload } : { kind: "ignored" };

@@ -4,8 +4,8 @@
  * WEBSOCKET_START_DELAY_MS after the upgrade.
  */
 import type { Clock } from "../../clock.ts";
-import { CHANNEL, parseClientMessage, type ClientMessage, type ExecProtocol } from "./exec-protocol.ts";
-import { channelFrame } from "./ws-channels.ts";
+import { CHANNEL, endOfSession, execCodec, parseClientMessage, type ClientMessage, type ExecProtocol } from "./exec-protocol.ts";
+import { base64ChannelFrame, channelFrame } from "./ws-channels.ts";
 import type { ApiSocket, WebSocketSession } from "../http/http.ts";
 import type { StreamRun } from "./stream-run.ts";
 
@@ -45,10 +45,16 @@ export class StreamWebSocketSession implements WebSocketSession {
     if (!this.startable) return;
     this.startable = false;
     this.cancelStart();
+    const codec = execCodec(this.protocol);
+    const send = (channel: number, payload: Uint8Array | string) => {
+      const bytes = typeof payload === "string" ? new TextEncoder().encode(payload) : payload;
+      return codec === "binary" ? socket.send(channelFrame(channel, bytes)) : socket.sendText(base64ChannelFrame(channel, bytes));
+    };
     this.run.start({
-      send: (stream, data) => socket.send(channelFrame(stream === "stdout" ? CHANNEL.stdout : CHANNEL.stderr, data)) > 0,
+      send: (stream, data) => send(stream === "stdout" ? CHANNEL.stdout : CHANNEL.stderr, data) > 0,
       finish: (status) => {
-        socket.send(channelFrame(CHANNEL.error, status));
+        const end = endOfSession(this.protocol, status);
+        if (end !== undefined) send(CHANNEL.error, end);
         socket.close(NORMAL_CLOSURE);
       },
       abort: (reason) => socket.close(INTERNAL_ERROR, reason),
