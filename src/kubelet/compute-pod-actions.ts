@@ -275,8 +275,9 @@ function backOffOf(input: PodActionsInput, c: ContainerRecord): BackOff | undefi
   if (!entry || backoffForgotten(entry, finishedAt, backoff.settings)) return undefined;
   const remaining = Math.max(0, finishedAt + entry.delayMs - now);
   if (remaining <= 0) {
-    // The status still shows the exit (or failed start) the wait began with: the kubelet's pass at the wait's end
-    // draws the CrashLoopBackOff its reasonCache holds before it restarts, so one pass shows it.
+    // The status still shows the exit (or failed start) the wait began with: the kubelet's pass at
+    // the wait's end draws the CrashLoopBackOff its reasonCache holds before it restarts, so one
+    // pass shows it.
     if (c.backoffAnnouncedFor === finishedAt && !crashLoopShown(c)) return { finishedAt, until: now, delayMs: entry.delayMs, announce: false };
     return undefined;
   }
