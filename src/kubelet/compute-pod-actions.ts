@@ -274,13 +274,23 @@ function backOffOf(input: PodActionsInput, c: ContainerRecord): BackOff | undefi
   const entry = backoff.entries[c.name];
   if (!entry || backoffForgotten(entry, finishedAt, backoff.settings)) return undefined;
   const remaining = Math.max(0, finishedAt + entry.delayMs - now);
-  if (remaining <= 0) return undefined;
+  if (remaining <= 0) {
+    // The status still shows the exit (or failed start) the wait began with: the kubelet's pass at
+    // the wait's end draws the CrashLoopBackOff its reasonCache holds before it restarts, so one
+    // pass shows it.
+    if (c.backoffAnnouncedFor === finishedAt && !crashLoopShown(c)) return { finishedAt, until: now, delayMs: entry.delayMs, announce: false };
+    return undefined;
+  }
   return {
     finishedAt,
     until: now + remaining,
     delayMs: entry.delayMs,
     announce: c.backoffAnnouncedFor !== finishedAt,
   };
+}
+
+function crashLoopShown(c: ContainerRecord): boolean {
+  return c.state === "waiting" && c.waiting?.reason === "CrashLoopBackOff";
 }
 
 /**

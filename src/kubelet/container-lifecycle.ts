@@ -67,6 +67,12 @@ export function exitEvent(container: string, termination: Termination): { type: 
   };
 }
 
+/**
+ * The longest the kubelet's pod worker leaves a pod whose sync met a back-off before syncing it
+ * again (its resync interval, syncFrequency): it requeues the pod at the back-off's end, no later.
+ */
+const POD_WORKER_RESYNC_MS = 60_000;
+
 /** A back-off the plan found still running (compute-pod-actions.ts): the start waits it out. */
 export interface BackOffWait {
   /** The finish of the attempt the wait is measured from. */
@@ -79,13 +85,26 @@ export interface BackOffWait {
 }
 
 /**
- * Carries out a planned start (compute-pod-actions.ts): after a crash, the ended attempt becomes
- * the last termination first; then either the back-off the plan found is waited out (the
- * container waits with reason CrashLoopBackOff, one BackOff event per wait, a wake-up at its end)
- * or the container is started and the back-off advanced.
+ * Carries out a planned start (compute-pod-actions.ts). A back-off the plan found is waited out:
+ * its first pass keeps the exit as the container's state (one BackOff event per wait); the passes
+ * after it make the ended attempt the last termination, the container waiting with reason
+ * CrashLoopBackOff, and wake the pod at the wait's end. Otherwise the container is started and
+ * the back-off advanced.
  */
 export async function startPlanned(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, backOff: BackOffWait | undefined): Promise<void> {
   if (container.attempts > 0) {
+    if (backOff?.announce && container.state === "terminated" && !restartedInKillPass(container.terminated)) {
+      // The kubelet's pass that meets the exit draws the pod's status before it tries the start; the
+      // back-off that start meets (its BackOff event now) is shown from the next pass on (its
+      // reasonCache), which its pod worker runs at the back-off's end, a resync interval at most. Till
+      // then the status shows the exit (Error), or RunContainerError for a start that failed; the
+      // ended attempt is still the current one (`logs --previous` reads the one before).
+      container.backoffAnnouncedFor = backOff.finishedAt;
+      ctx.event(pod, "Warning", "BackOff", container, backOffEventMessage(pod, container));
+      if (container.terminated.containerId === "") showStartFailure(container, container.terminated);
+      ctx.wakeAt(pod, Math.min(backOff.until, ctx.clock.now() + POD_WORKER_RESYNC_MS));
+      return;
+    }
     if (container.state === "terminated") {
       await keepAsPrevious(ctx, container, container.terminated.containerId);
       container.lastTermination = container.terminated;
@@ -98,7 +117,7 @@ export async function startPlanned(ctx: SyncContext, pod: PodRecord, container: 
       };
       if (backOff.announce) {
         container.backoffAnnouncedFor = backOff.finishedAt;
-        ctx.event(pod, "Warning", "BackOff", container, `Back-off restarting failed container ${container.name} in pod ${pod.spec.fullName}`);
+        ctx.event(pod, "Warning", "BackOff", container, backOffEventMessage(pod, container));
       }
       ctx.wakeAt(pod, backOff.until);
       return;
@@ -106,6 +125,29 @@ export async function startPlanned(ctx: SyncContext, pod: PodRecord, container: 
     ctx.backoff.next(backoffKey(pod.spec.uid, container.name), container.lastTermination?.finishedAt ?? ctx.clock.now());
   }
   await startContainer(ctx, pod, container);
+}
+
+/**
+ * A probe's kill or a changed definition: the kubelet starts the container again in the pass that
+ * kills it, so the back-off is in its reasonCache before any status shows the exit.
+ */
+function restartedInKillPass(termination: Termination): boolean {
+  return termination.killCause === "liveness" || termination.killCause === "startup" || termination.killCause === "changed";
+}
+
+/**
+ * A start that failed (recordStartError) as the kubelet shows it while its reasonCache holds the
+ * failure: waiting, with the failure's reason (a runtime's StartError is its RunContainerError),
+ * the failed attempt as the last state.
+ */
+function showStartFailure(container: ContainerRecord, failed: Termination): void {
+  container.lastTermination = failed;
+  const waiting = transition(container, { state: "waiting", ready: false, started: false });
+  waiting.waiting = { reason: failed.reason === "StartError" ? "RunContainerError" : failed.reason, ...(failed.message !== undefined && { message: failed.message }) };
+}
+
+function backOffEventMessage(pod: PodRecord, container: ContainerRecord): string {
+  return `Back-off restarting failed container ${container.name} in pod ${pod.spec.fullName}`;
 }
 
 /**

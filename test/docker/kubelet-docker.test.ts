@@ -108,17 +108,18 @@ spec:
     expect(await (await fetch(`http://${ip}:8080/index.html`)).text()).toBe("hello from init\n");
   });
 
-  test("crash loop: CrashLoopBackOff with back-off, restarts counted, exit code 1", async () => {
+  test("crash loop: the exit shown through the back-off, restarts counted, exit code 1", async () => {
     const crash = mkPod("crash", { containers: [bb("crash", "echo crashing; exit 1")] });
-    const waitingAtBackOff: string[] = [];
+    const stateAtBackOff: string[] = [];
     h.kubelet.recorder.subscribe((e) => {
-      if (e.reason === "BackOff") waitingAtBackOff.push(h.kubelet.pods.get(crash.key)?.app[0]?.waiting?.reason ?? "none");
+      if (e.reason === "BackOff") stateAtBackOff.push(h.kubelet.pods.get(crash.key)?.app[0]?.state ?? "none");
     });
     await h.kubelet.sync(desired(crash));
     const starts = await h.count(of("Started"), 3, 10_000);
     // First restart immediate, the second after the 0.4s base (measured from the engine's finish).
     expect(starts[2]!.at - starts[1]!.at).toBeGreaterThanOrEqual(350);
-    expect(waitingAtBackOff[0]).toBe("CrashLoopBackOff");
+    // The pass that meets the back-off shows the exit; CrashLoopBackOff comes with the next.
+    expect(stateAtBackOff[0]).toBe("terminated");
     expect(h.events.find(of("BackOff"))?.message).toBe(`Back-off restarting failed container crash in pod ${crash.fullName}`);
     expect(h.events.filter(of("Exited")).every((e) => e.message === "Container crash exited with code 1 (Error)")).toBe(true);
     const record = h.kubelet.pods.get(crash.key)!;
@@ -178,11 +179,13 @@ spec:
     });
     await h.kubelet.sync(desired(crash));
     const starts = await h.count(of("Started"), 3, 10_000);
-    // While the third attempt waits out its back-off, it is lastState: the one dead container kept.
+    // While the third attempt's exit is shown (its back-off running), it is the current one and the
+    // second, lastState, the dead container kept.
     await h.event((e) => e.reason === "BackOff" && e.at > starts[2]!.at);
-    const waiting = h.kubelet.pods.get(crash.key)!.app[0]!;
-    expect(waiting.previousContainerId).toBe(waiting.lastTermination!.containerId);
-    expect(await runtime.readLogs(waiting.previousContainerId!)).toBe("run 3\n");
+    const ended = h.kubelet.pods.get(crash.key)!.app[0]!;
+    expect(ended.previousContainerId).toBe(ended.lastTermination!.containerId);
+    expect(await runtime.readLogs(ended.containerId!)).toBe("run 3\n");
+    expect(await runtime.readLogs(ended.previousContainerId!)).toBe("run 2\n");
     // Once the fourth runs, the third is the previous one; the first two are gone.
     await h.count(of("Started"), 4, 10_000);
     const record = h.kubelet.pods.get(crash.key)!.app[0]!;

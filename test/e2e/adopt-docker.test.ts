@@ -69,14 +69,15 @@ describeDocker("adoption with the docker runtime (compiled binary)", () => {
       "web ready and crash in its 8s back-off",
       () => {
         const [crash, web] = containers();
-        if (!web?.ready || crash?.state !== "waiting" || crash.restart_count !== 3 || backoffDelay(workspace, "crash") !== 8000) return false;
+        if (!web?.ready || crash?.state !== "terminated" || crash.restart_count !== 3 || backoffDelay(workspace, "crash") !== 8000) return false;
         const finished = attempts("crash")[3]?.finished_at;
         return finished != null && finished + 8000 - Date.now() > 5000;
       },
       35_000,
       () => JSON.stringify(containers()) + first.stdout + first.stderr,
     );
-    expect(podTable(workspace, NS)).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
+    // Its exit shown while the back-off runs.
+    expect(podTable(workspace, NS)).toEqual({ "crash-n1": ["0/1", "Error", "3"], "web-n1": ["1/1", "Running", "0"] });
     const before = { ps: dockerPs(), containers: containers(), web: attempts("web"), crash: attempts("crash"), events: eventRows(workspace) };
     // The web container and both sandboxes run; the crashed container is not up.
     expect(before.ps.length).toBe(3);

@@ -39,9 +39,9 @@ test("minikubelet get pods -w prints rows as the agent writes them, and exits 0 
     // One change per poll: the watch prints a pod's latest object, so steps are awaited one by one.
     await h.advance(1.5); // exit at 1s, immediate restart
     await lines(3);
-    await h.advance(1); // exit at 2s, back-off
+    await h.advance(1); // exit at 2s, shown while its back-off runs
     await lines(4);
-    expect(out.split("\n").slice(2, 4).map((l) => l.split(/\s{2,}/)[2])).toEqual(["Running", "CrashLoopBackOff"]);
+    expect(out.split("\n").slice(2, 4).map((l) => l.split(/\s{2,}/)[2])).toEqual(["Running", "Error"]);
     child.kill("SIGINT");
     expect(await exited).toBe(0);
     expect(err).toBe("");

@@ -42,13 +42,16 @@ describe("pods watch", () => {
     expect(watch.lines.map(podLine)).toEqual([
       "ADDED crash-lab 0 Running",
       "MODIFIED crash-lab 1 Running",
+      // Each exit shows through its back-off; the pass at the wait's end shows CrashLoopBackOff, then restarts.
+      "MODIFIED crash-lab 1 Error",
       "MODIFIED crash-lab 1 CrashLoopBackOff",
       "MODIFIED crash-lab 2 Running",
-      "MODIFIED crash-lab 2 CrashLoopBackOff",
+      "MODIFIED crash-lab 2 Error",
       "ADDED web-lab 0 Running",
+      "MODIFIED crash-lab 2 CrashLoopBackOff",
       "DELETED web-lab 0 Error",
       "MODIFIED crash-lab 3 Running",
-      "MODIFIED crash-lab 3 CrashLoopBackOff",
+      "MODIFIED crash-lab 3 Error",
     ]);
     const versions = watch.lines.map((line) => Number(line.object.metadata.resourceVersion));
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
@@ -66,7 +69,7 @@ describe("pods watch", () => {
     await h.advance(1);
     const watch = readWatch(watchPods(h, `resourceVersion=${rv}&watch=1`));
     await settle();
-    expect(watch.lines.map(podLine)).toEqual(["ADDED web-lab 0 Running", "MODIFIED crash-lab 1 CrashLoopBackOff"]);
+    expect(watch.lines.map(podLine)).toEqual(["ADDED web-lab 0 Running", "MODIFIED crash-lab 1 Error"]);
     h.close();
   });
 
@@ -95,7 +98,7 @@ describe("pods watch", () => {
     await h.kubelet.sync(desired(crash));
     await h.advance(2);
     await settle();
-    expect(watch.lines.map(podLine)).toEqual(["ADDED crash-lab 0 Running", "MODIFIED crash-lab 1 Running", "MODIFIED crash-lab 1 CrashLoopBackOff"]);
+    expect(watch.lines.map(podLine)).toEqual(["ADDED crash-lab 0 Running", "MODIFIED crash-lab 1 Running", "MODIFIED crash-lab 1 Error"]);
     h.close();
   });
 
@@ -131,7 +134,7 @@ describe("pods watch", () => {
     expect(first!.object.metadata.resourceVersion).toBe(first!.object.rows[0].object.metadata.resourceVersion);
     expect(rest.map((line) => `${line.type} ${line.object.rows[0].cells.slice(0, 4).join(" ")}`)).toEqual([
       "MODIFIED crash-lab 1/1 Running 1 (0s ago)",
-      "MODIFIED crash-lab 0/1 CrashLoopBackOff 1 (0s ago)",
+      "MODIFIED crash-lab 0/1 Error 1 (1s ago)",
     ]);
     const whole = readWatch(watchPods(h, "includeObject=Object&watch=true", { accept: TABLE_ACCEPT }));
     await settle();

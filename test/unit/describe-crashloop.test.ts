@@ -27,13 +27,16 @@ Containers:
       sh
       -c
       exit 1
-    State:          Waiting
-      Reason:       CrashLoopBackOff
-    Last State:     Terminated
+    State:          Terminated
       Reason:       Error
       Exit Code:    1
       Started:      Thu, 01 Jan 2026 12:00:33 +0000
       Finished:     Thu, 01 Jan 2026 12:00:34 +0000
+    Last State:     Terminated
+      Reason:       Error
+      Exit Code:    1
+      Started:      Thu, 01 Jan 2026 12:00:12 +0000
+      Finished:     Thu, 01 Jan 2026 12:00:13 +0000
     Ready:          False
     Restart Count:  3
     Environment:

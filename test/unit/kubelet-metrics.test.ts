@@ -51,11 +51,11 @@ test("running pods and containers, container starts and their errors, pod starts
   // A pod whose phase stayed Running through the crash did not start again.
   expect(sample(text, "kubelet_pod_start_duration_seconds_count")).toBe(running());
 
-  // Crash now waits out its back-off: it no longer runs, and its exited container is counted so.
+  // Crash now waits out its back-off: it no longer runs; its exited container, and the one kept before it, are counted so.
   await t.h.advance(1);
   text = await t.scrape();
   expect(sample(text, 'kubelet_running_containers{container_state="running"}')).toBe(1);
-  expect(sample(text, 'kubelet_running_containers{container_state="exited"}')).toBe(1);
+  expect(sample(text, 'kubelet_running_containers{container_state="exited"}')).toBe(2);
 
   await t.h.kubelet.sync(desired(web));
   await t.h.advance(35);

@@ -21,11 +21,18 @@ describe("restart policy and CrashLoopBackOff", () => {
   });
 
   test("a crash-looping pod under Always stays Running while its container waits in CrashLoopBackOff", async () => {
-    const h = harness();
+    // A wait longer than the pod worker's resync: the exit shows for a minute, then CrashLoopBackOff.
+    const h = harness({ baseSeconds: 100 });
     h.runtime.behaviours.set("crash", { exitAfterMs: 100, exitCode: 1 });
     const crash = pod({ name: "crash", containers: [container("crash")] });
     await h.kubelet.sync(desired(crash));
     await h.advance(1);
+    const ended = h.pod(crash.key)!.app[0]!;
+    expect(ended.state).toBe("terminated");
+    expect(ended.terminated).toMatchObject({ exitCode: 1, reason: "Error" });
+    expect(restartCountOf(ended)).toBe(1);
+    expect(h.pod(crash.key)!.phase).toBe("Running");
+    await h.advance(60);
     const record = h.pod(crash.key)!;
     const c = record.app[0]!;
     expect(c.state).toBe("waiting");
@@ -110,9 +117,13 @@ describe("restart policy and CrashLoopBackOff", () => {
     const bad = pod({ name: "bad", containers: [container("bad")] });
     await h.kubelet.sync(desired(bad));
     await h.advance(5);
+    // As the kubelet's reasonCache shows a failed start while its back-off runs: RunContainerError.
     const c = h.pod(bad.key)!.app[0]!;
-    expect(c.waiting?.reason).toBe("CrashLoopBackOff");
+    expect(c.waiting).toEqual({ reason: "RunContainerError", message: 'exec: "nope": executable file not found in $PATH' });
     expect(c.lastTermination).toMatchObject({ exitCode: 128, reason: "StartError" });
+    expect(h.events.filter((e) => e.reason === "BackOff")).toHaveLength(1);
+    await h.advance(5);
+    expect(h.pod(bad.key)!.app[0]!.waiting?.reason).toBe("RunContainerError");
     expect(h.events.some((e) => e.reason === "Failed" && e.message.includes("executable file not found"))).toBe(true);
   });
 });
@@ -124,10 +135,11 @@ describe("dead containers kept for logs --previous", () => {
     const crash = pod({ name: "crash", containers: [container("crash")] });
     await h.kubelet.sync(desired(crash));
     await h.advance(11); // attempts 0 and 1 crashed; attempt 2 crashed at 10.2 and waits 20s
-    const waiting = h.pod(crash.key)!.app[0]!;
-    expect(waiting.state).toBe("waiting");
-    expect(waiting.previousContainerId).toBe(waiting.lastTermination!.containerId);
-    expect([...h.runtime.containers.values()].map((c) => c.config.attempt)).toEqual([2]);
+    // While the status shows its exit, attempt 2 is the current one, attempt 1 the one kept before it.
+    const ended = h.pod(crash.key)!.app[0]!;
+    expect(ended.state).toBe("terminated");
+    expect(ended.previousContainerId).toBe(ended.lastTermination!.containerId);
+    expect([...h.runtime.containers.values()].map((c) => c.config.attempt).sort()).toEqual([1, 2]);
     await h.advance(21); // attempt 3 runs
     const running = h.pod(crash.key)!.app[0]!;
     expect(running.state).toBe("running");
@@ -169,7 +181,7 @@ describe("init containers", () => {
     h.runtime.behaviours.set("init", { exitAfterMs: 100, exitCode: 1 });
     const web = pod({ init: [container("init")], containers: [container("web")] });
     await h.kubelet.sync(desired(web));
-    await h.advance(40);
+    await h.advance(135); // the crash at 70.5 waits 80s: its exit shows for a minute, then CrashLoopBackOff
     const record = h.pod(web.key)!;
     expect(record.init[0]!.waiting?.reason).toBe("CrashLoopBackOff");
     expect(restartCountOf(record.init[0]!)).toBeGreaterThanOrEqual(3);

@@ -176,7 +176,8 @@ test("/metrics is Prometheus text with the kubelet's names, the running gauges r
   expect(text).toContain("# HELP kubelet_running_pods [ALPHA] Number of pods that have a running pod sandbox\n# TYPE kubelet_running_pods gauge\n");
   expect(sample(text, "kubelet_running_pods")).toBe(2);
   expect(sample(text, 'kubelet_running_containers{container_state="running"}')).toBe(1);
-  expect(sample(text, 'kubelet_running_containers{container_state="exited"}')).toBe(1);
+  // The crash whose exit is shown, and the one kept before it for logs --previous.
+  expect(sample(text, 'kubelet_running_containers{container_state="exited"}')).toBe(2);
   await get("/pods");
   const after = await (await get("/metrics")).text();
   const pods = sample(after, 'kubelet_http_requests_total{method="get",path="pods",server_type="readwrite",long_running="false"}');

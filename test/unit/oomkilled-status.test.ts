@@ -22,11 +22,14 @@ describe("OOMKilled from the runtime", () => {
   });
 
   test("restarted, it crash-loops as CrashLoopBackOff with OOMKilled as its last state", async () => {
-    const h = harness();
+    // A wait longer than the pod worker's resync: the kill shows for a minute, then CrashLoopBackOff.
+    const h = harness({ baseSeconds: 100 });
     h.runtime.behaviours.set("hog", { exitAfterMs: 500, exitCode: 137, exitReason: "OOMKilled" });
     const hog = pod({ name: "hog", containers: [container("hog")] });
     await h.kubelet.sync(desired(hog));
     await h.advance(13);
+    expect(statusOf(h, hog)).toBe("OOMKilled");
+    await h.advance(60);
     expect(statusOf(h, hog)).toBe("CrashLoopBackOff");
     expect(h.pod(hog.key)!.app[0]!.lastTermination).toMatchObject({ exitCode: 137, reason: "OOMKilled" });
   });

@@ -19,7 +19,11 @@ describe("the loop's status, as the kubectl printer shows it", () => {
     const crash = pod({ name: "crash", containers: [container("crash")] });
     await h.kubelet.sync(desired(crash));
     await h.advance(13);
-    expect(row(h, crash)).toEqual({ ready: "0/1", status: "CrashLoopBackOff", restarts: "2 (2s ago)" });
+    // The exit at 11.5 shows while its 20s wait runs (the time is the last state's, the exit at 1.0).
+    expect(row(h, crash)).toEqual({ ready: "0/1", status: "Error", restarts: "2 (12s ago)" });
+    // The exit at 72s waits 80s: shown for the pod worker's minute, then CrashLoopBackOff.
+    await h.advance(127);
+    expect(row(h, crash)).toEqual({ ready: "0/1", status: "CrashLoopBackOff", restarts: "4 (68s ago)" });
   });
 
   test("Init:CrashLoopBackOff while an init container crash-loops, Init:0/1 while it runs", async () => {
@@ -29,6 +33,8 @@ describe("the loop's status, as the kubectl printer shows it", () => {
     await h.kubelet.sync(desired(web));
     expect(row(h, web).status).toBe("Init:0/1");
     await h.advance(2);
+    expect(row(h, web)).toMatchObject({ ready: "0/1", status: "Init:Error" });
+    await h.advance(138); // the crash at 71.4 waits 80s: a minute of its exit, then CrashLoopBackOff
     expect(row(h, web)).toMatchObject({ ready: "0/1", status: "Init:CrashLoopBackOff" });
   });
 

@@ -160,13 +160,13 @@ describe("checkpoints", () => {
       name: undefined,
       clock: h.clock,
       signal: controller.signal,
-      onPod: (p) => seen.push(`${p.status?.containerStatuses?.[0]?.restartCount} ${p.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? "Running"}`),
+      onPod: (p) => seen.push(`${p.status?.containerStatuses?.[0]?.restartCount} ${p.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? p.status?.containerStatuses?.[0]?.state?.terminated?.reason ?? "Running"}`),
     });
     await h.advance(13);
     controller.abort();
     await watching;
-    // Exit at 1s and an immediate restart, exit at 2s and a 10s back-off, restart at 12s.
-    expect(seen).toEqual(["1 Running", "1 CrashLoopBackOff", "2 Running"]);
+    // Exit at 1s and an immediate restart, exit at 2s shown through its 10s back-off, restart at 12s.
+    expect(seen).toEqual(["1 Running", "1 Error", "2 Running"]);
     h.agent.close();
   });
 });

@@ -31,16 +31,15 @@ async function crashLoop(dir: string) {
   return h;
 }
 
-const EXPECTED = `Pod:        demo/crash-lab (phase Running, STATUS CrashLoopBackOff, restartPolicy Always)
-Container:  crash (app container), restarts 2, waiting (CrashLoopBackOff)
+const EXPECTED = `Pod:        demo/crash-lab (phase Running, STATUS Error, restartPolicy Always)
+Container:  crash (app container), restarts 2, terminated (exit code 1, Error)
 
 Verdict:
   Application error: the program exited with code 1 after 1s, on its own
   A crash, not a probe: no Killing event between its start and its exit, so nothing of ours stopped it.
 
 Evidence:
-  2026-01-01T12:00:13Z  lastState.terminated (attempt 2): exit code 1 (Error), ran 1s
-                        state: waiting (CrashLoopBackOff): back-off 20s restarting failed container=crash pod=crash-lab_demo(uid-crash-1)
+  2026-01-01T12:00:13Z  state.terminated (attempt 2): exit code 1 (Error), ran 1s
   2026-01-01T12:00:00Z  attempts: 3 starts since 2026-01-01T12:00:00Z; 3 x exit 1 (Error)
   2026-01-01T12:00:01Z  attempt 0: exited 1 (Error) after 1s
   2026-01-01T12:00:02Z  attempt 1: exited 1 (Error) after 1s
@@ -55,7 +54,7 @@ Back-off:
   The back-off resets after 10m0s of clean running (2 x cap 5m0s): an attempt that runs until 2026-01-01T12:10:12Z or later makes the next restart immediate.
 
 Next steps:
-  1. minikubelet logs crash-lab -n demo -c crash --previous --db DB
+  1. minikubelet logs crash-lab -n demo -c crash --db DB
      the whole output of attempt 2, the one that exited 1
   2. minikubelet describe pod crash-lab -n demo --db DB
      state, last state, probes and every attempt, as kubectl describe shows them
@@ -97,9 +96,9 @@ test("-o markdown is a runbook page with the same sections", async () => {
   h.agent.close();
   const { out } = await h.triage("crash-lab", { output: "markdown" });
   expect(out.split("\n").filter((line) => line.startsWith("#"))).toEqual(["# Triage: demo/crash-lab, container crash", "## Verdict", "## Evidence", "## Back-off", "## Next steps"]);
-  expect(out).toContain("| 2026-01-01T12:00:13Z | lastState | lastState.terminated (attempt 2): exit code 1 (Error), ran 1s |");
+  expect(out).toContain("| 2026-01-01T12:00:13Z | state | state.terminated (attempt 2): exit code 1 (Error), ran 1s |");
   expect(out).toContain("|  | log | log of attempt 2 \\| crash attempt 2 |");
-  expect(out).toContain("   ```sh\n   minikubelet logs crash-lab -n demo -c crash --previous --db");
+  expect(out).toContain("   ```sh\n   minikubelet logs crash-lab -n demo -c crash --db");
 });
 
 test("a pod or container not found, or an unknown format: one clear error and exit 1 (2 for usage)", async () => {

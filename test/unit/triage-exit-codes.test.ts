@@ -23,9 +23,10 @@ describe("triage maps the exit code of the attempt in lastState to a cause", () 
     expect(report.verdict.endedBy).toBe("itself");
     expect(report.verdict.details[0]).toStartWith("A crash, not a probe: no Killing event");
     expect(report.exit).toEqual({ attempt: 2, exitCode: 1, reason: "Error", startedAt: "2026-01-01T12:00:12Z", finishedAt: "2026-01-01T12:00:13Z" });
-    expect(report.evidence[0]).toEqual({ at: "2026-01-01T12:00:13Z", source: "lastState", text: "lastState.terminated (attempt 2): exit code 1 (Error), ran 1s" });
+    // The exit is the state shown while its back-off runs; its output is the current attempt's log.
+    expect(report.evidence[0]).toEqual({ at: "2026-01-01T12:00:13Z", source: "state", text: "state.terminated (attempt 2): exit code 1 (Error), ran 1s" });
     expect(report.evidence.map((e: { text: string }) => e.text)).toContain("log of attempt 2 | app attempt 2");
-    expect(report.nextSteps[0].command).toBe(`minikubelet logs app-lab -n demo -c app --previous --db ${h.dbPath}`);
+    expect(report.nextSteps[0].command).toBe(`minikubelet logs app-lab -n demo -c app --db ${h.dbPath}`);
     h.agent.close();
   });
 
@@ -34,7 +35,7 @@ describe("triage maps the exit code of the attempt in lastState to a cause", () 
     const always = await crashing(dir.path, { exitAfterMs: 1000, exitCode: 0 });
     const report = await always.report("app-lab");
     expect(report.verdict.cause).toBe("completed-restarted");
-    expect(report.pod.status).toBe("CrashLoopBackOff");
+    expect(report.pod.status).toBe("Completed");
     expect(report.nextSteps.at(-1).text).toContain("run it as a Job / under restartPolicy OnFailure or Never");
     expect(report.backoff).toBeDefined();
     always.agent.close();

@@ -18,8 +18,8 @@ describe("triage tells the pod's shapes of trouble apart", () => {
     const report = JSON.parse(out);
     expect(err).toBe('Defaulted container "migrate" out of: migrate, web (in trouble: migrate)\n');
     expect(report.container).toMatchObject({ name: "migrate", kind: "init", role: "init-blocking", restartCount: 3 });
-    expect(report.pod.status).toBe("Init:CrashLoopBackOff");
-    expect(report.verdict.summary).toBe("Init container migrate blocks the pod (Init:CrashLoopBackOff): the app containers wait until it exits 0. The program exited with its own code 2 after 500ms, on its own");
+    expect(report.pod.status).toBe("Init:Error");
+    expect(report.verdict.summary).toBe("Init container migrate blocks the pod (Init:Error): the app containers wait until it exits 0. The program exited with its own code 2 after 500ms, on its own");
     expect(texts(report)).toContain("attempts: 4 starts since 2026-01-01T12:00:00Z; 4 x exit 2 (Error)");
 
     const app = await h.report("web-lab", { container: "web" });
