@@ -68,18 +68,7 @@ export function checkAffinity(spec: Fields): void {
 
 function checkNodeSelectorTerm(term: Fields): void {
   for (const requirement of term.objectList("matchExpressions")) {
-    const operator = requirement.string("operator") ?? "";
-    const values = requirement.stringList("values");
-    if (operator === "In" || operator === "NotIn") {
-      if (values.length === 0) requirement.fail("values", "Required value: must be specified when `operator` is 'In' or 'NotIn'");
-    } else if (operator === "Exists" || operator === "DoesNotExist") {
-      if (values.length > 0) requirement.fail("values", "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-    } else if (operator === "Gt" || operator === "Lt") {
-      if (values.length !== 1) requirement.fail("values", "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
-    } else {
-      requirement.fail("operator", `Invalid value: ${JSON.stringify(operator)}: not a valid selector operator`);
-    }
-    labelKey(requirement, "key", requirement.string("key") ?? "");
+    const values = checkRequirement(requirement, true);
     values.forEach((value, index) => {
       const issue = checkLabelValue(value);
       if (issue) requirement.fail("values", `[${index}]: ${issue}`);
@@ -113,18 +102,27 @@ function checkLabelSelector(selector: Fields): void {
     const issue = checkQualifiedName(key) ?? checkLabelValue(value);
     if (issue) selector.fail("matchLabels", issue);
   }
-  for (const requirement of selector.objectList("matchExpressions")) {
-    const operator = requirement.string("operator") ?? "";
-    const values = requirement.stringList("values");
-    if (operator === "In" || operator === "NotIn") {
-      if (values.length === 0) requirement.fail("values", "Required value: must be specified when `operator` is 'In' or 'NotIn'");
-    } else if (operator === "Exists" || operator === "DoesNotExist") {
-      if (values.length > 0) requirement.fail("values", "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-    } else {
-      requirement.fail("operator", `Invalid value: ${JSON.stringify(operator)}: not a valid selector operator`);
-    }
-    labelKey(requirement, "key", requirement.string("key") ?? "");
+  for (const requirement of selector.objectList("matchExpressions")) checkRequirement(requirement, false);
+}
+
+/**
+ * A selector requirement's key, operator and the values its operator wants (a node selector's also
+ * takes Gt and Lt, with one value); returns the values.
+ */
+function checkRequirement(requirement: Fields, nodeSelector: boolean): string[] {
+  const operator = requirement.string("operator") ?? "";
+  const values = requirement.stringList("values");
+  if (operator === "In" || operator === "NotIn") {
+    if (values.length === 0) requirement.fail("values", "Required value: must be specified when `operator` is 'In' or 'NotIn'");
+  } else if (operator === "Exists" || operator === "DoesNotExist") {
+    if (values.length > 0) requirement.fail("values", "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+  } else if (nodeSelector && (operator === "Gt" || operator === "Lt")) {
+    if (values.length !== 1) requirement.fail("values", "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
+  } else {
+    requirement.fail("operator", `Invalid value: ${JSON.stringify(operator)}: not a valid selector operator`);
   }
+  labelKey(requirement, "key", requirement.string("key") ?? "");
+  return values;
 }
 
 function checkWeight(weighted: Fields): void {
