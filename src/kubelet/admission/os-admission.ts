@@ -1,6 +1,6 @@
 /**
  * The OS checks of the kubelet's predicate admit handler (pkg/kubelet/lifecycle/predicate.go),
- * after the resources fit: a pod whose `kubernetes.io/os` label or `spec.os.name` names another OS
+ * made before the resources (no preemption could help them): a pod whose `kubernetes.io/os` label or `spec.os.name` names another OS
  * than the node's is refused (rejectPodAdmissionBasedOnOSSelector, rejectPodAdmissionBasedOnOSField).
  */
 import type { PodSpec } from "../../manifest/types.ts";

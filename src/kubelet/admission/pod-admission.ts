@@ -1,8 +1,8 @@
 /**
  * The loop's admission of new pods (the kubelet's HandlePodAdditions and its admit handlers): under
  * DiskPressure a new pod waits, Pending, for the pressure to clear; otherwise its requests must fit
- * in allocatable beside the pods already admitted and name this node's OS, or it is refused as the
- * kubelet's rejectPod leaves it (Failed, never started). Adopted pods never come through here: a restart refuses nothing.
+ * in allocatable beside the pods already admitted, and it must name this node's OS (checked
+ * first), or it is refused as the kubelet's rejectPod leaves it (Failed, never started). Adopted pods never come through here: a restart refuses nothing.
  */
 import type { NodeAllocatable } from "../../eviction/node-allocatable.ts";
 import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests, type PodRequests } from "./admission.ts";
@@ -72,7 +72,8 @@ export class PodAdmission {
   private fit(pod: PodRecord, admitted?: PodRequests[]): void {
     const { allocatable } = this.options;
     const requests = podRequests(pod.spec);
-    const refusal = (allocatable && admissionRefusal(requests, admitted ?? this.admittedRequests(pod), allocatable)) || osRefusal(pod.spec);
+    // The predicate handler's order: what no preemption could help (the OS) before the resources.
+    const refusal = osRefusal(pod.spec) ?? (allocatable && admissionRefusal(requests, admitted ?? this.admittedRequests(pod), allocatable));
     if (!refusal) {
       admitted?.push(requests);
       return;
