@@ -24,6 +24,10 @@ export function sandboxCreateOptions(pod: PodSpec, pauseImage: string, owner?: s
       NetworkMode: pod.hostNetwork ? "host" : "bridge",
       IpcMode: "shareable",
       RestartPolicy: { Name: "no" },
+      // The engine unmounts a tmpfs volume when no container has it, and its contents with it: the
+      // pause container holds the pod's memory emptyDirs for the pod's life, as the kubelet's
+      // tmpfs on the host does, so a container restarted after a crash finds what it wrote.
+      Mounts: pod.volumes.filter(isMemoryEmptyDir).map((volume) => ({ Type: "volume" as const, Source: memoryVolumeName(pod.uid, volume.name), Target: `/memory-volumes/${volume.name}` })),
     },
   };
 }
