@@ -19,7 +19,7 @@ export function sandboxCreateOptions(pod: PodSpec, pauseImage: string, owner?: s
     Image: pauseImage,
     Labels: sandboxLabels(pod, owner),
     // The engine refuses a hostname on a host-network container; the kubelet uses the pod name.
-    Hostname: pod.hostNetwork ? undefined : hostnameFor(pod.name),
+    Hostname: pod.hostNetwork ? undefined : podHostname(pod),
     HostConfig: {
       NetworkMode: pod.hostNetwork ? "host" : "bridge",
       IpcMode: "shareable",
@@ -143,4 +143,15 @@ export function containerCreateOptions(
 /** A pod name made a valid hostname (63 characters at most, as the kubelet truncates). */
 function hostnameFor(name: string): string {
   return name.slice(0, 63).replace(/[-.]+$/, "");
+}
+
+/**
+ * The kubelet's GeneratePodHostNameAndDomain: spec.hostnameOverride when set, else spec.hostname,
+ * else the pod name, cut to 63 characters (the API server validated them). The subdomain's FQDN
+ * needs a cluster domain, which this node has none of.
+ */
+function podHostname(pod: PodSpec): string {
+  const spec = (pod.manifest.spec ?? {}) as { hostname?: unknown; hostnameOverride?: unknown };
+  const chosen = [spec.hostnameOverride, spec.hostname].find((name): name is string => typeof name === "string" && name !== "");
+  return hostnameFor(chosen ?? pod.name);
 }
