@@ -1,11 +1,12 @@
 /**
  * The loop's admission of new pods (the kubelet's HandlePodAdditions and its admit handlers): under
- * DiskPressure a new pod waits, Pending, for the pressure to clear; otherwise its requests must fit
- * in allocatable beside the pods already admitted, or it is refused as the kubelet's rejectPod
- * leaves it (Failed, never started). Adopted pods never come through here: a restart refuses nothing.
+ * DiskPressure a new pod waits, Pending, for the pressure to clear; otherwise its spec.os must be the
+ * node's and its requests must fit in allocatable beside the pods already admitted, or it is
+ * refused as the kubelet's rejectPod leaves it (Failed, never started). Adopted pods never come
+ * through here: a restart refuses nothing.
  */
 import type { NodeAllocatable } from "../../eviction/node-allocatable.ts";
-import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests, type PodRequests } from "./admission.ts";
+import { admissionRefusal, type AdmissionRefusal, DISK_PRESSURE_WAIT, podRequests, type PodRequests } from "./admission.ts";
 import type { EventType } from "../../v1/kube-event.ts";
 import { isTerminalPhase, podPhase } from "../status/phase.ts";
 import { allContainers, type PodRecord } from "../pod-state.ts";
@@ -69,6 +70,9 @@ export class PodAdmission {
   }
 
   private fit(pod: PodRecord, admitted?: PodRequests[]): void {
+    // The predicate handler's order: checks that no preemption could help come before resources.
+    const osRefusal = podOsRefusal(pod);
+    if (osRefusal) return this.reject(pod, osRefusal);
     const { allocatable } = this.options;
     if (!allocatable) return;
     const requests = podRequests(pod.spec);
@@ -77,6 +81,10 @@ export class PodAdmission {
       admitted?.push(requests);
       return;
     }
+    this.reject(pod, refusal);
+  }
+
+  private reject(pod: PodRecord, refusal: AdmissionRefusal): void {
     pod.rejected = { reason: refusal.reason, message: `Pod was rejected: ${refusal.message}` };
     pod.phase = podPhase(pod);
     this.options.event(pod, "Warning", refusal.reason, refusal.message);
@@ -89,4 +97,11 @@ export class PodAdmission {
     );
     return active.map((pod) => podRequests(pod.spec));
   }
+}
+
+/** The kubelet's rejectPodAdmissionBasedOnOSField: a spec.os other than the node's own (Go's runtime.GOOS, Node's process.platform). */
+function podOsRefusal(pod: PodRecord): AdmissionRefusal | undefined {
+  const os = (pod.spec.manifest.spec as { os?: { name?: unknown } } | undefined)?.os?.name;
+  if (os === undefined || os === process.platform) return undefined;
+  return { reason: "PodOSNotSupported", message: "Failed to admit pod as the OS field doesn't match node OS" };
 }
