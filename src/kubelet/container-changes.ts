@@ -56,7 +56,7 @@ export function applyInPlaceUpdate(pod: PodRecord, next: PodSpec, changed: reado
   // An ephemeral container is never changed or removed once added (the API refuses it): new names are new containers.
   pod.ephemeral ??= [];
   for (const spec of next.ephemeralContainers ?? []) {
-    if (!pod.ephemeral.some((c) => c.name === spec.name)) pod.ephemeral.push(newContainerRecord(spec, "ephemeral"));
+    if (!pod.ephemeral.some((c) => c.name === spec.name)) pod.ephemeral.push(newContainerRecord(spec, "ephemeral", pod.spec.initContainers.length > 0));
   }
   for (const container of allContainers(pod)) {
     const spec = [...next.initContainers, ...next.containers].find((c) => c.name === container.name);

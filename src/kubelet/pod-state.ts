@@ -174,14 +174,15 @@ export interface PodRecord {
   conditions: Record<string, { status: "True" | "False"; since: number }>;
 }
 
-export function newContainerRecord(spec: ContainerSpec, kind: ContainerKind): ContainerRecord {
+/** `podHasInit`: the pod has init containers, so every container waits as PodInitializing until it is created, as the kubelet reports it. */
+export function newContainerRecord(spec: ContainerSpec, kind: ContainerKind, podHasInit: boolean): ContainerRecord {
   return {
     name: spec.name,
     kind,
     spec,
     attempts: 0,
     state: "waiting",
-    waiting: { reason: kind === "app" || kind === "ephemeral" ? "ContainerCreating" : "PodInitializing" },
+    waiting: { reason: podHasInit ? "PodInitializing" : "ContainerCreating" },
     ready: false,
     started: false,
   };
@@ -243,9 +244,9 @@ export function newPodRecord(spec: PodSpec, now: number): PodRecord {
   return {
     spec,
     createdAt: spec.api?.createdAt ?? now,
-    init: spec.initContainers.map((c) => newContainerRecord(c, isSidecar(c) ? "sidecar" : "init")),
-    app: spec.containers.map((c) => newContainerRecord(c, "app")),
-    ephemeral: (spec.ephemeralContainers ?? []).map((c) => newContainerRecord(c, "ephemeral")),
+    init: spec.initContainers.map((c) => newContainerRecord(c, isSidecar(c) ? "sidecar" : "init", true)),
+    app: spec.containers.map((c) => newContainerRecord(c, "app", spec.initContainers.length > 0)),
+    ephemeral: (spec.ephemeralContainers ?? []).map((c) => newContainerRecord(c, "ephemeral", spec.initContainers.length > 0)),
     initialized: spec.initContainers.length === 0,
     initFailed: false,
     phase: "Pending",

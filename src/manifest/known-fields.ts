@@ -78,7 +78,7 @@ const podSpec: Schema = {
   restartPolicy: any, terminationGracePeriodSeconds: any, activeDeadlineSeconds: any, dnsPolicy: any, nodeSelector: any,
   serviceAccountName: any, serviceAccount: any, automountServiceAccountToken: any, nodeName: any,
   hostNetwork: any, hostPID: any, hostIPC: any, shareProcessNamespace: any, securityContext: podSecurityContext,
-  imagePullSecrets: any, hostname: any, subdomain: any, affinity: any, schedulerName: any, tolerations: any,
+  imagePullSecrets: any, hostname: any, hostnameOverride: any, subdomain: any, affinity: any, schedulerName: any, tolerations: any,
   hostAliases: any, priorityClassName: any, priority: any, dnsConfig: any, readinessGates: any, runtimeClassName: any,
   enableServiceLinks: any, preemptionPolicy: any, overhead: any, topologySpreadConstraints: any, setHostnameAsFQDN: any,
   os: any, hostUsers: any, schedulingGates: any, resourceClaims: any, resources: any,

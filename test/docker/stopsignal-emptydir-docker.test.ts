@@ -94,4 +94,15 @@ describeDocker("a memory emptyDir on docker", () => {
     await fx.h.kubelet.idle();
     expect(await volumes()).toEqual([]);
   });
+
+  test("keeps its contents while no container of the pod runs, as a restart finds them", async () => {
+    // Each attempt adds a line and exits until it finds the lines of the two before it.
+    const counter = bbContainer("counter", `echo x >> /mem/lines; n=$(wc -l < /mem/lines); echo "count $n"; [ "$n" -ge 3 ] && { trap 'exit 0' TERM; while true; do sleep 0.2; done; }; exit 1`, { volumeMounts: [{ name: "mem", mountPath: "/mem", readOnly: false }] });
+    const web = mkPod("memkeep", [counter]);
+    web.volumes = [{ name: "mem", type: "emptyDir", medium: "Memory" }];
+    await fx.h.kubelet.sync(desired(web));
+    await fx.h.count((e) => e.reason === "Started", 3, 20_000);
+    const id = fx.h.kubelet.pods.get(web.key)!.app[0]!.containerId!;
+    expect(await waitForLog(fx.runtime, id, "count", 10_000)).toContain("count 3");
+  });
 });

@@ -70,6 +70,16 @@ export function containerStatus(container: ContainerRecord, runtimeName: string)
   return status;
 }
 
+/**
+ * A non-restartable init container is ready once it exited 0, and not while it runs (the prober
+ * manager's UpdatePodStatus); a sidecar's readiness follows its probes like an app container's.
+ */
+function initContainerStatus(container: ContainerRecord, runtimeName: string): V1ContainerStatus {
+  const status = containerStatus(container, runtimeName);
+  if (container.kind === "sidecar") return status;
+  return { ...status, ready: container.state === "terminated" && container.terminated?.exitCode === 0 };
+}
+
 /** No probe runs on an ephemeral container, so the prober never marks it ready or started: ready stays false and started is never set. */
 function ephemeralContainerStatus(container: ContainerRecord, runtimeName: string): V1ContainerStatus {
   const { started: _started, ...status } = containerStatus(container, runtimeName);
@@ -110,7 +120,7 @@ export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatu
     status.podIPs = [{ ip: pod.sandbox.ip }];
   }
   if (pod.startTime !== undefined) status.startTime = isoTime(pod.startTime);
-  if (pod.init.length > 0 && !pod.rejected && !pod.waitingForNode) status.initContainerStatuses = pod.init.map((c) => containerStatus(c, options.runtimeName));
+  if (pod.init.length > 0 && !pod.rejected && !pod.waitingForNode) status.initContainerStatuses = pod.init.map((c) => initContainerStatus(c, options.runtimeName));
   if (pod.ephemeral && pod.ephemeral.length > 0) status.ephemeralContainerStatuses = pod.ephemeral.map((c) => ephemeralContainerStatus(c, options.runtimeName));
   return status;
 }

@@ -19,11 +19,15 @@ export function sandboxCreateOptions(pod: PodSpec, pauseImage: string, owner?: s
     Image: pauseImage,
     Labels: sandboxLabels(pod, owner),
     // The engine refuses a hostname on a host-network container; the kubelet uses the pod name.
-    Hostname: pod.hostNetwork ? undefined : hostnameFor(pod.name),
+    Hostname: pod.hostNetwork ? undefined : podHostname(pod),
     HostConfig: {
       NetworkMode: pod.hostNetwork ? "host" : "bridge",
       IpcMode: "shareable",
       RestartPolicy: { Name: "no" },
+      // The engine unmounts a tmpfs volume when no container has it, and its contents with it: the
+      // pause container holds the pod's memory emptyDirs for the pod's life, as the kubelet's
+      // tmpfs on the host does, so a container restarted after a crash finds what it wrote.
+      Mounts: pod.volumes.filter(isMemoryEmptyDir).map((volume) => ({ Type: "volume" as const, Source: memoryVolumeName(pod.uid, volume.name), Target: `/memory-volumes/${volume.name}` })),
     },
   };
 }
@@ -139,4 +143,15 @@ export function containerCreateOptions(
 /** A pod name made a valid hostname (63 characters at most, as the kubelet truncates). */
 function hostnameFor(name: string): string {
   return name.slice(0, 63).replace(/[-.]+$/, "");
+}
+
+/**
+ * The kubelet's GeneratePodHostNameAndDomain: spec.hostnameOverride when set, else spec.hostname,
+ * else the pod name, cut to 63 characters (the API server validated them). The subdomain's FQDN
+ * needs a cluster domain, which this node has none of.
+ */
+function podHostname(pod: PodSpec): string {
+  const spec = (pod.manifest.spec ?? {}) as { hostname?: unknown; hostnameOverride?: unknown };
+  const chosen = [spec.hostnameOverride, spec.hostname].find((name): name is string => typeof name === "string" && name !== "");
+  return hostnameFor(chosen ?? pod.name);
 }
