@@ -65,6 +65,9 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
   for (const key of Object.keys(objectAt(spec, "securityContext") ?? {})) {
     issues.push({ path: ["spec", "securityContext", key], message: `not honoured by ${name}` });
   }
+  if (runtime === "process" && Array.isArray(spec.hostAliases) && spec.hostAliases.length > 0) {
+    issues.push({ path: ["spec", "hostAliases"], message: "honoured by the process runtime only as root (the host's /etc/hosts with the aliases after it, bound in the container's own mount namespace); else the container reads the host's /etc/hosts without them" });
+  }
   for (const list of ["initContainers", "containers"] as const) {
     const containers = Array.isArray(spec[list]) ? (spec[list] as unknown[]) : [];
     containers.forEach((container, index) => {

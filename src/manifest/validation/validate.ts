@@ -4,6 +4,7 @@
  * Pure: no I/O; the file name is only used in messages.
  */
 import { checkAffinity, checkTolerations } from "./validate-scheduling.ts";
+import { checkHostAliases } from "./validate-host-aliases.ts";
 import { API_POD_SOURCE, type ContainerSpec, type PodSpec, type RestartPolicy, type Volume } from "../types.ts";
 import { IssueList, ManifestError, type Issue } from "../errors.ts";
 import { isPlainObject, describeValue, objectAt, type Fields } from "../fields.ts";
@@ -105,6 +106,7 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   if (spec) {
     checkTolerations(spec);
     checkAffinity(spec);
+    checkHostAliases(spec);
   }
   const hostNetwork = spec?.bool("hostNetwork", false) ?? false;
   const shareProcessNamespace = spec?.bool("shareProcessNamespace", false) ?? false;

@@ -11,6 +11,7 @@ import { makePrivateDir } from "../../host/private-files.ts";
 import { dirname } from "node:path";
 import type Dockerode from "dockerode";
 import { containerCreateOptions, resolveMounts, type ResolvedMount } from "./docker-container-config.ts";
+import { etcHostsMount } from "./docker-etc-hosts.ts";
 import { dockerMessage, dockerStatusCode, isConflict, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
 import type { ContainerLogPolicy } from "../log-rotation-policy.ts";
@@ -41,6 +42,8 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
   try {
     const mounts = resolveMounts(config.pod, config.container, engine.volumeRoot);
     prepareMounts(mounts, engine.volumeRoot);
+    const hosts = etcHostsMount(config, engine.volumeRoot);
+    if (hosts) mounts.push(hosts);
     options = containerCreateOptions(config, mounts, engine.owner, engine.logPolicy, engine.nodeResources);
   } catch (error) {
     throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });

@@ -15,6 +15,7 @@ import { PRIVATE_FILE_MODE } from "../../host/private-files.ts";
 import { containerIdPrefix, ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
 import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory, mountSource } from "./process-spec.ts";
 import { planBindMounts } from "./process-mounts.ts";
+import { hostAliasesBind } from "./process-etc-hosts.ts";
 import { ContainerStartError, type ContainerConfig } from "../runtime.ts";
 import { CRI_LOG_NAME } from "../container-log-file.ts";
 
@@ -57,7 +58,9 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
   const volumeDir = (name: string) => layout.volumeDir(pod.uid, name);
   const env = containerEnv({ pod, container, podDir, volumeDir }, fail);
-  const mounts = planBindMounts(container.volumeMounts.map((mount) => ({ source: mountSource({ pod, volumeDir }, mount, fail), target: mount.mountPath, readOnly: mount.readOnly === true })));
+  const volumeBinds = container.volumeMounts.map((mount) => ({ source: mountSource({ pod, volumeDir }, mount, fail), target: mount.mountPath, readOnly: mount.readOnly === true }));
+  const hostsBind = hostAliasesBind(config, podDir);
+  const mounts = planBindMounts(hostsBind ? [...volumeBinds, hostsBind] : volumeBinds);
   const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
   if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
   const argv = [...container.command, ...container.args];

@@ -1,0 +1,56 @@
+/**
+ * spec.hostAliases on the process runtime, run as root (as the suite is, for its mounts): the
+ * container reads the host's /etc/hosts with the aliases after it, bound in its own mount
+ * namespace, while the host's file is left as it was; a container that mounts its own keeps it.
+ */
+import { afterAll, afterEach, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ContainerSpec, PodSpec } from "../../src/manifest/types.ts";
+import { ProcessRuntime } from "../../src/runtime/process/process.ts";
+import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
+import { testCgroupIdentities } from "../host-cgroups.ts";
+
+const cgroups = testCgroupIdentities();
+const roots: string[] = [];
+const open: { runtime: ProcessRuntime; ids: string[] }[] = [];
+afterEach(async () => {
+  for (const { runtime, ids } of open.splice(0)) {
+    for (const id of ids) await runtime.removeContainer(id);
+    await runtime.close();
+  }
+});
+afterAll(async () => {
+  for (const dir of roots) rmSync(dir, { recursive: true, force: true });
+  await cgroups.cleanup();
+});
+
+const HOST_ALIASES = [{ ip: "123.45.67.89", hostnames: ["foo", "bar"] }];
+
+async function etcHostsSeenBy(container: ContainerSpec, extra: Partial<PodSpec> = {}): Promise<string> {
+  const root = mkdtempSync(join(tmpdir(), "minikubelet-host-aliases-"));
+  roots.push(root);
+  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root) });
+  const base = contractPod("aliases", [container]);
+  const pod: PodSpec = { ...base, ...extra, manifest: { ...base.manifest, spec: { ...(base.manifest.spec as object), hostAliases: HOST_ALIASES } } };
+  const sandbox = await runtime.runPodSandbox(pod);
+  const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox });
+  open.push({ runtime, ids: [id] });
+  const status = await waitForStatus(runtime, id, (s) => s.state === "exited");
+  expect(status.exitCode).toBe(0);
+  return runtime.readLogs(id);
+}
+
+test("the container reads the host's /etc/hosts with the aliases after it; the host's file is unchanged", async () => {
+  const before = readFileSync("/etc/hosts", "utf8");
+  const seen = await etcHostsSeenBy(contractContainer("main", ["cat", "/etc/hosts"]));
+  expect(seen).toBe(`# Kubernetes-managed hosts file (host network).\n${before}\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n`);
+  expect(readFileSync("/etc/hosts", "utf8")).toBe(before);
+});
+
+test("a container that mounts its own /etc/hosts keeps it", async () => {
+  const container: ContainerSpec = { ...contractContainer("main", ["cat", "/etc/hosts"]), volumeMounts: [{ name: "own", mountPath: "/etc/hosts", readOnly: true }] };
+  const seen = await etcHostsSeenBy(container, { volumes: [{ name: "own", type: "hostPath", path: "/etc/hosts", hostPathType: "File" }] });
+  expect(seen).toBe(readFileSync("/etc/hosts", "utf8"));
+});
