@@ -2,6 +2,7 @@
  * Pure translation of a pod and a container into the engine's create options: the sandbox (pause)
  * container and the containers that join it. No I/O here, so the mapping is unit tested alone.
  */
+import { podHostname } from "../pod-hostname.ts";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
@@ -138,20 +139,4 @@ export function containerCreateOptions(
       ...resourceHostConfig(container.resources, nodeResources),
     },
   };
-}
-
-/** A pod name made a valid hostname (63 characters at most, as the kubelet truncates). */
-function hostnameFor(name: string): string {
-  return name.slice(0, 63).replace(/[-.]+$/, "");
-}
-
-/**
- * The kubelet's GeneratePodHostNameAndDomain: spec.hostnameOverride when set, else spec.hostname,
- * else the pod name, cut to 63 characters (the API server validated them). The subdomain's FQDN
- * needs a cluster domain, which this node has none of.
- */
-function podHostname(pod: PodSpec): string {
-  const spec = (pod.manifest.spec ?? {}) as { hostname?: unknown; hostnameOverride?: unknown };
-  const chosen = [spec.hostnameOverride, spec.hostname].find((name): name is string => typeof name === "string" && name !== "");
-  return hostnameFor(chosen ?? pod.name);
 }
