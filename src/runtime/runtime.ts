@@ -46,6 +46,12 @@ export interface ContainerStatus {
   finishedAt?: number;
   /** The host pid of the container's main process, while it runs (process runtime, docker). */
   pid?: number;
+  /**
+   * Once it exited: what the container wrote to the file the runtime gave it at its
+   * terminationMessagePath, its last MAX_TERMINATION_MESSAGE_BYTES (termination-message.ts).
+   * Absent where the runtime gives a container no such file.
+   */
+  terminationMessage?: string;
   /** A file holding the container's combined stdout/stderr, when the runtime keeps one. */
   logPath?: string;
   /**

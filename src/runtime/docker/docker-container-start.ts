@@ -10,7 +10,8 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { makePrivateDir } from "../../host/private-files.ts";
 import { dirname } from "node:path";
 import type Dockerode from "dockerode";
-import { containerCreateOptions, resolveMounts, type ResolvedMount } from "./docker-container-config.ts";
+import { containerCreateOptions, resolveMounts, terminationFilesDir, type ResolvedMount } from "./docker-container-config.ts";
+import { createTerminationFile } from "../termination-message.ts";
 import { dockerMessage, dockerStatusCode, isConflict, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
 import type { ContainerLogPolicy } from "../log-rotation-policy.ts";
@@ -41,6 +42,8 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
   try {
     const mounts = resolveMounts(config.pod, config.container, engine.volumeRoot);
     prepareMounts(mounts, engine.volumeRoot);
+    const terminationMount = terminationFileMount(config, mounts, engine.volumeRoot);
+    if (terminationMount) mounts.push(terminationMount);
     options = containerCreateOptions(config, mounts, engine.owner, engine.logPolicy, engine.nodeResources);
   } catch (error) {
     throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });
@@ -94,6 +97,19 @@ function prepareMounts(mounts: ResolvedMount[], volumeRoot: string): void {
       writeFileSync(mount.source, "");
     }
   }
+}
+
+/**
+ * The attempt's termination message file (termination-message.ts), bound at the container's
+ * terminationMessagePath; none where a volume is already mounted there, which the engine would
+ * refuse as a duplicate mount point.
+ */
+function terminationFileMount(config: ContainerConfig, mounts: ResolvedMount[], volumeRoot: string): ResolvedMount | undefined {
+  const target = config.container.terminationMessagePath;
+  if (!target || mounts.some((mount) => mount.target === target)) return undefined;
+  makePrivateDir(volumeRoot);
+  const dir = terminationFilesDir(volumeRoot, config.pod.uid);
+  return { source: createTerminationFile(dir, config.container.name, config.attempt), target, readOnly: false };
 }
 
 /** A transport failure carries no HTTP status from the engine. */
