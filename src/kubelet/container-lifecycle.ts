@@ -179,6 +179,8 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   if (unenforced) ctx.event(pod, "Warning", "LimitsNotEnforced", container, `Resource limits of container ${container.name} are not enforced: ${unenforced}`);
   const unmounted = ctx.runtime.unhonouredMounts?.(id);
   if (unmounted) ctx.event(pod, "Warning", "VolumeMountsNotHonoured", container, `Volumes of container ${container.name} are not at their mountPath: ${unmounted}`);
+  const noTerminationFile = attempt === 0 ? ctx.runtime.unhonouredTerminationMessagePath?.(spec) : undefined;
+  if (noTerminationFile) ctx.event(pod, "Warning", "TerminationMessagePathNotHonoured", container, `terminationMessagePath of container ${container.name} is not honoured: ${noTerminationFile}`);
   beginPostStart(ctx, pod, container);
 }
 

@@ -279,6 +279,12 @@ export interface ContainerManager {
    */
   unhonouredMounts?(id: string): string | undefined;
   /**
+   * Why the container's terminationMessagePath is not a file of its own whose message is read at
+   * the exit, when it is not (the process runtime cannot put one there without changing the host's
+   * filesystem); undefined where it is, or for the default path. Pure.
+   */
+  unhonouredTerminationMessagePath?(container: ContainerSpec): string | undefined;
+  /**
    * The container's resource usage now, read from its cgroup or the engine; undefined for a
    * container that is not running or that the runtime cannot measure. Never throws for a gone one.
    */
