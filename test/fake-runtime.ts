@@ -24,6 +24,7 @@ import { join } from "node:path";
 import type { Clock } from "../src/clock.ts";
 import { signalNumber, type SignalName } from "../src/manifest/signals.ts";
 import { FakeAttaches } from "./fake-attach.ts";
+import { lastBytes, MAX_TERMINATION_MESSAGE_BYTES } from "../src/runtime/termination-message.ts";
 
 /** How a fake container behaves once started; seeded per container name by the test. */
 export interface FakeBehaviour {
@@ -46,6 +47,8 @@ export interface FakeBehaviour {
   output?: string;
   /** Written to its log when a SIGTERM arrives, as a shell trap that echoes would. */
   outputOnSigterm?: string;
+  /** What it writes to its termination message file, reported (its end, as a runtime reads it) once it exited. */
+  terminationMessage?: string;
 }
 
 /** One interactive exec as a test scripts it (FakeRuntime.interactive): what was asked, and hands to drive it. */
@@ -198,7 +201,12 @@ export class FakeRuntime implements Runtime {
     const { config: _config, cancelExit: _cancel, logs: _logs, labels: _labels, ...status } = container;
     const { behaviour, ...rest } = status as typeof status & { behaviour?: FakeBehaviour };
     const reported = behaviour?.reportedStopSignal;
-    return reported ? { ...rest, stopSignal: reported } : { ...rest };
+    const written = behaviour?.terminationMessage;
+    return {
+      ...rest,
+      ...(reported && { stopSignal: reported }),
+      ...(written !== undefined && rest.state === "exited" && { terminationMessage: lastBytes(written, MAX_TERMINATION_MESSAGE_BYTES) }),
+    };
   }
 
   async killContainer(id: string, signal: SignalName): Promise<void> {

@@ -476,5 +476,20 @@ export function runtimeContract<R extends Runtime>(
       expect(await runtime.readLogs(id, { tail: 2 })).toBe("line4\nline5\n");
       expect(await runtime.readLogs(id, { tail: 10 })).toBe("line1\nline2\nline3\nline4\nline5\n");
     });
+
+    test("a runtime that honours a terminationMessagePath reports what the container wrote there once it exited; one that does not reports nothing", async () => {
+      const path = "/dev/termination-contract-log";
+      const probe = { ...contractContainer("main", []), terminationMessagePath: path };
+      const unhonoured = runtime.unhonouredTerminationMessagePath?.(probe);
+      // Where it is not honoured the container writes nothing: the path would be the host's own.
+      const script = unhonoured === undefined ? `echo -n DONE > ${path}` : "exit 0";
+      scripted?.container(runtime, "main", { exitAfterMs: 0, terminationMessage: "DONE" });
+      const container = { ...contractContainer("main", ["sh", "-c", script], options.image), terminationMessagePath: path };
+      const pod = contractPod("termination-pod", [container]);
+      const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox: await sandboxFor(pod) });
+      containers.push(id);
+      const status = await waitForStatus(runtime, id, exited);
+      expect(status.terminationMessage).toBe(unhonoured === undefined ? "DONE" : undefined);
+    });
   });
 }

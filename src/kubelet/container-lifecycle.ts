@@ -16,14 +16,17 @@ import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
 import { exitedSuffix, killCauseOf } from "./lifecycle/kill-cause.ts";
 import { beginPostStart } from "./lifecycle/post-start.ts";
+import { fallbackTerminationMessage } from "./termination-message.ts";
 
 /** Reads a live container's status from the runtime and records an exit if there was one. */
 export async function refreshContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
   if (container.state !== "running" || !container.containerId) return;
   const status = await ctx.runtime.containerStatus(container.containerId);
   if (status.stopSignal) container.stopSignal = status.stopSignal;
-  if (status.state === "exited" || status.state === "unknown") recordExit(ctx, pod, container, status);
-  else noticeRestartInPlace(ctx, pod, container, status);
+  if (status.state === "exited" || status.state === "unknown") {
+    const fromLog = await fallbackTerminationMessage(ctx.runtime, container.spec, status);
+    recordExit(ctx, pod, container, fromLog === undefined ? status : { ...status, terminationMessage: fromLog });
+  } else noticeRestartInPlace(ctx, pod, container, status);
 }
 
 export function recordExit(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, status: ContainerStatus): void {
@@ -50,6 +53,7 @@ export function terminationOf(status: ContainerStatus, startedAt: number | undef
   };
   if (status.signal !== undefined) termination.signal = status.signal;
   if (lost) termination.message = "The container could not be located when the pod was synced";
+  else if (status.terminationMessage) termination.message = status.terminationMessage;
   return termination;
 }
 
@@ -217,6 +221,8 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   if (unenforced) ctx.event(pod, "Warning", "LimitsNotEnforced", container, `Resource limits of container ${container.name} are not enforced: ${unenforced}`);
   const unmounted = ctx.runtime.unhonouredMounts?.(id);
   if (unmounted) ctx.event(pod, "Warning", "VolumeMountsNotHonoured", container, `Volumes of container ${container.name} are not at their mountPath: ${unmounted}`);
+  const noTerminationFile = attempt === 0 ? ctx.runtime.unhonouredTerminationMessagePath?.(spec) : undefined;
+  if (noTerminationFile) ctx.event(pod, "Warning", "TerminationMessagePathNotHonoured", container, `terminationMessagePath of container ${container.name} is not honoured: ${noTerminationFile}`);
   beginPostStart(ctx, pod, container);
 }
 

@@ -77,8 +77,12 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
         issues.push({ path: at("securityContext", key), message: `not honoured by ${name}${runtime === "process" ? ": every process runs as the agent's user" : ""}` });
       }
       resourceWarnings(container, at, issues, name);
-      for (const key of ["terminationMessagePath", "terminationMessagePolicy"] as const) {
-        if (container[key] !== undefined) issues.push({ path: at(key), message: `not honoured by ${name}: no termination message is read` });
+      // Docker mounts a file of the container's own there; the process runtime cannot (its unhonouredTerminationMessagePath).
+      if (runtime === "process" && container.terminationMessagePath !== undefined) {
+        issues.push({
+          path: at("terminationMessagePath"),
+          message: `not honoured by ${name}: the container has no file of its own there, so nothing written to it is read; with terminationMessagePolicy FallbackToLogsOnError a failed container's message is the end of its log`,
+        });
       }
       if (runtime === "process") processMountWarnings(container, at, issues);
       if (runtime === "docker") dockerPortWarnings(container, at, issues);

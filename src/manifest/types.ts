@@ -229,7 +229,13 @@ export interface ContainerSpec {
   restartPolicyRules?: ContainerRestartRule[];
   /** Only on ephemeral containers: the container whose process namespace it joins (`kubectl debug --target`). */
   targetContainerName?: string;
+  /** Where the container may write why it ended (absolute): the runtime gives it a file there and reads it at the exit. */
   terminationMessagePath: string;
+  /**
+   * FallbackToLogsOnError: a failed container that left that file empty gets the end of its log as
+   * its message. Absent is File (the message is the file only); a spec recorded before reads the same.
+   */
+  terminationMessagePolicy?: "FallbackToLogsOnError";
 }
 
 export interface PodSpec {

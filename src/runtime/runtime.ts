@@ -46,6 +46,12 @@ export interface ContainerStatus {
   finishedAt?: number;
   /** The host pid of the container's main process, while it runs (process runtime, docker). */
   pid?: number;
+  /**
+   * Once it exited: what the container wrote to the file the runtime gave it at its
+   * terminationMessagePath, its last MAX_TERMINATION_MESSAGE_BYTES (termination-message.ts).
+   * Absent where the runtime gives a container no such file.
+   */
+  terminationMessage?: string;
   /** A file holding the container's combined stdout/stderr, when the runtime keeps one. */
   logPath?: string;
   /**
@@ -272,6 +278,12 @@ export interface ContainerManager {
    * not run as root, or a mountPath missing on the host); undefined when they are, or it has none.
    */
   unhonouredMounts?(id: string): string | undefined;
+  /**
+   * Why the container's terminationMessagePath is not a file of its own whose message is read at
+   * the exit, when it is not (the process runtime cannot put one there without changing the host's
+   * filesystem); undefined where it is, or for the default path. Pure.
+   */
+  unhonouredTerminationMessagePath?(container: ContainerSpec): string | undefined;
   /**
    * The container's resource usage now, read from its cgroup or the engine; undefined for a
    * container that is not running or that the runtime cannot measure. Never throws for a gone one.

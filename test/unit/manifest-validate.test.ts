@@ -98,6 +98,12 @@ const cases: Case[] = [
   { name: "an explicit pull policy is kept", edit: (p) => (app(p).imagePullPolicy = "Never"), check: (pod) => expect(pod.containers[0]!.imagePullPolicy).toBe("Never") },
   { name: "an unknown pull policy is refused", edit: (p) => (app(p).imagePullPolicy = "Sometimes"), error: 'spec.containers[0].imagePullPolicy: must be one of Always, IfNotPresent, Never (found "Sometimes")' },
 
+  // termination message
+  { name: "terminationMessagePolicy FallbackToLogsOnError is kept", edit: (p) => (app(p).terminationMessagePolicy = "FallbackToLogsOnError"), check: (pod) => expect(pod.containers[0]!.terminationMessagePolicy).toBe("FallbackToLogsOnError") },
+  { name: "terminationMessagePolicy File is the default", edit: (p) => (app(p).terminationMessagePolicy = "File"), check: (pod) => expect(pod.containers[0]!.terminationMessagePolicy).toBeUndefined() },
+  { name: "an unknown terminationMessagePolicy is refused", edit: (p) => (app(p).terminationMessagePolicy = "Logs"), error: 'spec.containers[0].terminationMessagePolicy: must be one of File, FallbackToLogsOnError (found "Logs")' },
+  { name: "a relative terminationMessagePath is taken from the container's root, as the kubelet does", edit: (p) => (app(p).terminationMessagePath = "tmp/done"), check: (pod) => expect(pod.containers[0]!.terminationMessagePath).toBe("/tmp/done") },
+
   // command and args
   { name: "command and args are lists of strings", edit: (p) => (app(p).args = ["8088"]), check: (pod) => expect(pod.containers[0]!.args).toEqual(["8088"]) },
   { name: "command as a string is refused", edit: (p) => (app(p).command = "python3 -m http.server"), error: 'spec.containers[0].command: must be a list (found string "python3 -m http.server")' },

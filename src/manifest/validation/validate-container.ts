@@ -68,8 +68,12 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
     env: readEnv(fields, context.apiObjects === true),
     ports,
     volumeMounts: readVolumeMounts(fields, context.volumeNames),
-    terminationMessagePath: fields.string("terminationMessagePath") || DEFAULT_TERMINATION_MESSAGE_PATH,
+    // The kubelet's MakeAbsolutePath: a relative path is taken from the container's root, as the API server lets it through.
+    terminationMessagePath: absoluteFromRoot(fields.string("terminationMessagePath") || DEFAULT_TERMINATION_MESSAGE_PATH),
   };
+  if (fields.oneOf("terminationMessagePolicy", ["File", "FallbackToLogsOnError"] as const, "File") === "FallbackToLogsOnError") {
+    container.terminationMessagePolicy = "FallbackToLogsOnError";
+  }
   const workingDir = fields.string("workingDir");
   if (workingDir) container.workingDir = workingDir;
   // Set only when true: a spec recorded before these were read reads the same as one without them.
@@ -120,6 +124,10 @@ function validateEphemeralContainer(fields: Fields, context: ContainerContext): 
   const target = fields.string("targetContainerName");
   if (target) container.targetContainerName = target;
   return container;
+}
+
+function absoluteFromRoot(path: string): string {
+  return path.startsWith("/") ? path : `/${path}`;
 }
 
 /** The same object without `keys`, for what was already refused not to be read (and refused) twice. */

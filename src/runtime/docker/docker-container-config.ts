@@ -13,6 +13,9 @@ import { containerLabels, containerName, sandboxLabels, sandboxName } from "../l
 import type { ContainerConfig } from "../runtime.ts";
 import { isMemoryEmptyDir, memoryVolumeName } from "./docker-memory-volumes.ts";
 
+/** The container's terminationMessagePath, named as the kubelet's annotation names it. */
+export const TERMINATION_MESSAGE_PATH_LABEL = "io.kubernetes.container.terminationMessagePath";
+
 /** The pause container: owns the pod's network (bridge, or the host's) and a shareable IPC namespace. */
 export function sandboxCreateOptions(pod: PodSpec, pauseImage: string, owner?: string): ContainerCreateOptions {
   return {
@@ -46,6 +49,14 @@ export interface ResolvedMount {
 /** Where a pod's emptyDir lives on the host: one directory per pod uid, one per volume inside it. */
 export function emptyDirPath(volumeRoot: string, podUid: string, volumeName: string): string {
   return join(podVolumeDir(volumeRoot, podUid), volumeName);
+}
+
+/**
+ * Where a pod's termination message files are, beside its emptyDirs: a volume name is a DNS label,
+ * so it never starts with a dot, and the files go with the pod's directory.
+ */
+export function terminationFilesDir(volumeRoot: string, podUid: string): string {
+  return join(podVolumeDir(volumeRoot, podUid), ".termination-messages");
 }
 
 /**
@@ -120,7 +131,8 @@ export function containerCreateOptions(
     Cmd: container.args.length > 0 ? container.args : undefined,
     Env: container.env.map((e) => `${e.name}=${e.value}`),
     WorkingDir: container.workingDir,
-    Labels: containerLabels(config, owner),
+    // The kubelet's annotation: where its status finds the termination message file among the mounts.
+    Labels: { ...containerLabels(config, owner), [TERMINATION_MESSAGE_PATH_LABEL]: container.terminationMessagePath },
     // As dockershim made them: the container's own stdin (kept open for `kubectl attach -i`), and
     // its terminal. The engine then holds both, and closes stdin after one attach with StdinOnce.
     Tty: container.tty === true,

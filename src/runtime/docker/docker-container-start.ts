@@ -10,8 +10,9 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { makePrivateDir } from "../../host/private-files.ts";
 import { dirname } from "node:path";
 import type Dockerode from "dockerode";
-import { containerCreateOptions, resolveMounts, type ResolvedMount } from "./docker-container-config.ts";
+import { containerCreateOptions, resolveMounts, terminationFilesDir, type ResolvedMount } from "./docker-container-config.ts";
 import { etcHostsMount } from "./docker-etc-hosts.ts";
+import { createTerminationFile } from "../termination-message.ts";
 import { dockerMessage, dockerStatusCode, isConflict, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
 import type { ContainerLogPolicy } from "../log-rotation-policy.ts";
@@ -44,6 +45,8 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
     prepareMounts(mounts, engine.volumeRoot);
     const hosts = etcHostsMount(config, engine.volumeRoot);
     if (hosts) mounts.push(hosts);
+    const terminationMount = terminationFileMount(config, mounts, engine.volumeRoot);
+    if (terminationMount) mounts.push(terminationMount);
     options = containerCreateOptions(config, mounts, engine.owner, engine.logPolicy, engine.nodeResources);
   } catch (error) {
     throw new ContainerStartError(name, (error as Error).message, "CreateContainerConfigError", { cause: error });
@@ -97,6 +100,19 @@ function prepareMounts(mounts: ResolvedMount[], volumeRoot: string): void {
       writeFileSync(mount.source, "");
     }
   }
+}
+
+/**
+ * The attempt's termination message file (termination-message.ts), bound at the container's
+ * terminationMessagePath; none where a volume is already mounted there, which the engine would
+ * refuse as a duplicate mount point.
+ */
+function terminationFileMount(config: ContainerConfig, mounts: ResolvedMount[], volumeRoot: string): ResolvedMount | undefined {
+  const target = config.container.terminationMessagePath;
+  if (!target || mounts.some((mount) => mount.target === target)) return undefined;
+  makePrivateDir(volumeRoot);
+  const dir = terminationFilesDir(volumeRoot, config.pod.uid);
+  return { source: createTerminationFile(dir, config.container.name, config.attempt), target, readOnly: false };
 }
 
 /** A transport failure carries no HTTP status from the engine. */

@@ -6,6 +6,7 @@
 import type Dockerode from "dockerode";
 import type { ContainerStatus, RuntimeContainerState } from "../runtime.ts";
 import { canonicalSignalName } from "../../manifest/signals.ts";
+import { TERMINATION_MESSAGE_PATH_LABEL } from "./docker-container-config.ts";
 
 /** The engine's zero time, which it reports for "never started" / "never finished". */
 const ZERO_TIME = "0001-01-01T00:00:00Z";
@@ -29,6 +30,13 @@ export function statusFromInspect(info: Dockerode.ContainerInspectInfo): Contain
     if (state.OOMKilled) status.reason = "OOMKilled";
   }
   return status;
+}
+
+/** The host file bound at the container's terminationMessagePath, when the runtime bound one (docker-container-start.ts). */
+export function terminationFileOf(info: Dockerode.ContainerInspectInfo): string | undefined {
+  const target = info.Config.Labels?.[TERMINATION_MESSAGE_PATH_LABEL];
+  if (!target) return undefined;
+  return info.Mounts?.find((mount) => mount.Type === "bind" && mount.Destination === target)?.Source;
 }
 
 /** The sandbox a container joined: the pause container whose network it shares (`container:<id>`). */

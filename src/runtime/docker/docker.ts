@@ -23,7 +23,8 @@ import { attachDockerContainer } from "./docker-attach.ts";
 import { DockerImages } from "./docker-images.ts";
 import { listSandboxes, removeSandbox, runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
-import { joinedSandbox, statusFromInspect } from "./docker-status.ts";
+import { joinedSandbox, statusFromInspect, terminationFileOf } from "./docker-status.ts";
+import { readTerminationFile } from "../termination-message.ts";
 import { dockerContainerUsage } from "./docker-usage.ts";
 import { isOwnedBy, LABEL } from "../labels.ts";
 import { acquireNodeLock, type NodeLock } from "./docker-node-lock.ts";
@@ -88,6 +89,8 @@ export class DockerRuntime implements Runtime {
   private readonly engine: SandboxEngine & ContainerEngine;
   /** Exits the event stream reported, answered without an inspect (docker-exits.ts says why). */
   private readonly exits = new DockerExitRecords();
+  /** Each container's termination message file on the host, learnt from an inspect of it (docker-status.ts). */
+  private readonly terminationFiles = new Map<string, string>();
 
   constructor(options: DockerRuntimeOptions = {}) {
     this.clock = options.clock ?? realClock;
@@ -160,16 +163,21 @@ export class DockerRuntime implements Runtime {
       .getContainer(id)
       .inspect()
       .then(
-        (info) => void this.remembered(statusFromInspect(info)),
+        (info) => {
+          this.noteTerminationFile(info);
+          this.remembered(statusFromInspect(info));
+        },
         () => undefined, // the status of its exit is then inspected, as it always was
       );
   }
 
   async containerStatus(id: string): Promise<ContainerStatus> {
     const exited = this.exits.status(id);
-    if (exited) return exited;
+    if (exited) return this.withTerminationMessage(exited);
     try {
-      return this.remembered(statusFromInspect(await this.docker.getContainer(id).inspect()));
+      const info = await this.docker.getContainer(id).inspect();
+      this.noteTerminationFile(info);
+      return this.withTerminationMessage(this.remembered(statusFromInspect(info)));
     } catch (error) {
       if (isNotFound(error)) return { id, state: "unknown" };
       rethrowUnreachable(error, this.endpoint);
@@ -266,9 +274,11 @@ export class DockerRuntime implements Runtime {
         }
       }),
     );
-    return inspected.flatMap((info) =>
-      info ? [{ ...this.remembered(statusFromInspect(info)), labels: info.Config.Labels ?? {}, sandboxId: joinedSandbox(info) }] : [],
-    );
+    return inspected.flatMap((info) => {
+      if (!info) return [];
+      this.noteTerminationFile(info);
+      return [{ ...this.withTerminationMessage(this.remembered(statusFromInspect(info))), labels: info.Config.Labels ?? {}, sandboxId: joinedSandbox(info) }];
+    });
   }
 
   async readLogs(id: string, options: LogOptions = {}): Promise<string> {
@@ -328,6 +338,18 @@ export class DockerRuntime implements Runtime {
     return engineEndpoint(this.docker);
   }
 
+  private noteTerminationFile(info: Dockerode.ContainerInspectInfo): void {
+    const file = terminationFileOf(info);
+    if (file) this.terminationFiles.set(info.Id, file);
+  }
+
+  /** An exited container's status with what it left in its termination message file. */
+  private withTerminationMessage(status: ContainerStatus): ContainerStatus {
+    const file = status.state === "exited" ? this.terminationFiles.get(status.id) : undefined;
+    const message = file === undefined ? undefined : readTerminationFile(file);
+    return message === undefined ? status : { ...status, terminationMessage: message };
+  }
+
   /** A running container's start time, kept for the status of its exit (docker-exits.ts). */
   private remembered(status: ContainerStatus): ContainerStatus {
     if (status.state === "running" && status.startedAt !== undefined) this.exits.running(status.id, status.startedAt);
@@ -336,6 +358,7 @@ export class DockerRuntime implements Runtime {
 
   private async removeQuietly(id: string): Promise<void> {
     this.exits.forget(id);
+    this.terminationFiles.delete(id);
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
     } catch (error) {

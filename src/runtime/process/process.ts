@@ -19,6 +19,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../../clock.ts";
 import type { ContainerSpec, PodSpec } from "../../manifest/types.ts";
+import { DEFAULT_TERMINATION_MESSAGE_PATH } from "../../manifest/defaults.ts";
 import type {
   AttachRequest,
   AttachSession,
@@ -278,6 +279,20 @@ export class ProcessRuntime implements Runtime {
 
   unhonouredMounts(id: string): string | undefined {
     return this.mountProblems.get(id);
+  }
+
+  /**
+   * A file of the container's own at terminationMessagePath needs a mount at a path the host may
+   * not have, and creating it would change the host: no such file is given, nothing is written to
+   * the host's path, and only FallbackToLogsOnError gives a message. The default path is left
+   * unsaid: every pod of the API server names it.
+   */
+  unhonouredTerminationMessagePath(container: ContainerSpec): string | undefined {
+    if (container.terminationMessagePath === DEFAULT_TERMINATION_MESSAGE_PATH) return undefined;
+    const instead = container.terminationMessagePolicy === "FallbackToLogsOnError"
+      ? "a failed container's message is the end of its log"
+      : "it has no termination message; with terminationMessagePolicy FallbackToLogsOnError a failed container's message is the end of its log";
+    return `the process runtime gives the container no file of its own at ${container.terminationMessagePath} (one would change the host's filesystem), so nothing written there is read: ${instead}`;
   }
 
   /** From the container's cgroup (CPU and memory) and its directory (the log files); no rootfs, as there is no image layer. */
