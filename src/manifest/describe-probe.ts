@@ -5,6 +5,7 @@
  *   http-get http://:http/index.html delay=1s timeout=1s period=1s #success=2 #failure=3
  *   exec [sh -c test -f /tmp/ready] delay=0s timeout=1s period=10s #success=1 #failure=3
  *   tcp-socket :8080 delay=0s timeout=1s period=10s #success=1 #failure=3
+ *   grpc <pod>:5000  delay=0s timeout=1s period=10s #success=1 #failure=3
  *
  * kubectl 1.3x formats the timings as whole seconds (`%ds`), so 90 seconds prints as `period=90s`,
  * not as the Go duration `1m30s`; we print what kubectl prints.
@@ -33,6 +34,9 @@ export function describeHandler(handler: ProbeHandler | LifecycleHandler): strin
     }
     case "tcpSocket":
       return `tcp-socket ${handler.host}:${handler.portName ?? handler.port}`;
+    case "grpc":
+      // kubectl prints the service even when empty, leaving two spaces before the timings.
+      return `grpc <pod>:${handler.port} ${handler.service}`;
     case "sleep":
       return `sleep ${handler.seconds}s`;
   }

@@ -26,7 +26,7 @@ const tcpSocket: Schema = { port: any, host: any };
 const exec: Schema = { command: any };
 
 const probe: Schema = {
-  exec, httpGet, tcpSocket, grpc: { port: any, service: any },
+  exec, httpGet, tcpSocket, grpc: { port: any, service: any, mode: any },
   initialDelaySeconds: any, timeoutSeconds: any, periodSeconds: any, successThreshold: any, failureThreshold: any,
   terminationGracePeriodSeconds: any,
 };

@@ -46,12 +46,20 @@ export interface TcpSocketAction {
   portName?: string;
 }
 
+/** A gRPC health check (grpc.health.v1.Health/Check) against the pod IP; no host, no named port in the API. */
+export interface GrpcAction {
+  type: "grpc";
+  port: number;
+  /** The HealthCheckRequest's service; "" (the API's default) asks about the server as a whole. */
+  service: string;
+}
+
 export interface SleepAction {
   type: "sleep";
   seconds: number;
 }
 
-export type ProbeHandler = ExecAction | HttpGetAction | TcpSocketAction;
+export type ProbeHandler = ExecAction | HttpGetAction | TcpSocketAction | GrpcAction;
 export type LifecycleHandler = ExecAction | HttpGetAction | SleepAction;
 
 export interface Probe {

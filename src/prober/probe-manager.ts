@@ -23,7 +23,7 @@ export interface ProbeTarget {
   container: Pick<ContainerSpec, "name" | "startupProbe" | "livenessProbe" | "readinessProbe">;
   /** When the attempt started: initialDelaySeconds counts from here. */
   startedAt: number;
-  /** Where an httpGet or tcpSocket probe without a host connects. */
+  /** Where a grpc probe, or an httpGet or tcpSocket probe without a host, connects. */
   podIP: string;
   /** The pod, for the prober's metric labels; without it they name the pod by its key. */
   pod?: ProbedPod;

@@ -1,12 +1,13 @@
 /**
  * Runs one probe, whatever its handler, like the kubelet's pkg/kubelet/prober/prober.go: exec
- * through the runtime, httpGet and tcpSocket from the node to the pod IP. Stateless: every call is
+ * through the runtime, httpGet, tcpSocket and grpc from the node to the pod IP. Stateless: every call is
  * independent, so probes run concurrently and a hung endpoint costs its own timeout only.
  * Scheduling and thresholds live in tracker.ts.
  */
 import type { Clock } from "../clock.ts";
 import type { Probe, ProbeKind } from "../manifest/types.ts";
 import { execProbe, type ExecFn } from "./exec-probe.ts";
+import { grpcProbe } from "./grpc-probe.ts";
 import { httpProbe } from "./http-probe.ts";
 import type { ProbeResult } from "./probe-result.ts";
 import { tcpProbe } from "./tcp-probe.ts";
@@ -24,7 +25,7 @@ export interface ProberOptions {
 /** Which container a probe runs against, and where its network lives. */
 export interface ProbeTarget {
   containerId: string;
-  /** Used when an httpGet / tcpSocket probe leaves `host` empty. */
+  /** Where grpc probes connect, and httpGet / tcpSocket probes that leave `host` empty. */
   podIP: string;
   kind: ProbeKind;
 }
@@ -64,6 +65,8 @@ export class Prober {
         return httpProbe(this.clock, handler, target.podIP, timeoutMs);
       case "tcpSocket":
         return tcpProbe(this.clock, handler.host || target.podIP, handler.port, timeoutMs);
+      case "grpc":
+        return grpcProbe(this.clock, handler, target.podIP, timeoutMs);
       default:
         return assertNever(handler);
     }

@@ -33,6 +33,8 @@ const cases: [name: string, probe: Record<string, unknown>, line: string][] = [
   ["spaces and non-ASCII in the path are percent-encoded", { httpGet: { port: 80, path: "/a b/é" } }, "http-get http://:80/a%20b/%C3%A9 delay=0s timeout=1s period=10s #success=1 #failure=3"],
   ["exec prints Go's %v of the command", { exec: { command: ["sh", "-c", "test -f /tmp/ready"] } }, "exec [sh -c test -f /tmp/ready] delay=0s timeout=1s period=10s #success=1 #failure=3"],
   ["tcp-socket with a number", { tcpSocket: { port: 8080 } }, "tcp-socket :8080 delay=0s timeout=1s period=10s #success=1 #failure=3"],
+  ["grpc prints kubectl's <pod> and the service, empty by default", { grpc: { port: 5000 } }, "grpc <pod>:5000  delay=0s timeout=1s period=10s #success=1 #failure=3"],
+  ["grpc with a service", { grpc: { port: 5000, service: "db" } }, "grpc <pod>:5000 db delay=0s timeout=1s period=10s #success=1 #failure=3"],
   ["tcp-socket with a host and a named port", { tcpSocket: { host: "localhost", port: "http" } }, "tcp-socket localhost:http delay=0s timeout=1s period=10s #success=1 #failure=3"],
   [
     "kubectl prints whole seconds (%ds), so 90s is not 1m30s",

@@ -70,7 +70,7 @@ describe("minikubelet validate", () => {
     expect(result.code).toBe(1);
     expect(result.stderr.split("\n")).toEqual([
       "bad-probe.yaml: spec.containers[0].env[0].value: must be a string (found number 8080); quote it; " +
-        "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none); " +
+        "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket, grpc (found none); " +
         `spec.containers[0]: required: command or args: the process runtime has no image to supply them; args alone run as the command (args[0] the program)`,
       "dup-crash.yaml: pod demo/crash is already defined in crash.json; ignoring this file",
       "",

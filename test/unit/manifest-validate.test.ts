@@ -148,9 +148,15 @@ const cases: Case[] = [
 
   // probes: handler
   { name: "a probe with one handler is admitted", edit: (p) => (app(p).livenessProbe = probe()) },
-  { name: "a probe without a handler is refused", edit: (p) => (app(p).livenessProbe = { periodSeconds: 5 }), error: "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none)" },
-  { name: "a probe with two handlers is refused", edit: (p) => (app(p).readinessProbe = { exec: { command: ["true"] }, tcpSocket: { port: 8088 } }), error: "spec.containers[0].readinessProbe: needs exactly one of exec, httpGet, tcpSocket (found exec, tcpSocket)" },
-  { name: "a grpc probe is refused by name", edit: (p) => (app(p).livenessProbe = { grpc: { port: 9000 } }), error: "spec.containers[0].livenessProbe.grpc: grpc probes are not supported by minikubelet; use exec, httpGet or tcpSocket" },
+  { name: "a probe without a handler is refused", edit: (p) => (app(p).livenessProbe = { periodSeconds: 5 }), error: "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket, grpc (found none)" },
+  { name: "a probe with two handlers is refused", edit: (p) => (app(p).readinessProbe = { exec: { command: ["true"] }, tcpSocket: { port: 8088 } }), error: "spec.containers[0].readinessProbe: needs exactly one of exec, httpGet, tcpSocket, grpc (found exec, tcpSocket)" },
+  { name: "a grpc probe without a service asks about the whole server", edit: (p) => (app(p).livenessProbe = { grpc: { port: 9000 } }), check: (pod) => expect(pod.containers[0]!.livenessProbe!.handler).toEqual({ type: "grpc", port: 9000, service: "" }) },
+  { name: "a grpc probe's service is the request's", edit: (p) => (app(p).readinessProbe = { grpc: { port: 9000, service: "db" } }), check: (pod) => expect(pod.containers[0]!.readinessProbe!.handler).toEqual({ type: "grpc", port: 9000, service: "db" }) },
+  { name: "a grpc probe needs a port", edit: (p) => (app(p).livenessProbe = { grpc: { service: "db" } }), error: "spec.containers[0].livenessProbe.grpc.port: required" },
+  { name: "a grpc port of 0 is refused", edit: (p) => (app(p).livenessProbe = { grpc: { port: 0 } }), error: "spec.containers[0].livenessProbe.grpc.port: must be greater than or equal to 1 (found 0)" },
+  { name: "a grpc port of 65536 is refused", edit: (p) => (app(p).livenessProbe = { grpc: { port: 65536 } }), error: "spec.containers[0].livenessProbe.grpc.port: must be less than or equal to 65535 (found 65536)" },
+  { name: "a grpc port is a number, never a name", edit: (p) => (app(p).livenessProbe = { grpc: { port: "http" } }), error: 'spec.containers[0].livenessProbe.grpc.port: must be an integer (found string "http")' },
+  { name: "grpc beside another handler is two handlers", edit: (p) => (app(p).livenessProbe = { grpc: { port: 9000 }, exec: { command: ["true"] } }), error: "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket, grpc (found exec, grpc)" },
   { name: "exec without a command is refused", edit: (p) => (app(p).livenessProbe = { exec: {} }), error: "spec.containers[0].livenessProbe.exec.command: required" },
   { name: "exec with an empty command is refused", edit: (p) => (app(p).livenessProbe = { exec: { command: [] } }), error: "spec.containers[0].livenessProbe.exec.command: required (found an empty list)" },
   { name: "a probe that is a string is refused", edit: (p) => (app(p).livenessProbe = "http"), error: 'spec.containers[0].livenessProbe: must be an object (found string "http")' },
@@ -361,7 +367,7 @@ describe("validatePod errors", () => {
     expect(issuesOf(raw)).toEqual([
       'kind: must be "Pod" (found "Deployment"); only Pods can be static pods',
       "spec.containers[0].image: required",
-      "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none)",
+      "spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket, grpc (found none)",
     ]);
   });
 
@@ -369,7 +375,7 @@ describe("validatePod errors", () => {
     const raw = basePod();
     app(raw).livenessProbe = {};
     expect(() => validatePod(raw, context)).toThrow(
-      "web.yaml: spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket (found none)",
+      "web.yaml: spec.containers[0].livenessProbe: needs exactly one of exec, httpGet, tcpSocket, grpc (found none)",
     );
   });
 

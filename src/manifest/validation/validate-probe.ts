@@ -6,6 +6,7 @@
 import type {
   ContainerPort,
   ExecAction,
+  GrpcAction,
   HttpGetAction,
   HttpHeader,
   LifecycleHandler,
@@ -36,16 +37,15 @@ export const PROBE_DEFAULTS = {
   failureThreshold: 3,
 } as const;
 
-const PROBE_HANDLERS = ["exec", "httpGet", "tcpSocket"] as const;
+const PROBE_HANDLERS = ["exec", "httpGet", "tcpSocket", "grpc"] as const;
 const LIFECYCLE_HANDLERS = ["exec", "httpGet", "sleep"] as const;
 /** Valid in the API but not something minikubelet can run: refused by name rather than ignored. */
 const UNSUPPORTED_HANDLERS: Record<string, string> = {
-  grpc: "grpc probes are not supported by minikubelet; use exec, httpGet or tcpSocket",
   tcpSocket: "tcpSocket is deprecated as a lifecycle handler and never runs; use exec, httpGet or sleep",
 };
 
 export function validateProbe(fields: Fields, kind: ProbeKind, scope: PortScope): Probe | undefined {
-  const handlerName = pickHandler(fields, PROBE_HANDLERS, ["grpc"]);
+  const handlerName = pickHandler(fields, PROBE_HANDLERS, []);
   const handler = handlerName === undefined ? undefined : readProbeHandler(fields, handlerName, scope);
   const probe: Probe = {
     handler: handler ?? { type: "exec", command: [] },
@@ -91,12 +91,14 @@ function readProbeHandler(fields: Fields, name: (typeof PROBE_HANDLERS)[number],
       return readHttpGet(fields, scope);
     case "tcpSocket":
       return readTcpSocket(fields, scope);
+    case "grpc":
+      return readGrpc(fields);
   }
 }
 
 /**
  * Exactly one handler key must be present. Unsupported handler keys count toward "exactly one"
- * (so `exec` plus `grpc` is still two) and, when alone, are refused with their own reason.
+ * (so `exec` plus a lifecycle `tcpSocket` is still two) and, when alone, are refused with their own reason.
  */
 function pickHandler<T extends string>(fields: Fields, allowed: readonly T[], unsupported: readonly string[]): T | undefined {
   const found = [...allowed, ...unsupported].filter((key) => fields.has(key));
@@ -156,6 +158,20 @@ function readTcpSocket(parent: Fields, scope: PortScope): TcpSocketAction | unde
   const fields = parent.object("tcpSocket");
   if (!fields) return undefined;
   return { type: "tcpSocket", host: fields.string("host") ?? "", ...readPort(fields, scope) };
+}
+
+/**
+ * The API server's validateGRPCAction: the port is a number (an int32 in the API, so no named port)
+ * from 1 to 65535, and required; `service` may be left out, the API's default being "". `mode`
+ * (TLS, behind the alpha GRPCContainerProbeTLS gate, off by default) is dropped by the API server
+ * and not read: the probe is plaintext.
+ */
+function readGrpc(parent: Fields): GrpcAction | undefined {
+  const fields = parent.object("grpc");
+  if (!fields) return undefined;
+  if (!fields.has("port")) fields.fail("port", "required");
+  const port = fields.int("port", { min: 1, max: 65535, default: 0 });
+  return { type: "grpc", port, service: fields.string("service") ?? "" };
 }
 
 /**
