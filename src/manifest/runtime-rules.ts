@@ -53,6 +53,10 @@ export function runtimeErrors(pod: PodSpec, runtime: RuntimeName): Issue[] {
   return issues;
 }
 
+/** The securityContext fields the docker runtime hands to the engine (runtime/docker/docker-security.ts). */
+const DOCKER_CONTAINER_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "privileged", "allowPrivilegeEscalation", "readOnlyRootFilesystem", "capabilities"];
+const DOCKER_POD_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "supplementalGroups"];
+
 /**
  * Fields set in the manifest (`raw`, already validated) that the runtime accepts but cannot honour:
  * the pod runs, and the user is told once what does not take effect.
@@ -63,7 +67,9 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
   if (!spec) return issues;
   const name = `the ${runtime} runtime`;
   for (const key of Object.keys(objectAt(spec, "securityContext") ?? {})) {
-    issues.push({ path: ["spec", "securityContext", key], message: `not honoured by ${name}` });
+    if (runtime === "docker" && DOCKER_POD_SECURITY.includes(key)) continue;
+    const message = runtime === "docker" && key === "fsGroup" ? `honoured by ${name} as an extra group of each container; the volumes' ownership is not changed` : `not honoured by ${name}`;
+    issues.push({ path: ["spec", "securityContext", key], message });
   }
   if (runtime === "process" && Array.isArray(spec.hostAliases) && spec.hostAliases.length > 0) {
     issues.push({ path: ["spec", "hostAliases"], message: "honoured by the process runtime only as root (the host's /etc/hosts with the aliases after it, bound in the container's own mount namespace); else the container reads the host's /etc/hosts without them" });
@@ -74,6 +80,7 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
       if (!isPlainObject(container)) return;
       const at = (...rest: (string | number)[]): FieldPath => ["spec", list, index, ...rest];
       for (const key of Object.keys(objectAt(container, "securityContext") ?? {})) {
+        if (runtime === "docker" && DOCKER_CONTAINER_SECURITY.includes(key)) continue;
         issues.push({ path: at("securityContext", key), message: `not honoured by ${name}${runtime === "process" ? ": every process runs as the agent's user" : ""}` });
       }
       resourceWarnings(container, at, issues, name);

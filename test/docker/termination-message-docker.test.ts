@@ -74,7 +74,7 @@ async function terminated(spec: PodSpec) {
 
 describeDocker("termination messages on the docker runtime", () => {
   test("a non-root user writes the message at a non-default path: state.terminated.message", async () => {
-    // runAsUser is not the docker runtime's to honour here: the container drops to nobody itself.
+    // The container drops to nobody itself, as the upstream spec's image does (runAsUser: security-context-docker.test.ts).
     const spec = terminatingPod("custom-path", "su -s /bin/sh nobody -c '/bin/echo -n DONE > /dev/termination-custom-log'", "      terminationMessagePath: /dev/termination-custom-log");
     const state = await terminated(spec);
     expect(state.exitCode).toBe(0);

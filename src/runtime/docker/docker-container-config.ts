@@ -12,6 +12,7 @@ import { resourceHostConfig, type NodeResourcePolicy } from "./docker-resources.
 import { containerLabels, containerName, sandboxLabels, sandboxName } from "../labels.ts";
 import type { ContainerConfig } from "../runtime.ts";
 import { isMemoryEmptyDir, memoryVolumeName } from "./docker-memory-volumes.ts";
+import { securityCreateOptions } from "./docker-security.ts";
 
 /** The container's terminationMessagePath, named as the kubelet's annotation names it. */
 export const TERMINATION_MESSAGE_PATH_LABEL = "io.kubernetes.container.terminationMessagePath";
@@ -113,7 +114,8 @@ function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"
  * value for whichever is left unset, and drops the image's CMD once ENTRYPOINT is given, which is
  * the Kubernetes rule too. The engine's json-file driver rotates the output by the
  * kubelet's log limits (its max-file counts the current file, as --container-log-max-files does).
- * Resources become the cgroup settings the kubelet would give the container (docker-resources.ts).
+ * Resources become the cgroup settings the kubelet would give the container (docker-resources.ts),
+ * and the security context the user, groups and privileges it would (docker-security.ts).
  */
 export function containerCreateOptions(
   config: ContainerConfig,
@@ -124,7 +126,9 @@ export function containerCreateOptions(
 ): ContainerCreateOptions {
   const { container, pod, sandbox } = config;
   const joined = `container:${sandbox.id}`;
+  const security = securityCreateOptions(pod, container.name);
   return {
+    ...(security.User !== undefined && { User: security.User }),
     name: containerName(config),
     Image: container.image,
     Entrypoint: container.command.length > 0 ? container.command : undefined,
@@ -149,6 +153,7 @@ export function containerCreateOptions(
       RestartPolicy: { Name: "no" },
       LogConfig: { Type: "json-file", Config: { "max-size": String(logPolicy.maxBytes), "max-file": String(logPolicy.maxFiles) } },
       ...resourceHostConfig(container.resources, nodeResources),
+      ...security.HostConfig,
     },
   };
 }
