@@ -64,6 +64,7 @@ describeDocker("adoption with the docker runtime (compiled binary)", () => {
     agents.push(first);
     const containers = () => containerRows(workspace);
     const attempts = (name: string) => attemptRows(workspace, name);
+    const backOffCount = () => eventRows(workspace).filter((e) => e.reason === "BackOff").reduce((sum, e) => sum + e.count, 0);
 
     await waitFor(
       "web ready and crash in its 8s back-off",
@@ -76,9 +77,13 @@ describeDocker("adoption with the docker runtime (compiled binary)", () => {
       35_000,
       () => JSON.stringify(containers()) + first.stdout + first.stderr,
     );
-    // Its exit shown while the back-off runs.
-    expect(podTable(workspace, NS)).toEqual({ "crash-n1": ["0/1", "Error", "3"], "web-n1": ["1/1", "Running", "0"] });
-    const before = { ps: dockerPs(), containers: containers(), web: attempts("web"), crash: attempts("crash"), events: eventRows(workspace) };
+    // The pass that met the exit shows it (Error); a later pass in the wait (an engine event, the
+    // relist) shows CrashLoopBackOff, as on a kubelet node.
+    const table = podTable(workspace, NS);
+    expect(table["web-n1"]).toEqual(["1/1", "Running", "0"]);
+    expect({ ready: table["crash-n1"]?.[0], restarts: table["crash-n1"]?.[2] }).toEqual({ ready: "0/1", restarts: "3" });
+    expect(["Error", "CrashLoopBackOff"]).toContain(table["crash-n1"]?.[1] ?? "");
+    const before = { ps: dockerPs(), containers: containers(), web: attempts("web"), crash: attempts("crash"), events: eventRows(workspace), backOffs: backOffCount() };
     // The web container and both sandboxes run; the crashed container is not up.
     expect(before.ps.length).toBe(3);
     expect(before.ps.some((line) => line.startsWith(before.containers[1]!.container_id))).toBe(true);
@@ -88,8 +93,11 @@ describeDocker("adoption with the docker runtime (compiled binary)", () => {
     const second = new Agent(workspace, ["--runtime", "docker", "--stop-pods-on-exit", ...BACKOFF]);
     agents.push(second);
     await second.waitForOutput("Adopted running container web");
-    await waitFor("the adopted pods checkpointed", () => workspace.query("SELECT 1 FROM events WHERE reason = 'Adopted'").length > 0);
+    // Adoption checkpoints the pods as the first agent left them; the new agent's first pass in the
+    // wait draws the back-off it took over: CrashLoopBackOff, no second BackOff event for this exit.
+    await waitFor("the adopted crash pod's first pass", () => podTable(workspace, NS)["crash-n1"]?.[1] === "CrashLoopBackOff", 5_000, () => second.stdout + second.stderr);
     expect(podTable(workspace, NS)).toEqual({ "crash-n1": ["0/1", "CrashLoopBackOff", "3"], "web-n1": ["1/1", "Running", "0"] });
+    expect(backOffCount()).toBe(before.backOffs);
     expect(dockerPs()).toEqual(before.ps);
 
     const crashStarted = await waitFor(
