@@ -11,6 +11,7 @@ import type { ManifestRules } from "../manifest/admit.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { SqliteApiPodStore } from "../store/api-pod-store.ts";
 import { SqliteNamespaceStore } from "../store/namespace-store.ts";
+import { SqliteObjectStore } from "../store/object-store.ts";
 import type { SqliteStore } from "../store/pod-store.ts";
 
 export interface PodSourcesOptions {
@@ -52,6 +53,7 @@ export class PodSources {
     this.writes = {
       store,
       namespaces,
+      objects: new SqliteObjectStore(options.db, options.store.revisions),
       admit: (object, identity, strict, stage = "stored") => {
         const name = (object.metadata as { name?: unknown } | undefined)?.name;
         const meta = { createdAt: identity.createdAt };

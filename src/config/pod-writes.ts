@@ -5,6 +5,7 @@
 import type { AdmittedPod } from "../manifest/admit.ts";
 import type { ApiPodStore } from "../store/api-pod-store.ts";
 import type { NamespaceStore } from "../store/namespace-store.ts";
+import type { SqliteObjectStore } from "../store/object-store.ts";
 
 /**
  * What the write routes use under `run`: the agent's stores of API pods and namespaces (its write connection), the
@@ -14,6 +15,8 @@ export interface PodWrites {
   store: ApiPodStore;
   /** The namespaces created through the API, on the same connection and counter (a namespace's delete deletes its pods in one transaction). */
   namespaces: NamespaceStore;
+  /** The ConfigMaps, Secrets and ServiceAccounts created through the API, on the same connection and counter (a namespace's delete deletes them too). */
+  objects: SqliteObjectStore;
   /**
    * Admits a pod by the rules a manifest file meets on this agent (`strict`: unknown fields
    * refused); a pod being created (`stage` "create") may not have ephemeral containers, a stored

@@ -13,6 +13,7 @@ import node from "../../migrations/0007_node.sql" with { type: "text" };
 import dbBounds from "../../migrations/0008_dbbounds.sql" with { type: "text" };
 import servedPod from "../../migrations/0009_served_pod.sql" with { type: "text" };
 import namespaces from "../../migrations/0010_namespaces.sql" with { type: "text" };
+import apiObjects from "../../migrations/0011_api_objects.sql" with { type: "text" };
 
 export interface Migration {
   /** 1, 2, 3 ...: the number in the file name. */
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: "0008_dbbounds.sql", sql: dbBounds },
   { version: 9, name: "0009_served_pod.sql", sql: servedPod },
   { version: 10, name: "0010_namespaces.sql", sql: namespaces },
+  { version: 11, name: "0011_api_objects.sql", sql: apiObjects },
 ];
 
 /** Hex sha256 of a migration's text, as recorded when it was applied. */

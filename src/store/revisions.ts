@@ -15,6 +15,7 @@ export const MAX_REVISION_SQL = [
   "SELECT max(revision) FROM invalid_manifests",
   "SELECT max(resource_version) FROM api_pods",
   "SELECT max(revision) FROM namespaces",
+  "SELECT max(revision) FROM api_objects",
   "SELECT revision FROM compaction)",
 ].join(" UNION ALL ");
 

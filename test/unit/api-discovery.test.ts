@@ -40,7 +40,7 @@ test("/api aggregated carries the exact Content-Type and every served resource w
   const body = (await response.json()) as { items: { versions: { resources: { resource: string }[] }[] }[] };
   expect(body).toMatchObject({ kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2" });
   const resources = body.items[0]!.versions[0]!.resources;
-  expect(resources.map((resource: { resource: string }) => resource.resource)).toEqual(["events", "namespaces", "nodes", "pods", "services"]);
+  expect(resources.map((resource: { resource: string }) => resource.resource)).toEqual(["configmaps", "events", "namespaces", "nodes", "pods", "secrets", "serviceaccounts", "services"]);
   expect(resources.find((resource: { resource: string }) => resource.resource === "namespaces")).toMatchObject({
     responseKind: { group: "", version: "v1", kind: "Namespace" },
     scope: "Cluster",
@@ -66,7 +66,7 @@ test("legacy discovery: APIVersions, the APIGroupList and the v1 APIResourceList
   expect(await (await get("/apis", "application/json")).json()).toMatchObject({ kind: "APIGroupList", apiVersion: "v1", groups: [{ name: "authentication.k8s.io" }, { name: "authorization.k8s.io" }, { name: "metrics.k8s.io" }] });
   const list = (await (await get("/api/v1", "application/json, */*")).json()) as { resources: { name: string }[] };
   expect(list).toMatchObject({ kind: "APIResourceList", groupVersion: "v1" });
-  expect(list.resources.map((resource: { name: string }) => resource.name)).toEqual(["events", "namespaces", "nodes", "pods", "pods/attach", "pods/ephemeralcontainers", "pods/exec", "pods/log", "pods/portforward", "pods/status", "services"]);
+  expect(list.resources.map((resource: { name: string }) => resource.name)).toEqual(["configmaps", "events", "namespaces", "nodes", "pods", "pods/attach", "pods/ephemeralcontainers", "pods/exec", "pods/log", "pods/portforward", "pods/status", "secrets", "serviceaccounts", "services"]);
   expect(list.resources.find((resource: { name: string }) => resource.name === "namespaces")).toMatchObject({ namespaced: false, kind: "Namespace", shortNames: ["ns"] });
   expect(list.resources.find((resource: { name: string }) => resource.name === "nodes")).toMatchObject({ namespaced: false, kind: "Node", shortNames: ["no"] });
 });

@@ -11,6 +11,7 @@ import { podUpdateRoutes } from "../../src/api/resources/pods/pods-update.ts";
 import { ApiError } from "../../src/api/http/status.ts";
 import { admitApiPod } from "../../src/manifest/api-pod.ts";
 import { POD_UPDATE_FORBIDDEN } from "../../src/manifest/pod-update.ts";
+import { SqliteObjectStore } from "../../src/store/object-store.ts";
 import { SqliteNamespaceStore } from "../../src/store/namespace-store.ts";
 import { SqliteApiPodStore } from "../../src/store/api-pod-store.ts";
 import { openAgentDatabase } from "../../src/store/open.ts";
@@ -36,6 +37,7 @@ function setup(path: string) {
   const podWrites: PodWrites = {
     store: apiPods,
     namespaces: new SqliteNamespaceStore(agent.db, store.revisions),
+    objects: new SqliteObjectStore(agent.db, store.revisions),
     admit: (object, identity, strict, stage = "stored") => admitApiPod(object, { uid: identity.uid, node: "", label: "pod web", meta: { createdAt: identity.createdAt }, stage }, { runtime: "process", strict }),
     fileOf: (namespace, name) => (name === "static" ? "/manifests/static.yaml" : undefined),
     changed: () => void wakes++,

@@ -75,9 +75,9 @@ describe("decodeRequestObject by Content-Type", () => {
   });
 
   test("an envelope naming a kind we do not hold, or whose object is cut short, names that kind", () => {
-    const rewritten = envelopeType().encode(envelopeType().fromObject({ typeMeta: { apiVersion: "v1", kind: "Secret" }, raw: new Uint8Array() })).finish();
+    const rewritten = envelopeType().encode(envelopeType().fromObject({ typeMeta: { apiVersion: "v1", kind: "Service" }, raw: new Uint8Array() })).finish();
     expect(refusal(() => decodeRequestObject(Uint8Array.from([0x6b, 0x38, 0x73, 0x00, ...rewritten]), PROTOBUF, "Pod")).message).toBe(
-      'Secret in version "v1" cannot be handled as a Pod: no kind "Secret" is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+      'Service in version "v1" cannot be handled as a Pod: no kind "Service" is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
     );
     const cut = envelopeType().encode(envelopeType().fromObject({ typeMeta: { apiVersion: "v1", kind: "Pod" }, raw: Uint8Array.of(0x0a, 0x05, 0x0a) })).finish();
     expect(refusal(() => decodeRequestObject(Uint8Array.from([0x6b, 0x38, 0x73, 0x00, ...cut]), PROTOBUF, "Pod")).message).toBe('Pod in version "v1" cannot be handled as a Pod: unexpected EOF');

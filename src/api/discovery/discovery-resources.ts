@@ -30,7 +30,11 @@ export interface ServedGroup {
 const READ = ["get", "list", "watch"];
 
 /** The core group's v1 resources, by name. */
+const OBJECT_VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"];
+
 export const CORE_RESOURCES: readonly ServedResource[] = [
+  // Stored here for the pods that reference them (objects-api.ts); written under `run` only.
+  { resource: "configmaps", singular: "configmap", kind: "ConfigMap", scope: "Namespaced", verbs: OBJECT_VERBS, shortNames: ["cm"], subresources: [] },
   { resource: "events", singular: "event", kind: "Event", scope: "Namespaced", verbs: READ, shortNames: ["ev"], subresources: [] },
   // Created and deleted under `run` (refused under `serve`); never updated here.
   { resource: "namespaces", singular: "namespace", kind: "Namespace", scope: "Cluster", verbs: ["create", "delete", "get", "list", "watch"], shortNames: ["ns"], subresources: [] },
@@ -52,6 +56,8 @@ export const CORE_RESOURCES: readonly ServedResource[] = [
       { subresource: "status", kind: "Pod", verbs: ["get"] },
     ],
   },
+  { resource: "secrets", singular: "secret", kind: "Secret", scope: "Namespaced", verbs: OBJECT_VERBS, subresources: [] },
+  { resource: "serviceaccounts", singular: "serviceaccount", kind: "ServiceAccount", scope: "Namespaced", verbs: OBJECT_VERBS, shortNames: ["sa"], subresources: [] },
   // Always empty (services-api.ts): listed so that cluster-info and get all find the resource.
   { resource: "services", singular: "service", kind: "Service", scope: "Namespaced", verbs: READ, shortNames: ["svc"], categories: ["all"], subresources: [] },
 ];

@@ -18,6 +18,9 @@ export type MessageType = protobuf.Type;
 const KINDS: Readonly<Record<string, string>> = {
   "v1/Pod": "k8s.io.api.core.v1.Pod",
   "v1/Namespace": "k8s.io.api.core.v1.Namespace",
+  "v1/ConfigMap": "k8s.io.api.core.v1.ConfigMap",
+  "v1/Secret": "k8s.io.api.core.v1.Secret",
+  "v1/ServiceAccount": "k8s.io.api.core.v1.ServiceAccount",
   // DeleteOptions is registered in every group version; these are the two a DELETE names.
   "v1/DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
   "meta.k8s.io/v1/DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",

@@ -110,11 +110,12 @@ export async function deleteNamespace(request: ApiRequest, api: ApiContext): Pro
   return jsonResponse(storedEntry(deleted).namespace);
 }
 
-/** The namespace controller's part: each API pod not yet Terminating is deleted with its own grace. */
+/** The namespace controller's part: each API pod not yet Terminating is deleted with its own grace, its ConfigMaps, Secrets and ServiceAccounts at once. */
 function deleteContent(api: ApiContext, writes: PodWrites, namespace: string): void {
   for (const pod of writes.store.list()) {
     if (pod.namespace === namespace && !pod.deletion) deleteApiPod(api, writes, pod);
   }
+  writes.objects.deleteNamespace(namespace);
 }
 
 /** A namespace holding manifest files' pods stays: 405 naming the files, one cause per pod. */
