@@ -11,6 +11,7 @@ import type { ListenAddress } from "../api/http/server.ts";
 import type { Clock } from "../clock.ts";
 import { DesiredChanges } from "../config/desired-changes.ts";
 import { ManifestWatcher } from "../config/manifest-watcher.ts";
+import { StoreObjectSource } from "../config/store-object-source.ts";
 import { PodSources } from "../config/pod-sources.ts";
 import type { KubeEvent } from "../v1/kube-event.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption/adoption-gate.ts";
@@ -206,8 +207,10 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), options.reservations, options.maxPods);
   const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
   // Node mode: the ConfigMaps, Secrets, Services and tokens the cluster's pods reference, read with the node's credentials.
+  // On one host: the ConfigMaps and Secrets created through the agent's own API.
   const podObjects = cluster && new PodObjectCache({ client: cluster.client, clock, log });
-  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder, ...(podObjects && { objects: podObjects }) });
+  const objects = podObjects ?? new StoreObjectSource(database.db, sources.writes.objects);
+  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder, objects });
   loop.kubelet = kubelet;
   kubelet.recorder.subscribe(onEvent);
   // Node mode's status reports a change at once; it starts below, so it is reached through this holder.

@@ -55,7 +55,7 @@ export class ApiPodSource {
     const reported = new Map<string, string>();
     for (const pod of stored) {
       try {
-        const { pod: spec } = admitApiPod(pod.object, { uid: pod.uid, node: this.options.node, label: `pod ${pod.namespace}/${pod.name}`, meta: { createdAt: pod.createdAt, ...(pod.deletion && { deletion: pod.deletion }) }, stage: "stored" }, this.options.rules);
+        const { pod: spec } = admitApiPod(pod.object, { uid: pod.uid, node: this.options.node, label: `pod ${pod.namespace}/${pod.name}`, meta: { createdAt: pod.createdAt, ...(pod.deletion && { deletion: pod.deletion }) }, stage: "stored", apiObjects: "allowed" }, this.options.rules);
         pods.set(spec.key, spec);
       } catch (error) {
         const message = (error as Error).message;

@@ -57,7 +57,7 @@ export class PodSources {
       admit: (object, identity, strict, stage = "stored") => {
         const name = (object.metadata as { name?: unknown } | undefined)?.name;
         const meta = { createdAt: identity.createdAt };
-        return admitApiPod(object, { uid: identity.uid, node: options.node, label: `pod ${JSON.stringify(name ?? "")}`, meta, stage }, { ...options.rules, strict });
+        return admitApiPod(object, { uid: identity.uid, node: options.node, label: `pod ${JSON.stringify(name ?? "")}`, meta, stage, apiObjects: "allowed" }, { ...options.rules, strict });
       },
       fileOf: (namespace, name) => this.files.get(`${namespace}/${name}`)?.source,
       changed: () => {

@@ -17,7 +17,7 @@ export interface ApiPodIdentity {
   meta: ApiPodMeta;
   /** A pod being created may not have ephemeral containers; one already stored may (`kubectl debug` added them). Default: created. */
   stage?: "create" | "stored";
-  /** A pod of the cluster bound to this node may reference ConfigMaps, Secrets and ServiceAccount tokens; the agent's own API's may not. */
+  /** A pod an API server admitted (the cluster's, or the agent's own) may reference ConfigMaps, Secrets and ServiceAccount tokens; a manifest file's may not. */
   apiObjects?: "allowed";
 }
 

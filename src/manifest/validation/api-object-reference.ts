@@ -41,3 +41,12 @@ function projectedReference(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** What a static pod's refusal of a ConfigMap or Secret adds: how such a pod runs here. */
+export const CREATE_THROUGH_THE_API = "create the pod through the agent's API (kubectl apply -f FILE) to use ConfigMaps and Secrets";
+
+/** The kubelet's refusal of a volume's reference, with how to run the pod here when the agent can. */
+export function staticReferenceRefusal(reference: string): string {
+  const refusal = `static pods may not reference ${reference}`;
+  return reference.startsWith("configmaps") || reference.startsWith("secrets") ? `${refusal}: ${CREATE_THROUGH_THE_API}` : refusal;
+}

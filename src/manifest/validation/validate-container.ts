@@ -3,6 +3,7 @@
  * stdin and terminal, resources, restart policy and rules, probes and the lifecycle hooks, with the
  * API server's defaults filled in.
  */
+import { CREATE_THROUGH_THE_API } from "./api-object-reference.ts";
 import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "../types.ts";
 import { describeValue, Fields } from "../fields.ts";
 import { checkDns1123Label, checkEnvVarName, checkPortName } from "../names.ts";
@@ -82,7 +83,7 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
     const envFrom = readEnvFrom(fields);
     if (envFrom.length > 0) container.envFrom = envFrom;
   } else if (fields.has("envFrom")) {
-    fields.fail("envFrom", "not supported: static pods cannot reference ConfigMaps or Secrets");
+    fields.fail("envFrom", `not supported: static pods cannot reference ConfigMaps or Secrets: ${CREATE_THROUGH_THE_API}`);
   }
 
   const resources = validateResources(fields);

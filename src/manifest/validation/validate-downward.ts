@@ -5,6 +5,7 @@
  * since a static pod can reference no other API object. Messages of Invalid errors carry the value
  * first (`"foo": ...`) so the API's `Invalid value: "foo": ...` reads as the API server's.
  */
+import { CREATE_THROUGH_THE_API } from "./api-object-reference.ts";
 import type { DownwardAPIFile, EnvVarSource, ObjectFieldSelector, ObjectKeySelector, ResourceFieldSelector, Volume } from "../types.ts";
 import { Fields } from "../fields.ts";
 import { checkQualifiedName } from "../names.ts";
@@ -67,7 +68,7 @@ export function readEnvVarSource(item: Fields, value: string, apiObjects = false
       if (selector) source = key === "configMapKeyRef" ? { configMapKeyRef: selector } : { secretKeyRef: selector };
       continue;
     }
-    if (!apiObjects) from.fail(key, "Forbidden: static pods cannot reference ConfigMaps or Secrets: use value, fieldRef or resourceFieldRef");
+    if (!apiObjects) from.fail(key, `Forbidden: static pods cannot reference ConfigMaps or Secrets: use value, fieldRef or resourceFieldRef, or ${CREATE_THROUGH_THE_API}`);
   }
   if (from.has("fileKeyRef")) {
     // Kubernetes 1.34+ (EnvFiles, beta and on since 1.35) reads it from a file an init container wrote in an emptyDir.

@@ -17,7 +17,7 @@ import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../d
 import { withoutUnknownFields } from "../known-fields.ts";
 import { readPodOS, type PodOS } from "./validate-stop-signal.ts";
 import { readEmptyDir } from "./validate-empty-dir.ts";
-import { volumeObjectReference } from "./api-object-reference.ts";
+import { staticReferenceRefusal, volumeObjectReference } from "./api-object-reference.ts";
 
 export const DEFAULT_NAMESPACE = "default";
 const HOST_PATH_TYPES = ["", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice"] as const;
@@ -261,7 +261,7 @@ function readVolumes(spec: Fields, apiObjects: boolean, isStatic: boolean): Volu
     } else {
       const reference = isStatic ? volumeObjectReference(source, item.obj[source]) : undefined;
       const supported = isStatic ? "static pods support only emptyDir, hostPath and downwardAPI" : "minikubelet mounts only emptyDir, hostPath and downwardAPI volumes";
-      item.fail(source, reference ? `static pods may not reference ${reference}` : `${source} volumes are not supported: ${supported}`);
+      item.fail(source, reference ? staticReferenceRefusal(reference) : `${source} volumes are not supported: ${supported}`);
     }
   }
   return volumes;
