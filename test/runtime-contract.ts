@@ -262,6 +262,12 @@ export function runtimeContract<R extends Runtime>(
       expect(logs).toContain("to stderr\n");
     });
 
+    commandTest("a container's HOSTNAME is its pod's hostname, as a container runtime sets it for every container", async () => {
+      const { id, pod } = await start('echo "host=$HOSTNAME"', { exitAfterMs: 0 });
+      await waitForStatus(runtime, id, exited);
+      expect(await runtime.readLogs(id)).toBe(`host=${pod.name}\n`);
+    });
+
     test.each([
       [0, "exit 0"],
       [1, "exit 1"],

@@ -6,6 +6,7 @@ import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { ContainerSpec, PodSpec } from "../../manifest/types.ts";
 import { volumeEnvName } from "../../manifest/runtime-rules.ts";
+import { podHostname } from "../pod-hostname.ts";
 
 export { volumeEnvName };
 
@@ -21,13 +22,14 @@ export interface EnvInput {
 }
 
 /**
- * PATH (containerd's default) and HOME (the pod directory) unless the spec sets them, one
+ * PATH (containerd's default), HOME (the pod directory) and HOSTNAME (the pod's hostname, which a
+ * container runtime gives every container) unless the spec sets them, one
  * `MINIKUBELET_VOLUME_<NAME>` per volume mount (its host path, whether or not it is also bound at its mountPath),
  * then the spec's env, later entries winning. Creates emptyDir (and DirectoryOrCreate) directories.
  */
 export function containerEnv(input: EnvInput, fail: (message: string) => never): Record<string, string> {
   const { pod, container } = input;
-  const env: Record<string, string> = { PATH: DEFAULT_PATH, HOME: input.podDir };
+  const env: Record<string, string> = { PATH: DEFAULT_PATH, HOME: input.podDir, HOSTNAME: podHostname(pod) };
   for (const mount of container.volumeMounts) env[volumeEnvName(mount.name)] = mountSource(input, mount, fail);
   for (const { name, value } of container.env) env[name] = value;
   return env;
