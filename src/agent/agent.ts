@@ -271,6 +271,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     log,
   });
   const onFiles = (pods: Map<string, PodSpec>) => gate.offer(sources.desired(pods));
+  const reporting = refusedManifestReporting({ store, rules: { ...rules, strict: options.strict }, clock, refusedFiles, print: (events) => events.forEach(onEvent), log });
+  // An API pod's fields the agent does not honour are told as a file's are: one UnsupportedField event each.
+  sources.api.onWarnings((pod, warnings) => reporting.onWarnings?.(pod, warnings));
   const watcher: Pick<ManifestWatcher, "start" | "stop" | "scan"> = dir === undefined ? noManifests(onFiles) : new ManifestWatcher({
     dir,
     node,
@@ -279,7 +282,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     // Both sources in one desired set; a file never defines a key the API holds (`taken`).
     onPods: onFiles,
     taken: () => sources.api.taken(),
-    ...refusedManifestReporting({ store, rules: { ...rules, strict: options.strict }, clock, refusedFiles, print: (events) => events.forEach(onEvent), log }),
+    ...reporting,
     onReadFailure: (message) => options.stderr(`error: ${message}`),
   });
   pleg.start();

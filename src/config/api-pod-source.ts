@@ -7,6 +7,7 @@
  */
 import { admitApiPod } from "../manifest/api-pod.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
+import type { Issue } from "../manifest/errors.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import type { ApiPodStore, StoredApiPod } from "../store/api-pod-store.ts";
 
@@ -24,6 +25,9 @@ export class ApiPodSource {
   private readonly listeners = new Set<() => void>();
   /** Problems already logged, by uid: a pod that no longer admits is said once, not on every read. */
   private reported = new Map<string, string>();
+  private warningListener?: (pod: PodSpec, warnings: Issue[]) => void;
+  /** The pods (uid and config hash) whose warnings were told: each version of a pod is told once. */
+  private warned = new Set<string>();
 
   constructor(private readonly options: ApiPodSourceOptions) {}
 
@@ -31,6 +35,11 @@ export class ApiPodSource {
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Told, at a read, the fields of each new pod or pod version that the agent does not honour; the first read after this tells those already read. */
+  onWarnings(listener: (pod: PodSpec, warnings: Issue[]) => void): void {
+    this.warningListener = listener;
   }
 
   /** Reads the stored pods again and tells the listeners: the API calls it after each committed write. */
@@ -55,8 +64,9 @@ export class ApiPodSource {
     const reported = new Map<string, string>();
     for (const pod of stored) {
       try {
-        const { pod: spec } = admitApiPod(pod.object, { uid: pod.uid, node: this.options.node, label: `pod ${pod.namespace}/${pod.name}`, meta: { createdAt: pod.createdAt, ...(pod.deletion && { deletion: pod.deletion }) }, stage: "stored", apiObjects: "allowed" }, this.options.rules);
+        const { pod: spec, warnings } = admitApiPod(pod.object, { uid: pod.uid, node: this.options.node, label: `pod ${pod.namespace}/${pod.name}`, meta: { createdAt: pod.createdAt, ...(pod.deletion && { deletion: pod.deletion }) }, stage: "stored", apiObjects: "allowed" }, this.options.rules);
         pods.set(spec.key, spec);
+        this.tellWarnings(spec, warnings);
       } catch (error) {
         const message = (error as Error).message;
         reported.set(pod.uid, message);
@@ -65,6 +75,18 @@ export class ApiPodSource {
     }
     this.reported = reported;
     this.current = pods;
+    // Only the versions still stored are remembered: the set never outgrows the pods.
+    const current = new Set([...pods.values()].map(warningVersion));
+    for (const version of this.warned) if (!current.has(version)) this.warned.delete(version);
+  }
+
+  private tellWarnings(spec: PodSpec, warnings: Issue[]): void {
+    const version = warningVersion(spec);
+    if (!this.warningListener || this.warned.has(version)) return;
+    this.warned.add(version);
+    // Unknown fields were the write's own Warning headers, and were dropped when it was stored.
+    const unhonoured = warnings.filter((issue) => !issue.unknownField);
+    if (unhonoured.length > 0) this.warningListener(spec, unhonoured);
   }
 
   /** The API's pods as last read, Terminating ones included. */
@@ -96,4 +118,8 @@ export class ApiPodSource {
     if (removed) this.changed();
     return removed;
   }
+}
+
+function warningVersion(spec: PodSpec): string {
+  return `${spec.uid}/${spec.configHash}`;
 }

@@ -335,6 +335,6 @@ export function admitClusterPod(object: ClusterPodObject, nodeName: string, rule
     const gracePeriodSeconds = metadata.deletionGracePeriodSeconds ?? 0;
     deletion = { requestedAt: Date.parse(metadata.deletionTimestamp) - gracePeriodSeconds * 1000, gracePeriodSeconds };
   }
-  const { pod } = admitApiPod(written, { uid: metadata.uid, node: nodeName, label: `pod ${metadata.namespace}/${metadata.name}`, meta: { createdAt, ...(deletion && { deletion }) }, stage: "stored", apiObjects: "allowed" }, rules);
+  const { pod } = admitApiPod(written, { uid: metadata.uid, node: nodeName, label: `pod ${metadata.namespace}/${metadata.name}`, meta: { createdAt, ...(deletion && { deletion }) }, stage: "stored", apiObjects: "allowed", tokens: "issued" }, rules);
   return pod;
 }

@@ -62,6 +62,15 @@ export function admitPod(raw: unknown, context: ValidateContext, rules: Manifest
   if (pod && rules.runtime) issues.push(...runtimeErrors(pod, rules.runtime));
   // A refused file lists its unknown fields too, strict or not: `comand:` explains `command: required`.
   if (!pod || issues.length > 0 || (rules.strict && unknown.length > 0)) throw new ManifestError(context.file, [...unknown, ...issues]);
-  const warnings = [...(rules.strict ? [] : unknown), ...(rules.runtime ? runtimeWarnings(raw, rules.runtime) : [])];
+  const warnings = [...(rules.strict ? [] : unknown), ...(rules.runtime ? runtimeWarnings(raw, rules.runtime) : []), ...(context.tokens === "issued" ? [] : tokenWarnings(raw))];
   return { pod, warnings };
+}
+
+/** A pod that asks for a ServiceAccount's token where no API server issues one: it runs without. */
+function tokenWarnings(raw: Record<string, unknown>): Issue[] {
+  const spec = isPlainObject(raw.spec) ? raw.spec : {};
+  const asked: string[] = ["serviceAccountName", "serviceAccount"].filter((field) => typeof spec[field] === "string" && spec[field] !== "");
+  if (spec.automountServiceAccountToken === true) asked.push("automountServiceAccountToken");
+  const why = "no ServiceAccount token is mounted: the agent's own API issues none (a node of a cluster mounts the one its API server issues)";
+  return asked.map((field) => ({ path: ["spec", field], message: `not honoured here: ${why}` }));
 }

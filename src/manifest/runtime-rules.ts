@@ -7,6 +7,7 @@
 import type { ContainerSpec, PodSpec } from "./types.ts";
 import type { FieldPath, Issue } from "./errors.ts";
 import { isPlainObject } from "./fields.ts";
+import { DEFAULT_TERMINATION_MESSAGE_PATH } from "./defaults.ts";
 
 export const RUNTIME_NAMES = ["process", "docker"] as const;
 export type RuntimeName = (typeof RUNTIME_NAMES)[number];
@@ -71,6 +72,11 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
     const message = runtime === "docker" && key === "fsGroup" ? `honoured by ${name} as an extra group of each container; the volumes' ownership is not changed` : `not honoured by ${name}`;
     issues.push({ path: ["spec", "securityContext", key], message });
   }
+  issues.push(...podNamespaceWarnings(spec, runtime));
+  if (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length > 0) {
+    const why = runtime === "process" ? "the process runtime pulls no images" : "the docker runtime pulls with the engine's own credentials (docker login on the host)";
+    issues.push({ path: ["spec", "imagePullSecrets"], message: `not used: ${why}` });
+  }
   if (runtime === "process" && Array.isArray(spec.hostAliases) && spec.hostAliases.length > 0) {
     issues.push({ path: ["spec", "hostAliases"], message: "honoured by the process runtime only as root (the host's /etc/hosts with the aliases after it, bound in the container's own mount namespace); else the container reads the host's /etc/hosts without them" });
   }
@@ -85,7 +91,8 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
       }
       resourceWarnings(container, at, issues, name);
       // Docker mounts a file of the container's own there; the process runtime cannot (its unhonouredTerminationMessagePath).
-      if (runtime === "process" && container.terminationMessagePath !== undefined) {
+      // The API's default is on every container an API server stored: only a path the user chose is told.
+      if (runtime === "process" && container.terminationMessagePath !== undefined && container.terminationMessagePath !== DEFAULT_TERMINATION_MESSAGE_PATH) {
         issues.push({
           path: at("terminationMessagePath"),
           message: `not honoured by ${name}: the container has no file of its own there, so nothing written to it is read; with terminationMessagePolicy FallbackToLogsOnError a failed container's message is the end of its log`,
@@ -93,6 +100,7 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
       }
       if (runtime === "process") processMountWarnings(container, at, issues);
       if (runtime === "docker") dockerPortWarnings(container, at, issues);
+      if (runtime === "process") processPortWarnings(container, at, issues);
     });
   }
   return issues;
@@ -130,6 +138,34 @@ function processMountWarnings(container: Record<string, unknown>, at: (...rest: 
       message: `honoured by the process runtime only as root and where the path exists on the host (bound in the container's own mount namespace); else the process finds the volume's host path in $${env}`,
     });
     if (mount.readOnly === true) issues.push({ path: at("volumeMounts", index, "readOnly"), message: "enforced by the process runtime only where the mountPath is honoured" });
+  });
+}
+
+/**
+ * The host namespaces a pod may ask for, and a user namespace of its own. A process shares the
+ * host's network, PID and IPC namespaces whatever the pod says (hostNetwork, hostPID and hostIPC
+ * true are what it does anyway); the docker runtime honours hostNetwork, not hostPID or hostIPC.
+ * Neither runtime makes a user namespace.
+ */
+function podNamespaceWarnings(spec: Record<string, unknown>, runtime: RuntimeName): Issue[] {
+  const issues: Issue[] = [];
+  if (runtime === "docker") {
+    for (const field of ["hostPID", "hostIPC"] as const) {
+      if (spec[field] === true) issues.push({ path: ["spec", field], message: `not honoured by the docker runtime: the pod's containers keep their own ${field === "hostPID" ? "process" : "IPC"} namespace` });
+    }
+  }
+  if (spec.hostUsers === false) {
+    issues.push({ path: ["spec", "hostUsers"], message: `not honoured by the ${runtime} runtime: the containers run in the host's user namespace, their root the host's root` });
+  }
+  return issues;
+}
+
+/** A process binds its ports on the host itself: a hostPort other than its containerPort maps nothing. */
+function processPortWarnings(container: Record<string, unknown>, at: (...rest: (string | number)[]) => FieldPath, issues: Issue[]): void {
+  const ports = Array.isArray(container.ports) ? container.ports : [];
+  ports.forEach((port, index) => {
+    if (!isPlainObject(port) || typeof port.hostPort !== "number" || port.hostPort === 0 || port.hostPort === port.containerPort) return;
+    issues.push({ path: at("ports", index, "hostPort"), message: `not honoured by the process runtime: the process binds its own port on the host (containerPort ${String(port.containerPort)}); nothing maps hostPort ${port.hostPort} to it` });
   });
 }
 

@@ -74,5 +74,18 @@ spec:
       expect((await run("-n", ns, "create", "secret", "generic", "later", "--from-literal=token=t0k3n")).status).toBe(0);
       await waitFor("the pod running with the Secret's value", async () => (await logs("waiter")) === "token=t0k3n\n", 20_000, () => agent.agent.stdout);
     });
+
+    test("a field the agent does not honour: kubectl prints the server's Warning, and the pod records one UnsupportedField event", async () => {
+      const file = join(session.dir, "pull.yaml");
+      writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: {name: puller, namespace: ${ns}}\nspec:\n  imagePullSecrets: [{name: regcred}]\n  containers:\n    - {name: app, image: busybox, command: [sleep, "600"]}\n`);
+      const created = await run("create", "-f", file);
+      expect(created).toMatchObject({ status: 0, stdout: "pod/puller created\n", stderr: "Warning: spec.imagePullSecrets: not used: the process runtime pulls no images\n" });
+      await waitFor("the UnsupportedField event", async () => (await run("-n", ns, "get", "events", "--field-selector", "reason=UnsupportedField,involvedObject.name=puller", "-o", "name")).stdout.trim() !== "", 20_000, () => agent.agent.stdout);
+      // One event, however many times the sources read the pod (each write, each rescan).
+      expect((await run("-n", ns, "label", "pod", "puller", "seen=yes")).status).toBe(0);
+      await agent.agent.waitForOutput(`UnsupportedField ${ns}/puller`);
+      const events = JSON.parse((await run("-n", ns, "get", "events", "--field-selector", "reason=UnsupportedField,involvedObject.name=puller", "-o", "json")).stdout).items;
+      expect(events.map((event: { message: string; count?: number }) => [event.message, event.count ?? 1])).toEqual([["spec.imagePullSecrets: not used: the process runtime pulls no images", 1]]);
+    });
   });
 }

@@ -5,7 +5,7 @@
  * fields under fieldValidation=Strict a 400 strict decoding error, and the store's refusals
  * (ApiPodWriteError) their 404 or 409.
  */
-import { formatPath, type Issue } from "../../../manifest/errors.ts";
+import { formatIssue, formatPath, type Issue } from "../../../manifest/errors.ts";
 import type { ApiPodWriteError } from "../../../store/api-pod-store.ts";
 import { ApiError, type StatusCause } from "../../http/status.ts";
 
@@ -34,9 +34,15 @@ export function invalidPod(name: string, issues: readonly Issue[], strict: boole
   return ApiError.invalid("Pod", name, issues.filter((issue) => !issue.unknownField).map(issueCause));
 }
 
-/** Unknown fields a lenient write (fieldValidation=Warn) accepted: one `Warning` header each, which kubectl prints. */
-export function unknownFieldWarnings(issues: readonly Issue[]): string[] {
-  return issues.filter((issue) => issue.unknownField).map((issue) => `299 - ${JSON.stringify(`unknown field ${JSON.stringify(formatPath(issue.path))}`)}`);
+/**
+ * The `Warning` headers of an admitted write, which kubectl prints: each unknown field a lenient
+ * write accepted (fieldValidation=Warn, the default; Ignore says nothing of them), and each field
+ * the agent accepts but does not honour, whatever the validation.
+ */
+export function writeWarnings(issues: readonly Issue[], validation: "Strict" | "Warn" | "Ignore"): string[] {
+  return issues
+    .filter((issue) => !issue.unknownField || validation === "Warn")
+    .map((issue) => `299 - ${JSON.stringify(issue.unknownField ? `unknown field ${JSON.stringify(formatPath(issue.path))}` : formatIssue(issue))}`);
 }
 
 /** The store's refusal as the API server's Status. */

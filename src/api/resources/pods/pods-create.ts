@@ -12,7 +12,7 @@ import { podObject, unsyncedStatus } from "../../../v1/pod-object.ts";
 import { isoTime } from "../../../v1/time.ts";
 import type { ApiContext, PodWrites } from "../../http/context.ts";
 import type { ApiRequest } from "../../http/http.ts";
-import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
+import { fieldValidation, invalidPod, isDryRun, storeRefusal, writeWarnings } from "./pod-write-status.ts";
 import { admitCreateIn } from "../namespaces/namespace-lifecycle.ts";
 import { clientMetadata, createdName, creationTime } from "../object-meta.ts";
 import { decodeBody, type ExpectedKind } from "../../http/request-body.ts";
@@ -25,7 +25,8 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
   const writes = api.podWrites;
   if (!writes) return refuseCreate(request, api);
   const namespace = request.params.namespace!;
-  const strict = fieldValidation(request.query) === "Strict";
+  const validation = fieldValidation(request.query);
+  const strict = validation === "Strict";
   const dryRun = isDryRun(request.query);
   const submitted = await decodeBody(request, POD_KIND);
   const metadata = isPlainObject(submitted.metadata) ? { ...submitted.metadata } : {};
@@ -49,7 +50,7 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
   }
   refuseFileName(api, writes, namespace, name);
   const headers = new Headers({ "Content-Type": "application/json" });
-  for (const warning of unknownFieldWarnings(admitted.warnings)) headers.append("Warning", warning);
+  for (const warning of writeWarnings(admitted.warnings, validation)) headers.append("Warning", warning);
   // Stored as decoded (unknown fields dropped, the API's defaults applied), and served as a GET will
   // serve it until the loop has synced the pod: one drawing, saved with the row.
   const served = podObject(admitted.pod, { createdAt }, unsyncedStatus(admitted.pod));

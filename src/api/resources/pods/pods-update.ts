@@ -11,7 +11,7 @@ import type { PodSpec } from "../../../manifest/types.ts";
 import { podObject } from "../../../v1/pod-object.ts";
 import type { V1PodStatus } from "../../../v1/v1.ts";
 import { ApiPodWriteError, type StoredApiPod } from "../../../store/api-pod-store.ts";
-import { fieldValidation, invalidPod, isDryRun, storeRefusal, unknownFieldWarnings } from "./pod-write-status.ts";
+import { fieldValidation, invalidPod, isDryRun, storeRefusal, writeWarnings } from "./pod-write-status.ts";
 import type { ApiContext } from "../../http/context.ts";
 import type { ApiRequest, Route } from "../../http/http.ts";
 import { isObject, PatchError, type JsonObject } from "../../patch/json.ts";
@@ -55,7 +55,7 @@ function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, n
   const identity = { name: stored.name, namespace: stored.namespace, uid: stored.uid };
   const issues = podUpdateIssues({ metadata: identity, spec: comparableSpec(before) }, { metadata: { ...identity, ...metadata }, spec: comparableSpec(admitted.pod) });
   if (issues.length > 0) throw updateRefused(stored.name, issues);
-  const warnings = options.warn ? unknownFieldWarnings(admitted.warnings) : [];
+  const warnings = writeWarnings(admitted.warnings, options.validation);
   // Served at once with the new metadata and spec, and the status the loop last reported: a GET
   // right after the write reads what it wrote, whether or not the loop has synced it yet.
   const answer = podObject(admitted.pod, { createdAt: stored.createdAt, ...deletionOf(stored) }, (current.status ?? {}) as V1PodStatus);
@@ -78,12 +78,12 @@ function updatePod(request: ApiRequest, api: ApiContext, target: UpdateTarget, n
 interface WriteOptions {
   dryRun: boolean;
   strict: boolean;
-  warn: boolean;
+  validation: "Strict" | "Warn" | "Ignore";
 }
 
 function writeOptions(query: URLSearchParams): WriteOptions {
   const validation = fieldValidation(query);
-  return { dryRun: isDryRun(query), strict: validation === "Strict", warn: validation === "Warn" };
+  return { dryRun: isDryRun(query), strict: validation === "Strict", validation };
 }
 
 /** The object to store: the user's metadata (labels, annotations) on the pod's identity, and the spec; status is the loop's. */
