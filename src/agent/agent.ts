@@ -12,6 +12,9 @@ import type { Clock } from "../clock.ts";
 import { DesiredChanges } from "../config/desired-changes.ts";
 import { ManifestWatcher } from "../config/manifest-watcher.ts";
 import { StoreObjectSource } from "../config/store-object-source.ts";
+import { ensureDefaultServiceAccount } from "../api/resources/objects/default-service-account.ts";
+import { SYSTEM_NAMESPACES } from "../api/resources/namespaces/namespace-objects.ts";
+import { liveNamespaceRows } from "../store/namespace-reads.ts";
 import { PodSources } from "../config/pod-sources.ts";
 import type { KubeEvent } from "../v1/kube-event.ts";
 import { AdoptionGate, adoptFromRuntime } from "../kubelet/adoption/adoption-gate.ts";
@@ -147,6 +150,12 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const nodeName = nodeNameOf(node);
   const rules = { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined };
   const sources = new PodSources({ db: database.db, store, node, rules, log });
+  // The ServiceAccounts controller's part at start; a database that takes no write (a full disk) delays it to the namespace's next create.
+  try {
+    for (const namespace of [...SYSTEM_NAMESPACES, ...liveNamespaceRows(database.db).map((row) => row.name)]) ensureDefaultServiceAccount(sources.writes.objects, namespace, clock.now());
+  } catch (error) {
+    log(`creating the namespaces' default ServiceAccounts failed: ${(error as Error).message}`);
+  }
   // The loop is built below; the server's figures and handlers, and the stats' pods, reach it through `loop` once it is.
   const loop: { kubelet?: Kubelet } = {};
   const metrics = new KubeletMetrics({ pods: () => loop.kubelet?.pods.values() ?? [] });

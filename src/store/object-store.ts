@@ -115,6 +115,13 @@ export class SqliteObjectStore {
     return stored;
   }
 
+  /** Stores the object unless a live one holds the name (a controller's object, such as a namespace's default ServiceAccount); returns whether it did. */
+  createIfAbsent(key: ObjectKey, uid: string, object: Record<string, unknown>): boolean {
+    if (this.get(key)) return false;
+    this.create(key, uid, object);
+    return true;
+  }
+
   /**
    * Replaces a live object's stored form if it is still at revision `expected` (undefined: whatever
    * its revision); NotFound or Conflict otherwise, in the API server's words.

@@ -121,6 +121,12 @@ stringData:
       expect(retyped.stderr).toBe('The Secret "typed" is invalid: type: Invalid value: "kubernetes.io/basic-auth": field is immutable\n');
     });
 
+    test("every namespace has its default ServiceAccount, the system ones and a created one", async () => {
+      expect((await run("-n", ns, "get", "sa", "-o", "name")).stdout).toBe("serviceaccount/default\n");
+      expect((await run("-n", "kube-system", "get", "sa", "default", "-o", "jsonpath={.metadata.name}")).stdout).toBe("default");
+      expect((await run("-n", "default", "get", "sa", "default", "-o", "jsonpath={.metadata.name}")).stdout).toBe("default");
+    });
+
     test("serviceaccounts: create, get as NAME AGE, delete; api-resources lists all three", async () => {
       expect(await run("-n", ns, "create", "serviceaccount", "builder")).toMatchObject({ status: 0, stdout: "serviceaccount/builder created\n" });
       expect((await run("-n", ns, "get", "sa", "builder")).stdout).toMatch(/^NAME\s+AGE\nbuilder\s+\d+s\n$/);
