@@ -1,5 +1,5 @@
 /**
- * Generates src/api/discovery/openapi-schemas.json: the OpenAPI v3 schemas of core/v1 Pod, Node and Event and
+ * Generates src/api/discovery/openapi-schemas.json: the OpenAPI v3 schemas of core/v1 Pod, Node, Event, ConfigMap, Secret and ServiceAccount and
  * everything they reference, with the API's own field descriptions, read from the typings that the
  * `kubernetes-models` package (MIT) generates from the Kubernetes OpenAPI document. We keep only the
  * schemas those kinds reach, so the binary embeds a few hundred kilobytes, not the whole API.
@@ -22,7 +22,7 @@ export const SCHEMAS_JSON = join(ROOT, "src/api/discovery/openapi-schemas.json")
  * body and answer types the document's write operations name.
  */
 export const ROOT_SCHEMAS = [
-  ...["Pod", "PodList", "Node", "NodeList", "Event", "EventList"].map((kind) => `io.k8s.api.core.v1.${kind}`),
+  ...["Pod", "PodList", "Node", "NodeList", "Event", "EventList", "ConfigMap", "ConfigMapList", "Secret", "SecretList", "ServiceAccount", "ServiceAccountList"].map((kind) => `io.k8s.api.core.v1.${kind}`),
   ...["Patch", "Status"].map((kind) => `io.k8s.apimachinery.pkg.apis.meta.v1.${kind}`),
 ];
 
@@ -75,6 +75,9 @@ export const PATCH_STRATEGIES: Record<string, Record<string, { strategy: string;
       },
     ]),
   ),
+  "io.k8s.api.core.v1.ServiceAccount": {
+    secrets: { strategy: "merge", mergeKey: "name" },
+  },
   "io.k8s.api.core.v1.PodStatus": {
     conditions: { strategy: "merge", mergeKey: "type" },
     podIPs: { strategy: "merge", mergeKey: "ip" },

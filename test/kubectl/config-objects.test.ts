@@ -130,12 +130,25 @@ stringData:
     test("serviceaccounts: create, get as NAME AGE, delete; api-resources lists all three", async () => {
       expect(await run("-n", ns, "create", "serviceaccount", "builder")).toMatchObject({ status: 0, stdout: "serviceaccount/builder created\n" });
       expect((await run("-n", ns, "get", "sa", "builder")).stdout).toMatch(/^NAME\s+AGE\nbuilder\s+\d+s\n$/);
+      // Its secrets merge by name, as the type's patch strategy says.
+      expect((await run("-n", ns, "patch", "sa", "builder", "-p", '{"secrets":[{"name":"a"}]}')).status).toBe(0);
+      expect((await run("-n", ns, "patch", "sa", "builder", "-p", '{"secrets":[{"name":"b"}]}')).status).toBe(0);
+      expect((await run("-n", ns, "get", "sa", "builder", "-o", "jsonpath={.secrets[*].name}")).stdout).toBe("b a");
       expect(await run("-n", ns, "delete", "sa", "builder")).toMatchObject({ status: 0, stdout: 'serviceaccount "builder" deleted\n' });
       expect(await run("-n", ns, "get", "sa", "builder")).toMatchObject({ status: 1, stderr: 'Error from server (NotFound): serviceaccounts "builder" not found\n' });
       const resources = (await run("api-resources")).stdout;
       expect(resources).toMatch(/\nconfigmaps\s+cm\s+v1\s+true\s+ConfigMap\n/);
       expect(resources).toMatch(/\nsecrets\s+v1\s+true\s+Secret\n/);
       expect(resources).toMatch(/\nserviceaccounts\s+sa\s+v1\s+true\s+ServiceAccount\n/);
+    });
+
+    test("explain reads the served schemas", async () => {
+      const explained = await run("explain", "configmap.immutable");
+      expect(explained.status).toBe(0);
+      // kubectl wraps the description at 80 columns.
+      const text = (out: string) => out.replace(/\s+/g, " ");
+      expect(text(explained.stdout)).toContain("FIELD: immutable <boolean> DESCRIPTION: Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated");
+      expect(text((await run("explain", "secret.stringData")).stdout)).toContain("stringData allows specifying non-binary secret data in string form.");
     });
 
     test("delete configmap; delete ns takes its ConfigMaps and Secrets with it", async () => {

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI v3 document of what this server knows of core/v1: Pod, Node and Event with every schema
+ * The OpenAPI v3 document of what this server knows of core/v1: Pod, Node, Event, ConfigMap, Secret and ServiceAccount with every schema
  * they reference (generated into openapi-schemas.json by scripts/openapi-schemas.ts), and the paths
  * that tie each resource to its kind. kubectl needs both: `explain` finds a resource's schema through
  * the `x-kubernetes-group-version-kind` of one of its path operations, and `apply` only sends its
@@ -15,7 +15,7 @@ type Operation = Record<string, unknown>;
 export const CORE_GROUP_VERSION = "api/v1";
 
 interface Resource {
-  kind: "Pod" | "Node" | "Event";
+  kind: "Pod" | "Node" | "Event" | "ConfigMap" | "Secret" | "ServiceAccount";
   /** Lower-case plural, as in the URL. */
   plural: string;
   namespaced: boolean;
@@ -25,6 +25,9 @@ export const OPENAPI_RESOURCES: readonly Resource[] = [
   { kind: "Pod", plural: "pods", namespaced: true },
   { kind: "Node", plural: "nodes", namespaced: false },
   { kind: "Event", plural: "events", namespaced: true },
+  { kind: "ConfigMap", plural: "configmaps", namespaced: true },
+  { kind: "Secret", plural: "secrets", namespaced: true },
+  { kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true },
 ];
 
 const SCHEMA_PREFIX = "#/components/schemas/io.k8s.api.core.v1.";

@@ -10,6 +10,7 @@ import { jsonDepthError } from "../http/json-depth.ts";
 import { isObject, PatchError, type Json, type JsonObject } from "./json.ts";
 import { jsonPatch } from "./json-patch.ts";
 import { mergePatch } from "./merge-patch.ts";
+import { PatchSchema } from "./patch-schema.ts";
 import { strategicMergePatch } from "./strategic-merge.ts";
 
 export const PATCH_CONTENT_TYPES = {
@@ -38,8 +39,8 @@ export function decodePatch(kind: PatchKind, body: string): Json {
   }
 }
 
-/** `current` with the decoded `patch` applied; `current` is not changed. */
-export function applyPatch(kind: PatchKind, current: JsonObject, patch: Json): JsonObject {
+/** `current` (an object of `schema`'s kind) with the decoded `patch` applied; `current` is not changed. */
+export function applyPatch(kind: PatchKind, current: JsonObject, patch: Json, schema: PatchSchema = PatchSchema.POD): JsonObject {
   if (kind === "json") {
     const result = jsonPatch(current, patch);
     if (!isObject(result)) throw new PatchError("the JSON patch left no object", 422);
@@ -51,6 +52,6 @@ export function applyPatch(kind: PatchKind, current: JsonObject, patch: Json): J
       return mergePatch(current, patch) as JsonObject;
     case "strategic":
     case "apply":
-      return strategicMergePatch(current, patch);
+      return strategicMergePatch(current, patch, schema);
   }
 }

@@ -20,6 +20,7 @@ import { exactField, matchesFields, matchesLabels, parseFieldSelector, parseLabe
 import { ApiError, type StatusCause } from "../../http/status.ts";
 import { includeObject, jsonResponse, rowObject, tableResponse, tableVersion, type TableRow, type TableVersion } from "../../http/table.ts";
 import { patchKind } from "../../patch/apply-patch.ts";
+import { PatchSchema } from "../../patch/patch-schema.ts";
 import { isObject, type JsonObject } from "../../patch/json.ts";
 import type { WatchChange, WatchKind, WatchObject } from "../../watch/watch-kind.ts";
 import { isWatchRequest, serveWatch } from "../../watch/watch.ts";
@@ -224,7 +225,7 @@ async function patch(kind: ObjectKind, request: ApiRequest, api: ApiContext): Pr
     const found = liveObject(api.store.db, kind.resource, request.params.namespace!, request.params.name!);
     if (!found && patchKind(request.headers.get("content-type")) === "apply") return applyCreate(kind, request, api, body);
     if (!found) throw ApiError.notFound(kind.resource, request.params.name!);
-    const next = patchedPod(request, servedObject(kind, found) as unknown as JsonObject, body);
+    const next = patchedPod(request, servedObject(kind, found) as unknown as JsonObject, body, PatchSchema.of(`io.k8s.api.core.v1.${kind.kind}`));
     const asked = expectedResourceVersion((next.metadata as Json | undefined)?.resourceVersion);
     const precondition = asked !== undefined && asked !== found.revision ? asked : undefined;
     try {
@@ -238,7 +239,7 @@ async function patch(kind: ObjectKind, request: ApiRequest, api: ApiContext): Pr
 
 /** Server-side apply of an object that is not there creates it. */
 async function applyCreate(kind: ObjectKind, request: ApiRequest, api: ApiContext, body: Uint8Array): Promise<Response> {
-  const object = patchedPod(request, { apiVersion: "v1", kind: kind.kind, metadata: { name: request.params.name! } }, body);
+  const object = patchedPod(request, { apiVersion: "v1", kind: kind.kind, metadata: { name: request.params.name! } }, body, PatchSchema.of(`io.k8s.api.core.v1.${kind.kind}`));
   const json = new TextEncoder().encode(JSON.stringify(object));
   return create(kind, { ...request, headers: new Headers({ "content-type": "application/json" }), body: async () => json }, api);
 }

@@ -11,6 +11,7 @@ import type { ApiContext } from "../../http/context.ts";
 import type { ApiRequest } from "../../http/http.ts";
 import { applyPatch, decodePatch, patchKind, PATCH_CONTENT_TYPES } from "../../patch/apply-patch.ts";
 import { PatchError, type JsonObject } from "../../patch/json.ts";
+import type { PatchSchema } from "../../patch/patch-schema.ts";
 import { apiPod } from "./pods-api.ts";
 import { ApiError } from "../../http/status.ts";
 
@@ -51,15 +52,15 @@ export function deletionOf(stored: StoredApiPod): { deletion?: { requestedAt: nu
   return stored.deletion ? { deletion: { requestedAt: stored.deletion.requestedAt, graceSeconds: stored.deletion.gracePeriodSeconds } } : {};
 }
 
-/** PATCH: the body (read once by the caller) applied to the pod as served, by its Content-Type. */
-export function patchedPod(request: ApiRequest, current: JsonObject, body: Uint8Array): JsonObject {
+/** PATCH: the body (read once by the caller) applied to the object as served (a pod unless `schema` says), by its Content-Type. */
+export function patchedPod(request: ApiRequest, current: JsonObject, body: Uint8Array, schema?: PatchSchema): JsonObject {
   const kind = patchKind(request.headers.get("content-type"));
   if (!kind) {
     const accepted = Object.values(PATCH_CONTENT_TYPES).join(", ");
     throw new ApiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
   }
   try {
-    return applyPatch(kind, current, decodePatch(kind, new TextDecoder().decode(body)));
+    return applyPatch(kind, current, decodePatch(kind, new TextDecoder().decode(body)), schema);
   } catch (error) {
     if (error instanceof PatchError) throw new ApiError(error.code, PATCH_ERROR_REASONS[error.code], error.message);
     throw error;
