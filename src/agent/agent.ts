@@ -12,7 +12,9 @@ import type { Clock } from "../clock.ts";
 import { DesiredChanges } from "../config/desired-changes.ts";
 import { ManifestWatcher } from "../config/manifest-watcher.ts";
 import { StoreObjectSource } from "../config/store-object-source.ts";
-import { ensureDefaultServiceAccount } from "../api/resources/objects/default-service-account.ts";
+import { issueBoundToken } from "../api/resources/objects/token-request-api.ts";
+import type { IssuedToken, TokenRequestInput } from "../kubelet/objects/pod-object-source.ts";
+import { ensureNamespaceDefaults } from "../api/resources/objects/namespace-defaults.ts";
 import { SYSTEM_NAMESPACES } from "../api/resources/namespaces/namespace-objects.ts";
 import { liveNamespaceRows } from "../store/namespace-reads.ts";
 import { PodSources } from "../config/pod-sources.ts";
@@ -43,6 +45,8 @@ import { MAX_PODS } from "../eviction/node-allocatable.ts";
 import { DEFAULT_LIMITS, type ApiLimits } from "../api/http/context.ts";
 import { connectionsWithin, raiseOpenFilesLimit } from "../host/open-files.ts";
 import { apiFailedEvent, startAgentApi } from "./api.ts";
+import type { RunningApi } from "../api/start.ts";
+import type { Database } from "bun:sqlite";
 import { nodeKubeletServing, startAgentKubeletServer, type NodeServingOptions } from "./kubelet-server.ts";
 import { startBanner } from "./banner.ts";
 import { startNodeMonitor, type NodeMonitor } from "./node-monitor.ts";
@@ -150,12 +154,6 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const nodeName = nodeNameOf(node);
   const rules = { runtime: isRuntimeName(runtime.name) ? runtime.name : undefined };
   const sources = new PodSources({ db: database.db, store, node, rules, log });
-  // The ServiceAccounts controller's part at start; a database that takes no write (a full disk) delays it to the namespace's next create.
-  try {
-    for (const namespace of [...SYSTEM_NAMESPACES, ...liveNamespaceRows(database.db).map((row) => row.name)]) ensureDefaultServiceAccount(sources.writes.objects, namespace, clock.now());
-  } catch (error) {
-    log(`creating the namespaces' default ServiceAccounts failed: ${(error as Error).message}`);
-  }
   // The loop is built below; the server's figures and handlers, and the stats' pods, reach it through `loop` once it is.
   const loop: { kubelet?: Kubelet } = {};
   const metrics = new KubeletMetrics({ pods: () => loop.kubelet?.pods.values() ?? [] });
@@ -194,6 +192,13 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const kubeletEndpoint = kubeletServer && "url" in kubeletServer ? kubeletServer : undefined;
   const api = startAgentApi({ dbPath, listen: options.api, nodeName, commits, runtime, podWrites: sources.writes, clock, log, limits: connections.api, maxPods: options.maxPods, plegHealth: () => pleg.healthy(), metrics: stats, kubelet: () => kubeletEndpoint, diskPressure: () => disk?.condition() });
   const apiUrl = api && "url" in api ? api.url : undefined;
+  // The controllers' part at start (default ServiceAccounts, kube-root-ca.crt); a database that takes no write (a full disk) delays it to the namespace's next create.
+  try {
+    const rootCa = api && "url" in api ? api.caPem : undefined;
+    for (const namespace of [...SYSTEM_NAMESPACES, ...liveNamespaceRows(database.db).map((row) => row.name)]) ensureNamespaceDefaults(sources.writes.objects, namespace, clock.now(), rootCa);
+  } catch (error) {
+    log(`creating the namespaces' default ServiceAccounts and kube-root-ca.crt failed: ${(error as Error).message}`);
+  }
   for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: chosen.root, node, api: apiUrl, kubelet: kubeletEndpoint?.url })) log(line);
   if (chosen.limitsProblem) log(`cgroups: ${chosen.limitsProblem}; containers run without their resource limits`);
   // The node's own events (no pod's): told like the loop's and saved at once.
@@ -218,7 +223,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   // Node mode: the ConfigMaps, Secrets, Services and tokens the cluster's pods reference, read with the node's credentials.
   // On one host: the ConfigMaps and Secrets created through the agent's own API.
   const podObjects = cluster && new PodObjectCache({ client: cluster.client, clock, log });
-  const objects = podObjects ?? new StoreObjectSource(database.db, sources.writes.objects);
+  const objects = podObjects ?? new StoreObjectSource({ db: database.db, objects: sources.writes.objects, ...(api && "url" in api && { api: agentApiForPods(api, database.db) }) });
   const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder, objects });
   loop.kubelet = kubelet;
   kubelet.recorder.subscribe(onEvent);
@@ -381,4 +386,28 @@ function connectionBudget(limits: ApiLimits, log: (message: string) => void): { 
   const total = connectionsWithin(soft, Number.MAX_SAFE_INTEGER);
   const kubelet = Math.max(1, Math.min(DEFAULT_LIMITS.maxConnections, Math.floor(total / 4)));
   return { api: { ...limits, maxConnections: Math.max(1, Math.min(limits.maxConnections, total - kubelet)) }, kubelet };
+}
+
+/** The agent's API as its own pods see it: the `kubernetes` Service's address, and its TokenRequest without HTTP. */
+function agentApiForPods(api: RunningApi, db: Database) {
+  const url = new URL(api.url);
+  const listened = url.hostname.replace(/^\[|\]$/g, "");
+  // A wildcard listen is reached on loopback, which the serving certificate names.
+  const host = listened === "0.0.0.0" ? "127.0.0.1" : listened === "::" ? "::1" : listened;
+  const tokens = api.tokens;
+  return {
+    host,
+    port: Number(url.port),
+    issueToken: async (request: TokenRequestInput): Promise<IssuedToken> => {
+      if (!tokens) throw new Error("the agent's API issues no tokens");
+      const issued = await issueBoundToken(db, tokens, {
+        namespace: request.namespace,
+        serviceAccount: request.serviceAccount,
+        pod: { name: request.podName, uid: request.podUid },
+        audiences: request.audiences,
+        expirationSeconds: request.expirationSeconds,
+      });
+      return { token: issued.token, expiresAt: issued.expiresAt };
+    },
+  };
 }

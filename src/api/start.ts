@@ -16,6 +16,8 @@ import { DEFAULT_LIMITS, type ApiContext, type ApiLimits, type KubeletEndpoint, 
 import { apiRoutes } from "./routes.ts";
 import { PUBLIC_INFO_PATHS, startApiServer, type ListenAddress } from "./http/server.ts";
 import { apiDirOf, ensureCredentials, recordServerAddress } from "./http/tls.ts";
+import { apiGate } from "./http/api-gate.ts";
+import { TokenAuthority } from "./http/service-account-tokens.ts";
 
 export { DEFAULT_API_LISTEN };
 
@@ -55,6 +57,10 @@ export interface StartApiOptions {
 
 export interface RunningApi {
   url: string;
+  /** The CA that signs the API's serving certificate: what a client in a pod trusts (kube-root-ca.crt). */
+  caPem: string;
+  /** Under `run`: the signer of ServiceAccount tokens, for the loop's pods. */
+  tokens?: TokenAuthority;
   /** The API's own read-only store, for the revision checks of `serve`. */
   store: StoreReader;
   stop(): Promise<void>;
@@ -74,10 +80,13 @@ export function startApi(options: StartApiOptions): RunningApi {
     throw new Error(`cannot write the API's certificates and token in ${apiDirOf(options.dbPath)}: ${(error as Error).message}`);
   }
   const store = new StoreReader(db);
+  const clock = options.clock ?? realClock;
+  // Under `run` only: `serve` has no loop whose pods would hold the tokens.
+  const tokens = options.podWrites ? new TokenAuthority(credentials.dir, clock) : undefined;
   const context: ApiContext = {
     store,
     dbPath: options.dbPath,
-    clock: options.clock ?? realClock,
+    clock,
     nodeName: options.nodeName,
     runtime: options.runtime,
     commits: options.commits,
@@ -88,13 +97,18 @@ export function startApi(options: StartApiOptions): RunningApi {
     ...(options.metrics && { metrics: options.metrics }),
     ...(options.kubelet && { kubelet: options.kubelet }),
     ...(options.diskPressure && { diskPressure: options.diskPressure }),
+    ...(tokens && { tokens }),
+    rootCa: credentials.caPem,
   };
   try {
-    const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, publicPaths: PUBLIC_INFO_PATHS, log: options.log });
+    const gate = apiGate({ adminToken: credentials.token, publicPaths: PUBLIC_INFO_PATHS, store, ...(tokens && { tokens }) });
+    const server = startApiServer({ listen: options.listen, context, routes: apiRoutes, tls: { cert: credentials.certPem, key: credentials.keyPem }, token: credentials.token, publicPaths: PUBLIC_INFO_PATHS, gate, log: options.log });
     recordServerAddress(options.dbPath, clientUrl(server.url, options.listen));
     return {
       url: server.url,
       store,
+      caPem: credentials.caPem,
+      ...(tokens && { tokens }),
       async stop() {
         await server.stop();
         db.close();

@@ -23,3 +23,19 @@ export function liveObject(db: Database, resource: ObjectResource, namespace: st
 export function objectsChangedSince(db: Database, resource: ObjectResource, revision: number, limit: number): StoredObject[] {
   return db.query(`SELECT ${OBJECT_COLUMNS} FROM api_objects WHERE resource = ? AND revision > ? ORDER BY revision LIMIT ?`).all(resource, revision, limit).map(objectRow);
 }
+
+/** Whether a pod of that namespace, name and uid exists: live in the loop's record, or created through the API and not yet gone. */
+export function podExists(db: Database, namespace: string, name: string, uid: string): boolean {
+  const found = db
+    .query("SELECT 1 FROM api_pods WHERE uid = ? AND namespace = ? AND name = ? UNION ALL SELECT 1 FROM pods WHERE uid = ? AND namespace = ? AND name = ? AND deleted_at IS NULL LIMIT 1")
+    .get(uid, namespace, name, uid, namespace, name);
+  return found !== null;
+}
+
+/** The uid of the pod of that namespace and name, if one exists (the API's first, as it is the newest). */
+export function podUid(db: Database, namespace: string, name: string): string | undefined {
+  const row = db
+    .query("SELECT uid FROM api_pods WHERE namespace = ? AND name = ? UNION ALL SELECT uid FROM pods WHERE namespace = ? AND name = ? AND deleted_at IS NULL LIMIT 1")
+    .get(namespace, name, namespace, name) as { uid: string } | null;
+  return row?.uid;
+}

@@ -57,7 +57,7 @@ export const CORE_RESOURCES: readonly ServedResource[] = [
     ],
   },
   { resource: "secrets", singular: "secret", kind: "Secret", scope: "Namespaced", verbs: OBJECT_VERBS, subresources: [] },
-  { resource: "serviceaccounts", singular: "serviceaccount", kind: "ServiceAccount", scope: "Namespaced", verbs: OBJECT_VERBS, shortNames: ["sa"], subresources: [] },
+  { resource: "serviceaccounts", singular: "serviceaccount", kind: "ServiceAccount", scope: "Namespaced", verbs: OBJECT_VERBS, shortNames: ["sa"], subresources: [{ subresource: "token", kind: "TokenRequest", verbs: ["create"] }] },
   // Always empty (services-api.ts): listed so that cluster-info and get all find the resource.
   { resource: "services", singular: "service", kind: "Service", scope: "Namespaced", verbs: READ, shortNames: ["svc"], categories: ["all"], subresources: [] },
 ];

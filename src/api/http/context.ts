@@ -12,6 +12,7 @@ export type { PodWrites };
 import type { PlegHealth } from "../../pleg/pleg.ts";
 import type { MetricsSource } from "../../stats/stats-source.ts";
 import type { DiskPressureCondition } from "../../eviction/disk-pressure.ts";
+import type { TokenAuthority } from "./service-account-tokens.ts";
 
 export interface ApiContext {
   store: StoreReader;
@@ -39,6 +40,10 @@ export interface ApiContext {
    * change that says so; this is the verdict the loop acts on, and the Node reports it.
    */
   diskPressure?: () => DiskPressureCondition | undefined;
+  /** Under `run`: the signer of ServiceAccount tokens (TokenRequest), and their check on each request. */
+  tokens?: TokenAuthority;
+  /** The CA that signs the API's serving certificate, which each namespace's kube-root-ca.crt carries. */
+  rootCa?: string;
 }
 
 /** The kubelet's server as the API sees it: the port its Node reports, and its handlers for the node proxy. */

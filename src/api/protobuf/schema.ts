@@ -27,6 +27,8 @@ const KINDS: Readonly<Record<string, string>> = {
   "authorization.k8s.io/v1/SelfSubjectAccessReview": "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
   "authorization.k8s.io/v1/SelfSubjectRulesReview": "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
   "authentication.k8s.io/v1/SelfSubjectReview": "k8s.io.api.authentication.v1.SelfSubjectReview",
+  "authentication.k8s.io/v1/TokenRequest": "k8s.io.api.authentication.v1.TokenRequest",
+  "authentication.k8s.io/v1/TokenReview": "k8s.io.api.authentication.v1.TokenReview",
 };
 
 let root: protobuf.Root | undefined;

@@ -15,7 +15,7 @@ import { NamespaceWriteError, type NewNamespace, type StoredNamespace } from "..
 import type { ApiContext, PodWrites } from "../../http/context.ts";
 import type { ApiRequest } from "../../http/http.ts";
 import { admitNamespaceDelete } from "./namespace-lifecycle.ts";
-import { ensureDefaultServiceAccount } from "../objects/default-service-account.ts";
+import { ensureNamespaceDefaults } from "../objects/namespace-defaults.ts";
 import { findNamespace, storedEntry } from "./namespace-objects.ts";
 import { clientMetadata, createdName, creationTime } from "../object-meta.ts";
 import { isDryRun, storeRefusal } from "../pods/pod-write-status.ts";
@@ -68,7 +68,7 @@ export async function createNamespace(request: ApiRequest, api: ApiContext): Pro
   } else {
     try {
       stored = writes.namespaces.create(namespace);
-      ensureDefaultServiceAccount(writes.objects, name, api.clock.now());
+      ensureNamespaceDefaults(writes.objects, name, api.clock.now(), api.rootCa);
     } catch (error) {
       if (error instanceof NamespaceWriteError) throw ApiError.alreadyExists("namespaces", name);
       throw error;

@@ -15,7 +15,7 @@ import type { ApiRequest } from "../../http/http.ts";
 import { fieldValidation, invalidPod, isDryRun, storeRefusal, writeWarnings } from "./pod-write-status.ts";
 import { admitCreateIn } from "../namespaces/namespace-lifecycle.ts";
 import { clientMetadata, createdName, creationTime } from "../object-meta.ts";
-import { ensureDefaultServiceAccount } from "../objects/default-service-account.ts";
+import { ensureNamespaceDefaults } from "../objects/namespace-defaults.ts";
 import { decodeBody, type ExpectedKind } from "../../http/request-body.ts";
 import { ApiError } from "../../http/status.ts";
 import { refuseCreate } from "./write-refusals.ts";
@@ -65,7 +65,7 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
     }
     writes.changed();
     // A namespace made by its first pod (as a static pod makes one) gets its ServiceAccount now.
-    ensureDefaultServiceAccount(writes.objects, namespace, api.clock.now());
+    ensureNamespaceDefaults(writes.objects, namespace, api.clock.now(), api.rootCa);
     served.metadata.resourceVersion = String(resourceVersion);
   }
   return new Response(JSON.stringify(served), { status: 201, headers });
