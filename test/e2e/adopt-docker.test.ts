@@ -70,7 +70,7 @@ describeDocker("adoption with the docker runtime (compiled binary)", () => {
       "web ready and crash in its 8s back-off",
       () => {
         const [crash, web] = containers();
-        if (!web?.ready || crash?.state !== "terminated" || crash.restart_count !== 3 || backoffDelay(workspace, "crash") !== 8000) return false;
+        if (!web?.ready || (crash?.state !== "terminated" && crash?.state !== "waiting") || crash.restart_count !== 3 || backoffDelay(workspace, "crash") !== 8000) return false;
         const finished = attempts("crash")[3]?.finished_at;
         return finished != null && finished + 8000 - Date.now() > 5000;
       },
