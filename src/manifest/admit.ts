@@ -71,6 +71,6 @@ function tokenWarnings(raw: Record<string, unknown>): Issue[] {
   const spec = isPlainObject(raw.spec) ? raw.spec : {};
   const asked: string[] = ["serviceAccountName", "serviceAccount"].filter((field) => typeof spec[field] === "string" && spec[field] !== "");
   if (spec.automountServiceAccountToken === true) asked.push("automountServiceAccountToken");
-  const why = "no ServiceAccount token is mounted: the agent's own API issues none (a node of a cluster mounts the one its API server issues)";
+  const why = "no ServiceAccount token is mounted by itself: a pod that wants one declares a projected serviceAccountToken volume, which the agent's API issues (a node of a cluster mounts the one its API server issues)";
   return asked.map((field) => ({ path: ["spec", field], message: `not honoured here: ${why}` }));
 }

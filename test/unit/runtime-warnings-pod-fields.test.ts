@@ -44,7 +44,7 @@ test("a process's hostPort: told when it differs from the port the process binds
 
 test("a ServiceAccount's token asked for where none is issued; a node of a cluster says nothing", () => {
   const raw = pod({ serviceAccountName: "builder", automountServiceAccountToken: true });
-  const why = "not honoured here: no ServiceAccount token is mounted: the agent's own API issues none (a node of a cluster mounts the one its API server issues)";
+  const why = "not honoured here: no ServiceAccount token is mounted by itself: a pod that wants one declares a projected serviceAccountToken volume, which the agent's API issues (a node of a cluster mounts the one its API server issues)";
   expect(warnings(raw, "process")).toEqual([`spec.serviceAccountName: ${why}`, `spec.automountServiceAccountToken: ${why}`]);
   expect(warnings(raw, "process", "issued")).toEqual([]);
   expect(warnings(pod({ automountServiceAccountToken: false }), "docker")).toEqual([]);
