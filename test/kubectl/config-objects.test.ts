@@ -40,7 +40,8 @@ for (const [label, binary] of KUBECTLS_UNDER_TEST) {
       const created = await run("-n", ns, "create", "configmap", "settings", "--from-literal=mode=fast", "--from-literal=level=3", `--from-file=${file}`);
       expect(created).toMatchObject({ status: 0, stdout: "configmap/settings created\n", stderr: "" });
       const listed = await run("-n", ns, "get", "configmaps");
-      expect(listed.stdout).toMatch(/^NAME\s+DATA\s+AGE\nsettings\s+3\s+\d+s\n$/);
+      // kube-root-ca.crt is in every namespace, as the root CA publisher puts it there.
+      expect(listed.stdout).toMatch(/^NAME\s+DATA\s+AGE\nkube-root-ca\.crt\s+1\s+\d+s\nsettings\s+3\s+\d+s\n$/);
       const shown = JSON.parse((await run("-n", ns, "get", "cm", "settings", "-o", "json")).stdout);
       expect(shown).toMatchObject({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: ns }, data: { mode: "fast", level: "3", "app.properties": "color=blue\nsize=3\n" } });
       expect(shown.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);

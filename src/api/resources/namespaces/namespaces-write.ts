@@ -18,6 +18,7 @@ import { admitNamespaceDelete } from "./namespace-lifecycle.ts";
 import { ensureNamespaceDefaults } from "../objects/namespace-defaults.ts";
 import { findNamespace, storedEntry } from "./namespace-objects.ts";
 import { clientMetadata, createdName, creationTime } from "../object-meta.ts";
+import { deleteOptions } from "../delete-options.ts";
 import { isDryRun, storeRefusal } from "../pods/pod-write-status.ts";
 import { deleteApiPod } from "../pods/pods-delete.ts";
 import { decodeBody, type ExpectedKind } from "../../http/request-body.ts";
@@ -137,24 +138,6 @@ function refuseFilePods(api: ApiContext, namespace: string): void {
     kind: "namespaces",
     causes,
   });
-}
-
-/** DeleteOptions a namespace's delete reads: `dryRun` (query or body) and a uid precondition. */
-async function deleteOptions(request: ApiRequest): Promise<{ dryRun: boolean; uid?: string }> {
-  const text = new TextDecoder().decode(await request.body()).trim();
-  let body: Record<string, unknown> = {};
-  if (text !== "") {
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(text);
-    } catch (error) {
-      throw ApiError.badRequest(`the request body is not a DeleteOptions object: ${(error as Error).message}`);
-    }
-    if (!isPlainObject(decoded)) throw ApiError.badRequest("the request body is not a DeleteOptions object");
-    body = decoded;
-  }
-  const preconditions = isPlainObject(body.preconditions) ? body.preconditions : {};
-  return { dryRun: isDryRun(request.query, body), ...(typeof preconditions.uid === "string" && { uid: preconditions.uid }) };
 }
 
 function nameCauses(name: string): StatusCause[] {

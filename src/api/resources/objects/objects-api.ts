@@ -26,6 +26,7 @@ import type { WatchChange, WatchKind, WatchObject } from "../../watch/watch-kind
 import { isWatchRequest, serveWatch } from "../../watch/watch.ts";
 import { admitCreateIn } from "../namespaces/namespace-lifecycle.ts";
 import { clientMetadata, createdName, creationTime } from "../object-meta.ts";
+import { deleteOptions } from "../delete-options.ts";
 import { fieldValidation, isDryRun } from "../pods/pod-write-status.ts";
 import { expectedResourceVersion, patchedPod } from "../pods/pod-write-target.ts";
 import { OBJECT_KINDS, type ObjectKind } from "./object-kinds.ts";
@@ -261,28 +262,6 @@ async function remove(kind: ObjectKind, request: ApiRequest, api: ApiContext): P
     if (error instanceof ObjectWriteError) throw storeRefusal(kind, error);
     throw error;
   }
-}
-
-/** DeleteOptions: `dryRun` (query or body) and the uid and resourceVersion preconditions. */
-async function deleteOptions(request: ApiRequest): Promise<{ dryRun: boolean; uid?: string; resourceVersion?: string }> {
-  const text = new TextDecoder().decode(await request.body()).trim();
-  let body: Json = {};
-  if (text !== "") {
-    let decoded: unknown;
-    try {
-      decoded = JSON.parse(text);
-    } catch (error) {
-      throw ApiError.badRequest(`the request body is not a DeleteOptions object: ${(error as Error).message}`);
-    }
-    if (!isPlainObject(decoded)) throw ApiError.badRequest("the request body is not a DeleteOptions object");
-    body = decoded;
-  }
-  const preconditions = isPlainObject(body.preconditions) ? body.preconditions : {};
-  return {
-    dryRun: isDryRun(request.query, body),
-    ...(typeof preconditions.uid === "string" && { uid: preconditions.uid }),
-    ...(typeof preconditions.resourceVersion === "string" && { resourceVersion: preconditions.resourceVersion }),
-  };
 }
 
 function change(kind: ObjectKind, stored: StoredObject): WatchChange {
