@@ -1,7 +1,7 @@
 /**
  * API pods that use ConfigMaps and Secrets, with the real kubectl (1.27 and 1.33) against the
  * compiled agent on the process runtime: one `apply -f` of a ConfigMap, a Secret and a Pod; the
- * container's env and its configMap volume hold their values; an edit of the ConfigMap reaches the
+ * container's env and its configMap volume hold their values; a `kubectl edit` of the ConfigMap reaches the
  * mounted file while the container runs; a pod whose Secret does not exist yet waits in
  * CreateContainerConfigError with the kubelet's message and starts once the Secret is created.
  */
@@ -60,7 +60,10 @@ spec:
       await waitFor("the pod's first lines", async () => (await logs("web")).includes("level=1\n"), 20_000, () => agent.agent.stdout);
       expect((await logs("web")).split("\n")[0]).toBe("mode=fast pw=hunter2");
 
-      expect((await run("-n", ns, "patch", "configmap", "web-config", "-p", '{"data":{"LEVEL":"2"}}')).status).toBe(0);
+      // kubectl edit, with a script for the editor.
+      const editor = join(session.dir, "edit-level.sh");
+      writeFileSync(editor, "#!/bin/sh\nsed -i 's/LEVEL: \"1\"/LEVEL: \"2\"/' \"$1\"\n", { mode: 0o755 });
+      expect(await session.run(kubectl, ["-n", ns, "edit", "configmap", "web-config"], { timeoutMs: 60_000, env: { EDITOR: editor } })).toMatchObject({ status: 0, stdout: "configmap/web-config edited\n" });
       await waitFor("the edit in the mounted file", async () => (await logs("web")).includes("level=2\n"), 20_000, () => agent.agent.stdout);
       // The same container saw both: updated in place, not restarted.
       expect((await run("-n", ns, "get", "pod", "web", "-o", "jsonpath={.status.containerStatuses[0].restartCount}")).stdout).toBe("0");
