@@ -9,9 +9,10 @@ import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
 import { backoffKey } from "./backoff.ts";
 import { DownwardApiError, resolveEnv } from "./env/downward-values.ts";
 import { ContainerConfigError, containerEnv } from "./env/container-env.ts";
+import { requiresNonRoot, runAsNonRootRefusal } from "./run-as-non-root.ts";
 import { syncPodVolumes } from "./volumes/pod-volumes.ts";
 import { expandCommand, expandEnv } from "./env/env-expansion.ts";
-import { allContainers, transition, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
+import { allContainers, podFullDescription, transition, type ContainerRecord, type PodRecord, type Termination } from "./pod-state.ts";
 import type { SyncContext } from "./sync-context.ts";
 import { noticeRestartInPlace } from "./runtime-restarts.ts";
 import { exitedSuffix, killCauseOf } from "./lifecycle/kill-cause.ts";
@@ -195,6 +196,13 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
     ctx.event(pod, "Warning", "Failed", container, `Error: ${error.message}`);
     return;
   }
+  const refusal = await nonRootRefusal(ctx, pod, container);
+  if (refusal) {
+    // generateContainerConfig's refusal: no attempt is made, the container waits as for a missing object.
+    container.waiting = { reason: "CreateContainerConfigError", message: refusal };
+    ctx.event(pod, "Warning", "Failed", container, `Error: ${refusal}`);
+    return;
+  }
   const attempt = container.attempts;
   let id: string;
   const metricType = metricContainerType(container.kind);
@@ -224,6 +232,18 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   const noTerminationFile = attempt === 0 ? ctx.runtime.unhonouredTerminationMessagePath?.(spec) : undefined;
   if (noTerminationFile) ctx.event(pod, "Warning", "TerminationMessagePathNotHonoured", container, `terminationMessagePath of container ${container.name} is not honoured: ${noTerminationFile}`);
   beginPostStart(ctx, pod, container);
+}
+
+/** runAsNonRoot's verdict on the user the container would run as (run-as-non-root.ts); a runtime that cannot tell its image's user is not checked. */
+async function nonRootRefusal(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<string | undefined> {
+  if (!requiresNonRoot(pod.spec, container.name) || !ctx.runtime.imageUser) return undefined;
+  try {
+    const user = await ctx.runtime.imageUser(container.spec.image);
+    return runAsNonRootRefusal(pod.spec, container.name, user, podFullDescription(pod));
+  } catch (error) {
+    // getImageUser's failure fails the config as the check's would.
+    return (error as Error).message;
+  }
 }
 
 /**

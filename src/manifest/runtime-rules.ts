@@ -55,8 +55,10 @@ export function runtimeErrors(pod: PodSpec, runtime: RuntimeName): Issue[] {
 }
 
 /** The securityContext fields the docker runtime hands to the engine (runtime/docker/docker-security.ts). */
-const DOCKER_CONTAINER_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "privileged", "allowPrivilegeEscalation", "readOnlyRootFilesystem", "capabilities"];
-const DOCKER_POD_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "supplementalGroups"];
+const DOCKER_CONTAINER_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "runAsNonRoot", "privileged", "allowPrivilegeEscalation", "readOnlyRootFilesystem", "capabilities"];
+const DOCKER_POD_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "runAsNonRoot", "supplementalGroups"];
+/** What the loop checks on either runtime before a start (kubelet/run-as-non-root.ts): the process runtime against the agent's own user. */
+const CHECKED_SECURITY: readonly string[] = ["runAsNonRoot"];
 
 /**
  * Fields set in the manifest (`raw`, already validated) that the runtime accepts but cannot honour:
@@ -68,7 +70,7 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
   if (!spec) return issues;
   const name = `the ${runtime} runtime`;
   for (const key of Object.keys(objectAt(spec, "securityContext") ?? {})) {
-    if (runtime === "docker" && DOCKER_POD_SECURITY.includes(key)) continue;
+    if ((runtime === "docker" && DOCKER_POD_SECURITY.includes(key)) || CHECKED_SECURITY.includes(key)) continue;
     const message = runtime === "docker" && key === "fsGroup" ? `honoured by ${name} as an extra group of each container; the volumes' ownership is not changed` : `not honoured by ${name}`;
     issues.push({ path: ["spec", "securityContext", key], message });
   }
@@ -86,7 +88,7 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
       if (!isPlainObject(container)) return;
       const at = (...rest: (string | number)[]): FieldPath => ["spec", list, index, ...rest];
       for (const key of Object.keys(objectAt(container, "securityContext") ?? {})) {
-        if (runtime === "docker" && DOCKER_CONTAINER_SECURITY.includes(key)) continue;
+        if ((runtime === "docker" && DOCKER_CONTAINER_SECURITY.includes(key)) || CHECKED_SECURITY.includes(key)) continue;
         issues.push({ path: at("securityContext", key), message: `not honoured by ${name}${runtime === "process" ? ": every process runs as the agent's user" : ""}` });
       }
       resourceWarnings(container, at, issues, name);

@@ -291,9 +291,18 @@ export interface ContainerManager {
   containerUsage?(id: string): Promise<ContainerUsage | undefined>;
 }
 
+/** The user an image runs as when the pod sets none (the CRI's ImageStatus uid and username); neither: root. */
+export interface ImageUser {
+  uid?: number;
+  /** A user the image names, not a number: a non-root check cannot be made on it. */
+  username?: string;
+}
+
 export interface ImageManager {
   /** Applies the pull policy: pulls when asked or missing; rejects with ImagePullError. */
   ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult>;
+  /** Who a container of `image` runs as unless its securityContext says: what runAsNonRoot is checked against. */
+  imageUser?(image: string): Promise<ImageUser>;
   /**
    * The image filesystem (the CRI's ImageFsInfo): the directory images are stored under and the
    * bytes they take. A runtime without images has none.

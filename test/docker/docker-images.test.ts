@@ -72,4 +72,21 @@ describeDocker("DockerRuntime images (real dockerd, registry on 127.0.0.1:5000)"
     const present = await env.runtime.ensureImage(bbContainer("c", "true", { image: BUSYBOX, imagePullPolicy: "Never" }));
     expect(present.pulled).toBe(false);
   });
+
+  test("imageUser reads the image's USER: none is root, a number its uid, a name its username", async () => {
+    expect(await env.runtime.imageUser(BUSYBOX)).toEqual({ uid: 0 });
+    const made: string[] = [];
+    try {
+      for (const [tag, user] of [["uid", "1000:3000"], ["name", "nobody"]] as const) {
+        const container = await docker.createContainer({ Image: BUSYBOX, Cmd: ["true"] });
+        await container.commit({ repo: "minikubelet-test/busybox-user", tag, changes: `USER ${user}` });
+        await container.remove();
+        made.push(`minikubelet-test/busybox-user:${tag}`);
+      }
+      expect(await env.runtime.imageUser("minikubelet-test/busybox-user:uid")).toEqual({ uid: 1000 });
+      expect(await env.runtime.imageUser("minikubelet-test/busybox-user:name")).toEqual({ username: "nobody" });
+    } finally {
+      for (const image of made) await untag(image);
+    }
+  });
 }, { registry: true });

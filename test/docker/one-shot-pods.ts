@@ -62,6 +62,17 @@ ${fields}
       return spec;
     },
 
+    /** Syncs the pod until the kubelet refuses to create its container (a Failed event); returns state.waiting as the status serves it. */
+    async refused(spec: PodSpec) {
+      await h.kubelet.sync(desired(spec));
+      await h.event((e) => e.reason === "Failed" && e.podUid === spec.uid, 15_000, "the container's refusal");
+      await h.kubelet.idle();
+      const record = h.kubelet.pods.get(spec.key)!;
+      const state = containerStatus(record.app[0]!, "docker").state?.waiting;
+      if (!state) throw new Error(`${spec.fullName}: the container is not waiting`);
+      return state;
+    },
+
     /** Runs the pod to its container's exit and returns state.terminated as the status serves it. */
     async terminated(spec: PodSpec) {
       await h.kubelet.sync(desired(spec));

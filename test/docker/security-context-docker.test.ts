@@ -1,12 +1,13 @@
 /**
  * The security context on the real engine, as the upstream Security Context specs check it: the
- * user and group a container runs as, its extra groups, a read-only root filesystem, no_new_privs.
+ * user and group a container runs as, its extra groups, a read-only root filesystem, no_new_privs,
+ * and runAsNonRoot's check against the image's user.
  */
 import { expect, test } from "bun:test";
 import { describeDocker } from "./helpers.ts";
 import { oneShotPods } from "./one-shot-pods.ts";
 
-const { pod: terminatingPod, terminated } = oneShotPods("security");
+const { pod: terminatingPod, terminated, refused } = oneShotPods("security");
 
 describeDocker("the security context on the docker runtime", () => {
   test("runAsUser and runAsGroup (the container's over the pod's), supplementalGroups, a read-only root", async () => {
@@ -16,6 +17,16 @@ describeDocker("the security context on the docker runtime", () => {
     const state = await terminated(spec);
     expect(state.exitCode).toBe(0);
     expect(state.message?.split("\n")).toEqual(["65534 3000 3000 5000", "read-only", "NoNewPrivs:\t1", ""]);
+  }, 30_000);
+
+  test("runAsNonRoot: an image that runs as root is refused as the kubelet refuses it; a runAsUser other than 0 runs", async () => {
+    const root = terminatingPod("nonroot", "id -u > /dev/termination-log", "      securityContext: { runAsNonRoot: true }");
+    expect(await refused(root)).toEqual({
+      reason: "CreateContainerConfigError",
+      message: `container has runAsNonRoot and image will run as root (pod: "${root.fullName}_mk-test(${root.uid})", container: termination-message-container)`,
+    });
+    const user = terminatingPod("nonroot-user", "id -u > /dev/termination-log", "      securityContext: { runAsNonRoot: true, runAsUser: 1234 }");
+    expect((await terminated(user)).message).toBe("1234\n");
   }, 30_000);
 
   test("without a security context the image's user (root) and a writable root, as before", async () => {

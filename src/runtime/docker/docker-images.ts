@@ -6,7 +6,7 @@ import type Dockerode from "dockerode";
 import type { Clock } from "../../clock.ts";
 import type { ContainerSpec, PullPolicy } from "../../manifest/types.ts";
 import { dockerMessage, isNotFound } from "./docker-errors.ts";
-import { ImagePullError, type PullResult } from "../runtime.ts";
+import { ImagePullError, type ImageUser, type PullResult } from "../runtime.ts";
 
 /** One JSON object of the engine's pull progress stream. */
 interface PullEvent {
@@ -32,6 +32,17 @@ export class DockerImages {
       if (isNotFound(error)) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * The image's Config.User as the CRI's ImageStatus reports it: `USER[:GROUP]`, a number as the
+   * uid, a name as the username; none is root.
+   */
+  async user(image: string): Promise<ImageUser> {
+    const info = await this.docker.getImage(image).inspect();
+    const user = (info.Config?.User ?? "").split(":")[0]!;
+    if (user === "") return { uid: 0 };
+    return /^\d+$/.test(user) ? { uid: Number(user) } : { username: user };
   }
 
   /**

@@ -4,8 +4,9 @@
  * kuberuntime_container_linux.go): the container's runAsUser and runAsGroup over the pod's, the
  * pod's supplementalGroups with its fsGroup as extra groups, privileged, no_new_privs when
  * allowPrivilegeEscalation is false, a read-only root filesystem, and the capabilities to add and
- * drop. What the engine is not told (runAsNonRoot's check, SELinux, seccomp and AppArmor profiles,
- * sysctls, fsGroup's volume ownership) is a validate warning (manifest/runtime-rules.ts).
+ * drop. runAsNonRoot is the loop's check before the start (kubelet/run-as-non-root.ts). What the
+ * engine is not told (SELinux, seccomp and AppArmor profiles, sysctls, fsGroup's volume ownership)
+ * is a validate warning (manifest/runtime-rules.ts).
  */
 import type { ContainerCreateOptions } from "dockerode";
 import type { PodSpec } from "../../manifest/types.ts";

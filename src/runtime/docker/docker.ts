@@ -40,6 +40,7 @@ import type {
   ExecSession,
   ExecStreamRequest,
   LogOptions,
+  ImageUser,
   PullResult,
   Runtime,
   RuntimeEvent,
@@ -313,6 +314,10 @@ export class DockerRuntime implements Runtime {
 
   ensureImage(container: ContainerSpec, onProgress?: (line: string) => void): Promise<PullResult> {
     return this.images.ensureImage(container, onProgress);
+  }
+
+  imageUser(image: string): Promise<ImageUser> {
+    return this.images.user(image);
   }
 
   /** The engine's root directory, and the images' sizes added up (a layer two images share counts twice, as in `docker images`). */

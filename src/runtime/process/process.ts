@@ -32,6 +32,7 @@ import type {
   ExecSession,
   ExecStreamRequest,
   LogOptions,
+  ImageUser,
   PullResult,
   Runtime,
   RuntimeEvent,
@@ -340,6 +341,11 @@ export class ProcessRuntime implements Runtime {
 
   async ensureImage(_container: ContainerSpec): Promise<PullResult> {
     return { pulled: false, durationMs: 0 };
+  }
+
+  /** There is no image: every process runs as the agent's own user. */
+  async imageUser(_image: string): Promise<ImageUser> {
+    return { uid: process.getuid?.() ?? 0 };
   }
 
   watch(listener: (event: RuntimeEvent) => void): () => void {
