@@ -56,7 +56,7 @@ export function runtimeErrors(pod: PodSpec, runtime: RuntimeName): Issue[] {
 
 /** The securityContext fields the docker runtime hands to the engine (runtime/docker/docker-security.ts). */
 const DOCKER_CONTAINER_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "runAsNonRoot", "privileged", "allowPrivilegeEscalation", "readOnlyRootFilesystem", "capabilities"];
-const DOCKER_POD_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "runAsNonRoot", "supplementalGroups"];
+const DOCKER_POD_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "runAsNonRoot", "supplementalGroups", "sysctls"];
 /** What the loop checks on either runtime before a start (kubelet/run-as-non-root.ts): the process runtime against the agent's own user. */
 const CHECKED_SECURITY: readonly string[] = ["runAsNonRoot"];
 

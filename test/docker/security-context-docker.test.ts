@@ -1,7 +1,7 @@
 /**
  * The security context on the real engine, as the upstream Security Context specs check it: the
  * user and group a container runs as, its extra groups, a read-only root filesystem, no_new_privs,
- * and runAsNonRoot's check against the image's user.
+ * runAsNonRoot's check against the image's user, and the pod's sysctls.
  */
 import { expect, test } from "bun:test";
 import { describeDocker } from "./helpers.ts";
@@ -27,6 +27,13 @@ describeDocker("the security context on the docker runtime", () => {
     });
     const user = terminatingPod("nonroot-user", "id -u > /dev/termination-log", "      securityContext: { runAsNonRoot: true, runAsUser: 1234 }");
     expect((await terminated(user)).message).toBe("1234\n");
+  }, 30_000);
+
+  test("the pod's safe sysctls are set in its sandbox's namespaces: its containers read them", async () => {
+    const spec = terminatingPod("sysctls", "{ cat /proc/sys/kernel/shm_rmid_forced; cat /proc/sys/net/ipv4/ip_local_port_range; } > /dev/termination-log", `  securityContext:
+    sysctls: [{ name: kernel.shm_rmid_forced, value: "1" }, { name: net/ipv4/ip_local_port_range, value: "20000 40000" }]`);
+    const state = await terminated(spec);
+    expect(state.message?.split("\n")).toEqual(["1", "20000\t40000", ""]);
   }, 30_000);
 
   test("without a security context the image's user (root) and a writable root, as before", async () => {

@@ -7,6 +7,7 @@
 import type { NodeAllocatable } from "../../eviction/node-allocatable.ts";
 import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests, type PodRequests } from "./admission.ts";
 import { osRefusal } from "./os-admission.ts";
+import { sysctlRefusal } from "./sysctl-admission.ts";
 import type { EventType } from "../../v1/kube-event.ts";
 import { isTerminalPhase, podPhase } from "../status/phase.ts";
 import { allContainers, type PodRecord } from "../pod-state.ts";
@@ -72,8 +73,9 @@ export class PodAdmission {
   private fit(pod: PodRecord, admitted?: PodRequests[]): void {
     const { allocatable } = this.options;
     const requests = podRequests(pod.spec);
-    // The predicate handler's order: what no preemption could help (the OS) before the resources.
-    const refusal = osRefusal(pod.spec) ?? (allocatable && admissionRefusal(requests, admitted ?? this.admittedRequests(pod), allocatable));
+    // The kubelet's handlers in order: the sysctl allowlist, then the predicate handler's, what no
+    // preemption could help (the OS) before the resources.
+    const refusal = sysctlRefusal(pod.spec) ?? osRefusal(pod.spec) ?? (allocatable && admissionRefusal(requests, admitted ?? this.admittedRequests(pod), allocatable));
     if (!refusal) {
       admitted?.push(requests);
       return;

@@ -13,12 +13,14 @@ import { containerLabels, containerName, sandboxLabels, sandboxName } from "../l
 import type { ContainerConfig } from "../runtime.ts";
 import { isMemoryEmptyDir, memoryVolumeName } from "./docker-memory-volumes.ts";
 import { securityCreateOptions } from "./docker-security.ts";
+import { normalizeSysctlName, podSysctls } from "../../manifest/sysctls.ts";
 
 /** The container's terminationMessagePath, named as the kubelet's annotation names it. */
 export const TERMINATION_MESSAGE_PATH_LABEL = "io.kubernetes.container.terminationMessagePath";
 
-/** The pause container: owns the pod's network (bridge, or the host's) and a shareable IPC namespace. */
+/** The pause container: owns the pod's network (bridge, or the host's) and a shareable IPC namespace, with the pod's sysctls set in them. */
 export function sandboxCreateOptions(pod: PodSpec, pauseImage: string, owner?: string): ContainerCreateOptions {
+  const sysctls = podSysctls(pod);
   return {
     name: sandboxName(pod),
     Image: pauseImage,
@@ -29,6 +31,8 @@ export function sandboxCreateOptions(pod: PodSpec, pauseImage: string, owner?: s
       NetworkMode: pod.hostNetwork ? "host" : "bridge",
       IpcMode: "shareable",
       RestartPolicy: { Name: "no" },
+      // The pod's sysctls go to the namespaces the sandbox owns, as the CRI's LinuxPodSandboxConfig carries them (admission let only safe ones through).
+      ...(sysctls.length > 0 && { Sysctls: Object.fromEntries(sysctls.map(({ name, value }) => [normalizeSysctlName(name), value])) }),
       // The engine unmounts a tmpfs volume when no container has it, and its contents with it: the
       // pause container holds the pod's memory emptyDirs for the pod's life, as the kubelet's
       // tmpfs on the host does, so a container restarted after a crash finds what it wrote.
