@@ -71,7 +71,7 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
   const name = `the ${runtime} runtime`;
   for (const key of Object.keys(objectAt(spec, "securityContext") ?? {})) {
     if ((runtime === "docker" && DOCKER_POD_SECURITY.includes(key)) || CHECKED_SECURITY.includes(key)) continue;
-    const message = runtime === "docker" && key === "fsGroup" ? `honoured by ${name} as an extra group of each container; the volumes' ownership is not changed` : `not honoured by ${name}`;
+    const message = runtime === "docker" && key === "fsGroup" ? `honoured by ${name} as an extra group of each container and as the group (setgid) of the pod's emptyDir directories; other volumes' ownership is not changed` : `not honoured by ${name}`;
     issues.push({ path: ["spec", "securityContext", key], message });
   }
   issues.push(...podNamespaceWarnings(spec, runtime));

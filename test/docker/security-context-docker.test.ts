@@ -1,7 +1,7 @@
 /**
  * The security context on the real engine, as the upstream Security Context specs check it: the
  * user and group a container runs as, its extra groups, a read-only root filesystem, no_new_privs,
- * runAsNonRoot's check against the image's user, and the pod's sysctls.
+ * runAsNonRoot's check against the image's user, the pod's sysctls, and fsGroup's emptyDirs.
  */
 import { expect, test } from "bun:test";
 import { describeDocker } from "./helpers.ts";
@@ -34,6 +34,15 @@ describeDocker("the security context on the docker runtime", () => {
     sysctls: [{ name: kernel.shm_rmid_forced, value: "1" }, { name: net/ipv4/ip_local_port_range, value: "20000 40000" }]`);
     const state = await terminated(spec);
     expect(state.message?.split("\n")).toEqual(["1", "20000\t40000", ""]);
+  }, 30_000);
+
+  test("fsGroup: an emptyDir (and a subPath made in it) belongs to the group, setgid, so a file a container creates there is the group's", async () => {
+    const script = "touch /vol/file /sub/file && stat -c '%g %a' /vol /vol/file /sub > /dev/termination-log";
+    const spec = terminatingPod("fsgroup", script, `      volumeMounts: [{ name: vol, mountPath: /vol }, { name: vol, mountPath: /sub, subPath: made/here }]
+  securityContext: { fsGroup: 123 }
+  volumes: [{ name: vol, emptyDir: {} }]`);
+    const state = await terminated(spec);
+    expect(state.message?.split("\n")).toEqual(["123 2777", "123 644", "123 2777", ""]);
   }, 30_000);
 
   test("without a security context the image's user (root) and a writable root, as before", async () => {

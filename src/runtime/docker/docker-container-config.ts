@@ -49,6 +49,8 @@ export interface ResolvedMount {
   readOnly: boolean;
   /** emptyDir directories are created by the runtime; hostPath ones only with *OrCreate types. */
   create?: "directory" | "file";
+  /** An emptyDir's own directory (the source, or above its subPath): what fsGroup owns. */
+  emptyDir?: string;
 }
 
 /** Where a pod's emptyDir lives on the host: one directory per pod uid, one per volume inside it. */
@@ -99,7 +101,7 @@ export function resolveMounts(pod: PodSpec, container: ContainerSpec, volumeRoot
     const source = mount.subPath ? join(base, mount.subPath) : base;
     // The kubelet mounts the volumes it fills itself (downwardAPI, configMap, secret, projected) read-only whatever the mount says.
     const readOnly = mount.readOnly || isFilledVolume(volume);
-    return { source, target: mount.mountPath, readOnly, create: createKind(volume, !!mount.subPath) };
+    return { source, target: mount.mountPath, readOnly, create: createKind(volume, !!mount.subPath), ...(volume.type === "emptyDir" && { emptyDir: base }) };
   });
 }
 

@@ -6,7 +6,8 @@
  * error. Every failure of the container is a ContainerStartError with the kubelet's reason; an
  * engine that does not answer is EngineUnreachableError, which counts no attempt.
  */
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { makePrivateDir } from "../../host/private-files.ts";
 import { dirname } from "node:path";
 import type Dockerode from "dockerode";
@@ -42,7 +43,7 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
   let options: Dockerode.ContainerCreateOptions;
   try {
     const mounts = resolveMounts(config.pod, config.container, engine.volumeRoot);
-    prepareMounts(mounts, engine.volumeRoot);
+    prepareMounts(mounts, engine.volumeRoot, podFsGroup(config.pod));
     const hosts = etcHostsMount(config, engine.volumeRoot);
     if (hosts) mounts.push(hosts);
     const terminationMount = terminationFileMount(config, mounts, engine.volumeRoot);
@@ -87,14 +88,24 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
 /**
  * Creates emptyDir directories (world-writable, so a non-root container can write) and *OrCreate
  * paths. The volume root above the emptyDirs is 0700: the engine mounts as root, and no other user
- * of the host reaches what the pods keep there.
+ * of the host reaches what the pods keep there. With the pod's fsGroup, a directory made for a
+ * volume of the pod belongs to that group with its setgid bit set, so what a container creates in
+ * it is the group's too, as the kubelet's SetVolumeOwnership leaves an emptyDir.
  */
-function prepareMounts(mounts: ResolvedMount[], volumeRoot: string): void {
+function prepareMounts(mounts: ResolvedMount[], volumeRoot: string, fsGroup: number | undefined): void {
   for (const mount of mounts) {
     if (mount.create === "directory" && !existsSync(mount.source)) {
       if (mount.source.startsWith(`${volumeRoot}/`)) makePrivateDir(volumeRoot);
       mkdirSync(mount.source, { recursive: true });
-      chmodSync(mount.source, 0o777); // mkdir's mode is cut by the umask
+      if (mount.emptyDir !== undefined && fsGroup !== undefined) {
+        // The emptyDir's directory and those of a subPath in it, from the deepest up.
+        const dirs: string[] = [];
+        for (let dir = mount.source; dir.length >= mount.emptyDir.length; dir = dirname(dir)) dirs.push(dir);
+        for (const dir of dirs) chownSync(dir, -1, fsGroup);
+        setgidWritable(dirs);
+      } else {
+        chmodSync(mount.source, 0o777); // mkdir's mode is cut by the umask
+      }
     } else if (mount.create === "file" && !existsSync(mount.source)) {
       mkdirSync(dirname(mount.source), { recursive: true });
       writeFileSync(mount.source, "");
@@ -118,4 +129,19 @@ function terminationFileMount(config: ContainerConfig, mounts: ResolvedMount[], 
 /** A transport failure carries no HTTP status from the engine. */
 function dockerStatusCodeMissing(error: unknown): boolean {
   return error instanceof Error && dockerStatusCode(error) === undefined;
+}
+
+/** The pod's securityContext.fsGroup, if set. */
+function podFsGroup(pod: ContainerConfig["pod"]): number | undefined {
+  const fsGroup = ((pod.manifest.spec ?? {}) as { securityContext?: { fsGroup?: unknown } }).securityContext?.fsGroup;
+  return typeof fsGroup === "number" ? fsGroup : undefined;
+}
+
+/**
+ * chmod 2777: Bun's fs.chmod drops the setgid bit (it keeps only the permission bits), so the
+ * system's chmod sets it. Only a pod with an fsGroup gets here, once per directory it makes.
+ */
+function setgidWritable(dirs: string[]): void {
+  const result = spawnSync("chmod", ["2777", ...dirs], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`chmod 2777 ${dirs.join(" ")}: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
 }
