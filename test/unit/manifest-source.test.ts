@@ -273,7 +273,7 @@ describe("runtime rules", () => {
     ]);
     // Docker takes the user (and the fsGroup as a group, not the volumes' ownership).
     expect(loadManifests(dir, "", { runtime: "docker" }).warnings.get("demo/web")!.map(formatIssue)).toEqual([
-      "spec.securityContext.fsGroup: honoured by the docker runtime as an extra group of each container; the volumes' ownership is not changed",
+      "spec.securityContext.fsGroup: honoured by the docker runtime as an extra group of each container and as the group (setgid) of the pod's emptyDir directories; other volumes' ownership is not changed",
     ]);
   });
 
