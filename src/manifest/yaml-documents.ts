@@ -2,12 +2,23 @@
  * YAML as kubectl and the API server decode it (sigs.k8s.io/yaml over go-yaml v2). go-yaml's
  * scanner also reads `\'` in a double-quoted scalar as a single quote, an escape YAML 1.2 (and the
  * `yaml` package) does not have; the Kubernetes documentation ships manifests that use it, and
- * kubectl reads them. Every other difference is left to the `yaml` package.
+ * kubectl reads them. Its YAML is 1.1 (see GO_YAML).
  */
 import { parseAllDocuments, type Document, type ParseOptions, type DocumentOptions, type SchemaOptions } from "yaml";
 
-/** The documents of `text`, each with its errors, `\'` read as go-yaml reads it. */
-export function parseYamlDocuments(text: string, options: ParseOptions & DocumentOptions & SchemaOptions = {}): Document.Parsed[] {
+/**
+ * go-yaml v2 reads YAML 1.1: `0400` is octal (256, a file mode as the Kubernetes docs write it),
+ * `yes`, `no`, `on` and `off` are booleans, `1_000` a number. Its timestamps become RFC 3339
+ * strings once the document is JSON, which is what the plain scalar already says: not read as dates.
+ */
+const GO_YAML: ParseOptions & DocumentOptions & SchemaOptions = {
+  version: "1.1",
+  customTags: (tags) => tags.filter((tag) => typeof tag === "string" || tag.tag !== "tag:yaml.org,2002:timestamp"),
+};
+
+/** The documents of `text`, each with its errors, read as go-yaml reads them (`\'` too). */
+export function parseYamlDocuments(text: string, extra: ParseOptions & DocumentOptions & SchemaOptions = {}): Document.Parsed[] {
+  const options = { ...GO_YAML, ...extra };
   const documents = asList(parseAllDocuments(text, options));
   const escapes = documents
     .flatMap((document) => document.errors)

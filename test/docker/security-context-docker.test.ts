@@ -45,6 +45,16 @@ describeDocker("the security context on the docker runtime", () => {
     expect(state.message?.split("\n")).toEqual(["123 2777", "123 644", "123 2777", ""]);
   }, 30_000);
 
+  test("fsGroup: a volume the kubelet fills (downwardAPI here) is the group's and readable by it, so a non-root user in the group reads a 0400 item", async () => {
+    const script = "{ stat -L -c '%g %a' /info/name; cat /info/name; echo; } > /dev/termination-log";
+    const spec = terminatingPod("fsgroup-filled", script, `      volumeMounts: [{ name: info, mountPath: /info }]
+      securityContext: { runAsUser: 1000 }
+  securityContext: { fsGroup: 123 }
+  volumes: [{ name: info, downwardAPI: { items: [{ path: name, mode: 256, fieldRef: { fieldPath: metadata.name } }] } }]`);
+    const state = await terminated(spec);
+    expect(state.message?.split("\n")).toEqual(["123 440", spec.name, ""]);
+  }, 30_000);
+
   test("without a security context the image's user (root) and a writable root, as before", async () => {
     const spec = terminatingPod("plain", "{ id -u; touch /probe && echo writable; } > /dev/termination-log", "");
     const state = await terminated(spec);

@@ -35,8 +35,9 @@ describe("parseManifest", () => {
     });
   });
 
-  test("YAML 1.2 keeps yes and on as strings, as the API server's decoder does", () => {
-    expect(parseManifest("a: yes\nb: on\nc: true\n", "x.yaml", "yaml")).toEqual({ a: "yes", b: "on", c: true });
+  test("YAML 1.1, as sigs.k8s.io/yaml's YAMLToJSON reads it (go-yaml v2): yes and on are booleans, 0400 octal, 1_000 a number; a date stays its text", () => {
+    expect(parseManifest("a: yes\nb: on\nc: true\nd: 'yes'\n", "x.yaml", "yaml")).toEqual({ a: true, b: true, c: true, d: "yes" });
+    expect(parseManifest("mode: 0400\nquoted: '0400'\ncount: 1_000\nday: 2001-12-14\nhex: 0x1F\n", "x.yaml", "yaml")).toEqual({ mode: 256, quoted: "0400", count: 1000, day: "2001-12-14", hex: 31 });
   });
 
   test("JSON decodes through JSON.parse", () => {

@@ -5,7 +5,7 @@
  * top-level name the user sees is a symlink through `..data`. Then the previous directory and the
  * names no longer written are removed. A payload equal to what `..data` holds writes nothing.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /** The symlink readers go through; it names the directory holding the current files. */
@@ -27,8 +27,12 @@ function timestampPrefix(now: number): string {
   return `..${d.getUTCFullYear()}_${two(d.getUTCMonth() + 1)}_${two(d.getUTCDate())}_${two(d.getUTCHours())}_${two(d.getUTCMinutes())}_${two(d.getUTCSeconds())}.`;
 }
 
-/** True when the payload was written, false when `..data` already held it. */
-export function writeAtomically(targetDir: string, payload: readonly PayloadFile[], now: number): boolean {
+/**
+ * True when the payload was written, false when `..data` already held it. `group` (the pod's
+ * fsGroup) owns what is written, as SetVolumeOwnership leaves a volume: the caller widens the
+ * files' modes to the group.
+ */
+export function writeAtomically(targetDir: string, payload: readonly PayloadFile[], now: number, group?: number): boolean {
   mkdirSync(targetDir, { recursive: true, mode: 0o755 });
   const current = currentDataDir(targetDir);
   if (current && holdsPayload(join(targetDir, current), payload)) return false;
@@ -36,12 +40,18 @@ export function writeAtomically(targetDir: string, payload: readonly PayloadFile
   const tsDir = mkdtempSync(join(targetDir, timestampPrefix(now)));
   // mkdtemp makes it 0700: containers running as another user must read through it.
   chmodSync(tsDir, 0o755);
+  const own = (path: string) => group !== undefined && chownSync(path, -1, group);
+  own(tsDir);
   for (const file of payload) {
     const full = join(tsDir, file.path);
-    mkdirSync(dirname(full), { recursive: true, mode: 0o755 });
+    for (let dir = dirname(full); dir.length > tsDir.length && !existsSync(dir); dir = dirname(dir)) {
+      mkdirSync(dir, { recursive: true, mode: 0o755 });
+      own(dir);
+    }
     writeFileSync(full, file.content, { mode: file.mode });
     // writeFile's mode passes through the umask; the kubelet sets it exactly.
     chmodSync(full, file.mode);
+    own(full);
   }
   const tmpLink = join(targetDir, DATA_TMP);
   rmSync(tmpLink, { force: true });

@@ -7,6 +7,7 @@
  * words; it is tried again when the object it waits for arrives (the source's change wakes the
  * pod), or after a short wait for a failure of the disk.
  */
+import { podFsGroup } from "../../manifest/fs-group.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DATA_DIR, writeAtomically, type PayloadFile } from "./atomic-writer.ts";
@@ -16,6 +17,8 @@ import type { SyncContext } from "../sync-context.ts";
 import { VolumeSetUpError, volumePayload } from "./object-payload.ts";
 
 const MOUNT_RETRY_MS = 2000;
+/** What fsGroup adds to each file of these read-only volumes (the kubelet's roMask). */
+const GROUP_READ = 0o440;
 
 /** What was last written per pod and volume, so an unchanged pass writes nothing. */
 const written = new WeakMap<PodRecord, Map<string, string>>();
@@ -27,6 +30,7 @@ const written = new WeakMap<PodRecord, Map<string, string>>();
  */
 export function syncPodVolumes(ctx: SyncContext, pod: PodRecord, refresh = false): boolean {
   let ready = true;
+  const fsGroup = podFsGroup(pod.spec);
   const last = written.get(pod) ?? new Map<string, string>();
   written.set(pod, last);
   for (const volume of pod.spec.volumes) {
@@ -42,10 +46,12 @@ export function syncPodVolumes(ctx: SyncContext, pod: PodRecord, refresh = false
         ...(ctx.tokens && { tokens: ctx.tokens }),
       });
       if (payload.nextAt !== undefined) ctx.wakeAt(pod, payload.nextAt);
-      const key = payloadKey(payload.files);
+      // With an fsGroup the files are the group's and readable by it (SetVolumeOwnership's read-only mask).
+      const files = fsGroup === undefined ? payload.files : payload.files.map((file) => ({ ...file, mode: file.mode | GROUP_READ }));
+      const key = payloadKey(files);
       // A sandbox made again (the old one died) comes without the volumes removed with the old one.
       if (last.get(volume.name) === key && present) continue;
-      if (writeAtomically(dir, payload.files, ctx.clock.now())) {
+      if (writeAtomically(dir, files, ctx.clock.now(), fsGroup)) {
         ctx.log(`pod ${pod.spec.key}: wrote ${volume.type} volume ${volume.name}`);
       }
       last.set(volume.name, key);

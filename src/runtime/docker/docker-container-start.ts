@@ -6,6 +6,7 @@
  * error. Every failure of the container is a ContainerStartError with the kubelet's reason; an
  * engine that does not answer is EngineUnreachableError, which counts no attempt.
  */
+import { podFsGroup } from "../../manifest/fs-group.ts";
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { makePrivateDir } from "../../host/private-files.ts";
@@ -129,12 +130,6 @@ function terminationFileMount(config: ContainerConfig, mounts: ResolvedMount[], 
 /** A transport failure carries no HTTP status from the engine. */
 function dockerStatusCodeMissing(error: unknown): boolean {
   return error instanceof Error && dockerStatusCode(error) === undefined;
-}
-
-/** The pod's securityContext.fsGroup, if set. */
-function podFsGroup(pod: ContainerConfig["pod"]): number | undefined {
-  const fsGroup = ((pod.manifest.spec ?? {}) as { securityContext?: { fsGroup?: unknown } }).securityContext?.fsGroup;
-  return typeof fsGroup === "number" ? fsGroup : undefined;
 }
 
 /**
