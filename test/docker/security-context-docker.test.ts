@@ -45,6 +45,15 @@ describeDocker("the security context on the docker runtime", () => {
     expect(state.message?.split("\n")).toEqual(["123 2777", "123 644", "123 2777", ""]);
   }, 30_000);
 
+  test("fsGroup: a memory emptyDir (the engine's tmpfs) is the group's too, setgid", async () => {
+    const spec = terminatingPod("fsgroup-memory", "touch /vol/file && stat -c '%g' /vol /vol/file > /dev/termination-log", `      volumeMounts: [{ name: vol, mountPath: /vol }]
+      securityContext: { runAsUser: 1001 }
+  securityContext: { fsGroup: 123 }
+  volumes: [{ name: vol, emptyDir: { medium: Memory } }]`);
+    const state = await terminated(spec);
+    expect(state.message?.split("\n")).toEqual(["123", "123", ""]);
+  }, 30_000);
+
   test("fsGroup: a volume the kubelet fills (downwardAPI here) is the group's and readable by it, so a non-root user in the group reads a 0400 item", async () => {
     const script = "{ stat -L -c '%g %a' /info/name; cat /info/name; echo; } > /dev/termination-log";
     const spec = terminatingPod("fsgroup-filled", script, `      volumeMounts: [{ name: info, mountPath: /info }]

@@ -10,6 +10,7 @@ import type { PodSpec, Volume } from "../../manifest/types.ts";
 import { isNotFound } from "./docker-errors.ts";
 import { LABEL, sandboxLabels } from "../labels.ts";
 import { memoryMediumSizeBytes } from "../../manifest/memory-medium.ts";
+import { podFsGroup } from "../../manifest/fs-group.ts";
 
 export interface VolumeEngine {
   docker: Dockerode;
@@ -31,7 +32,9 @@ export async function ensureMemoryVolumes(engine: VolumeEngine, pod: PodSpec): P
   for (const volume of pod.volumes) {
     if (volume.type !== "emptyDir" || volume.medium !== "Memory") continue;
     const size = memoryMediumSizeBytes(pod, volume);
-    const o = ["mode=1777", ...(size ? [`size=${size}`] : [])].join(",");
+    // With the pod's fsGroup the tmpfs is the group's, setgid, as SetVolumeOwnership leaves an emptyDir.
+    const fsGroup = podFsGroup(pod);
+    const o = [...(fsGroup === undefined ? ["mode=1777"] : ["mode=2777", `gid=${fsGroup}`]), ...(size ? [`size=${size}`] : [])].join(",");
     const { [LABEL.sandbox]: _sandbox, ...labels } = sandboxLabels(pod, engine.owner);
     // The local driver answers a create of an existing name with that volume.
     await engine.docker.createVolume({ Name: memoryVolumeName(pod.uid, volume.name), Driver: "local", DriverOpts: { type: "tmpfs", device: "tmpfs", o }, Labels: labels });
