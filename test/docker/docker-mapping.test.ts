@@ -88,7 +88,7 @@ describe("create options", () => {
       ],
     });
     expect(resolveMounts(pod, container, "/var/lib/minikubelet/pods")).toEqual([
-      { source: emptyDirPath("/var/lib/minikubelet/pods", pod.uid, "cache"), target: "/cache", readOnly: false, create: "directory" },
+      { source: emptyDirPath("/var/lib/minikubelet/pods", pod.uid, "cache"), target: "/cache", readOnly: false, create: "directory", emptyDir: emptyDirPath("/var/lib/minikubelet/pods", pod.uid, "cache") },
       { source: "/srv/app/conf", target: "/etc/app", readOnly: true, create: "directory" },
     ]);
     expect(emptyDirPath("/root", "abc", "cache")).toBe("/root/abc/cache");
