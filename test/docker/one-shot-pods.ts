@@ -39,6 +39,14 @@ export function oneShotPods(prefix: string) {
     rmSync(volumeRoot, { recursive: true, force: true });
   });
 
+  /** Syncs the pod until its container's event `reason`; its state as the status serves it then. */
+  async function settled(spec: PodSpec, reason: string, what: string) {
+    await h.kubelet.sync(desired(spec));
+    await h.event((e) => e.reason === reason && e.podUid === spec.uid, 15_000, what);
+    await h.kubelet.idle();
+    return containerStatus(h.kubelet.pods.get(spec.key)!.app[0]!, "docker").state ?? {};
+  }
+
   return {
     /** A busybox pod that never restarts, running `script` under sh; `fields` are YAML lines added to its container (and after it, to the pod). */
     pod(name: string, script: string, fields: string): PodSpec {
@@ -64,22 +72,14 @@ ${fields}
 
     /** Syncs the pod until the kubelet refuses to create its container (a Failed event); returns state.waiting as the status serves it. */
     async refused(spec: PodSpec) {
-      await h.kubelet.sync(desired(spec));
-      await h.event((e) => e.reason === "Failed" && e.podUid === spec.uid, 15_000, "the container's refusal");
-      await h.kubelet.idle();
-      const record = h.kubelet.pods.get(spec.key)!;
-      const state = containerStatus(record.app[0]!, "docker").state?.waiting;
+      const state = (await settled(spec, "Failed", "the container's refusal")).waiting;
       if (!state) throw new Error(`${spec.fullName}: the container is not waiting`);
       return state;
     },
 
     /** Runs the pod to its container's exit and returns state.terminated as the status serves it. */
     async terminated(spec: PodSpec) {
-      await h.kubelet.sync(desired(spec));
-      await h.event((e) => e.reason === "Exited" && e.podUid === spec.uid, 15_000, "the container's exit");
-      await h.kubelet.idle();
-      const record = h.kubelet.pods.get(spec.key)!;
-      const state = containerStatus(record.app[0]!, "docker").state?.terminated;
+      const state = (await settled(spec, "Exited", "the container's exit")).terminated;
       if (!state) throw new Error(`${spec.fullName}: the container is not terminated`);
       return state;
     },
