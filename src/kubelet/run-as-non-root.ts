@@ -5,6 +5,7 @@
  * the image's (Runtime.imageUser: the image's USER on docker, the agent's own user on the process
  * runtime). A refusal is the kubelet's CreateContainerConfigError, in its words.
  */
+import { securityContexts } from "../manifest/security-context.ts";
 import type { PodSpec } from "../manifest/types.ts";
 import type { ImageUser } from "../runtime/runtime.ts";
 
@@ -15,14 +16,7 @@ interface RunAsFields {
 
 /** The effective runAsNonRoot and runAsUser of container `name` (DetermineEffectiveSecurityContext). */
 function effective(pod: PodSpec, name: string): RunAsFields {
-  const spec = (pod.manifest.spec ?? {}) as Record<string, unknown>;
-  const podContext = (spec.securityContext ?? {}) as RunAsFields;
-  let own: RunAsFields = {};
-  for (const list of ["initContainers", "containers", "ephemeralContainers"]) {
-    const containers = Array.isArray(spec[list]) ? (spec[list] as { name?: unknown; securityContext?: RunAsFields }[]) : [];
-    const found = containers.find((container) => container?.name === name);
-    if (found) own = found.securityContext ?? {};
-  }
+  const { pod: podContext, container: own } = securityContexts<RunAsFields>(pod, name);
   const runAsNonRoot = own.runAsNonRoot ?? podContext.runAsNonRoot;
   const runAsUser = own.runAsUser ?? podContext.runAsUser;
   return { ...(runAsNonRoot !== undefined && { runAsNonRoot }), ...(runAsUser !== undefined && { runAsUser }) };

@@ -9,6 +9,7 @@
  * is a validate warning (manifest/runtime-rules.ts).
  */
 import type { ContainerCreateOptions } from "dockerode";
+import { securityContexts } from "../../manifest/security-context.ts";
 import type { PodSpec } from "../../manifest/types.ts";
 
 interface SecurityContext {
@@ -26,9 +27,7 @@ type SecurityOptions = Pick<ContainerCreateOptions, "User"> & { HostConfig: NonN
 
 /** The create options' part for the container named `name` of `pod`, as its manifest sets them. */
 export function securityCreateOptions(pod: PodSpec, name: string): SecurityOptions {
-  const spec = (pod.manifest.spec ?? {}) as { securityContext?: SecurityContext } & Record<string, unknown>;
-  const podContext = spec.securityContext ?? {};
-  const own = containerContext(spec, name);
+  const { pod: podContext, container: own } = securityContexts<SecurityContext>(pod, name);
   const user = own.runAsUser ?? podContext.runAsUser;
   const group = own.runAsGroup ?? podContext.runAsGroup;
   const groups = [...(podContext.supplementalGroups ?? []), ...(podContext.fsGroup !== undefined ? [podContext.fsGroup] : [])];
@@ -41,13 +40,4 @@ export function securityCreateOptions(pod: PodSpec, name: string): SecurityOptio
   if (own.capabilities?.drop?.length) hostConfig.CapDrop = own.capabilities.drop;
   // A group without a user keeps the image's user, which the engine cannot be told apart from it.
   return { ...(user !== undefined && { User: group !== undefined ? `${user}:${group}` : String(user) }), HostConfig: hostConfig };
-}
-
-function containerContext(spec: Record<string, unknown>, name: string): SecurityContext {
-  for (const list of ["initContainers", "containers", "ephemeralContainers"]) {
-    const containers = Array.isArray(spec[list]) ? (spec[list] as { name?: unknown; securityContext?: SecurityContext }[]) : [];
-    const found = containers.find((container) => container?.name === name);
-    if (found) return found.securityContext ?? {};
-  }
-  return {};
 }

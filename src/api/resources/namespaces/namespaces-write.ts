@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { isPlainObject } from "../../../manifest/fields.ts";
-import { checkAnnotationsSize, checkDns1123Label, checkLabelValue, checkQualifiedName } from "../../../manifest/names.ts";
+import { checkAnnotationsSize, checkDns1123Label } from "../../../manifest/names.ts";
 import { ApiPodWriteError } from "../../../store/api-pod-store.ts";
 import { NamespaceWriteError, type NewNamespace, type StoredNamespace } from "../../../store/namespace-store.ts";
 import type { ApiContext, PodWrites } from "../../http/context.ts";
@@ -17,7 +17,7 @@ import type { ApiRequest } from "../../http/http.ts";
 import { admitNamespaceDelete } from "./namespace-lifecycle.ts";
 import { ensureNamespaceDefaults } from "../objects/namespace-defaults.ts";
 import { findNamespace, storedEntry } from "./namespace-objects.ts";
-import { clientMetadata, createdName, creationTime } from "../object-meta.ts";
+import { clientMetadata, createdName, creationTime, labelCauses, stringMap } from "../object-meta.ts";
 import { deleteOptions } from "../delete-options.ts";
 import { isDryRun, storeRefusal } from "../pods/pod-write-status.ts";
 import { deleteApiPod } from "../pods/pods-delete.ts";
@@ -145,21 +145,4 @@ function nameCauses(name: string): StatusCause[] {
   if (checkDns1123Label(name) === undefined) return [];
   const why = name.length > 63 ? "must be no more than 63 characters" : DNS1123_LABEL_MESSAGE;
   return [{ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(name)}: ${why}`, field: "metadata.name" }];
-}
-
-function labelCauses(labels: Record<string, string> | undefined): StatusCause[] {
-  const causes: StatusCause[] = [];
-  for (const [key, value] of Object.entries(labels ?? {})) {
-    const keyProblem = checkQualifiedName(key);
-    if (keyProblem) causes.push({ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(key)}: ${keyProblem}`, field: "metadata.labels" });
-    const valueProblem = checkLabelValue(value);
-    if (valueProblem) causes.push({ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(value)}: ${valueProblem}`, field: `metadata.labels` });
-  }
-  return causes;
-}
-
-/** A map of strings (labels, annotations), or undefined when absent; other values are dropped, as decoding would refuse them. */
-function stringMap(value: unknown): Record<string, string> | undefined {
-  if (!isPlainObject(value)) return undefined;
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
 }

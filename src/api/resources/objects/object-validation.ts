@@ -4,7 +4,8 @@
  * its words: key names, the 1 MiB bound on the data, a Secret type's required keys, and what
  * `immutable` freezes. A Secret's values never appear in a message.
  */
-import { checkAnnotationsSize, checkLabelValue, checkQualifiedName } from "../../../manifest/names.ts";
+import { checkAnnotationsSize } from "../../../manifest/names.ts";
+import { labelCauses } from "../object-meta.ts";
 import type { StatusCause } from "../../http/status.ts";
 
 type Json = Record<string, unknown>;
@@ -60,13 +61,7 @@ export function metadataCauses(metadata: Json): StatusCause[] {
   if (name === "") causes.push({ reason: "FieldValueRequired", message: "Required value: name or generateName is required", field: "metadata.name" });
   else if (name.length > 253) causes.push(invalid("metadata.name", name, "must be no more than 253 characters"));
   else if (!DNS1123_SUBDOMAIN.test(name)) causes.push(invalid("metadata.name", name, SUBDOMAIN_MESSAGE));
-  const labels = (metadata.labels ?? {}) as Record<string, string>;
-  for (const [key, value] of Object.entries(labels)) {
-    const keyProblem = checkQualifiedName(key);
-    if (keyProblem) causes.push(invalid("metadata.labels", key, keyProblem));
-    const valueProblem = checkLabelValue(value);
-    if (valueProblem) causes.push(invalid(`metadata.labels`, value, valueProblem));
-  }
+  causes.push(...labelCauses(metadata.labels as Record<string, string> | undefined));
   const tooLong = checkAnnotationsSize((metadata.annotations ?? {}) as Record<string, string>);
   if (tooLong) causes.push({ reason: "FieldValueTooLong", message: tooLong, field: "metadata.annotations" });
   return causes;

@@ -25,7 +25,7 @@ import { isObject, type JsonObject } from "../../patch/json.ts";
 import type { WatchChange, WatchKind, WatchObject } from "../../watch/watch-kind.ts";
 import { isWatchRequest, serveWatch } from "../../watch/watch.ts";
 import { admitCreateIn } from "../namespaces/namespace-lifecycle.ts";
-import { clientMetadata, createdName, creationTime } from "../object-meta.ts";
+import { clientMetadata, createdName, creationTime, stringMap } from "../object-meta.ts";
 import { deleteOptions } from "../delete-options.ts";
 import { fieldValidation, isDryRun } from "../pods/pod-write-status.ts";
 import { expectedResourceVersion, patchedPod } from "../pods/pod-write-target.ts";
@@ -105,12 +105,6 @@ function decodeObject(kind: ObjectKind, body: Json, query: URLSearchParams): Dec
   return { object, warnings };
 }
 
-function stringMapOf(value: unknown): Record<string, string> | undefined {
-  if (!isPlainObject(value)) return undefined;
-  const entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string");
-  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
-}
-
 /** The metadata a client may set (labels, annotations, owners, finalizers ...), without what only the server sets. */
 function clientFields(metadata: Json): Json {
   const { labels, annotations, ...rest } = clientMetadata(metadata);
@@ -118,8 +112,9 @@ function clientFields(metadata: Json): Json {
   delete kept.namespace;
   delete kept.name;
   delete kept.generateName;
-  const labelMap = stringMapOf(labels);
-  const annotationMap = stringMapOf(annotations);
+  const set = (map: Record<string, string> | undefined) => (map && Object.keys(map).length > 0 ? map : undefined);
+  const labelMap = set(stringMap(labels));
+  const annotationMap = set(stringMap(annotations));
   return { ...kept, ...(labelMap && { labels: labelMap }), ...(annotationMap && { annotations: annotationMap }) };
 }
 
