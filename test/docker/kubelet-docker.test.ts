@@ -114,6 +114,8 @@ spec:
     h.kubelet.recorder.subscribe((e) => {
       if (e.reason === "BackOff") stateAtBackOff.push(h.kubelet.pods.get(crash.key)?.app[0]?.state ?? "none");
     });
+    h.kubelet.stop();
+    h = realHarness(runtime, { baseSeconds: 1.5, capSeconds: 3 });
     await h.kubelet.sync(desired(crash));
     const starts = await h.count(of("Started"), 3, 10_000);
     // First restart immediate, the second after the 0.4s base (measured from the engine's finish).
@@ -177,15 +179,18 @@ spec:
       volumes: [state],
       containers: [bb("crash", counter, { volumeMounts: [{ name: "state", mountPath: "/state", readOnly: false }] })],
     });
+    h.kubelet.stop();
+    h = realHarness(runtime, { baseSeconds: 1.5, capSeconds: 3 });
     await h.kubelet.sync(desired(crash));
     const starts = await h.count(of("Started"), 3, 10_000);
     // While the third attempt's exit is shown (its back-off running), it is the current one and the
     // second, lastState, the dead container kept.
+    // The record is live: the pass at the wait's end keeps the third and removes the second, so its
+    // ids are taken before anything is awaited, and that wait (3 s here) outlasts a loaded engine's reads.
     await h.event((e) => e.reason === "BackOff" && e.at > starts[2]!.at);
-    const ended = h.kubelet.pods.get(crash.key)!.app[0]!;
-    expect(ended.previousContainerId).toBe(ended.lastTermination!.containerId);
-    expect(await runtime.readLogs(ended.containerId!)).toBe("run 3\n");
-    expect(await runtime.readLogs(ended.previousContainerId!)).toBe("run 2\n");
+    const { containerId: third, previousContainerId: second, lastTermination } = h.kubelet.pods.get(crash.key)!.app[0]!;
+    expect(second).toBe(lastTermination!.containerId);
+    expect(await Promise.all([runtime.readLogs(third!), runtime.readLogs(second!)])).toEqual(["run 3\n", "run 2\n"]);
     // Once the fourth runs, the third is the previous one; the first two are gone.
     await h.count(of("Started"), 4, 10_000);
     const record = h.kubelet.pods.get(crash.key)!.app[0]!;
