@@ -114,8 +114,6 @@ spec:
     h.kubelet.recorder.subscribe((e) => {
       if (e.reason === "BackOff") stateAtBackOff.push(h.kubelet.pods.get(crash.key)?.app[0]?.state ?? "none");
     });
-    h.kubelet.stop();
-    h = realHarness(runtime, { baseSeconds: 1.5, capSeconds: 3 });
     await h.kubelet.sync(desired(crash));
     const starts = await h.count(of("Started"), 3, 10_000);
     // First restart immediate, the second after the 0.4s base (measured from the engine's finish).
