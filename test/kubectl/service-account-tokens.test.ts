@@ -95,6 +95,11 @@ spec:
     expect(spec.containers[0].volumeMounts).toEqual([{ name: volume.name, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true }]);
     await waitFor("the client's answer", async () => (await run("-n", NS, "get", "pod", "in-cluster", "-o", "jsonpath={.status.phase}")).stdout === "Succeeded", 30_000, () => agent.agent.stdout);
     expect((await run("-n", NS, "logs", "in-cluster")).stdout).toBe("pods: in-cluster\ndefault: 403\n");
+    // kubectl's describe and ours print the token volume alike.
+    const volumes = (text: string) => text.slice(text.indexOf("\nVolumes:"), text.indexOf("\nQoS Class:"));
+    const theirs = volumes((await run("-n", NS, "describe", "pod", "in-cluster")).stdout);
+    expect(theirs).toContain(`${volume.name}:\n    Type:                    Projected (a volume that contains injected data from multiple sources)\n    TokenExpirationSeconds:  3607\n    ConfigMapName:           kube-root-ca.crt\n    Optional:                false\n    DownwardAPI:             true`);
+    expect(volumes(agent.ws.cli("describe", "pod", "in-cluster", "-n", NS))).toBe(theirs);
   });
 
   test("a pod naming a ServiceAccount that does not exist is refused in the admission's words; automount off mounts nothing", async () => {
