@@ -7,7 +7,8 @@
  * pod of each static pod (node/mirror-pods.ts).
  */
 import type { Clock } from "../clock.ts";
-import { ClusterPodSource, MIRROR_ANNOTATION, type ClusterPodObject } from "../config/cluster-pod-source.ts";
+import { ClusterPodSource, type ClusterPodObject } from "../config/cluster-pod-source.ts";
+import { MIRROR_ANNOTATION } from "../v1/pod-object.ts";
 import type { Kubelet } from "../kubelet/kubelet.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";

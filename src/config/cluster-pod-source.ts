@@ -21,6 +21,7 @@ import { formatIssue, ManifestError } from "../manifest/errors.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import { ApiReachability, requestOf } from "../node/api-reachability.ts";
 import { type ClusterApi, ClusterApiError } from "../node/cluster-client.ts";
+import { MIRROR_ANNOTATION } from "../v1/pod-object.ts";
 
 /** A pod as the API server serves it (the fields this source reads). */
 export interface ClusterPodObject {
@@ -40,9 +41,6 @@ export interface ClusterPodObject {
   spec?: Record<string, unknown>;
   status?: Record<string, unknown>;
 }
-
-/** The annotation that makes a pod a mirror pod (kubetypes.ConfigMirrorAnnotationKey). */
-export const MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
 
 export interface RefusedClusterPod {
   object: ClusterPodObject;
@@ -335,6 +333,6 @@ export function admitClusterPod(object: ClusterPodObject, nodeName: string, rule
     const gracePeriodSeconds = metadata.deletionGracePeriodSeconds ?? 0;
     deletion = { requestedAt: Date.parse(metadata.deletionTimestamp) - gracePeriodSeconds * 1000, gracePeriodSeconds };
   }
-  const { pod } = admitApiPod(written, { uid: metadata.uid, node: nodeName, label: `pod ${metadata.namespace}/${metadata.name}`, meta: { createdAt, ...(deletion && { deletion }) }, stage: "stored", apiObjects: "allowed", tokens: "issued" }, rules);
+  const { pod } = admitApiPod(written, { uid: metadata.uid, node: nodeName, label: `pod ${metadata.namespace}/${metadata.name}`, meta: { createdAt, ...(deletion && { deletion }) }, stage: "stored", apiObjects: "allowed" }, rules);
   return pod;
 }

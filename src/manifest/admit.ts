@@ -62,15 +62,18 @@ export function admitPod(raw: unknown, context: ValidateContext, rules: Manifest
   if (pod && rules.runtime) issues.push(...runtimeErrors(pod, rules.runtime));
   // A refused file lists its unknown fields too, strict or not: `comand:` explains `command: required`.
   if (!pod || issues.length > 0 || (rules.strict && unknown.length > 0)) throw new ManifestError(context.file, [...unknown, ...issues]);
-  const warnings = [...(rules.strict ? [] : unknown), ...(rules.runtime ? runtimeWarnings(raw, rules.runtime) : []), ...(context.tokens === "issued" ? [] : tokenWarnings(raw))];
+  const warnings = [...(rules.strict ? [] : unknown), ...(rules.runtime ? runtimeWarnings(raw, rules.runtime) : []), ...(context.apiObjects === "allowed" ? [] : tokenWarnings(raw))];
   return { pod, warnings };
 }
 
-/** A pod that asks for a ServiceAccount's token where no API server issues one: it runs without. */
+/**
+ * A static pod that asks for a ServiceAccount's token: none is mounted in one (its mirror may not
+ * name a ServiceAccount), where a pod an API server admits gets its ServiceAccount's.
+ */
 function tokenWarnings(raw: Record<string, unknown>): Issue[] {
   const spec = isPlainObject(raw.spec) ? raw.spec : {};
   const asked: string[] = ["serviceAccountName", "serviceAccount"].filter((field) => typeof spec[field] === "string" && spec[field] !== "");
   if (spec.automountServiceAccountToken === true) asked.push("automountServiceAccountToken");
-  const why = "no ServiceAccount token is mounted by itself: a pod that wants one declares a projected serviceAccountToken volume, which the agent's API issues (a node of a cluster mounts the one its API server issues)";
-  return asked.map((field) => ({ path: ["spec", field], message: `not honoured here: ${why}` }));
+  const why = "a static pod runs without a ServiceAccount token; a pod created through the agent's API (kubectl apply -f FILE) runs with its ServiceAccount's";
+  return asked.map((field) => ({ path: ["spec", field], message: `not honoured: ${why}` }));
 }

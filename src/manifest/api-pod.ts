@@ -19,14 +19,12 @@ export interface ApiPodIdentity {
   stage?: "create" | "stored";
   /** A pod an API server admitted (the cluster's, or the agent's own) may reference ConfigMaps, Secrets and ServiceAccount tokens; a manifest file's may not. */
   apiObjects?: "allowed";
-  /** "issued": the cluster's API server issues the pod's tokens (node mode). */
-  tokens?: "issued";
 }
 
 /** @throws ManifestError listing every problem, each with its field path, exactly as for a file. */
 export function admitApiPod(object: unknown, identity: ApiPodIdentity, rules: ManifestRules = {}): AdmittedPod {
   const ephemeralContainers = identity.stage === "stored" ? "allowed" : "refused";
-  const admitted = admitPod(object, { file: identity.label, source: API_POD_SOURCE, node: "", ephemeralContainers, ...(identity.apiObjects && { apiObjects: identity.apiObjects }), ...(identity.tokens && { tokens: identity.tokens }) }, rules);
+  const admitted = admitPod(object, { file: identity.label, source: API_POD_SOURCE, node: "", ephemeralContainers, ...(identity.apiObjects && { apiObjects: identity.apiObjects }) }, rules);
   // The stored spec, defaults included: the pod as created and as read back from the database hash alike.
   const spec = admitted.pod.manifest.spec;
   admitted.pod = {

@@ -15,10 +15,9 @@
 import { cappedDoubling } from "../capped-doubling.ts";
 import type { Clock } from "../clock.ts";
 import type { V1Pod } from "../v1/v1.ts";
+import { MIRROR_ANNOTATION } from "../v1/pod-object.ts";
 import { ApiReachability, requestOf } from "./api-reachability.ts";
 import { type ClusterApi, ClusterApiError } from "./cluster-client.ts";
-
-export const MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
 
 /** A static pod as the loop serves it, with its config hash. */
 export interface StaticPod {

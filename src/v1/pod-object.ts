@@ -10,6 +10,9 @@ import { nodeNameOf } from "../host/node-name.ts";
 import { isoTime } from "./time.ts";
 import type { V1Pod, V1PodSpec, V1PodStatus } from "./v1.ts";
 
+/** The annotation by which the API server and a kubelet know a static pod's mirror (its value the pod's config hash). */
+export const MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+
 /** What the served object says beyond the spec: when the pod was created and whether it is being deleted. */
 export interface PodObjectMeta {
   createdAt: number;

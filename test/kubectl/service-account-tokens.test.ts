@@ -2,7 +2,7 @@
  * ServiceAccount tokens of the agent's own API, with the real kubectl (1.33) and the Python client
  * in a pod, against the compiled agent on the process runtime: `kubectl create token` issues one;
  * it reads its own namespace and is refused the rest in RBAC's words; it stops working when its
- * ServiceAccount goes; and a pod's projected token, with kube-root-ca.crt and the
+ * ServiceAccount goes; and the token volume the ServiceAccount admission adds, with kube-root-ca.crt and the
  * KUBERNETES_SERVICE_* variables, lets the Python client's in-cluster loader list the pod's
  * namespace from inside the pod.
  */
@@ -59,13 +59,13 @@ describeWithKubectl("ServiceAccount tokens with kubectl 1.33", KUBECTL.versions[
 });
 
 describeWithPythonClient("the Python client in a pod, with the pod's own token", () => {
-  test("a projected token, kube-root-ca.crt and KUBERNETES_SERVICE_*: the in-cluster loader lists the pod's namespace", async () => {
+  test("the ServiceAccount admission's kube-api-access volume (token, ca.crt, namespace) and KUBERNETES_SERVICE_*: the in-cluster loader lists the pod's namespace", async () => {
     const script = [
       "import os",
       "from kubernetes import client, config",
       "from kubernetes.config.incluster_config import InClusterConfigLoader",
       // The process runtime hands the volume's path over in MINIKUBELET_VOLUME_<NAME> when it cannot bind it at its mountPath.
-      "volume = os.environ['MINIKUBELET_VOLUME_KUBE_API_ACCESS']",
+      "volume = next(v for k, v in os.environ.items() if k.startswith('MINIKUBELET_VOLUME_KUBE_API_ACCESS_'))",
       "InClusterConfigLoader(token_filename=volume + '/token', cert_filename=volume + '/ca.crt').load_and_set()",
       "namespace = open(volume + '/namespace').read()",
       "print('pods:', ' '.join(sorted(p.metadata.name for p in client.CoreV1Api().list_namespaced_pod(namespace).items)))",
@@ -82,22 +82,43 @@ kind: Pod
 metadata: {name: in-cluster, namespace: ${NS}}
 spec:
   restartPolicy: Never
-  volumes:
-    - name: kube-api-access
-      projected:
-        sources:
-          - serviceAccountToken: {path: token, expirationSeconds: 3607}
-          - configMap: {name: kube-root-ca.crt, items: [{key: ca.crt, path: ca.crt}]}
-          - downwardAPI: {items: [{path: namespace, fieldRef: {fieldPath: metadata.namespace}}]}
   containers:
     - name: client
       image: python
       command: [${PYTHON}, -c, ${JSON.stringify(script)}]
-      volumeMounts: [{name: kube-api-access, mountPath: /var/run/secrets/kubernetes.io/serviceaccount, readOnly: true}]
 `,
     );
-    expect((await run("create", "-f", file)).status).toBe(0);
+    expect(await run("create", "-f", file)).toMatchObject({ status: 0, stderr: "" });
+    const spec = JSON.parse((await run("-n", NS, "get", "pod", "in-cluster", "-o", "jsonpath={.spec}")).stdout);
+    expect(spec.serviceAccountName).toBe("default");
+    const volume = spec.volumes.find((v: { name: string }) => v.name.startsWith("kube-api-access-"));
+    expect(spec.containers[0].volumeMounts).toEqual([{ name: volume.name, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true }]);
     await waitFor("the client's answer", async () => (await run("-n", NS, "get", "pod", "in-cluster", "-o", "jsonpath={.status.phase}")).stdout === "Succeeded", 30_000, () => agent.agent.stdout);
     expect((await run("-n", NS, "logs", "in-cluster")).stdout).toBe("pods: in-cluster\ndefault: 403\n");
+    // kubectl's describe and ours print the token volume alike.
+    const volumes = (text: string) => text.slice(text.indexOf("\nVolumes:"), text.indexOf("\nQoS Class:"));
+    const theirs = volumes((await run("-n", NS, "describe", "pod", "in-cluster")).stdout);
+    expect(theirs).toContain(`${volume.name}:\n    Type:                    Projected (a volume that contains injected data from multiple sources)\n    TokenExpirationSeconds:  3607\n    ConfigMapName:           kube-root-ca.crt\n    Optional:                false\n    DownwardAPI:             true`);
+    expect(volumes(agent.ws.cli("describe", "pod", "in-cluster", "-n", NS))).toBe(theirs);
+  });
+
+  test("a pod naming a ServiceAccount that does not exist is refused in the admission's words; automount off mounts nothing", async () => {
+    const file = join(session.dir, "named.yaml");
+    const pod = (name: string, spec: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: ${NS}}
+spec:
+${spec}
+  containers: [{name: app, image: busybox, command: [sleep, "60"]}]
+`;
+    writeFileSync(file, pod("named", "  serviceAccountName: missing"));
+    expect(await run("create", "-f", file)).toMatchObject({
+      status: 1,
+      stderr: `Error from server (Forbidden): error when creating "${file}": pods "named" is forbidden: error looking up service account ${NS}/missing: serviceaccount "missing" not found\n`,
+    });
+    writeFileSync(file, pod("quiet", "  automountServiceAccountToken: false"));
+    expect((await run("create", "-f", file)).status).toBe(0);
+    expect((await run("-n", NS, "get", "pod", "quiet", "-o", "jsonpath={.spec.serviceAccountName} {.spec.volumes}")).stdout).toBe("default ");
+    expect((await run("-n", NS, "delete", "pod", "quiet", "--grace-period", "0", "--force")).status).toBe(0);
   });
 });

@@ -146,12 +146,21 @@ describeWithKubectl("kubectl label, annotate, set image, edit and replace of an 
     }
   });
 
-  test("replace sends the file as a PUT: a new image is taken, a new command refused", async () => {
-    const file = writeFile(`${name}-put.yaml`, manifest(name, { image: "busybox:11" }).replace("side, image: \"busybox:1\"", "side, image: \"busybox:10\""));
+  test("replace sends the file as a PUT: the stored pod with new images is taken; the first file, without what the admission added, and a new command are refused", async () => {
+    // As on a cluster, a PUT carries the whole pod: the ServiceAccount admission's token volume is in it, so the file is what get -o json serves.
+    const stored = JSON.parse((await kubectl(kubectl_, "get", "pod", name, "-o", "json")).stdout);
+    expect(stored.spec.containers.map((c: { name: string }) => c.name)).toEqual(["web", "side"]);
+    stored.spec.containers[0].image = "busybox:11";
+    stored.spec.containers[1].image = "busybox:10";
+    const file = writeFile(`${name}-put.json`, JSON.stringify(stored));
     expect(await kubectl(kubectl_, "replace", "-f", file)).toMatchObject({ status: 0, stdout: `pod/${name} replaced\n` });
     expect((await kubectl(kubectl_, "get", "pod", name, "-o", "jsonpath={.spec.containers[*].image}")).stdout).toBe("busybox:11 busybox:10");
-    writeFile(`${name}-put.yaml`, manifest(name, { command: "7" }));
-    const refused = await kubectl(kubectl_, "replace", "-f", file);
+    const first = await kubectl(kubectl_, "replace", "-f", writeFile(`${name}-first.yaml`, manifest(name, { image: "busybox:11" })));
+    expect(first.status).toBe(1);
+    expect(first.stderr).toContain(`The Pod "${name}" is invalid: spec: Forbidden: pod updates may not change fields other than`);
+    expect(first.stderr).toContain('spec.serviceAccountName: "default" -> <unset>');
+    stored.spec.containers[0].command = ["sleep", "7"];
+    const refused = await kubectl(kubectl_, "replace", "-f", writeFile(`${name}-put.json`, JSON.stringify(stored)));
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(`The Pod "${name}" is invalid: spec: Forbidden: pod updates may not change fields other than`);
   });

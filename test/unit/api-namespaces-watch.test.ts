@@ -84,7 +84,8 @@ test("a namespace whose API pods are stopping is MODIFIED Terminating first, DEL
   using dir = tempDir();
   const a = namespacesAgent(dir.path);
   await a.send("POST", "/api/v1/namespaces", { metadata: { name: "team-a" } });
-  await a.send("POST", "/api/v1/namespaces/team-a/pods", { metadata: { name: "web" }, spec: { terminationGracePeriodSeconds: 3, containers: [{ name: "stubborn", image: "busybox", command: ["sleep", "60"] }] } });
+  // The harness's API issues no ServiceAccount tokens: its pods opt out of the admission's token volume.
+  await a.send("POST", "/api/v1/namespaces/team-a/pods", { metadata: { name: "web" }, spec: { automountServiceAccountToken: false, terminationGracePeriodSeconds: 3, containers: [{ name: "stubborn", image: "busybox", command: ["sleep", "60"] }] } });
   a.h.runtime.behaviours.set("stubborn", { ignoreSigterm: true });
   await a.sync();
   await a.h.advance(1);

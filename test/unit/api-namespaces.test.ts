@@ -11,7 +11,8 @@ import { namespacesAgent } from "../namespace-fixtures.ts";
 import { pod } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
 
-const apiPod = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: "app", image: "busybox", command: ["sleep", "60"] }] } });
+// The harness's API issues no ServiceAccount tokens: its pods opt out of the admission's token volume.
+const apiPod = (name: string) => ({ metadata: { name }, spec: { automountServiceAccountToken: false, containers: [{ name: "app", image: "busybox", command: ["sleep", "60"] }] } });
 const names = (list: any) => list.items.map((item: any) => item.metadata.name);
 
 describe("which namespaces exist", () => {
@@ -144,7 +145,7 @@ describe("delete", () => {
     await a.send("POST", "/api/v1/namespaces/team-a/pods", { ...apiPod("web"), spec: { ...apiPod("web").spec, terminationGracePeriodSeconds: 5 } });
     // db ignores SIGTERM: it is killed when its 30 s grace runs out.
     a.h.runtime.behaviours.set("slow", { ignoreSigterm: true });
-    await a.send("POST", "/api/v1/namespaces/team-a/pods", { metadata: { name: "db" }, spec: { containers: [{ name: "slow", image: "busybox", command: ["sleep", "60"] }] } });
+    await a.send("POST", "/api/v1/namespaces/team-a/pods", { metadata: { name: "db" }, spec: { automountServiceAccountToken: false, containers: [{ name: "slow", image: "busybox", command: ["sleep", "60"] }] } });
     await a.sync();
     await a.h.advance(1);
     expect(a.h.kubelet.pods.get("team-a/web")?.app[0]?.state).toBe("running");

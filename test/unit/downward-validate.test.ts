@@ -20,7 +20,8 @@ import { tempDir } from "../store-fixtures.ts";
 type Json = Record<string, any>;
 
 function manifest(env: unknown[], volumes: unknown[] = []): Json {
-  return { apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { volumes, containers: [{ name: "app", image: "busybox", command: ["sleep", "60"], env }] } };
+  // The harness's API issues no ServiceAccount tokens: its pods opt out of the admission's token volume.
+  return { apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { automountServiceAccountToken: false, volumes, containers: [{ name: "app", image: "busybox", command: ["sleep", "60"], env }] } };
 }
 
 function issuesOf(raw: unknown): string[] {

@@ -44,7 +44,8 @@ function agentApi(dir: string) {
   return { h, send, patch, sync, get: (name: string) => call(apiRoutes, "GET", `/api/v1/namespaces/default/pods/${name}`, api) };
 }
 
-const WEB = { apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "busybox", command: ["sleep", "3600"] }] } };
+// The harness's API issues no ServiceAccount tokens: its pods opt out of the admission's token volume.
+const WEB = { apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { automountServiceAccountToken: false, containers: [{ name: "web", image: "busybox", command: ["sleep", "3600"] }] } };
 const debugger_ = (extra: Record<string, unknown> = {}) => ({ name: "debugger", image: "busybox", command: ["sh"], stdin: true, tty: true, targetContainerName: "web", ...extra });
 
 describe("the ephemeralcontainers subresource", () => {

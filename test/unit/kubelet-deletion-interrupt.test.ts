@@ -67,7 +67,8 @@ function apiAgent(dir: string) {
 
 function bigPod(name: string, grace: number) {
   const containers = Array.from({ length: CONTAINERS }, (_, i) => ({ name: `c${i}`, image: "busybox", command: ["sleep", "3600"] }));
-  return { apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { terminationGracePeriodSeconds: grace, containers } };
+  // The harness's API issues no ServiceAccount tokens: its pods opt out of the admission's token volume.
+  return { apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { automountServiceAccountToken: false, terminationGracePeriodSeconds: grace, containers } };
 }
 
 function running(runtime: FakeRuntime): number {

@@ -158,7 +158,15 @@ describe("the pod routes take kubectl 1.33's protobuf", () => {
     expect(created.status).toBe(201);
     const served = (await created.json()) as any;
     expect(served.metadata.name).toMatch(/^node-debugger-lab-[a-z0-9]{5}$/);
-    expect(served.spec).toMatchObject({ hostPID: true, hostNetwork: true, hostIPC: true, nodeName: "lab", volumes: [{ name: "host-root", hostPath: { path: "/" } }] });
+    // The ServiceAccount admission runs it as `default`, with the token volume beside the host's root.
+    expect(served.spec).toMatchObject({
+      hostPID: true,
+      hostNetwork: true,
+      hostIPC: true,
+      nodeName: "lab",
+      serviceAccountName: "default",
+      volumes: [{ name: "host-root", hostPath: { path: "/" } }, { name: expect.stringMatching(/^kube-api-access-[b-z2-9]{5}$/) }],
+    });
     const options = new Uint8Array(readFileSync(join(FIXTURES, "1.33/debug-copy-replace.2.bin")));
     const name = served.metadata.name;
     const deleted = await deletePod(request("DELETE", `/api/v1/namespaces/default/pods/${name}`, { namespace: "default", name }, options), api);

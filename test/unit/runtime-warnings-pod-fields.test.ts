@@ -15,8 +15,8 @@ const pod = (spec: Record<string, unknown>, container: Record<string, unknown> =
   spec: { ...spec, containers: [{ name: "app", image: "busybox", command: ["sleep", "1"], ...container }] },
 });
 
-const warnings = (raw: unknown, runtime: RuntimeName, tokens?: "issued") =>
-  admitPod(raw, { file: "p.yaml", source: "p.yaml", node: "", ...(tokens && { tokens }) }, { runtime }).warnings.map(formatIssue);
+const warnings = (raw: unknown, runtime: RuntimeName, apiObjects?: "allowed") =>
+  admitPod(raw, { file: "p.yaml", source: "p.yaml", node: "", ...(apiObjects && { apiObjects }) }, { runtime }).warnings.map(formatIssue);
 
 test("host namespaces: a process shares them all, so only docker is told of hostPID and hostIPC; no runtime makes a user namespace", () => {
   const raw = pod({ hostNetwork: true, hostPID: true, hostIPC: true, hostUsers: false });
@@ -42,15 +42,26 @@ test("a process's hostPort: told when it differs from the port the process binds
   expect(warnings(pod({}, { ports: [{ containerPort: 8080, hostPort: 8080 }] }), "process")).toEqual([]);
 });
 
-test("a ServiceAccount's token asked for where none is issued; a node of a cluster says nothing", () => {
+test("a static pod's ServiceAccount is told it runs without a token; a pod an API server admitted (its token mounted) is not", () => {
   const raw = pod({ serviceAccountName: "builder", automountServiceAccountToken: true });
-  const why = "not honoured here: no ServiceAccount token is mounted by itself: a pod that wants one declares a projected serviceAccountToken volume, which the agent's API issues (a node of a cluster mounts the one its API server issues)";
+  const why = "not honoured: a static pod runs without a ServiceAccount token; a pod created through the agent's API (kubectl apply -f FILE) runs with its ServiceAccount's";
   expect(warnings(raw, "process")).toEqual([`spec.serviceAccountName: ${why}`, `spec.automountServiceAccountToken: ${why}`]);
-  expect(warnings(raw, "process", "issued")).toEqual([]);
+  expect(warnings(raw, "process", "allowed")).toEqual([]);
   expect(warnings(pod({ automountServiceAccountToken: false }), "docker")).toEqual([]);
 });
 
 test("the API's default terminationMessagePath is no warning; a path the user chose is", () => {
   expect(warnings(pod({}, { terminationMessagePath: "/dev/termination-log" }), "process")).toEqual([]);
   expect(warnings(pod({}, { terminationMessagePath: "/tmp/done" }), "process")).toHaveLength(1);
+});
+
+test("the process runtime tells of a mountPath the author wrote, not of the ServiceAccount admission's token mount", () => {
+  const token = { name: "kube-api-access-x2k9f", mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true };
+  const volumes = [{ name: "data", emptyDir: {} }, { name: "kube-api-access-x2k9f", emptyDir: {} }, { name: "mine", emptyDir: {} }];
+  const raw = pod({ volumes }, { volumeMounts: [{ name: "data", mountPath: "/data" }, token] });
+  expect(warnings(raw, "process", "allowed")).toEqual([
+    "spec.containers[0].volumeMounts[0].mountPath: honoured by the process runtime only as root and where the path exists on the host (bound in the container's own mount namespace); else the process finds the volume's host path in $MINIKUBELET_VOLUME_DATA",
+  ]);
+  // The same path under a volume of the author's own naming is the author's mount, and is told.
+  expect(warnings(pod({ volumes }, { volumeMounts: [{ ...token, name: "mine" }] }), "process", "allowed")).toHaveLength(2);
 });

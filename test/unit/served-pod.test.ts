@@ -37,7 +37,8 @@ function identityAndSpec(pod: Record<string, any>) {
   return { apiVersion: pod.apiVersion, kind: pod.kind, metadata, spec: pod.spec };
 }
 
-const SLEEPER = { apiVersion: "v1", kind: "Pod", metadata: { name: "web", labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "busybox", command: ["sleep", "3600"] }] } };
+// The harness's API issues no ServiceAccount tokens: its pods opt out of the admission's token volume.
+const SLEEPER = { apiVersion: "v1", kind: "Pod", metadata: { name: "web", labels: { app: "web" } }, spec: { automountServiceAccountToken: false, containers: [{ name: "web", image: "busybox", command: ["sleep", "3600"] }] } };
 
 describe("a write's answer is what a GET serves next", () => {
   test("POST then GET, before and after the loop syncs the pod: the same object, bar resourceVersion and status", async () => {

@@ -17,9 +17,14 @@ const NAME_SUFFIX_LENGTH = 5;
 export function createdName(metadata: Record<string, unknown>): string {
   if (typeof metadata.name === "string" && metadata.name !== "") return metadata.name;
   if (typeof metadata.generateName !== "string" || metadata.generateName === "") return "";
+  return generatedName(metadata.generateName);
+}
+
+/** `base` and the API server's random suffix (its SimpleNameGenerator), as generateName and the admission plugins name things. */
+export function generatedName(base: string): string {
   let suffix = "";
   for (let i = 0; i < NAME_SUFFIX_LENGTH; i++) suffix += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
-  return `${metadata.generateName}${suffix}`;
+  return `${base}${suffix}`;
 }
 
 /** The submitted metadata without what only the server sets. */

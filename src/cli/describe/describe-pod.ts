@@ -218,6 +218,12 @@ function writeVolumes(w: TabWriter, volumes: Volume[]): void {
       w.write(`    Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t${volume.source.name}\n    Optional:\t${volume.source.optional}\n`);
     } else if (volume.type === "projected") {
       w.write("    Type:\tProjected (a volume that contains injected data from multiple sources)\n");
+      for (const projection of volume.sources) {
+        if (projection.kind === "secret") w.write(`    SecretName:\t${projection.source.name}\n    Optional:\t${projection.source.optional}\n`);
+        else if (projection.kind === "downwardAPI") w.write("    DownwardAPI:\ttrue\n");
+        else if (projection.kind === "configMap") w.write(`    ConfigMapName:\t${projection.source.name}\n    Optional:\t${projection.source.optional}\n`);
+        else w.write(`    TokenExpirationSeconds:\t${projection.expirationSeconds}\n`);
+      }
     } else {
       w.write("    Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n");
       w.write(`    Medium:\t${volume.medium ?? ""}\n`);

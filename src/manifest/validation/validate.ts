@@ -38,12 +38,11 @@ export interface ValidateContext {
   ephemeralContainers?: "allowed" | "refused";
   /**
    * Whether the pod may reference ConfigMaps, Secrets and ServiceAccount tokens: a pod an API
-   * server admitted, the cluster's or the agent's own (the kubelet refuses them in a static pod).
+   * server admitted, the cluster's or the agent's own (the kubelet refuses them in a static pod),
+   * whose ServiceAccount admission mounted its token; a static pod that names a ServiceAccount is told it runs without.
    * Default: refused.
    */
   apiObjects?: "allowed" | "refused";
-  /** "issued": an API server issues the pod's ServiceAccount tokens (node mode); else none is mounted, and a pod that names one is told. */
-  tokens?: "issued";
 }
 
 /** `NAME-NODE` when a node is set (mirror-pod naming), else NAME. */

@@ -19,6 +19,7 @@ import { ensureNamespaceDefaults } from "../objects/namespace-defaults.ts";
 import { decodeBody, type ExpectedKind } from "../../http/request-body.ts";
 import { ApiError } from "../../http/status.ts";
 import { refuseCreate } from "./write-refusals.ts";
+import { admitServiceAccount } from "./service-account-admission.ts";
 
 const POD_KIND: ExpectedKind = { apiVersion: "v1", kind: "Pod", internalPackage: "core" };
 
@@ -41,6 +42,8 @@ export async function createPod(request: ApiRequest, api: ApiContext): Promise<R
   const uid = randomUUID();
   const { status: _ignoredOnCreate, ...rest } = submitted;
   const object = { ...rest, metadata: { ...clientMetadata(metadata), name, namespace, uid, creationTimestamp: isoTime(createdAt) } };
+
+  admitServiceAccount(object, namespace, name, (account) => writes.objects.get({ resource: "serviceaccounts", namespace, name: account }));
 
   let admitted;
   try {
