@@ -334,8 +334,9 @@ export function runtimeContract<R extends Runtime>(
     test("execSync kills a command still running at the timeout", async () => {
       const { id } = await start("sleep 30", {});
       const command = execDoes(["sh", "-c", "echo started; sleep 20"], { exitCode: 0, output: "started\n", durationMs: 20_000 });
-      // Well before the command's own 20 s: the timeout ended it, not the command.
-      const result = await within(10_000, "exec with a 200ms timeout", runtime.execSync(id, command, 200));
+      // Well before the command's own 20 s: the timeout ended it, not the command. Two seconds, so a
+      // loaded engine has started the exec and its first line is out before the timeout falls.
+      const result = await within(10_000, "exec with a 2s timeout", runtime.execSync(id, command, 2000));
       expect(result.timedOut).toBe(true);
       expect(result.exitCode).not.toBe(0);
       expect(result.output).toContain("started");

@@ -110,3 +110,28 @@ test("the kubelet says why in one Warning event at the start, and the pod runs",
     await h.close();
   }
 }, 20_000);
+
+test("the ServiceAccount admission's token mount, its path missing on the host, is left to $MINIKUBELET_VOLUME_<NAME>: the author's own mount is bound, and nothing is said", async () => {
+  const root = tempRoot();
+  const target = join(root, "srv");
+  mkdirSync(target);
+  const token = "kube-api-access-x2k9f";
+  const container: ContainerSpec = {
+    ...contractContainer("main", ["sh", "-c", `echo "$MINIKUBELET_VOLUME_KUBE_API_ACCESS_X2K9F" > ${target}/where; sleep 30`]),
+    volumeMounts: [
+      { name: "data", mountPath: target, readOnly: false },
+      { name: token, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true },
+    ],
+  };
+  expect(existsSync("/var/run/secrets/kubernetes.io/serviceaccount")).toBe(false);
+  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root) });
+  const spec = { ...contractPod("mounts", [container]), volumes: [{ name: "data", type: "emptyDir" as const }, { name: token, type: "emptyDir" as const }] };
+  const sandbox = await runtime.runPodSandbox(spec);
+  const id = await runtime.startContainer({ pod: spec, container, kind: "app", attempt: 0, sandbox });
+  open.push({ runtime, ids: [id] });
+  const volume = runtime.emptyDirPath(spec.uid, "data");
+  for (let i = 0; i < 200 && !existsSync(join(volume, "where")); i++) await Bun.sleep(10);
+  expect(readFileSync(join(volume, "where"), "utf8")).toBe(`${runtime.emptyDirPath(spec.uid, token)}\n`);
+  expect(readdirSync(target)).toEqual([]);
+  expect(runtime.unhonouredMounts(id)).toBeUndefined();
+});

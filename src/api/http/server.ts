@@ -136,7 +136,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       }
       return response;
     } catch (error) {
-      if (error instanceof ApiError) return statusResponse(error);
+      if (error instanceof ApiError) return statusResponse(error, error.code === 413 ? BODY_LEFT_UNREAD : {});
       log(`api: ${request.method} ${new URL(request.url).pathname}: ${(error as Error)?.stack ?? String(error)}`);
       return statusResponse(ApiError.internal((error as Error)?.message ?? String(error)));
     } finally {
@@ -229,9 +229,15 @@ export function chooseSubprotocol(headers: Headers, supported: readonly string[]
 
 function checkBounds(request: Request, maxBodyBytes: number): Response | undefined {
   if (request.url.length > MAX_URL_BYTES) return statusResponse(new ApiError(414, "BadRequest", `the request URL is longer than ${MAX_URL_BYTES} bytes`));
-  if (Number(request.headers.get("content-length") ?? 0) > maxBodyBytes) return statusResponse(bodyTooLarge(maxBodyBytes));
+  if (Number(request.headers.get("content-length") ?? 0) > maxBodyBytes) return statusResponse(bodyTooLarge(maxBodyBytes), BODY_LEFT_UNREAD);
   return undefined;
 }
+
+/**
+ * A refused body is left unread on the connection, and what follows it there is no request: the
+ * client is told to open a new one, as Go's server closes a connection whose body it did not drain.
+ */
+const BODY_LEFT_UNREAD = { Connection: "close" };
 
 function bodyTooLarge(maxBytes: number): ApiError {
   // limitedReadBody's NewRequestEntityTooLargeError.

@@ -9,6 +9,8 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../clock.ts";
 import { containerStartProblem } from "../../manifest/runtime-rules.ts";
+import { isAdmittedTokenMount } from "../../manifest/service-account-token.ts";
+import type { VolumeMount } from "../../manifest/types.ts";
 import { limitsFromResources, type CgroupLimits } from "./cgroups.ts";
 import { containerLabels } from "../labels.ts";
 import { PRIVATE_FILE_MODE } from "../../host/private-files.ts";
@@ -58,7 +60,9 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
   const volumeDir = (name: string) => layout.volumeDir(pod.uid, name);
   const env = containerEnv({ pod, container, podDir, volumeDir }, fail);
-  const volumeBinds = container.volumeMounts.map((mount) => ({ source: mountSource({ pod, volumeDir }, mount, fail), target: mount.mountPath, readOnly: mount.readOnly === true }));
+  const volumeBinds = container.volumeMounts
+    .filter(bindable)
+    .map((mount) => ({ source: mountSource({ pod, volumeDir }, mount, fail), target: mount.mountPath, readOnly: mount.readOnly === true }));
   const hostsBind = hostAliasesBind(config, podDir);
   const mounts = planBindMounts(hostsBind ? [...volumeBinds, hostsBind] : volumeBinds);
   const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
@@ -92,4 +96,13 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   writeFileSync(join(dir, CRI_LOG_NAME), "", { flag: "a", mode: PRIVATE_FILE_MODE });
   const stdio = { stdin: container.stdin === true, stdinOnce: container.stdinOnce === true, tty: container.tty === true };
   return { id, dir, record, limits, stdio, ...("problem" in mounts && { mountProblem: mounts.problem }) };
+}
+
+/**
+ * The ServiceAccount admission's token mount, which the pod's author did not write, is bound only
+ * where it can be (as root, its path on the host); elsewhere the process finds the token in
+ * $MINIKUBELET_VOLUME_<NAME>, and the author's own binds, and the start's silence, do not hang on it.
+ */
+function bindable(mount: VolumeMount): boolean {
+  return !isAdmittedTokenMount(mount) || (process.getuid?.() === 0 && existsSync(mount.mountPath));
 }
