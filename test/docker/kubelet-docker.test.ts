@@ -179,17 +179,25 @@ spec:
     });
     h.kubelet.stop();
     h = realHarness(runtime, { baseSeconds: 1.5, capSeconds: 3 });
+    // The pass that meets the third exit shows it (its BackOff event): the third is the current
+    // attempt and the second, lastState, the dead container kept. Any later pass in the wait (an
+    // engine event a loaded machine delivers late) shows CrashLoopBackOff and removes the second, so
+    // the loop is stopped in that pass while the logs are read, and started again for the fourth.
+    let started = 0;
+    h.kubelet.recorder.subscribe((e) => {
+      if (e.reason === "Started") started++;
+      if (e.reason === "BackOff" && started === 3) h.kubelet.stop();
+    });
     await h.kubelet.sync(desired(crash));
     const starts = await h.count(of("Started"), 3, 10_000);
-    // While the third attempt's exit is shown (its back-off running), it is the current one and the
-    // second, lastState, the dead container kept.
-    // The record is live: the pass at the wait's end keeps the third and removes the second, so its
-    // ids are taken before anything is awaited, and that wait (3 s here) outlasts a loaded engine's reads.
-    await h.event((e) => e.reason === "BackOff" && e.at > starts[2]!.at);
+    await h.event((e) => e.reason === "BackOff" && e.at >= starts[2]!.at);
+    await h.kubelet.idle();
     const { containerId: third, previousContainerId: second, lastTermination } = h.kubelet.pods.get(crash.key)!.app[0]!;
     expect(second).toBe(lastTermination!.containerId);
     expect(await Promise.all([runtime.readLogs(third!), runtime.readLogs(second!)])).toEqual(["run 3\n", "run 2\n"]);
     // Once the fourth runs, the third is the previous one; the first two are gone.
+    h.kubelet.start();
+    await h.kubelet.sync(desired(crash));
     await h.count(of("Started"), 4, 10_000);
     const record = h.kubelet.pods.get(crash.key)!.app[0]!;
     const current = record.containerId!;
