@@ -74,8 +74,10 @@ test("a container whose pid was not yet recorded is listed as running once its m
   setTimeout(() => writeFileSync(gateOf(root), ""), 300);
   const [listed] = await next.listContainers();
   expect(listed?.state).toBe("running");
-  for (let i = 0; i < 500 && !existsSync(marker); i++) await Bun.sleep(10);
-  expect(readFileSync(marker, "utf8")).toBe("ran\n");
+  // The shell's redirection makes the file before echo writes to it: wait for the line, not the file.
+  const ran = () => (existsSync(marker) ? readFileSync(marker, "utf8") : "");
+  for (let i = 0; i < 500 && ran() === ""; i++) await Bun.sleep(10);
+  expect(ran()).toBe("ran\n");
   await next.removeContainer(listed!.id);
 });
 
