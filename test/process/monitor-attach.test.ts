@@ -267,7 +267,8 @@ test("--bind: the container sees SRC at DST, in its own mount namespace; the hos
   const pid = await pidOf(run);
   await until("the cat", () => logged(run).length > 0);
   expect(logged(run)).toEqual(["stdout F from-src"]);
-  await until("the write through DST", () => read(join(src, "new")) !== undefined);
+  // The shell's redirection makes the file before echo writes to it: wait for the line, not the file.
+  await until("the write through DST", () => (read(join(src, "new")) ?? "") !== "");
   expect(read(join(src, "new"))).toBe("written\n");
   expect(readFileSync(`/proc/${pid}/mountinfo`, "utf8")).toContain(` ${dst} `);
   // Not the whole table: other processes (dockerd) mount and unmount on this host meanwhile.

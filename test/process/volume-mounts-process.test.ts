@@ -29,6 +29,13 @@ afterAll(async () => {
   await cgroups.cleanup();
 });
 
+/** What the container wrote to `file`, once it has: the shell's redirection makes the file before echo writes to it. */
+async function written(file: string): Promise<string> {
+  const text = () => (existsSync(file) ? readFileSync(file, "utf8") : "");
+  for (let i = 0; i < 200 && text() === ""; i++) await Bun.sleep(10);
+  return text();
+}
+
 function tempRoot(): string {
   const dir = mkdtempSync(join(tmpdir(), "minikubelet-mounts-"));
   roots.push(dir);
@@ -54,8 +61,7 @@ test("an emptyDir is seen at its mountPath, by the container and by an exec, and
     volumeMounts: [{ name: "data", mountPath: target, readOnly: false }],
   };
   const { runtime, id, volume } = await start(root, container);
-  for (let i = 0; i < 200 && !existsSync(join(volume, "file")); i++) await Bun.sleep(10);
-  expect(readFileSync(join(volume, "file"), "utf8")).toBe("from-container\n");
+  expect(await written(join(volume, "file"))).toBe("from-container\n");
   expect(readdirSync(target)).toEqual([]);
   expect(runtime.unhonouredMounts(id)).toBeUndefined();
   const seen = await runtime.execSync(id, ["cat", `${target}/file`], 5000);
@@ -130,8 +136,7 @@ test("the ServiceAccount admission's token mount, its path missing on the host, 
   const id = await runtime.startContainer({ pod: spec, container, kind: "app", attempt: 0, sandbox });
   open.push({ runtime, ids: [id] });
   const volume = runtime.emptyDirPath(spec.uid, "data");
-  for (let i = 0; i < 200 && !existsSync(join(volume, "where")); i++) await Bun.sleep(10);
-  expect(readFileSync(join(volume, "where"), "utf8")).toBe(`${runtime.emptyDirPath(spec.uid, token)}\n`);
+  expect(await written(join(volume, "where"))).toBe(`${runtime.emptyDirPath(spec.uid, token)}\n`);
   expect(readdirSync(target)).toEqual([]);
   expect(runtime.unhonouredMounts(id)).toBeUndefined();
 });
