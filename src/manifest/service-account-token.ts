@@ -1,5 +1,5 @@
 /**
- * Where the API server's ServiceAccount admission mounts a pod's token (its kube-api-access-XXXXX
+ * Where the API server's ServiceAccount admission mounts a pod's token (its kube-api-access-<5 random characters>
  * projected volume): the admission writes these, and the runtimes' rules know the mount it added.
  */
 export const TOKEN_VOLUME_PREFIX = "kube-api-access-";

@@ -2,7 +2,7 @@
  * The API server's ServiceAccount admission on a pod's create (plugin/pkg/admission/serviceaccount):
  * a pod that names no ServiceAccount runs as `default`; the one it names must exist (403 otherwise,
  * in the plugin's words); unless the pod or its ServiceAccount turns automount off, every init and
- * app container without a mount at the token path gets the `kube-api-access-XXXXX` projected volume
+ * app container without a mount at the token path gets the `kube-api-access-<5 random characters>` projected volume
  * there (a bound token, the namespace's kube-root-ca.crt and the namespace); and a pod without
  * imagePullSecrets takes its ServiceAccount's. Ephemeral containers are left as they are, as there.
  */
