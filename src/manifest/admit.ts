@@ -7,6 +7,7 @@
 import type { PodSpec } from "./types.ts";
 import { ManifestError, unknownFieldIssue, type Issue } from "./errors.ts";
 import { unknownFields } from "./known-fields.ts";
+import { alphaFieldWarnings } from "./alpha-fields.ts";
 import { isPlainObject } from "./fields.ts";
 import { runtimeErrors, runtimeWarnings, type RuntimeName } from "./runtime-rules.ts";
 import { readPod, type ValidateContext } from "./validation/validate.ts";
@@ -62,7 +63,7 @@ export function admitPod(raw: unknown, context: ValidateContext, rules: Manifest
   if (pod && rules.runtime) issues.push(...runtimeErrors(pod, rules.runtime));
   // A refused file lists its unknown fields too, strict or not: `comand:` explains `command: required`.
   if (!pod || issues.length > 0 || (rules.strict && unknown.length > 0)) throw new ManifestError(context.file, [...unknown, ...issues]);
-  const warnings = [...(rules.strict ? [] : unknown), ...(rules.runtime ? runtimeWarnings(raw, rules.runtime) : []), ...(context.apiObjects === "allowed" ? [] : tokenWarnings(raw))];
+  const warnings = [...(rules.strict ? [] : unknown), ...alphaFieldWarnings(raw), ...(rules.runtime ? runtimeWarnings(raw, rules.runtime) : []), ...(context.apiObjects === "allowed" ? [] : tokenWarnings(raw))];
   return { pod, warnings };
 }
 

@@ -21,7 +21,7 @@ const objectMeta: Schema = {
   ownerReferences: any, finalizers: any, managedFields: any,
 };
 
-const httpGet: Schema = { path: any, port: any, host: any, scheme: any, httpHeaders: { name: any, value: any } };
+const httpGet: Schema = { path: any, port: any, host: any, scheme: any, httpHeaders: { name: any, value: any }, protocol: any };
 const tcpSocket: Schema = { port: any, host: any };
 const exec: Schema = { command: any };
 
@@ -45,7 +45,7 @@ const container: Schema = {
   envFrom: any, env: { name: any, value: any, valueFrom: any },
   resources: { limits: any, requests: any, claims: any },
   resizePolicy: any, restartPolicy: any, restartPolicyRules: { action: any, exitCodes: { operator: any, values: any } },
-  volumeMounts: { name: any, readOnly: any, recursiveReadOnly: any, mountPath: any, subPath: any, mountPropagation: any, subPathExpr: any },
+  volumeMounts: { name: any, readOnly: any, recursiveReadOnly: any, mountPath: any, subPath: any, mountPropagation: any, subPathExpr: any, bindMountOptions: any },
   volumeDevices: any,
   livenessProbe: probe, readinessProbe: probe, startupProbe: probe,
   lifecycle: { postStart: lifecycleHandler, preStop: lifecycleHandler, stopSignal: any },
@@ -62,7 +62,7 @@ const VOLUME_SOURCES = [
 
 const volume: Schema = {
   name: any,
-  emptyDir: { medium: any, sizeLimit: any },
+  emptyDir: { medium: any, sizeLimit: any, mode: any },
   hostPath: { path: any, type: any },
   ...Object.fromEntries(VOLUME_SOURCES.map((source) => [source, any])),
 };
@@ -81,7 +81,7 @@ const podSpec: Schema = {
   imagePullSecrets: any, hostname: any, hostnameOverride: any, subdomain: any, affinity: any, schedulerName: any, tolerations: any,
   hostAliases: any, priorityClassName: any, priority: any, dnsConfig: any, readinessGates: any, runtimeClassName: any,
   enableServiceLinks: any, preemptionPolicy: any, overhead: any, topologySpreadConstraints: any, setHostnameAsFQDN: any,
-  os: any, hostUsers: any, schedulingGates: any, resourceClaims: any, resources: any,
+  os: any, hostUsers: any, schedulingGates: any, resourceClaims: any, resources: any, schedulingGroup: any, evictionResponders: any,
 };
 
 const pod: Schema = { apiVersion: any, kind: any, metadata: objectMeta, spec: podSpec, status: any };

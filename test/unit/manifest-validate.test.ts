@@ -307,6 +307,22 @@ describe("validatePod rules", () => {
   }
 });
 
+describe("validatePod: one refusal says one thing", () => {
+  test("a mount of a refused volume is not refused again as a mount of an undeclared one (the volume is declared)", () => {
+    const raw = basePod();
+    raw.spec.volumes = [{ name: "cfg", configMap: { name: "c" } }];
+    app(raw).volumeMounts = [{ name: "cfg", mountPath: "/etc/cfg" }];
+    expect(issuesOf(raw)).toEqual(["spec.volumes[0].configMap: static pods may not reference configmaps (via configmap volumes): create the pod through the agent's API (kubectl apply -f FILE) to use ConfigMaps and Secrets"]);
+  });
+
+  test("a static pod with generateName and no name is told that generateName is for pods created through the API", () => {
+    const raw = basePod();
+    delete raw.metadata.name;
+    raw.metadata.generateName = "web-";
+    expect(issuesOf(raw)).toEqual(["metadata.name: required: a static pod is named by metadata.name; generateName names only pods created through the agent's API (kubectl create -f FILE)"]);
+  });
+});
+
 describe("validatePod defaults", () => {
   test("probe defaults match the API server's", () => {
     const raw = basePod();

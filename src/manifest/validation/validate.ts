@@ -88,8 +88,9 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   const spec = root.object("spec");
   if (!spec && !root.has("spec")) root.fail("spec", "required");
   const apiObjects = context.apiObjects === "allowed";
-  const volumes = spec ? readVolumes(spec, apiObjects, context.source !== API_POD_SOURCE) : [];
-  const volumeNames = new Set(volumes.map((volume) => volume.name));
+  // Mounts are checked against every declared volume, as the API server checks them: a refused
+  // volume is one refusal, not one more for each of its mounts.
+  const { volumes, declared: volumeNames } = spec ? readVolumes(spec, apiObjects, context.source !== API_POD_SOURCE) : { volumes: [], declared: new Set<string>() };
   // Read before the containers: a hook's sleep may not outlast it.
   const terminationGracePeriodSeconds =
     spec?.int("terminationGracePeriodSeconds", { min: 0, default: DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS }) ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
@@ -153,6 +154,11 @@ function checkKind(root: Fields): void {
 
 function readName(metadata: Fields | undefined, node: string): string {
   if (!metadata) return "";
+  if (!metadata.has("name") && metadata.string("generateName")) {
+    // The kubelet would run it as "-NODE" and refuse that name; say what the user meant instead.
+    metadata.fail("name", `required: a static pod is named by metadata.name; generateName names only pods created through the agent's API (kubectl create -f FILE)`);
+    return "";
+  }
   const name = metadata.requiredString("name");
   if (name === "") return name;
   const problem = checkDns1123Subdomain(name) ?? checkDns1123Subdomain(fullPodName(name, node));
@@ -226,7 +232,7 @@ function checkUniqueContainerNames(spec: Fields, init: ContainerSpec[], app: Con
  * `apiObjects`: a pod of the cluster, whose configMap, secret and projected volumes are read;
  * `isStatic`: a manifest file's pod, which the kubelet refuses outright when it references API objects.
  */
-function readVolumes(spec: Fields, apiObjects: boolean, isStatic: boolean): Volume[] {
+function readVolumes(spec: Fields, apiObjects: boolean, isStatic: boolean): { volumes: Volume[]; declared: ReadonlySet<string> } {
   const volumes: Volume[] = [];
   const names = new Set<string>();
   for (const item of spec.objectList("volumes")) {
@@ -266,5 +272,5 @@ function readVolumes(spec: Fields, apiObjects: boolean, isStatic: boolean): Volu
       item.fail(source, reference ? staticReferenceRefusal(reference) : `${source} volumes are not supported: ${supported}`);
     }
   }
-  return volumes;
+  return { volumes, declared: names };
 }
