@@ -1,6 +1,6 @@
 /**
  * Records how real kubectl encodes a Pod with every field of its spec set: serves such a pod
- * (built from src/api/discovery/openapi-schemas.json, each string and number unique) to
+ * (built from src/manifest/v1-schemas.json, each string and number unique) to
  * `kubectl debug web --copy-to`, which reads it into Go's types and writes its copy back: kubectl
  * 1.33 as protobuf, kubectl 1.31 as JSON. The unit tests decode the first and compare it with the
  * second field by field. `zero` sets every field to its zero value instead, which tells a Go value
@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import schemas from "../src/api/discovery/openapi-schemas.json";
+import schemas from "../src/manifest/v1-schemas.json";
 import { recordCommands } from "./kubectl-bodies.ts";
 
 type Schema = Record<string, any>;

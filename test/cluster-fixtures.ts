@@ -94,3 +94,15 @@ export function tryGetJson(env: ClusterEnv, ...args: string[]): Record<string, a
   }
   return JSON.parse(result.stdout.toString());
 }
+
+/**
+ * Where the Go module cache holds k8s.io/kubernetes at the version test/cluster/go.mod requires,
+ * downloaded if missing (building the control plane downloads it anyway).
+ */
+export function kubernetesModuleDir(): string {
+  const result = Bun.spawnSync(["go", "mod", "download", "-json", "k8s.io/kubernetes"], { cwd: join(ROOT, "test/cluster"), stdout: "pipe", stderr: "pipe" });
+  if (result.exitCode !== 0) throw new Error(`go mod download k8s.io/kubernetes: ${result.stderr.toString().trim()}`);
+  const dir = (JSON.parse(result.stdout.toString()) as { Dir?: string }).Dir;
+  if (!dir) throw new Error("go mod download gave no Dir for k8s.io/kubernetes");
+  return dir;
+}

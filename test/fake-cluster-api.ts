@@ -8,7 +8,7 @@
 import { ClusterApiError, resourceOf, type ClusterApi, type ClusterRequest, type WatchEvent } from "../src/node/cluster-client.ts";
 import { strategicMergePatch } from "../src/api/patch/strategic-merge.ts";
 import { PatchSchema } from "../src/api/patch/patch-schema.ts";
-import schemas from "../src/api/discovery/openapi-schemas.json";
+import schemas from "../src/manifest/v1-schemas.json";
 import type { Clock } from "../src/clock.ts";
 import { isoTime } from "../src/v1/time.ts";
 

@@ -1,90 +1,26 @@
 /**
- * The v1 Pod's field names, for the API server's strict field validation: a field the API does not
- * know (`comand:` for `command:`) is silently dropped by a lenient decoder, so the pod runs without
- * it. The API server warns (`unknown field "spec.containers[0].comand"`) or, with
- * fieldValidation=Strict, refuses. Fields minikubelet does not read are still known here: only a
- * name the v1 API lacks is unknown. Objects minikubelet never descends into are "any" (`true`).
+ * The v1 Pod's fields, for the API server's strict field validation: a field the API does not know
+ * (`comand:` for `command:`) is silently dropped by a lenient decoder, so the pod runs without it.
+ * The API server warns (`unknown field "spec.containers[0].comand"`) or, with
+ * fieldValidation=Strict, refuses. What the API knows is its own OpenAPI schemas (v1-schemas.json,
+ * v1.37.2's as its API server serves them), down to the last nested field: a field minikubelet
+ * does not read is still known, and only a name the v1 API lacks is unknown.
  */
 import type { FieldPath } from "./errors.ts";
 import { isPlainObject } from "./fields.ts";
+import schemas from "./v1-schemas.json";
 
-/** A known object's fields: a nested schema, or `true` for any content (maps, unread objects). */
-interface Schema {
-  readonly [field: string]: Schema | true;
+type Schema = Record<string, unknown>;
+
+const SCHEMAS = schemas as Record<string, Schema>;
+const REF_PREFIX = "#/components/schemas/";
+const POD = "io.k8s.api.core.v1.Pod";
+
+/** A schema with its `$ref` (or the `allOf: [{$ref}]` that carries a description) followed. */
+function resolved(schema: Schema): Schema {
+  const ref = (schema.$ref as string | undefined) ?? ((schema.allOf as Schema[] | undefined)?.[0]?.$ref as string | undefined);
+  return ref?.startsWith(REF_PREFIX) ? (SCHEMAS[ref.slice(REF_PREFIX.length)] ?? {}) : schema;
 }
-
-const any = true;
-
-const objectMeta: Schema = {
-  name: any, generateName: any, namespace: any, selfLink: any, uid: any, resourceVersion: any, generation: any,
-  creationTimestamp: any, deletionTimestamp: any, deletionGracePeriodSeconds: any, labels: any, annotations: any,
-  ownerReferences: any, finalizers: any, managedFields: any,
-};
-
-const httpGet: Schema = { path: any, port: any, host: any, scheme: any, httpHeaders: { name: any, value: any }, protocol: any };
-const tcpSocket: Schema = { port: any, host: any };
-const exec: Schema = { command: any };
-
-const probe: Schema = {
-  exec, httpGet, tcpSocket, grpc: { port: any, service: any, mode: any },
-  initialDelaySeconds: any, timeoutSeconds: any, periodSeconds: any, successThreshold: any, failureThreshold: any,
-  terminationGracePeriodSeconds: any,
-};
-
-const lifecycleHandler: Schema = { exec, httpGet, tcpSocket, sleep: { seconds: any } };
-
-const securityContext: Schema = {
-  capabilities: any, privileged: any, seLinuxOptions: any, windowsOptions: any, runAsUser: any, runAsGroup: any,
-  runAsNonRoot: any, readOnlyRootFilesystem: any, allowPrivilegeEscalation: any, procMount: any, seccompProfile: any,
-  appArmorProfile: any,
-};
-
-const container: Schema = {
-  name: any, image: any, command: any, args: any, workingDir: any,
-  ports: { name: any, hostPort: any, containerPort: any, protocol: any, hostIP: any },
-  envFrom: any, env: { name: any, value: any, valueFrom: any },
-  resources: { limits: any, requests: any, claims: any },
-  resizePolicy: any, restartPolicy: any, restartPolicyRules: { action: any, exitCodes: { operator: any, values: any } },
-  volumeMounts: { name: any, readOnly: any, recursiveReadOnly: any, mountPath: any, subPath: any, mountPropagation: any, subPathExpr: any, bindMountOptions: any },
-  volumeDevices: any,
-  livenessProbe: probe, readinessProbe: probe, startupProbe: probe,
-  lifecycle: { postStart: lifecycleHandler, preStop: lifecycleHandler, stopSignal: any },
-  terminationMessagePath: any, terminationMessagePolicy: any, imagePullPolicy: any, securityContext,
-  stdin: any, stdinOnce: any, tty: any,
-};
-
-const VOLUME_SOURCES = [
-  "secret", "configMap", "persistentVolumeClaim", "projected", "downwardAPI", "nfs", "csi", "ephemeral", "image",
-  "awsElasticBlockStore", "gcePersistentDisk", "gitRepo", "iscsi", "glusterfs", "rbd", "flexVolume", "cinder", "cephfs",
-  "flocker", "fc", "azureFile", "azureDisk", "vsphereVolume", "quobyte", "photonPersistentDisk", "portworxVolume",
-  "scaleIO", "storageos",
-] as const;
-
-const volume: Schema = {
-  name: any,
-  emptyDir: { medium: any, sizeLimit: any, mode: any },
-  hostPath: { path: any, type: any },
-  ...Object.fromEntries(VOLUME_SOURCES.map((source) => [source, any])),
-};
-
-const podSecurityContext: Schema = {
-  seLinuxOptions: any, windowsOptions: any, runAsUser: any, runAsGroup: any, runAsNonRoot: any, supplementalGroups: any,
-  supplementalGroupsPolicy: any, fsGroup: any, sysctls: any, fsGroupChangePolicy: any, seccompProfile: any,
-  appArmorProfile: any, seLinuxChangePolicy: any,
-};
-
-const podSpec: Schema = {
-  volumes: volume, initContainers: container, containers: container, ephemeralContainers: any,
-  restartPolicy: any, terminationGracePeriodSeconds: any, activeDeadlineSeconds: any, dnsPolicy: any, nodeSelector: any,
-  serviceAccountName: any, serviceAccount: any, automountServiceAccountToken: any, nodeName: any,
-  hostNetwork: any, hostPID: any, hostIPC: any, shareProcessNamespace: any, securityContext: podSecurityContext,
-  imagePullSecrets: any, hostname: any, hostnameOverride: any, subdomain: any, affinity: any, schedulerName: any, tolerations: any,
-  hostAliases: any, priorityClassName: any, priority: any, dnsConfig: any, readinessGates: any, runtimeClassName: any,
-  enableServiceLinks: any, preemptionPolicy: any, overhead: any, topologySpreadConstraints: any, setHostnameAsFQDN: any,
-  os: any, hostUsers: any, schedulingGates: any, resourceClaims: any, resources: any, schedulingGroup: any, evictionResponders: any,
-};
-
-const pod: Schema = { apiVersion: any, kind: any, metadata: objectMeta, spec: podSpec, status: any };
 
 /**
  * Paths of every field of `raw` that the v1 Pod does not have, in document order. A list is
@@ -95,20 +31,29 @@ export function unknownFields(raw: unknown): FieldPath[] {
   const found: FieldPath[] = [];
   // Another kind's fields are not a Pod's typos: the kind itself is the problem, and says so.
   if (isPlainObject(raw) && raw.kind !== undefined && raw.kind !== "Pod") return found;
-  walk(raw, pod, [], found);
+  walk(raw, SCHEMAS[POD]!, [], found);
   return found;
 }
 
 function walk(value: unknown, schema: Schema, path: FieldPath, found: FieldPath[]): void {
+  const own = resolved(schema);
   if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, schema, [...path, index], found));
+    const items = own.type === "array" && isPlainObject(own.items) ? own.items : undefined;
+    if (items) value.forEach((item, index) => walk(item, items, [...path, index], found));
     return;
   }
   if (!isPlainObject(value)) return;
+  const properties = isPlainObject(own.properties) ? own.properties : undefined;
+  const additional = isPlainObject(own.additionalProperties) ? own.additionalProperties : undefined;
+  // A map (labels, limits) takes any key; an object the schema leaves open (no properties) takes any field.
+  if (!properties) {
+    if (additional) for (const [key, child] of Object.entries(value)) walk(child, additional, [...path, key], found);
+    return;
+  }
   for (const [key, child] of Object.entries(value)) {
-    const known = Object.hasOwn(schema, key) ? schema[key] : undefined;
-    if (known === undefined) found.push([...path, key]);
-    else if (known !== true) walk(child, known, [...path, key], found);
+    const known = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (!isPlainObject(known)) found.push([...path, key]);
+    else walk(child, known, [...path, key], found);
   }
 }
 

@@ -1,11 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import type { ApiContext } from "../../src/api/http/context.ts";
 import type { ApiRequest, Route } from "../../src/api/http/http.ts";
 import { documentUrl, openApiDocuments, openApiRoutes } from "../../src/api/discovery/openapi.ts";
 import { ApiError } from "../../src/api/http/status.ts";
-import { generateSchemas, renderSchemas, SCHEMAS_JSON } from "../../scripts/openapi-schemas.ts";
 import { FakeClock } from "../fake-clock.ts";
 
 type Schema = Record<string, any>;
@@ -172,19 +170,17 @@ describe("the api/v1 document", () => {
   });
 
   test("pod.spec.containers.livenessProbe carries the API's field documentation", () => {
-    const container = resolve(schemas["io.k8s.api.core.v1.PodSpec"]!.properties.containers.items.allOf[0].$ref)!;
+    const refOf = (schema: Schema): string => schema.$ref ?? schema.allOf[0].$ref;
+    const container = resolve(refOf(schemas["io.k8s.api.core.v1.PodSpec"]!.properties.containers.items))!;
     expect(container.required).toContain("name");
     const liveness = container.properties.livenessProbe;
     expect(liveness.description).toStartWith("Periodic probe of container liveness.");
-    const probe = resolve(liveness.allOf[0].$ref)!;
+    const probe = resolve(refOf(liveness))!;
     expect(probe.description).toStartWith("Probe describes a health check");
     expect(probe.properties.periodSeconds).toMatchObject({ type: "integer" });
     expect(probe.properties.periodSeconds.description).toContain("How often (in seconds) to perform the probe.");
-    expect(container.properties.imagePullPolicy.enum).toEqual(["Always", "IfNotPresent", "Never"]);
-  });
-
-  test("the committed schemas are what scripts/openapi-schemas.ts generates from kubernetes-models", () => {
-    expect(readFileSync(SCHEMAS_JSON, "utf8")).toBe(renderSchemas(generateSchemas()));
+    expect(container.properties.imagePullPolicy).toMatchObject({ type: "string" });
+    expect(container.properties.imagePullPolicy.description).toStartWith("Image pull policy. One of Always, Never, IfNotPresent.");
   });
 });
 

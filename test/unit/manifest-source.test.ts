@@ -236,6 +236,30 @@ describe("unknown fields (the API server's strict field validation)", () => {
     }));
     expect(loadManifests(dir, "", { strict: true }).errors).toEqual([]);
   });
+
+  test("are found at any depth the v1 schema describes: tolerations, affinity, spread constraints, volume sources, status", () => {
+    write("web.json", JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web", namespace: "demo" },
+      spec: {
+        tolerations: [{ key: "k", operator: "Exists", tolerationSecond: 5 }],
+        affinity: { nodeAffinity: { requiredDuringScheduling: {} } },
+        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "zone", whenUnsatisfiable: "DoNotSchedule", NodeAffinityPolicy: "Honor" }],
+        volumes: [{ name: "data", emptyDir: { sizelimit: "1Gi" } }],
+        containers: [{ name: "main", image: "busybox", command: ["sleep"], ports: [{ containerPort: 80, protocl: "TCP" }], resources: { limits: { cpu: "1" } } }],
+      },
+      status: { phaze: "Pending" },
+    }));
+    expect(loadManifests(dir).warnings.get("demo/web")!.map(formatIssue)).toEqual([
+      'unknown field "spec.tolerations[0].tolerationSecond"',
+      'unknown field "spec.affinity.nodeAffinity.requiredDuringScheduling"',
+      'unknown field "spec.topologySpreadConstraints[0].NodeAffinityPolicy"',
+      'unknown field "spec.volumes[0].emptyDir.sizelimit"',
+      'unknown field "spec.containers[0].ports[0].protocl"',
+      'unknown field "status.phaze"',
+    ]);
+  });
 });
 
 describe("runtime rules", () => {

@@ -4,7 +4,7 @@
  * `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key` kubectl reads to build its
  * patches), so the server and the client agree on one source.
  */
-import schemas from "../discovery/openapi-schemas.json";
+import schemas from "../../manifest/v1-schemas.json";
 
 type Schema = Record<string, unknown>;
 const SCHEMAS = schemas as Record<string, Schema>;
