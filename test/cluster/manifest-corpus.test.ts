@@ -191,7 +191,7 @@ describeCluster("real manifests: Kubernetes v1.37.2's own Pod files, the API ser
   test("every file whose Pod the API server finds invalid or undecodable is refused by validate --strict", () => {
     const invalid = files.filter((_, index) => judgments[index]!.refusals.some((line) => /The Pod "[^"]*" is invalid|Pod in version "v1" cannot be handled as a Pod: strict decoding error/.test(line)));
     const admitted = invalid.filter((file) => validateIssues(file.path, "docker", true) === undefined);
-    console.log(`invalid or undecodable for the API server: ${invalid.map((file) => file.name).join(", ")}`);
+    console.log(`invalid or undecodable for the API server: ${invalid.length}: ${invalid.map((file) => file.name).join(", ")}`);
     expect(invalid.length).toBeGreaterThan(0);
     expect(admitted.map((file) => file.name)).toEqual([]);
   });
