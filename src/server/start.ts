@@ -61,7 +61,7 @@ export function startKubeletServer(options: StartKubeletServerOptions): RunningK
     const { serving } = options;
     const tls = serving?.tls ?? { cert: credentials.certPem, key: credentials.keyPem };
     const auth = serving && { gate: serving.gate, ...(serving.clientCa !== undefined && { clientCa: serving.clientCa }) };
-    const server = startApiServer({ listen: options.listen, context, routes, tls, token: credentials.token, ...auth, log: options.log });
+    const server = startApiServer({ listen: options.listen, context, routes, tls, token: credentials.token, ...auth, log: options.log, http2: true });
     return {
       url: server.url,
       port: Number(new URL(server.url).port),

@@ -10,6 +10,9 @@
  *   static pod here cannot have (UNSUPPORTED below, each the kubelet's refusal or the agent's own);
  * - refuse every file whose Pod the API server finds invalid (422) or, under kubectl's default strict
  *   field validation, undecodable (a 400 naming an unknown field), with --strict as kubectl's.
+ *
+ * MINIKUBELET_MANIFEST_CORPUS (directories, colon-separated) adds more manifests to judge, such
+ * as a checkout of the Kubernetes website's content/en/examples.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -49,6 +52,10 @@ interface Judgment {
   created: number;
   /** The API server's own words for each refused object. */
   refusals: string[];
+}
+
+function extraRoots(): string[] {
+  return (process.env.MINIKUBELET_MANIFEST_CORPUS ?? "").split(":").filter((dir) => dir !== "");
 }
 
 /** Every YAML or JSON file of the tree holding at least one v1 Pod document (or List item). */
@@ -143,7 +150,7 @@ describeCluster("real manifests: Kubernetes v1.37.2's own Pod files, the API ser
   let madeNamespaces: string[] = [];
 
   beforeAll(async () => {
-    files = podFiles(kubernetesModuleDir());
+    files = [kubernetesModuleDir(), ...extraRoots()].flatMap(podFiles);
     madeNamespaces = makeWhatPodsName(env, files);
     judgments = await eachLimited(files, 4, (file) => judge(env, file));
   }, 240_000);

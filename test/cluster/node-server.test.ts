@@ -118,6 +118,20 @@ spec:
     });
   }
 
+  test("logs read over a WebSocket through the API server (not followed) carry the log, as the conformance spec reads them", async () => {
+    // The API server relays this answer whole only when the node speaks HTTP/2 to it, as the kubelet does.
+    const url = `${env.server.replace(/^https/, "wss")}/api/v1/namespaces/${NAMESPACE}/pods/${POD}/log?container=app`;
+    const socket = new WebSocket(url, { protocols: ["binary.k8s.io"], tls: { cert: pki("admin.crt"), key: pki("admin.key"), ca: pki("ca.crt") } } as unknown as string[]);
+    socket.binaryType = "arraybuffer";
+    const frames: string[] = [];
+    socket.onmessage = (event) => frames.push(new TextDecoder().decode(event.data as ArrayBuffer));
+    await new Promise<void>((closed, failed) => {
+      socket.onclose = () => closed();
+      socket.onerror = () => failed(new Error(`the WebSocket to ${url} failed`));
+    });
+    expect(frames.join("").split("\n").slice(0, 2)).toEqual(["started", "tick 1"]);
+  });
+
   test("kubectl attach shows the container's output as it writes", async () => {
     const attach = spawn(join(env.bin, "kubectl"), ["--kubeconfig", env.admin, "attach", POD, "-c", "app"], { stdio: ["ignore", "pipe", "pipe"] });
     let seen = "";

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:tls";
-import type { CertificateUser } from "../../src/api/http/front-door.ts";
+import type { CertificateUser } from "../../src/api/http/certificate-user.ts";
 import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/http/context.ts";
 import { startApiServer, type ApiServer } from "../../src/api/http/server.ts";
 import { ensureCredentials } from "../../src/api/http/tls.ts";

@@ -4,7 +4,7 @@
  * TokenReviews and SubjectAccessReviews from tables and counts them; the clock is stepped.
  */
 import { describe, expect, test } from "bun:test";
-import type { CertificateUser } from "../../src/api/http/front-door.ts";
+import type { CertificateUser } from "../../src/api/http/certificate-user.ts";
 import type { ClusterRequest } from "../../src/node/cluster-client.ts";
 import { ALLOWED_TTL_MS, DENIED_TTL_MS, KubeletAuth, TOKEN_REVIEW_TTL_MS } from "../../src/server/auth/kubelet-auth.ts";
 import { nodeRequestAttributes } from "../../src/server/auth/request-attributes.ts";

@@ -12,6 +12,10 @@
  * a byte now and then is cut all the same. Each first head is passed on with the client's address
  * (`peer`), which the server behind it cannot see through its Unix socket.
  *
+ * With `http2` it also offers HTTP/2 (ALPN `h2`, as the kubelet's server does): a connection whose
+ * client chose it is served stream by stream (http2-streams.ts), under the same head deadline for
+ * its first stream.
+ *
  * With `clientCa` (the kubelet port of node mode) it also asks each client for a certificate; one
  * that verifies against that CA names its user (CN) and groups (O) in the same note on the first
  * head, as the kubelet's x509 authenticator reads them. A client without one is not refused here:
@@ -24,6 +28,8 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Clock } from "../../clock.ts";
 import { discard } from "./spdy.ts";
+import { http2Streams, type Http2Serve } from "./http2-streams.ts";
+import { certificateUser, type CertificateUser } from "./certificate-user.ts";
 
 /** Bun.serve's own bound on a request line plus headers: past it the head is passed on as is. */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -56,14 +62,8 @@ export interface FrontDoorOptions {
    * Resolves to the answer to write (and close) when the connection was not taken over.
    */
   spdy(request: Request, socket: Duplex, rest: Buffer, peer: string, certificate: CertificateUser | undefined): Promise<Response | undefined>;
-}
-
-/** Who a verified client certificate says its holder is (the kubelet's x509 CommonNameUserConversion). */
-export interface CertificateUser {
-  name: string;
-  groups: string[];
-  /** `X509SHA256=` and the certificate's SHA-256, the authenticator's credential id (user.CredentialIDKey). */
-  credentialId: string;
+  /** Offer HTTP/2 too, serving each stream with `serve`; a connection with no stream open is closed after `idleMs`. */
+  http2?: { serve: Http2Serve; idleMs: number };
 }
 
 export interface FrontDoor {
@@ -89,7 +89,8 @@ export function openFrontDoor(options: FrontDoorOptions): FrontDoor {
   let connections = 0;
   /** By the client's address and port: the secure socket Bun hands over is not the accepted one. */
   const accepting = new Map<string, Accepted>();
-  const tls: TlsOptions = { cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"] };
+  const h2 = options.http2 && http2Streams(options.http2.serve, clock, options.http2.idleMs);
+  const tls: TlsOptions = { cert: options.tls.cert, key: options.tls.key, ALPNProtocols: h2 ? ["h2", "http/1.1"] : ["http/1.1"] };
   // Asked, not required: the handshake succeeds without one, and the server behind decides.
   if (options.clientCa !== undefined) Object.assign(tls, { requestCert: true, rejectUnauthorized: false, ca: options.clientCa });
   const server = createServer(tls, (socket) => {
@@ -99,6 +100,10 @@ export function openFrontDoor(options: FrontDoorOptions): FrontDoor {
     const accepted = accepting.get(peerKey(socket));
     accepted?.cancelHandshake();
     if (accepted) accepted.tls = socket;
+    if (h2 && socket.alpnProtocol === "h2") {
+      const certificate = options.clientCa === undefined ? undefined : certificateUser(socket);
+      return void h2.accept(socket, { peer: socket.remoteAddress ?? "", certificate, onFirstStream: () => accepted?.cancelHead() });
+    }
     readHead(socket, (head, buffered) => {
       accepted?.cancelHead();
       const request = head === undefined ? undefined : spdyUpgrade(head);
@@ -148,6 +153,7 @@ export function openFrontDoor(options: FrontDoorOptions): FrontDoor {
     openConnections: () => connections,
     close() {
       server.close();
+      h2?.close();
       for (const socket of open) discard(socket);
     },
   };
@@ -179,22 +185,6 @@ function withPeer(buffered: Buffer, peer: FrontDoorOptions["peer"], address: str
   // JSON of a certificate's names is ASCII-safe only escaped: a CN may hold any character.
   if (certificate) notes += `${peer.certificateHeader}: ${peer.secret} ${encodeURIComponent(JSON.stringify(certificate))}\r\n`;
   return Buffer.concat([buffered.subarray(0, lineEnd + 2), Buffer.from(notes, "latin1"), buffered.subarray(lineEnd + 2)]);
-}
-
-/**
- * The verified client certificate's user (CN) and groups (O), or undefined for none, one the CA did
- * not sign, or one not for client authentication (OpenSSL's verification checks that purpose).
- */
-function certificateUser(socket: TLSSocket): CertificateUser | undefined {
-  if (!socket.authorized) return undefined;
-  const certificate = socket.getPeerCertificate();
-  const subject = certificate?.subject as Record<string, string | string[] | undefined> | undefined;
-  const name = subject?.CN;
-  // The x509 authenticator authenticates no one from a certificate without a CommonName.
-  if (typeof name !== "string" || name === "") return undefined;
-  const organizations = subject?.O;
-  const credentialId = `X509SHA256=${(certificate.fingerprint256 ?? "").replaceAll(":", "").toLowerCase()}`;
-  return { name, groups: organizations === undefined ? [] : Array.isArray(organizations) ? organizations : [organizations], credentialId };
 }
 
 /** The head as a Request when it asks for SPDY/3.1 (kubectl's exec before 1.30), else undefined. */

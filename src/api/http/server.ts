@@ -13,7 +13,9 @@ import type { Duplex } from "node:stream";
 import type { Server, ServerWebSocket } from "bun";
 import type { Clock } from "../../clock.ts";
 import type { ApiContext } from "./context.ts";
-import { openFrontDoor, type CertificateUser } from "./front-door.ts";
+import { openFrontDoor } from "./front-door.ts";
+import type { CertificateUser } from "./certificate-user.ts";
+import type { Http2Connection } from "./http2-streams.ts";
 import { makeSocketDir } from "./socket-dir.ts";
 import type { ApiRequest, ApiSocket, Route, WebSocketSession } from "./http.ts";
 import { queryFlag } from "./query-flags.ts";
@@ -42,6 +44,8 @@ export interface ApiServerOptions {
    * PUBLIC_INFO_PATHS. None by default: the kubelet's own endpoints want the token on every path.
    */
   publicPaths?: ReadonlySet<string>;
+  /** Offer HTTP/2 as well (the kubelet port: the API server's requests to a node). */
+  http2?: boolean;
   /** One line per request that failed on the server's side (500s). */
   log?: (message: string) => void;
 }
@@ -100,10 +104,11 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
   /** One request, from Bun.serve (`via.server`) or the front door's SPDY upgrade (`via.raw`). */
   async function dispatch(request: Request, via: Upgraders): Promise<Response | undefined> {
     if (!options.gate) return serve(request, via, undefined);
-    const certificate = via.raw ? via.raw.certificate : certificateOf(request.headers, peerSecret);
+    const certificate = via.raw ? via.raw.certificate : via.h2 ? via.h2.certificate : certificateOf(request.headers, peerSecret);
     const response = await serve(request, via, certificate);
     // The next request on this connection would come without the note: the client should open its own.
-    if (certificate && response && !via.raw) response.headers.set("Connection", "close");
+    // An HTTP/2 connection's streams all carry its certificate.
+    if (certificate && response && !via.raw && !via.h2) response.headers.set("Connection", "close");
     return response;
   }
 
@@ -117,7 +122,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       // The API server fills details even here (empty, NewGenericServerResponse): clients read details.name off every 404 (kubectl debug does).
       if (found === "no-path") throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
       if (found === "no-method") throw new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
-      const admitted = requestLimits.admit(request.method, found.route.path, url, via.raw?.peer ?? clientOf(request.headers, peerSecret));
+      const admitted = requestLimits.admit(request.method, found.route.path, url, via.raw?.peer ?? via.h2?.peer ?? clientOf(request.headers, peerSecret));
       if (admitted instanceof Response) return admitted;
       release = admitted;
       if (keepsConnectionOpen(url, request)) via.server?.timeout(request, 0);
@@ -193,6 +198,7 @@ export function startApiServer(options: ApiServerOptions): ApiServer {
       readHeaderTimeoutMs: context.limits.readHeaderTimeoutMs,
       peer: { header: PEER_HEADER, certificateHeader: CERTIFICATE_HEADER, secret: peerSecret },
       spdy: (request, socket, rest, peer, certificate) => dispatch(request, { raw: { socket, rest, clock: context.clock, peer, certificate } }),
+      ...(options.http2 && { http2: { serve: (request, connection) => dispatch(request, { h2: connection }), idleMs: IDLE_TIMEOUT_SECONDS * 1000 } }),
     });
   } catch (error) {
     server.stop(true);
@@ -271,10 +277,14 @@ function keepsConnectionOpen(url: URL, request: Request): boolean {
   return yes("watch") || yes("follow") || request.headers.get("upgrade") !== null || url.pathname.startsWith("/api/v1/watch/");
 }
 
-/** How a request's connection can be taken over: Bun.serve's WebSocket upgrade, or the raw socket. */
+/**
+ * Where a request came from, and how its connection can be taken over: Bun.serve's WebSocket
+ * upgrade, the raw socket of a first request, or (an HTTP/2 stream) not at all.
+ */
 interface Upgraders {
   server?: Server<SocketData>;
   raw?: { socket: Duplex; rest: Buffer; clock: Clock; peer: string; certificate: CertificateUser | undefined };
+  h2?: Http2Connection;
 }
 
 /**

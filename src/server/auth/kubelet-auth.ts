@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Clock } from "../../clock.ts";
-import type { CertificateUser } from "../../api/http/front-door.ts";
+import type { CertificateUser } from "../../api/http/certificate-user.ts";
 import type { RequestGate } from "../../api/http/server.ts";
 import type { ClusterApi } from "../../node/cluster-client.ts";
 import { nodeRequestAttributes } from "./request-attributes.ts";

@@ -1,0 +1,171 @@
+/**
+ * HTTP/2 on the kubelet port (the API server's requests to a node come so, as to the kubelet's Go
+ * server): a client that chooses `h2` is served stream by stream, every stream with the
+ * connection's certificate; one that does not gets HTTP/1.1 as before; a connection with no stream
+ * open is closed after the idle time, and never while a stream is open.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import http2 from "node:http2";
+import { join } from "node:path";
+import type { CertificateUser } from "../../src/api/http/certificate-user.ts";
+import { DEFAULT_LIMITS, type ApiContext } from "../../src/api/http/context.ts";
+import { startApiServer, type ApiServer } from "../../src/api/http/server.ts";
+import { ensureCredentials } from "../../src/api/http/tls.ts";
+import { CommitBroadcast } from "../../src/api/watch/commit-feed.ts";
+import { StoreReader } from "../../src/store/queries.ts";
+import { FakeClock } from "../fake-clock.ts";
+import { tempDir } from "../store-fixtures.ts";
+
+const dir = tempDir("minikubelet-http2-");
+const credentials = ensureCredentials(join(dir.path, "state.db"));
+const file = (name: string) => join(dir.path, name);
+const read = (name: string) => readFileSync(file(name), "utf8");
+const clock = new FakeClock();
+/** Seconds the server keeps a connection with no stream open (server.ts's idle timeout). */
+const IDLE_SECONDS = 60;
+
+function openssl(...args: string[]): void {
+  const result = spawnSync("openssl", args, { cwd: dir.path, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`openssl ${args.join(" ")}: ${result.stderr}`);
+}
+
+const seen: (CertificateUser | undefined)[] = [];
+let server: ApiServer;
+let releaseSlow: () => void = () => {};
+
+beforeAll(() => {
+  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=ca", "-days", "1");
+  openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "alice.key", "-out", "alice.csr", "-subj", "/O=team-a/CN=alice");
+  writeFileSync(file("client.ext"), "extendedKeyUsage=clientAuth\n");
+  openssl("x509", "-req", "-in", "alice.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "alice.crt", "-days", "1", "-extfile", "client.ext");
+  const context: ApiContext = { store: new StoreReader(new Database(":memory:")), dbPath: "", clock, nodeName: "lab", commits: new CommitBroadcast(), limits: DEFAULT_LIMITS };
+  server = startApiServer({
+    listen: { hostname: "127.0.0.1", port: 0 },
+    context,
+    routes: [
+      { method: "GET", path: "/who", handle: () => new Response("served", { headers: { "content-type": "text/plain" } }) },
+      { method: "POST", path: "/echo", handle: async (request) => new Response(await request.body()) },
+      {
+        method: "GET",
+        path: "/slow",
+        handle: () =>
+          new Response(
+            new ReadableStream({
+              start(controller) {
+                controller.enqueue(new TextEncoder().encode("first\n"));
+                releaseSlow = () => (controller.enqueue(new TextEncoder().encode("last\n")), controller.close());
+              },
+            }),
+          ),
+      },
+    ],
+    tls: { cert: credentials.certPem, key: credentials.keyPem },
+    token: credentials.token,
+    clientCa: read("ca.crt"),
+    gate: async (_request, certificate) => {
+      seen.push(certificate);
+      return certificate ? undefined : new Response("Unauthorized", { status: 401 });
+    },
+    http2: true,
+    log: () => {},
+  });
+});
+
+afterAll(async () => {
+  await server.stop();
+  dir[Symbol.dispose]();
+});
+
+/**
+ * A session once the server's HTTP/2 side answered (its SETTINGS): Bun's client loses the streams
+ * asked for before it connected, and the server has then taken the connection from its handshake.
+ */
+async function connect(): Promise<http2.ClientHttp2Session> {
+  const session = http2.connect(server.url, { ca: credentials.caPem, cert: read("alice.crt"), key: read("alice.key") });
+  await new Promise((connected, failed) => (session.once("remoteSettings", connected), session.once("error", failed)));
+  return session;
+}
+
+function request(session: http2.ClientHttp2Session, path: string, options: { method?: string; body?: string; onData?: (text: string) => void } = {}): Promise<{ status: number; headers: http2.IncomingHttpHeaders; body: string }> {
+  return new Promise((done, failed) => {
+    const stream = session.request({ ":method": options.method ?? "GET", ":path": path });
+    let status = 0;
+    let headers: http2.IncomingHttpHeaders = {};
+    let body = "";
+    stream.on("response", (answer) => ((status = Number(answer[":status"])), (headers = answer)));
+    stream.on("data", (chunk) => ((body += String(chunk)), options.onData?.(body)));
+    stream.on("end", () => done({ status, headers, body }));
+    stream.on("error", failed);
+    stream.end(options.body);
+  });
+}
+
+test("an h2 client's streams share one connection, each served with its certificate; no HTTP/1.1 connection header comes back", async () => {
+  seen.length = 0;
+  const session = await connect();
+  try {
+    const answers = await Promise.all([request(session, "/who"), request(session, "/who"), request(session, "/echo", { method: "POST", body: "a body" })]);
+    expect(answers.map(({ status, body }) => `${status} ${body}`)).toEqual(["200 served", "200 served", "200 a body"]);
+    expect(answers[0]!.headers["content-type"]).toBe("text/plain");
+    expect(answers[0]!.headers.connection).toBeUndefined();
+    expect(seen.map((user) => user?.name)).toEqual(["alice", "alice", "alice"]);
+  } finally {
+    session.close();
+  }
+});
+
+test("curl is served over HTTP/2 when it asks for it, and over HTTP/1.1 when it offers only that", async () => {
+  writeFileSync(file("server-ca.pem"), credentials.caPem);
+  const curl = async (version: string) => {
+    // Not spawnSync: the server answering it runs in this process.
+    const child = Bun.spawn(["curl", "-s", version, "-w", " %{http_version}", "--cacert", file("server-ca.pem"), "--cert", file("alice.crt"), "--key", file("alice.key"), `${server.url}/who`], { stdout: "pipe" });
+    const [out] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    return out;
+  };
+  expect(await curl("--http2")).toBe("served 2");
+  expect(await curl("--http1.1")).toBe("served 1.1");
+});
+
+test("a connection with no stream open is closed after the idle time, and not while a stream is still open", async () => {
+  const session = await connect();
+  let closed = false;
+  session.on("close", () => (closed = true));
+  try {
+    let slow: Promise<{ body: string }> | undefined;
+    await new Promise<void>((started) => (slow = request(session, "/slow", { onData: (text) => text === "first\n" && started() })));
+    clock.stepSeconds(IDLE_SECONDS * 2);
+    await Bun.sleep(50);
+    expect(closed).toBe(false);
+    releaseSlow();
+    expect((await slow!).body).toBe("first\nlast\n");
+    expect(closed).toBe(false);
+    clock.stepSeconds(IDLE_SECONDS - 1);
+    await Bun.sleep(50);
+    expect(closed).toBe(false);
+    clock.stepSeconds(1);
+    for (let i = 0; i < 100 && !closed; i++) await Bun.sleep(10);
+    expect(closed).toBe(true);
+  } finally {
+    session.destroy();
+  }
+});
+
+test("a connection that chose h2 but asks nothing is cut at the first request's deadline, as an HTTP/1.1 one is", async () => {
+  const session = await connect();
+  let closed = false;
+  session.on("close", () => (closed = true));
+  session.on("error", () => {});
+  try {
+    clock.step(DEFAULT_LIMITS.readHeaderTimeoutMs - 1);
+    await Bun.sleep(50);
+    expect(closed).toBe(false);
+    clock.step(1);
+    for (let i = 0; i < 100 && !closed; i++) await Bun.sleep(10);
+    expect(closed).toBe(true);
+  } finally {
+    session.destroy();
+  }
+});
