@@ -76,6 +76,10 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
     issues.push({ path: ["spec", "securityContext", key], message });
   }
   issues.push(...podNamespaceWarnings(spec, runtime));
+  const podResources = objectAt(spec, "resources");
+  if (podResources && Object.values(podResources).some((list) => isPlainObject(list) && Object.keys(list).length > 0)) {
+    issues.push({ path: ["spec", "resources"], message: `not enforced by ${name}: pod-level requests and limits are validated, but only each container's own cpu and memory limits are applied` });
+  }
   if (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length > 0) {
     const why = runtime === "process" ? "the process runtime pulls no images" : "the docker runtime pulls with the engine's own credentials (docker login on the host)";
     issues.push({ path: ["spec", "imagePullSecrets"], message: `not used: ${why}` });

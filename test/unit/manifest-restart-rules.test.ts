@@ -57,16 +57,22 @@ const refusals: Refusal[] = [
     cause: { reason: "FieldValueNotSupported", field: "spec.containers[0].restartPolicy", message: 'Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"' },
   },
   {
-    name: "an action other than Restart (RestartAllContainers is behind an alpha gate in 1.35)",
+    name: "an action the API does not have",
+    pod: podWith({ restartPolicy: "Never", restartPolicyRules: [rule("In", [42], "RestartPod")] }),
+    issue: 'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "RestartPod": supported values: "Restart", "RestartAllContainers"',
+    cause: { reason: "FieldValueNotSupported", field: "spec.containers[0].restartPolicyRules[0].action", message: 'Unsupported value: "RestartPod": supported values: "Restart", "RestartAllContainers"' },
+  },
+  {
+    name: "the RestartAllContainers action (the API's since 1.36), which this agent names as not implemented",
     pod: podWith({ restartPolicy: "Never", restartPolicyRules: [rule("In", [42], "RestartAllContainers")] }),
-    issue: 'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "RestartAllContainers": supported values: "Restart"',
-    cause: { reason: "FieldValueNotSupported", field: "spec.containers[0].restartPolicyRules[0].action", message: 'Unsupported value: "RestartAllContainers": supported values: "Restart"' },
+    issue: `spec.containers[0].restartPolicyRules[0].action: not supported by this agent: the RestartAllContainers action (a rule that restarts every container of the pod, init containers first; beta in Kubernetes 1.36) is not implemented; use Restart`,
+    cause: { reason: "FieldValueInvalid", field: "spec.containers[0].restartPolicyRules[0].action", message: `Invalid value: not supported by this agent: the RestartAllContainers action (a rule that restarts every container of the pod, init containers first; beta in Kubernetes 1.36) is not implemented; use Restart` },
   },
   {
     name: "a rule without an action",
     pod: podWith({ restartPolicy: "Never", restartPolicyRules: [{ exitCodes: { operator: "In", values: [42] } }] }),
-    issue: 'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "": supported values: "Restart"',
-    cause: { reason: "FieldValueNotSupported", field: "spec.containers[0].restartPolicyRules[0].action", message: 'Unsupported value: "": supported values: "Restart"' },
+    issue: 'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "": supported values: "Restart", "RestartAllContainers"',
+    cause: { reason: "FieldValueNotSupported", field: "spec.containers[0].restartPolicyRules[0].action", message: 'Unsupported value: "": supported values: "Restart", "RestartAllContainers"' },
   },
   {
     name: "a rule without exitCodes",
@@ -93,10 +99,10 @@ const refusals: Refusal[] = [
     cause: { reason: "FieldValueTooMany", field: "spec.containers[0].restartPolicyRules[0].exitCodes.values", message: "Too many: 256: must have at most 255 items" },
   },
   {
-    name: "rules on a sidecar (an init container with restartPolicy Always)",
-    pod: podWith({}, { restartPolicy: "Always", restartPolicyRules: [rule("In", [42])] }),
-    issue: "spec.initContainers[0].restartPolicyRules: Forbidden: may not be set for init containers with restartPolicy=Always",
-    cause: { reason: "FieldValueForbidden", field: "spec.initContainers[0].restartPolicyRules", message: "Forbidden: may not be set for init containers with restartPolicy=Always" },
+    name: "a sidecar's rule to restart the whole pod (the API lets a sidecar have rules since 1.36)",
+    pod: podWith({}, { restartPolicy: "Always", restartPolicyRules: [rule("In", [88], "RestartAllContainers")] }),
+    issue: `spec.initContainers[0].restartPolicyRules[0].action: not supported by this agent: the RestartAllContainers action (a rule that restarts every container of the pod, init containers first; beta in Kubernetes 1.36) is not implemented; use Restart`,
+    cause: { reason: "FieldValueInvalid", field: "spec.initContainers[0].restartPolicyRules[0].action", message: `Invalid value: not supported by this agent: the RestartAllContainers action (a rule that restarts every container of the pod, init containers first; beta in Kubernetes 1.36) is not implemented; use Restart` },
   },
   {
     name: "rules on an init container without its own restartPolicy",
@@ -145,7 +151,7 @@ describe("restartPolicy and restartPolicyRules validation", () => {
     expect(issuesOf(pod)).toEqual([
       "spec.containers[0].restartPolicy: required: must specify restartPolicy when restart rules are used",
       'spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Equals": supported values: "In", "NotIn"',
-      'spec.containers[0].restartPolicyRules[1].action: Unsupported value: "Skip": supported values: "Restart"',
+      'spec.containers[0].restartPolicyRules[1].action: Unsupported value: "Skip": supported values: "Restart", "RestartAllContainers"',
       "spec.containers[0].restartPolicyRules[1].exitCodes: required: must be specified",
     ]);
   });

@@ -9,6 +9,7 @@ import { describeValue, Fields } from "../fields.ts";
 import { checkDns1123Label, checkEnvVarName, checkPortName } from "../names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
 import { validateResources } from "./validate-resources.ts";
+import { absolutePathProblem } from "./absolute-path.ts";
 import { readEnvVarSource } from "./validate-downward.ts";
 import { readEnvFrom } from "./validate-api-objects.ts";
 import { defaultPullPolicy, DEFAULT_TERMINATION_MESSAGE_PATH } from "../defaults.ts";
@@ -89,7 +90,7 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
   const resources = validateResources(fields);
   if (resources) container.resources = resources;
 
-  Object.assign(container, readContainerRestart(fields, context.kind === "init" ? "init" : "app"));
+  Object.assign(container, readContainerRestart(fields));
   // Probes and hooks on a plain init container would never run: it must exit for the pod to go on.
   const mayHaveProbes = context.kind === "app" || container.restartPolicy === "Always";
   const scope: PortScope = { ports, path: fields.at("ports") };
@@ -203,8 +204,9 @@ function readVolumeMounts(fields: Fields, volumeNames: ReadonlySet<string>): Vol
       item.fail("name", `no volume named ${JSON.stringify(name)} in spec.volumes`);
     }
     const mountPath = item.requiredString("mountPath");
-    if (mountPath !== "" && !mountPath.startsWith("/")) {
-      item.fail("mountPath", `must be an absolute path (found ${JSON.stringify(mountPath)})`);
+    const pathProblem = absolutePathProblem(mountPath);
+    if (pathProblem) {
+      item.fail("mountPath", pathProblem);
     } else if (paths.has(mountPath)) {
       item.fail("mountPath", `${JSON.stringify(mountPath)} is mounted twice`);
     }

@@ -8,7 +8,7 @@ import { mapKey, type FieldPath } from "../errors.ts";
 import type { Fields } from "../fields.ts";
 import { QOS_RESOURCES } from "../qos.ts";
 import { parseQuantity, Quantity, QuantityError, quantityFromValue } from "../quantity.ts";
-import type { ResourceList, ResourceRequirements } from "../types.ts";
+import { isSidecar, type ContainerSpec, type ResourceList, type ResourceRequirements } from "../types.ts";
 
 /** The resources minikubelet knows by name; `hugepages-<size>` is the fourth, by prefix. */
 const STANDARD_CONTAINER_RESOURCES = ["cpu", "memory", "ephemeral-storage"] as const;
@@ -18,14 +18,109 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 
 type Quantities = Map<string, Quantity>;
 
-/** Reads and checks `resources`; undefined when the container sets none. */
+/** Reads and checks a container's `resources`; undefined when it sets none. */
 export function validateResources(container: Fields): ResourceRequirements | undefined {
   const fields = container.object("resources");
   if (!fields) return undefined;
+  return readRequirements(fields, checkName, (limits, requests) => {
+    // SetDefaults_Pod runs before validation: a limit without its request sets the request.
+    for (const [name, limit] of limits) if (!requests.has(name)) requests.set(name, limit);
+  });
+}
+
+/** The names pod-level resources may hold (the resource helper's SupportedPodLevelResources), sorted as NotSupported lists them. */
+const POD_LEVEL_RESOURCES = ["cpu", HUGEPAGES_PREFIX, "memory"] as const;
+/** Names the API knows without a domain (core helper's standardResources), beside the hugepages prefixes. */
+const STANDARD_RESOURCES: ReadonlySet<string> = new Set([
+  "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage", "limits.cpu",
+  "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services", "replicationcontrollers", "secrets",
+  "configmaps", "persistentvolumeclaims", "storage", "requests.storage", "services.nodeports", "services.loadbalancers",
+]);
+
+/**
+ * The pod's own `resources` (pod-level resources, validatePodResources): cpu, memory and hugepages
+ * only, checked as a container's are, then against its containers': no smaller than what they
+ * request together (app containers and sidecars at once, each init container beside the sidecars
+ * before it), no container limit above the pod's. Not on a Windows pod, and no claims.
+ */
+export function validatePodResources(spec: Fields, containers: readonly ContainerSpec[], initContainers: readonly ContainerSpec[], isWindows: boolean): void {
+  const fields = spec.object("resources");
+  if (!fields) return;
+  if (isWindows) return spec.fail("resources", "Forbidden: may not be set for a windows pod");
+  if (fields.has("claims")) fields.fail("claims", "Forbidden: claims may not be set for Resources at pod-level");
+  const aggregate = aggregateRequests(containers, initContainers);
+  const pod = readRequirements(fields, checkPodResourceName, (limits, requests) => {
+    // PrepareForCreate's pod-level defaults (PodLevelResourcesFixDefaulting, on in 1.37), only once
+    // some limit is set: an unset request is what the containers request together, else the limit.
+    if (limits.size === 0) return;
+    const supported = (name: string) => name === "cpu" || name === "memory" || isHugePages(name);
+    for (const [name, need] of aggregate) if (!requests.has(name) && supported(name) && isOvercommitAllowed(name)) requests.set(name, need);
+    for (const [name, limit] of limits) if (!requests.has(name) && supported(name)) requests.set(name, limit);
+  });
+  if (!pod) return;
+  for (const [name, request] of Object.entries(pod.requests ?? {})) {
+    const containersNeed = aggregate.get(name);
+    if (containersNeed && containersNeed.cmp(parseQuantity(request)) > 0) {
+      fields.issues.add([...fields.at("requests"), mapKey(name)], `"${request}": must be greater than or equal to aggregate container requests of ${containersNeed}`);
+    }
+  }
+  containers.forEach((container, index) => {
+    for (const [name, limit] of Object.entries(container.resources?.limits ?? {})) {
+      const podLimit = pod.limits?.[name];
+      // The API server's own path for this one: resources.containers[i][name].limits.
+      if (podLimit !== undefined && parseQuantity(limit).cmp(parseQuantity(podLimit)) > 0) {
+        fields.issues.add([...fields.path, "containers", index, mapKey(name), "limits"], `"${limit}": must be less than or equal to pod limits of ${podLimit}`);
+      }
+    }
+  });
+}
+
+function checkPodResourceName(fields: Fields, at: FieldPath, name: string): void {
+  if (!name.includes("/") && !STANDARD_RESOURCES.has(name) && !isHugePages(name) && !name.startsWith(`requests.${HUGEPAGES_PREFIX}`)) {
+    fields.issues.add(at, `"${name}": must be a standard resource type or fully qualified`);
+  } else if (name !== "cpu" && name !== "memory" && !isHugePages(name)) {
+    fields.issues.add(at, `Unsupported value: ${JSON.stringify(name)}: supported values: ${POD_LEVEL_RESOURCES.map((value) => JSON.stringify(value)).join(", ")}`);
+  }
+}
+
+/** What the containers request together, by resource (the resource helper's AggregateContainerRequests). */
+function aggregateRequests(containers: readonly ContainerSpec[], initContainers: readonly ContainerSpec[]): Quantities {
+  const requests = (container: ContainerSpec): Quantities => new Map(Object.entries(container.resources?.requests ?? {}).map(([name, value]) => [name, parseQuantity(value)]));
+  const total: Quantities = new Map();
+  for (const container of containers) addInto(total, requests(container));
+  const sidecars: Quantities = new Map();
+  const initPeak: Quantities = new Map();
+  for (const container of initContainers) {
+    if (isSidecar(container)) {
+      addInto(total, requests(container));
+      addInto(sidecars, requests(container));
+      maxInto(initPeak, sidecars);
+    } else {
+      const beside: Quantities = new Map(sidecars);
+      addInto(beside, requests(container));
+      maxInto(initPeak, beside);
+    }
+  }
+  maxInto(total, initPeak);
+  return total;
+}
+
+function addInto(into: Quantities, more: Quantities): void {
+  for (const [name, quantity] of more) into.set(name, into.get(name)?.add(quantity) ?? quantity);
+}
+
+function maxInto(into: Quantities, other: Quantities): void {
+  for (const [name, quantity] of other) if (!into.has(name) || quantity.cmp(into.get(name)!) > 0) into.set(name, quantity);
+}
+
+function readRequirements(
+  fields: Fields,
+  checkName: (fields: Fields, at: FieldPath, name: string) => void,
+  defaultRequests: (limits: Quantities, requests: Quantities) => void,
+): ResourceRequirements | undefined {
   const limits = readQuantities(fields, "limits");
   const requests = readQuantities(fields, "requests");
-  // SetDefaults_Pod runs before validation: a limit without its request sets the request.
-  for (const [name, limit] of limits) if (!requests.has(name)) requests.set(name, limit);
+  defaultRequests(limits, requests);
 
   let qosResourceSet = false;
   let hugePagesSet = false;

@@ -1,16 +1,17 @@
 /**
  * A container's own `restartPolicy` and `restartPolicyRules` (KEP-5307, beta and on by default in
- * 1.35), held to the API server's validateContainerRestartPolicy and validateInitContainerRestartPolicy:
- * the same three policies as the pod's, rules only beside a policy, at most 20 rules of the one
- * action `Restart` on exit codes `In` or `NotIn` at most 255 values. A sidecar (an init container
- * with `Always`) may have no rules: the action that would apply to it (RestartAllContainers) is
- * behind an alpha gate that 1.35 leaves off.
+ * 1.35), held to the v1.37 API server's validateContainerRestartPolicy and
+ * validateInitContainerRestartPolicy: the same three policies as the pod's, rules only beside a
+ * policy, at most 20 rules on exit codes `In` or `NotIn` at most 255 values, of the action `Restart`
+ * or (RestartAllContainersOnContainerExits, beta and on since 1.36, which also lets a sidecar have
+ * rules) `RestartAllContainers`. That second action is not implemented here, and says so.
  */
 import type { ContainerRestartRule, RestartPolicy } from "../types.ts";
 import { describeValue, type Fields } from "../fields.ts";
 
 const POLICIES: readonly RestartPolicy[] = ["Always", "Never", "OnFailure"];
-const ACTIONS: readonly ContainerRestartRule["action"][] = ["Restart"];
+/** What the API takes, sorted as NotSupported lists them. */
+const API_ACTIONS: readonly string[] = ["Restart", "RestartAllContainers"];
 const OPERATORS: readonly ContainerRestartRule["exitCodes"]["operator"][] = ["In", "NotIn"];
 const MAX_RULES = 20;
 const MAX_EXIT_CODES = 255;
@@ -32,10 +33,10 @@ export interface ContainerRestart {
 }
 
 /**
- * The container's policy and rules as read, each problem recorded on its path. On an `init`
- * container `Always` makes a sidecar, which may have no rules; on an `app` container it is its policy.
+ * The container's policy and rules as read, each problem recorded on its path. On an init
+ * container `Always` makes a sidecar; on an app container it is its policy. Either may have rules.
  */
-export function readContainerRestart(fields: Fields, kind: "init" | "app"): ContainerRestart {
+export function readContainerRestart(fields: Fields): ContainerRestart {
   const out: ContainerRestart = {};
   const policy = fields.string("restartPolicy");
   if (policy !== undefined) {
@@ -45,14 +46,14 @@ export function readContainerRestart(fields: Fields, kind: "init" | "app"): Cont
   const entries = fields.list("restartPolicyRules");
   if (entries.length === 0) return out;
   if (!fields.has("restartPolicy")) fields.fail("restartPolicy", "required: must specify restartPolicy when restart rules are used");
-  if (kind === "init" && policy === "Always") {
-    fields.fail("restartPolicyRules", "Forbidden: may not be set for init containers with restartPolicy=Always");
-  }
   if (entries.length > MAX_RULES) fields.fail("restartPolicyRules", tooMany(entries.length, MAX_RULES));
   const rules: ContainerRestartRule[] = [];
   for (const rule of fields.objectList("restartPolicyRules")) {
     const action = rule.string("action") ?? "";
-    if (!(ACTIONS as readonly string[]).includes(action)) rule.fail("action", unsupported(action, ACTIONS));
+    if (!API_ACTIONS.includes(action)) rule.fail("action", unsupported(action, API_ACTIONS));
+    else if (action === "RestartAllContainers") {
+      rule.fail("action", "not supported by this agent: the RestartAllContainers action (a rule that restarts every container of the pod, init containers first; beta in Kubernetes 1.36) is not implemented; use Restart");
+    }
     const exitCodes = rule.object("exitCodes");
     if (!exitCodes) {
       if (!rule.has("exitCodes")) rule.fail("exitCodes", "required: must be specified");

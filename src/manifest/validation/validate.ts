@@ -17,6 +17,8 @@ import { applyPodDefaults, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../d
 import { withoutUnknownFields } from "../known-fields.ts";
 import { readPodOS, type PodOS } from "./validate-stop-signal.ts";
 import { readEmptyDir } from "./validate-empty-dir.ts";
+import { validatePodResources } from "./validate-resources.ts";
+import { absolutePathProblem } from "./absolute-path.ts";
 import { staticReferenceRefusal, volumeObjectReference } from "./api-object-reference.ts";
 
 export const DEFAULT_NAMESPACE = "default";
@@ -108,6 +110,7 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   const activeDeadlineSeconds = spec?.has("activeDeadlineSeconds") ? spec.int("activeDeadlineSeconds", { min: 1, max: 2_147_483_647, default: 1 }) : undefined;
   if (spec) {
     checkTolerations(spec);
+    validatePodResources(spec, containers, initContainers, os === "windows");
     checkAffinity(spec);
     checkHostAliases(spec);
   }
@@ -253,7 +256,8 @@ function readVolumes(spec: Fields, apiObjects: boolean, isStatic: boolean): { vo
       const hostPath = item.object("hostPath");
       if (!hostPath) continue;
       const path = hostPath.requiredString("path");
-      if (path !== "" && !path.startsWith("/")) hostPath.fail("path", `must be an absolute path (found ${JSON.stringify(path)})`);
+      const pathProblem = absolutePathProblem(path);
+      if (pathProblem) hostPath.fail("path", pathProblem);
       const hostPathType = hostPath.oneOf("type", HOST_PATH_TYPES, "");
       volumes.push({ name, type: "hostPath", path, hostPathType });
     } else if (source === "downwardAPI") {
