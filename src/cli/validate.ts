@@ -75,7 +75,7 @@ export function formatPod(pod: PodSpec): string {
     `  Restart Policy:   ${pod.restartPolicy}`,
     `  Init Containers:  ${pod.initContainers.map((c) => (isSidecar(c) ? `${c.name} (sidecar)` : c.name)).join(", ") || "<none>"}`,
     `  Containers:       ${pod.containers.map((c) => c.name).join(", ")}`,
-    `  QoS Class:        ${podQosClass([...pod.initContainers, ...pod.containers])}`,
+    `  QoS Class:        ${podQosClass([...pod.initContainers, ...pod.containers], pod.resources)}`,
   ];
   for (const container of [...pod.initContainers, ...pod.containers]) {
     const resources = (["Limits", "Requests"] as const).flatMap((label) => {

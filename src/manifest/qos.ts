@@ -21,8 +21,11 @@ export const QOS_RESOURCES: readonly string[] = ["cpu", "memory"];
  * Guaranteed when every container limits both cpu and memory and the pod's summed requests equal
  * its summed limits; BestEffort when nothing requests or limits cpu or memory; else Burstable.
  * Requests default to limits first, as the API server defaults them before anyone reads the class.
+ * A pod with pod-level resources (`podLevel`, any set) is classed by those alone, as one container
+ * would be (PodLevelResourcesFixKubeletQOSClass, on in 1.37).
  */
-export function podQosClass(containers: readonly { resources?: ResourcesLike | undefined }[]): QosClass {
+export function podQosClass(containers: readonly { resources?: ResourcesLike | undefined }[], podLevel?: ResourcesLike): QosClass {
+  if (podLevel && [podLevel.limits, podLevel.requests].some((list) => isPlainObject(list) && Object.keys(list).length > 0)) return podQosClass([{ resources: podLevel }]);
   const requests = new Map<string, Quantity>();
   const limits = new Map<string, Quantity>();
   let guaranteed = true;
@@ -47,7 +50,10 @@ export function podQosClass(containers: readonly { resources?: ResourcesLike | u
 export function manifestQosClass(pod: unknown): QosClass {
   const spec = isPlainObject(pod) && isPlainObject(pod.spec) ? pod.spec : {};
   const containers = [spec.initContainers, spec.containers].flatMap((list) => (Array.isArray(list) ? list.filter(isPlainObject) : []));
-  return podQosClass(containers.map((container) => ({ resources: isPlainObject(container.resources) ? container.resources : undefined })));
+  return podQosClass(
+    containers.map((container) => ({ resources: isPlainObject(container.resources) ? container.resources : undefined })),
+    isPlainObject(spec.resources) ? spec.resources : undefined,
+  );
 }
 
 function positiveQosQuantities(list: unknown): Map<string, Quantity> {

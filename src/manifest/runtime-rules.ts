@@ -78,7 +78,7 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
   issues.push(...podNamespaceWarnings(spec, runtime));
   const podResources = objectAt(spec, "resources");
   if (podResources && Object.values(podResources).some((list) => isPlainObject(list) && Object.keys(list).length > 0)) {
-    issues.push({ path: ["spec", "resources"], message: `not enforced by ${name}: pod-level requests and limits are validated, but only each container's own cpu and memory limits are applied` });
+    issues.push({ path: ["spec", "resources"], message: `not enforced by ${name}: pod-level requests and limits set the QoS class and count at admission, but only each container's own cpu and memory limits are applied` });
   }
   if (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length > 0) {
     const why = runtime === "process" ? "the process runtime pulls no images" : "the docker runtime pulls with the engine's own credentials (docker login on the host)";

@@ -271,6 +271,11 @@ export interface PodSpec {
    * reason DeadlineExceeded and its containers stopped. An API pod may lower or set it in place.
    */
   activeDeadlineSeconds?: number;
+  /**
+   * Pod-level resources (spec.resources) with the API server's defaults: they decide the pod's QoS
+   * class when set. Absent when the pod sets none.
+   */
+  resources?: ResourceRequirements;
   initContainers: ContainerSpec[];
   containers: ContainerSpec[];
   /**

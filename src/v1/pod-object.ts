@@ -55,5 +55,5 @@ export function servedAnnotations(spec: PodSpec, createdAt: number): Record<stri
  * (the pod strategy's PrepareForCreate): Pending, with its QoS class.
  */
 export function unsyncedStatus(spec: PodSpec): V1PodStatus {
-  return { phase: "Pending", qosClass: podQosClass([...spec.initContainers, ...spec.containers]) };
+  return { phase: "Pending", qosClass: podQosClass([...spec.initContainers, ...spec.containers], spec.resources) };
 }

@@ -34,6 +34,11 @@ describe("podRequests", () => {
     expect(podRequests(spec).cpuMillis).toBe(1300n);
   });
 
+  test("a pod-level cpu or memory request stands for the pod's, as the pod resource helper reads it; other resources stay the containers'", () => {
+    const spec = { containers: [container("a", needs("500m", "64Mi", "1Gi"))], initContainers: [], resources: { requests: { cpu: "2", memory: "1Gi" } } };
+    expect(podRequests(spec)).toEqual({ cpuMillis: 2000n, memoryBytes: 1024n * Mi, ephemeralStorageBytes: 1024n * Mi });
+  });
+
   test("a container with no requests asks for nothing", () => {
     expect(podRequests({ containers: [container("a")], initContainers: [] })).toEqual({ cpuMillis: 0n, memoryBytes: 0n, ephemeralStorageBytes: 0n });
   });

@@ -2,7 +2,7 @@
  * The QoS class by the API's rules (ComputePodQOS, read by the kubelet's GetPodQOS): cpu and memory
  * only, zero as unset, requests defaulted from limits, init containers and sidecars counted.
  */
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { manifestQosClass, podQosClass, type QosClass } from "../../src/manifest/qos.ts";
 import { validatePod } from "../../src/manifest/validation/validate.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
@@ -50,4 +50,24 @@ test("status.qosClass of the served pod, a sidecar counted like any init contain
   expect(manifestQosClass(manifest(guaranteed))).toBe("Guaranteed");
   expect(manifestQosClass(manifest(undefined))).toBe("Burstable");
   expect(manifestQosClass({ spec: { containers: [{ name: "web" }] } })).toBe("BestEffort");
+});
+
+describe("a pod with pod-level resources is classed by them (as the v1.37.2 API server's dry run classes these three)", () => {
+  const context = { file: "web.yaml", source: "/etc/minikubelet/web.yaml", node: "" };
+  const classOf = (podLevel: Record<string, unknown>, container: Record<string, unknown> = {}) => {
+    const pod = validatePod({ apiVersion: "v1", kind: "Pod", metadata: { name: "q" }, spec: { resources: podLevel, containers: [{ name: "a", image: "busybox", resources: container }] } }, context);
+    return podQosClass([...pod.initContainers, ...pod.containers], pod.resources);
+  };
+
+  test("cpu and memory limits at pod level, none in the container: Guaranteed", () => {
+    expect(classOf({ limits: { cpu: "1", memory: "1Gi" } })).toBe("Guaranteed");
+  });
+
+  test("a pod-level request alone: Burstable", () => {
+    expect(classOf({ requests: { cpu: "1" } })).toBe("Burstable");
+  });
+
+  test("the pod's cpu request defaults to what its container requests, below the limit: Burstable", () => {
+    expect(classOf({ limits: { cpu: "1", memory: "1Gi" } }, { requests: { cpu: "100m" } })).toBe("Burstable");
+  });
 });

@@ -34,7 +34,7 @@ describe("pod-level resources (spec.resources)", () => {
     const raw = { ...pod({ limits: { cpu: "1" } }), spec: { ...pod(undefined).spec, resources: { limits: { cpu: "2", memory: "1Gi" } } } };
     for (const runtime of ["docker", "process"] as const) {
       expect(resourceWarnings(raw, runtime).filter((line) => line.startsWith("spec.resources"))).toEqual([
-        `spec.resources: not enforced by the ${runtime} runtime: pod-level requests and limits are validated, but only each container's own cpu and memory limits are applied`,
+        `spec.resources: not enforced by the ${runtime} runtime: pod-level requests and limits set the QoS class and count at admission, but only each container's own cpu and memory limits are applied`,
       ]);
     }
   });

@@ -37,9 +37,19 @@ const NONE: PodRequests = { cpuMillis: 0n, memoryBytes: 0n, ephemeralStorageByte
 /**
  * The pod's effective request (the pod resource helper's PodRequests): app containers and sidecars
  * run together; each init container runs beside the sidecars declared before it; the pod needs the
- * larger of the two.
+ * larger of the two. A pod-level request of cpu or memory (spec.resources) stands for the pod's.
  */
-export function podRequests(spec: Pick<PodSpec, "containers" | "initContainers">): PodRequests {
+export function podRequests(spec: Pick<PodSpec, "containers" | "initContainers" | "resources">): PodRequests {
+  const aggregate = containersRequests(spec);
+  const podLevel = spec.resources?.requests ?? {};
+  return {
+    ...aggregate,
+    ...(podLevel.cpu !== undefined && { cpuMillis: parseQuantity(podLevel.cpu).milliValue() }),
+    ...(podLevel.memory !== undefined && { memoryBytes: parseQuantity(podLevel.memory).value() }),
+  };
+}
+
+function containersRequests(spec: Pick<PodSpec, "containers" | "initContainers">): PodRequests {
   let total = spec.containers.map(containerRequests).reduce(add, NONE);
   let sidecars = NONE;
   let initPeak = NONE;

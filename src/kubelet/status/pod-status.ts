@@ -94,7 +94,7 @@ export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatu
     conditions: podConditions(pod),
     hostIP: HOST_IP,
     hostIPs: [{ ip: HOST_IP }],
-    qosClass: podQosClass([...spec.initContainers, ...spec.containers]),
+    qosClass: podQosClass([...spec.initContainers, ...spec.containers], spec.resources),
     containerStatuses: pod.app.map((c) => containerStatus(c, options.runtimeName)),
   };
   if (pod.rejected) {

@@ -43,10 +43,13 @@ const STANDARD_RESOURCES: ReadonlySet<string> = new Set([
  * request together (app containers and sidecars at once, each init container beside the sidecars
  * before it), no container limit above the pod's. Not on a Windows pod, and no claims.
  */
-export function validatePodResources(spec: Fields, containers: readonly ContainerSpec[], initContainers: readonly ContainerSpec[], isWindows: boolean): void {
+export function validatePodResources(spec: Fields, containers: readonly ContainerSpec[], initContainers: readonly ContainerSpec[], isWindows: boolean): ResourceRequirements | undefined {
   const fields = spec.object("resources");
-  if (!fields) return;
-  if (isWindows) return spec.fail("resources", "Forbidden: may not be set for a windows pod");
+  if (!fields) return undefined;
+  if (isWindows) {
+    spec.fail("resources", "Forbidden: may not be set for a windows pod");
+    return undefined;
+  }
   if (fields.has("claims")) fields.fail("claims", "Forbidden: claims may not be set for Resources at pod-level");
   const aggregate = aggregateRequests(containers, initContainers);
   const pod = readRequirements(fields, checkPodResourceName, (limits, requests) => {
@@ -57,7 +60,7 @@ export function validatePodResources(spec: Fields, containers: readonly Containe
     for (const [name, need] of aggregate) if (!requests.has(name) && supported(name) && isOvercommitAllowed(name)) requests.set(name, need);
     for (const [name, limit] of limits) if (!requests.has(name) && supported(name)) requests.set(name, limit);
   });
-  if (!pod) return;
+  if (!pod) return undefined;
   for (const [name, request] of Object.entries(pod.requests ?? {})) {
     const containersNeed = aggregate.get(name);
     if (containersNeed && containersNeed.cmp(parseQuantity(request)) > 0) {
@@ -73,6 +76,7 @@ export function validatePodResources(spec: Fields, containers: readonly Containe
       }
     }
   });
+  return pod;
 }
 
 function checkPodResourceName(fields: Fields, at: FieldPath, name: string): void {

@@ -108,9 +108,9 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
   const restartPolicy = spec?.oneOf<RestartPolicy>("restartPolicy", ["Always", "OnFailure", "Never"], "Always") ?? "Always";
   // The API server's bounds: 1 to math.MaxInt32.
   const activeDeadlineSeconds = spec?.has("activeDeadlineSeconds") ? spec.int("activeDeadlineSeconds", { min: 1, max: 2_147_483_647, default: 1 }) : undefined;
+  const podResources = spec ? validatePodResources(spec, containers, initContainers, os === "windows") : undefined;
   if (spec) {
     checkTolerations(spec);
-    validatePodResources(spec, containers, initContainers, os === "windows");
     checkAffinity(spec);
     checkHostAliases(spec);
   }
@@ -132,6 +132,7 @@ export function readPod(raw: unknown, context: ValidateContext): { pod?: PodSpec
     restartPolicy,
     terminationGracePeriodSeconds,
     ...(activeDeadlineSeconds !== undefined && { activeDeadlineSeconds }),
+    ...(podResources && { resources: podResources }),
     initContainers,
     containers,
     ephemeralContainers,
