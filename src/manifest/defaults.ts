@@ -14,6 +14,7 @@
  */
 import type { PullPolicy } from "./types.ts";
 import { Quantity, QuantityError, quantityFromValue } from "./quantity.ts";
+import { aggregateRequests, defaultPodLevelRequests } from "./validation/validate-resources.ts";
 
 type Json = Record<string, unknown>;
 
@@ -94,12 +95,36 @@ function defaultSpec(spec: Json): void {
     defaultContainer(container, { requestsFromLimits: false, hostNetworkPorts: false });
   }
   defaultResourceList(spec.overhead);
-  // Pod-level spec.resources is left as written. Its defaults (defaultHugePagePodLimits,
-  // defaultPodRequests, defaultPodLimits in SetDefaults_Pod) run only under the PodLevelResources
-  // gate (beta, on by default since 1.34) and aggregate the containers' requests and limits with the sidecar-aware rules of
-  // component-helpers' resource package; minikubelet neither reads nor enforces spec.resources,
-  // so serving a derived pod budget would claim a limit nothing applies. The milli rounding of
-  // spec.resources is left with it: the generated defaulter we could read predates the field.
+  defaultPodLevelResources(spec);
+}
+
+/**
+ * Pod-level spec.resources gets its requests as the API server stores them (PrepareForCreate's
+ * defaults, validate-resources.ts): the pod's QoS class and its admission read them. Its hugepages
+ * limits (defaultHugePagePodLimits) and the milli rounding are left as written: the generated
+ * defaulter we could read predates the field.
+ */
+function defaultPodLevelResources(spec: Json): void {
+  const resources = record(spec, "resources");
+  const limits = resources && record(resources, "limits");
+  if (!resources || !limits) return;
+  const parsed = (list: Json | undefined) => {
+    const found = new Map<string, Quantity>();
+    for (const [name, value] of Object.entries(list ?? {})) {
+      const served = servedQuantity(value);
+      if (served !== undefined) found.set(name, quantityFromValue(served));
+    }
+    return found;
+  };
+  if (!(isUnset(resources.requests) || isRecord(resources.requests))) return;
+  const requests = parsed(record(resources, "requests"));
+  const written = new Set(requests.keys());
+  defaultPodLevelRequests(parsed(limits), requests, aggregateRequests(records(spec.containers), records(spec.initContainers)));
+  const added = [...requests].filter(([name]) => !written.has(name));
+  if (added.length === 0) return;
+  const served = record(resources, "requests") ?? {};
+  for (const [name, quantity] of added) put(served, name, quantity.toString());
+  put(resources, "requests", served);
 }
 
 function defaultContainer(container: Json, rules: ContainerRules): void {

@@ -35,7 +35,7 @@ describe("podRequests", () => {
   });
 
   test("a pod-level cpu or memory request stands for the pod's, as the pod resource helper reads it; other resources stay the containers'", () => {
-    const spec = { containers: [container("a", needs("500m", "64Mi", "1Gi"))], initContainers: [], resources: { requests: { cpu: "2", memory: "1Gi" } } };
+    const spec = { containers: [container("a", needs("500m", "64Mi", "1Gi"))], initContainers: [], resources: { limits: {}, requests: { cpu: "2", memory: "1Gi" } } };
     expect(podRequests(spec)).toEqual({ cpuMillis: 2000n, memoryBytes: 1024n * Mi, ephemeralStorageBytes: 1024n * Mi });
   });
 

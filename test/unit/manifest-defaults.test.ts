@@ -488,3 +488,16 @@ describe("contract", () => {
     expect(defaulted.spec.containers[0].imagePullPolicy).toBe("IfNotPresent");
   });
 });
+
+test("pod-level requests are served as the v1.37.2 API server stores them: what the containers request, else the pod's limit", () => {
+  const pod = applyPodDefaults({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "q" },
+    spec: { resources: { limits: { cpu: "1", memory: "1Gi" } }, containers: [{ name: "a", image: "busybox", resources: { requests: { cpu: "100m" } } }] },
+  }) as { spec: { resources: unknown } };
+  // The API server's dry run of this pod: {"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"100m","memory":"1Gi"}}.
+  expect(pod.spec.resources).toEqual({ limits: { cpu: "1", memory: "1Gi" }, requests: { cpu: "100m", memory: "1Gi" } });
+  const requestsOnly = applyPodDefaults({ apiVersion: "v1", kind: "Pod", metadata: { name: "q" }, spec: { resources: { requests: { cpu: "1" } }, containers: [{ name: "a", image: "busybox" }] } }) as { spec: { resources: unknown } };
+  expect(requestsOnly.spec.resources).toEqual({ requests: { cpu: "1" } });
+});

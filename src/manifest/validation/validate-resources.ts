@@ -8,7 +8,7 @@ import { mapKey, type FieldPath } from "../errors.ts";
 import type { Fields } from "../fields.ts";
 import { QOS_RESOURCES } from "../qos.ts";
 import { parseQuantity, Quantity, QuantityError, quantityFromValue } from "../quantity.ts";
-import { isSidecar, type ContainerSpec, type ResourceList, type ResourceRequirements } from "../types.ts";
+import type { ContainerSpec, ResourceList, ResourceRequirements } from "../types.ts";
 
 /** The resources minikubelet knows by name; `hugepages-<size>` is the fourth, by prefix. */
 const STANDARD_CONTAINER_RESOURCES = ["cpu", "memory", "ephemeral-storage"] as const;
@@ -52,14 +52,7 @@ export function validatePodResources(spec: Fields, containers: readonly Containe
   }
   if (fields.has("claims")) fields.fail("claims", "Forbidden: claims may not be set for Resources at pod-level");
   const aggregate = aggregateRequests(containers, initContainers);
-  const pod = readRequirements(fields, checkPodResourceName, (limits, requests) => {
-    // PrepareForCreate's pod-level defaults (PodLevelResourcesFixDefaulting, on in 1.37), only once
-    // some limit is set: an unset request is what the containers request together, else the limit.
-    if (limits.size === 0) return;
-    const supported = (name: string) => name === "cpu" || name === "memory" || isHugePages(name);
-    for (const [name, need] of aggregate) if (!requests.has(name) && supported(name) && isOvercommitAllowed(name)) requests.set(name, need);
-    for (const [name, limit] of limits) if (!requests.has(name) && supported(name)) requests.set(name, limit);
-  });
+  const pod = readRequirements(fields, checkPodResourceName, (limits, requests) => defaultPodLevelRequests(limits, requests, aggregate));
   if (!pod) return undefined;
   for (const [name, request] of Object.entries(pod.requests ?? {})) {
     const containersNeed = aggregate.get(name);
@@ -79,6 +72,18 @@ export function validatePodResources(spec: Fields, containers: readonly Containe
   return pod;
 }
 
+/**
+ * PrepareForCreate's pod-level request defaults (PodLevelResourcesFixDefaulting, on in 1.37), only
+ * once some pod-level limit is set: an unset request of cpu, memory or hugepages is what the
+ * containers request together (for what may be overcommitted), else the pod's limit.
+ */
+export function defaultPodLevelRequests(limits: ReadonlyMap<string, Quantity>, requests: Map<string, Quantity>, aggregate: ReadonlyMap<string, Quantity>): void {
+  if (limits.size === 0) return;
+  const supported = (name: string) => name === "cpu" || name === "memory" || isHugePages(name);
+  for (const [name, need] of aggregate) if (!requests.has(name) && supported(name) && isOvercommitAllowed(name)) requests.set(name, need);
+  for (const [name, limit] of limits) if (!requests.has(name) && supported(name)) requests.set(name, limit);
+}
+
 function checkPodResourceName(fields: Fields, at: FieldPath, name: string): void {
   if (!name.includes("/") && !STANDARD_RESOURCES.has(name) && !isHugePages(name) && !name.startsWith(`requests.${HUGEPAGES_PREFIX}`)) {
     fields.issues.add(at, `"${name}": must be a standard resource type or fully qualified`);
@@ -87,15 +92,31 @@ function checkPodResourceName(fields: Fields, at: FieldPath, name: string): void
   }
 }
 
+/** A container as far as its requests go: validated, or as written (quantities that do not parse are left out). */
+export interface Requesting {
+  restartPolicy?: unknown;
+  resources?: { requests?: Readonly<Record<string, unknown>> | undefined } | undefined;
+}
+
 /** What the containers request together, by resource (the resource helper's AggregateContainerRequests). */
-function aggregateRequests(containers: readonly ContainerSpec[], initContainers: readonly ContainerSpec[]): Quantities {
-  const requests = (container: ContainerSpec): Quantities => new Map(Object.entries(container.resources?.requests ?? {}).map(([name, value]) => [name, parseQuantity(value)]));
+export function aggregateRequests(containers: readonly Requesting[], initContainers: readonly Requesting[]): Quantities {
+  const requests = (container: Requesting): Quantities => {
+    const found: Quantities = new Map();
+    for (const [name, value] of Object.entries(container.resources?.requests ?? {})) {
+      try {
+        found.set(name, quantityFromValue(value));
+      } catch (error) {
+        if (!(error instanceof QuantityError)) throw error;
+      }
+    }
+    return found;
+  };
   const total: Quantities = new Map();
   for (const container of containers) addInto(total, requests(container));
   const sidecars: Quantities = new Map();
   const initPeak: Quantities = new Map();
   for (const container of initContainers) {
-    if (isSidecar(container)) {
+    if (container.restartPolicy === "Always") {
       addInto(total, requests(container));
       addInto(sidecars, requests(container));
       maxInto(initPeak, sidecars);
