@@ -12,16 +12,22 @@
  *   of the wrong type, or an unknown field under kubectl's default strict field validation), and
  *   every file kubectl cannot read as YAML, with --strict as kubectl's.
  *
+ * The agent's own API (an agent on the docker runtime, `kubectl create --dry-run=server` as above)
+ * must create every Pod the API server creates, or refuse it only for a feature it names as one it
+ * lacks.
+ *
  * MINIKUBELET_MANIFEST_CORPUS (directories, colon-separated) adds more manifests to judge, such
  * as a checkout of the Kubernetes website's content/en/examples.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { describeCluster, kubernetesModuleDir, type ClusterEnv } from "../cluster-fixtures.ts";
 import { loadManifestFile } from "../../src/manifest/source.ts";
 import { formatIssue } from "../../src/manifest/errors.ts";
+import { describeDocker } from "../docker/helpers.ts";
+import { Agent, ensureBinary, freePort, waitFor, Workspace } from "../e2e/helpers.ts";
 
 const MAX_FILE_BYTES = 256 * 1024;
 /** Where a generated dump or a vendored tree would only repeat what the tests' own files hold. */
@@ -34,7 +40,8 @@ const UNSUPPORTED: readonly { feature: string; pattern: RegExp }[] = [
   { feature: "another kind than Pod in a manifest file", pattern: /only Pods can be static pods/ },
   { feature: "generateName for a static pod", pattern: /generateName names only pods created through the agent's API/ },
   { feature: "a Windows pod on this Linux node", pattern: /is for a Windows node, and this node runs Linux/ },
-  { feature: "a volume type the agent does not mount", pattern: /^spec\.volumes\[\d+\]\.\w+: \w+ volumes are not supported: / },
+  { feature: "a volume type the agent does not mount", pattern: /spec\.volumes\[\d+\]\.\w+: (Invalid value: )?\w+ volumes are not supported: / },
+  { feature: "a projected volume source the agent does not fill", pattern: /projected volume sources supported: .* \(found \w+\)/ },
   { feature: "a kubelet feature this agent does not implement, named in the refusal", pattern: /not supported by this agent: .* is not implemented/ },
 ];
 
@@ -105,8 +112,8 @@ function podsOf(text: string): PodRef[] {
  * own Namespace does not persist), so the verdict is on each Pod, not on what this cluster lacks.
  * Returns the namespaces made, for the clean-up.
  */
-function makeWhatPodsName(env: ClusterEnv, files: readonly CorpusFile[]): string[] {
-  const admin = (...args: string[]) => Bun.spawnSync([join(env.bin, "kubectl"), "--kubeconfig", env.admin, ...args], { stdout: "pipe", stderr: "pipe" });
+function makeWhatPodsName(server: ApiServerAccess, files: readonly CorpusFile[]): string[] {
+  const admin = (...args: string[]) => Bun.spawnSync([server.kubectl, "--kubeconfig", server.kubeconfig, ...args], { stdout: "pipe", stderr: "pipe" });
   const pods = files.flatMap((file) => file.pods);
   const made: string[] = [];
   for (const namespace of new Set(pods.map((pod) => pod.namespace))) {
@@ -116,8 +123,14 @@ function makeWhatPodsName(env: ClusterEnv, files: readonly CorpusFile[]): string
   return made;
 }
 
-async function judge(env: ClusterEnv, file: CorpusFile): Promise<Judgment> {
-  const child = Bun.spawn([join(env.bin, "kubectl"), "--kubeconfig", env.admin, "create", "--dry-run=server", "-o", "name", "-f", file.path], { stdout: "pipe", stderr: "pipe" });
+/** An API server and how to ask it: the cluster's, or the agent's own. */
+interface ApiServerAccess {
+  kubectl: string;
+  kubeconfig: string;
+}
+
+async function judge(server: ApiServerAccess, file: CorpusFile): Promise<Judgment> {
+  const child = Bun.spawn([server.kubectl, "--kubeconfig", server.kubeconfig, "create", "--dry-run=server", "-o", "name", "-f", file.path], { stdout: "pipe", stderr: "pipe" });
   const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   // The API server's warnings (a deprecated annotation, a long name) are not refusals.
   return { created: out.split("\n").filter((line) => line.startsWith("pod/")).length, refusals: err.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("Warning: ")) };
@@ -153,10 +166,12 @@ describeCluster("real manifests: Kubernetes v1.37.2's own Pod files, the API ser
   let judgments: Judgment[] = [];
   let madeNamespaces: string[] = [];
 
+  const cluster: ApiServerAccess = { kubectl: join(env.bin, "kubectl"), kubeconfig: env.admin };
+
   beforeAll(async () => {
     files = [kubernetesModuleDir(), ...extraRoots()].flatMap(podFiles);
-    madeNamespaces = makeWhatPodsName(env, files);
-    judgments = await eachLimited(files, 4, (file) => judge(env, file));
+    madeNamespaces = makeWhatPodsName(cluster, files);
+    judgments = await eachLimited(files, 4, (file) => judge(cluster, file));
   }, 240_000);
 
   // Waited for: a namespace still terminating would refuse the next run's pods.
@@ -207,5 +222,42 @@ describeCluster("real manifests: Kubernetes v1.37.2's own Pod files, the API ser
     console.log(`invalid or undecodable for the API server: ${invalid.length}: ${invalid.map((file) => file.name).join(", ")}`);
     expect(invalid.length).toBeGreaterThan(0);
     expect(admitted.map((file) => file.name)).toEqual([]);
+  });
+  describeDocker("the agent's own API (docker runtime), asked as the API server was", () => {
+    let ws: Workspace;
+    let agent: Agent;
+    let ours: Judgment[] = [];
+
+    beforeAll(async () => {
+      ensureBinary();
+      ws = new Workspace();
+      agent = new Agent(ws, ["--runtime", "docker", "--api-listen", `127.0.0.1:${await freePort()}`]);
+      await waitFor("the API address in the run banner", () => /minikubelet: api +https:\/\//.test(agent.stderr), 20_000, () => agent.stderr);
+      const kubeconfig = join(ws.path, "agent.kubeconfig");
+      writeFileSync(kubeconfig, ws.cli("kubeconfig"));
+      const access: ApiServerAccess = { kubectl: cluster.kubectl, kubeconfig };
+      makeWhatPodsName(access, files);
+      ours = await eachLimited(files, 4, (file) => judge(access, file));
+    }, 240_000);
+
+    afterAll(async () => {
+      await agent?.terminate();
+      ws?.cleanup();
+    });
+
+    test("creates every Pod the API server creates, or refuses it only for a feature the agent names as one it lacks", () => {
+      const gaps: string[] = [];
+      let same = 0;
+      files.forEach((file, index) => {
+        if (!acceptedWhole(file, judgments[index]!)) return;
+        if (acceptedWhole(file, ours[index]!)) return void same++;
+        // The Status's causes: one on the line of `is invalid:`, or one per `* ` line after it.
+        const causes = ours[index]!.refusals.map((line) => line.replace(/^.* is invalid: /, "").replace(/^\* /, "").trim()).filter((cause) => cause !== "");
+        for (const cause of causes) if (!UNSUPPORTED.some(({ pattern }) => pattern.test(cause))) gaps.push(`${file.name}: ${cause}`);
+      });
+      console.log(`the agent's API creates ${same} of the ${files.filter((file, index) => acceptedWhole(file, judgments[index]!)).length} files the API server creates`);
+      expect(same).toBeGreaterThan(80);
+      expect(gaps).toEqual([]);
+    });
   });
 });
