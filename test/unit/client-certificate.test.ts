@@ -5,8 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:tls";
 import type { CertificateUser } from "../../src/api/http/certificate-user.ts";
@@ -17,32 +16,20 @@ import { CommitBroadcast } from "../../src/api/watch/commit-feed.ts";
 import { realClock } from "../../src/clock.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { tempDir } from "../store-fixtures.ts";
+import { issueClientCertificate, recordingGate } from "../certificate-fixtures.ts";
 
 const dir = tempDir("minikubelet-client-cert-");
 const credentials = ensureCredentials(join(dir.path, "state.db"));
 const file = (name: string) => join(dir.path, name);
 const read = (name: string) => readFileSync(file(name), "utf8");
 
-function openssl(...args: string[]): void {
-  const result = spawnSync("openssl", args, { cwd: dir.path, encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`openssl ${args.join(" ")}: ${result.stderr}`);
-}
-
-/** A CA named `ca`, and a client certificate it signs for `subject`, both EC keys (quick to make). */
-function issue(ca: string, client: string, subject: string): void {
-  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${ca}.key`, "-out", `${ca}.crt`, "-subj", `/CN=${ca}`, "-days", "1");
-  openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${client}.key`, "-out", `${client}.csr`, "-subj", subject);
-  writeFileSync(file("client.ext"), "extendedKeyUsage=clientAuth\n");
-  openssl("x509", "-req", "-in", `${client}.csr`, "-CA", `${ca}.crt`, "-CAkey", `${ca}.key`, "-CAcreateserial", "-out", `${client}.crt`, "-days", "1", "-extfile", "client.ext");
-}
-
 const seen: (CertificateUser | undefined)[] = [];
 let server: ApiServer;
 let port: number;
 
 beforeAll(() => {
-  issue("cluster-ca", "alice", "/O=team-a/O=team-b/CN=alice");
-  issue("other-ca", "mallory", "/O=system:masters/CN=mallory");
+  issueClientCertificate(dir.path, "cluster-ca", "alice", "/O=team-a/O=team-b/CN=alice");
+  issueClientCertificate(dir.path, "other-ca", "mallory", "/O=system:masters/CN=mallory");
   const context: ApiContext = { store: new StoreReader(new Database(":memory:")), dbPath: "", clock: realClock, nodeName: "lab", commits: new CommitBroadcast(), limits: DEFAULT_LIMITS };
   server = startApiServer({
     listen: { hostname: "127.0.0.1", port: 0 },
@@ -51,10 +38,7 @@ beforeAll(() => {
     tls: { cert: credentials.certPem, key: credentials.keyPem },
     token: credentials.token,
     clientCa: read("cluster-ca.crt"),
-    gate: async (_request, certificate) => {
-      seen.push(certificate);
-      return certificate ? undefined : new Response("Unauthorized", { status: 401 });
-    },
+    gate: recordingGate(seen),
     log: () => {},
   });
   port = Number(new URL(server.url).port);

@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import http2 from "node:http2";
 import { join } from "node:path";
@@ -18,6 +17,7 @@ import { CommitBroadcast } from "../../src/api/watch/commit-feed.ts";
 import { StoreReader } from "../../src/store/queries.ts";
 import { FakeClock } from "../fake-clock.ts";
 import { tempDir } from "../store-fixtures.ts";
+import { issueClientCertificate, recordingGate } from "../certificate-fixtures.ts";
 
 const dir = tempDir("minikubelet-http2-");
 const credentials = ensureCredentials(join(dir.path, "state.db"));
@@ -27,20 +27,12 @@ const clock = new FakeClock();
 /** Seconds the server keeps a connection with no stream open (server.ts's idle timeout). */
 const IDLE_SECONDS = 60;
 
-function openssl(...args: string[]): void {
-  const result = spawnSync("openssl", args, { cwd: dir.path, encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`openssl ${args.join(" ")}: ${result.stderr}`);
-}
-
 const seen: (CertificateUser | undefined)[] = [];
 let server: ApiServer;
 let releaseSlow: () => void = () => {};
 
 beforeAll(() => {
-  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=ca", "-days", "1");
-  openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "alice.key", "-out", "alice.csr", "-subj", "/O=team-a/CN=alice");
-  writeFileSync(file("client.ext"), "extendedKeyUsage=clientAuth\n");
-  openssl("x509", "-req", "-in", "alice.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "alice.crt", "-days", "1", "-extfile", "client.ext");
+  issueClientCertificate(dir.path, "ca", "alice", "/O=team-a/CN=alice");
   const context: ApiContext = { store: new StoreReader(new Database(":memory:")), dbPath: "", clock, nodeName: "lab", commits: new CommitBroadcast(), limits: DEFAULT_LIMITS };
   server = startApiServer({
     listen: { hostname: "127.0.0.1", port: 0 },
@@ -65,10 +57,7 @@ beforeAll(() => {
     tls: { cert: credentials.certPem, key: credentials.keyPem },
     token: credentials.token,
     clientCa: read("ca.crt"),
-    gate: async (_request, certificate) => {
-      seen.push(certificate);
-      return certificate ? undefined : new Response("Unauthorized", { status: 401 });
-    },
+    gate: recordingGate(seen),
     http2: true,
     log: () => {},
   });
@@ -129,25 +118,38 @@ test("curl is served over HTTP/2 when it asks for it, and over HTTP/1.1 when it 
   expect(await curl("--http1.1")).toBe("served 1.1");
 });
 
-test("a connection with no stream open is closed after the idle time, and not while a stream is still open", async () => {
-  const session = await connect();
+/**
+ * Whether `session` closed once the server had its chance to act on a clock step: `now()` lets the
+ * server's timers' effects arrive (a close that is not coming shows as false), `soon()` waits up to
+ * a second for one that is.
+ */
+function closing(session: http2.ClientHttp2Session): { now(): Promise<boolean>; soon(): Promise<boolean> } {
   let closed = false;
   session.on("close", () => (closed = true));
+  session.on("error", () => {});
+  return {
+    now: async () => (await Bun.sleep(50), closed),
+    async soon() {
+      for (let i = 0; i < 100 && !closed; i++) await Bun.sleep(10);
+      return closed;
+    },
+  };
+}
+
+test("a connection with no stream open is closed after the idle time, and not while a stream is still open", async () => {
+  const session = await connect();
+  const closed = closing(session);
   try {
     let slow: Promise<{ body: string }> | undefined;
     await new Promise<void>((started) => (slow = request(session, "/slow", { onData: (text) => text === "first\n" && started() })));
     clock.stepSeconds(IDLE_SECONDS * 2);
-    await Bun.sleep(50);
-    expect(closed).toBe(false);
+    expect(await closed.now()).toBe(false);
     releaseSlow();
     expect((await slow!).body).toBe("first\nlast\n");
-    expect(closed).toBe(false);
     clock.stepSeconds(IDLE_SECONDS - 1);
-    await Bun.sleep(50);
-    expect(closed).toBe(false);
+    expect(await closed.now()).toBe(false);
     clock.stepSeconds(1);
-    for (let i = 0; i < 100 && !closed; i++) await Bun.sleep(10);
-    expect(closed).toBe(true);
+    expect(await closed.soon()).toBe(true);
   } finally {
     session.destroy();
   }
@@ -155,16 +157,12 @@ test("a connection with no stream open is closed after the idle time, and not wh
 
 test("a connection that chose h2 but asks nothing is cut at the first request's deadline, as an HTTP/1.1 one is", async () => {
   const session = await connect();
-  let closed = false;
-  session.on("close", () => (closed = true));
-  session.on("error", () => {});
+  const closed = closing(session);
   try {
     clock.step(DEFAULT_LIMITS.readHeaderTimeoutMs - 1);
-    await Bun.sleep(50);
-    expect(closed).toBe(false);
+    expect(await closed.now()).toBe(false);
     clock.step(1);
-    for (let i = 0; i < 100 && !closed; i++) await Bun.sleep(10);
-    expect(closed).toBe(true);
+    expect(await closed.soon()).toBe(true);
   } finally {
     session.destroy();
   }
