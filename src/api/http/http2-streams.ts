@@ -39,14 +39,13 @@ export interface Http2Streams {
 
 export function http2Streams(serve: Http2Serve, clock: Clock, idleMs: number): Http2Streams {
   const server = http2.createServer();
-  const connections = new WeakMap<ServerHttp2Session, Http2Connection>();
   const sessions = new Set<ServerHttp2Session>();
   let accepting: Http2Connection | undefined;
 
   server.on("session", (session: ServerHttp2Session) => {
     // Emitted while `accept` hands the socket over, so the connection is the one being accepted.
-    if (!accepting) return void session.destroy();
-    connections.set(session, accepting);
+    const connection = accepting;
+    if (!connection) return void session.destroy();
     sessions.add(session);
     let open = 0;
     let started = false;
@@ -54,14 +53,14 @@ export function http2Streams(serve: Http2Serve, clock: Clock, idleMs: number): H
     session.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
       if (!started) {
         started = true;
-        connections.get(session)?.onFirstStream();
+        connection.onFirstStream();
       }
       open++;
       cancelIdle();
       stream.once("close", () => {
         if (--open === 0 && !session.closed) cancelIdle = clock.setTimeout(() => session.close(), idleMs);
       });
-      void serveStream(stream, headers, connections.get(session)!, serve);
+      void serveStream(stream, headers, connection, serve);
     });
     session.on("error", () => session.destroy());
     session.once("close", () => {
