@@ -14,7 +14,8 @@
  */
 import type { PullPolicy } from "./types.ts";
 import { Quantity, QuantityError, quantityFromValue } from "./quantity.ts";
-import { aggregateRequests, defaultPodLevelRequests } from "./validation/validate-resources.ts";
+import { defaultPodLevelRequests } from "./validation/validate-resources.ts";
+import { aggregateRequests } from "./pod-requests.ts";
 
 type Json = Record<string, unknown>;
 

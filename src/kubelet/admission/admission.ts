@@ -3,9 +3,9 @@
  * noderesources fit on the node's own view): a new pod is refused when its requests do not fit in
  * allocatable beside the pods already admitted. Pure: the loop says which pods count.
  */
-import type { ContainerSpec, PodSpec } from "../../manifest/types.ts";
-import { isSidecar } from "../../manifest/types.ts";
+import type { PodSpec } from "../../manifest/types.ts";
 import { parseQuantity } from "../../manifest/quantity.ts";
+import { aggregateRequests } from "../../manifest/pod-requests.ts";
 import type { NodeAllocatable } from "../../eviction/node-allocatable.ts";
 
 /** cpu in millicores, memory and ephemeral-storage in bytes: the units of the kubelet's message. */
@@ -35,35 +35,16 @@ export const DISK_PRESSURE_WAIT = {
 const NONE: PodRequests = { cpuMillis: 0n, memoryBytes: 0n, ephemeralStorageBytes: 0n };
 
 /**
- * The pod's effective request (the pod resource helper's PodRequests): app containers and sidecars
- * run together; each init container runs beside the sidecars declared before it; the pod needs the
- * larger of the two. A pod-level request of cpu or memory (spec.resources) stands for the pod's.
+ * The pod's effective request (the pod resource helper's PodRequests): what its containers request
+ * together (pod-requests.ts), where a pod-level request of cpu or memory (spec.resources) stands
+ * for the pod's.
  */
 export function podRequests(spec: Pick<PodSpec, "containers" | "initContainers" | "resources">): PodRequests {
-  const aggregate = containersRequests(spec);
+  const aggregate = aggregateRequests(spec.containers, spec.initContainers);
   const podLevel = spec.resources?.requests ?? {};
-  return {
-    ...aggregate,
-    ...(podLevel.cpu !== undefined && { cpuMillis: parseQuantity(podLevel.cpu).milliValue() }),
-    ...(podLevel.memory !== undefined && { memoryBytes: parseQuantity(podLevel.memory).value() }),
-  };
-}
-
-function containersRequests(spec: Pick<PodSpec, "containers" | "initContainers">): PodRequests {
-  let total = spec.containers.map(containerRequests).reduce(add, NONE);
-  let sidecars = NONE;
-  let initPeak = NONE;
-  for (const container of spec.initContainers) {
-    const own = containerRequests(container);
-    if (isSidecar(container)) {
-      total = add(total, own);
-      sidecars = add(sidecars, own);
-      initPeak = max(initPeak, sidecars);
-    } else {
-      initPeak = max(initPeak, add(own, sidecars));
-    }
-  }
-  return max(total, initPeak);
+  const cpu = podLevel.cpu !== undefined ? parseQuantity(podLevel.cpu) : aggregate.get("cpu");
+  const memory = podLevel.memory !== undefined ? parseQuantity(podLevel.memory) : aggregate.get("memory");
+  return { cpuMillis: cpu?.milliValue() ?? 0n, memoryBytes: memory?.value() ?? 0n, ephemeralStorageBytes: aggregate.get("ephemeral-storage")?.value() ?? 0n };
 }
 
 /**
@@ -91,25 +72,7 @@ function refusal(resource: string, requested: bigint, used: bigint, capacity: bi
   };
 }
 
-/** Requests were validated and defaulted from limits before a spec reaches the loop. */
-function containerRequests(container: ContainerSpec): PodRequests {
-  const requests = container.resources?.requests ?? {};
-  const storage = requests["ephemeral-storage"];
-  return {
-    cpuMillis: requests.cpu === undefined ? 0n : parseQuantity(requests.cpu).milliValue(),
-    memoryBytes: requests.memory === undefined ? 0n : parseQuantity(requests.memory).value(),
-    ephemeralStorageBytes: storage === undefined ? 0n : parseQuantity(storage).value(),
-  };
-}
-
 function add(a: PodRequests, b: PodRequests): PodRequests {
   return { cpuMillis: a.cpuMillis + b.cpuMillis, memoryBytes: a.memoryBytes + b.memoryBytes, ephemeralStorageBytes: a.ephemeralStorageBytes + b.ephemeralStorageBytes };
 }
 
-function max(a: PodRequests, b: PodRequests): PodRequests {
-  return { cpuMillis: larger(a.cpuMillis, b.cpuMillis), memoryBytes: larger(a.memoryBytes, b.memoryBytes), ephemeralStorageBytes: larger(a.ephemeralStorageBytes, b.ephemeralStorageBytes) };
-}
-
-function larger(a: bigint, b: bigint): bigint {
-  return a > b ? a : b;
-}

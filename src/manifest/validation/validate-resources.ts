@@ -9,6 +9,7 @@ import type { Fields } from "../fields.ts";
 import { QOS_RESOURCES } from "../qos.ts";
 import { parseQuantity, Quantity, QuantityError, quantityFromValue } from "../quantity.ts";
 import type { ContainerSpec, ResourceList, ResourceRequirements } from "../types.ts";
+import { aggregateRequests } from "../pod-requests.ts";
 
 /** The resources minikubelet knows by name; `hugepages-<size>` is the fourth, by prefix. */
 const STANDARD_CONTAINER_RESOURCES = ["cpu", "memory", "ephemeral-storage"] as const;
@@ -79,63 +80,21 @@ export function validatePodResources(spec: Fields, containers: readonly Containe
  */
 export function defaultPodLevelRequests(limits: ReadonlyMap<string, Quantity>, requests: Map<string, Quantity>, aggregate: ReadonlyMap<string, Quantity>): void {
   if (limits.size === 0) return;
-  const supported = (name: string) => name === "cpu" || name === "memory" || isHugePages(name);
-  for (const [name, need] of aggregate) if (!requests.has(name) && supported(name) && isOvercommitAllowed(name)) requests.set(name, need);
-  for (const [name, limit] of limits) if (!requests.has(name) && supported(name)) requests.set(name, limit);
+  for (const [name, need] of aggregate) if (!requests.has(name) && isPodLevelResource(name) && isOvercommitAllowed(name)) requests.set(name, need);
+  for (const [name, limit] of limits) if (!requests.has(name) && isPodLevelResource(name)) requests.set(name, limit);
+}
+
+/** The resource helper's IsSupportedPodLevelResource. */
+function isPodLevelResource(name: string): boolean {
+  return name === "cpu" || name === "memory" || isHugePages(name);
 }
 
 function checkPodResourceName(fields: Fields, at: FieldPath, name: string): void {
   if (!name.includes("/") && !STANDARD_RESOURCES.has(name) && !isHugePages(name) && !name.startsWith(`requests.${HUGEPAGES_PREFIX}`)) {
     fields.issues.add(at, `"${name}": must be a standard resource type or fully qualified`);
-  } else if (name !== "cpu" && name !== "memory" && !isHugePages(name)) {
+  } else if (!isPodLevelResource(name)) {
     fields.issues.add(at, `Unsupported value: ${JSON.stringify(name)}: supported values: ${POD_LEVEL_RESOURCES.map((value) => JSON.stringify(value)).join(", ")}`);
   }
-}
-
-/** A container as far as its requests go: validated, or as written (quantities that do not parse are left out). */
-export interface Requesting {
-  restartPolicy?: unknown;
-  resources?: { requests?: Readonly<Record<string, unknown>> | undefined } | undefined;
-}
-
-/** What the containers request together, by resource (the resource helper's AggregateContainerRequests). */
-export function aggregateRequests(containers: readonly Requesting[], initContainers: readonly Requesting[]): Quantities {
-  const requests = (container: Requesting): Quantities => {
-    const found: Quantities = new Map();
-    for (const [name, value] of Object.entries(container.resources?.requests ?? {})) {
-      try {
-        found.set(name, quantityFromValue(value));
-      } catch (error) {
-        if (!(error instanceof QuantityError)) throw error;
-      }
-    }
-    return found;
-  };
-  const total: Quantities = new Map();
-  for (const container of containers) addInto(total, requests(container));
-  const sidecars: Quantities = new Map();
-  const initPeak: Quantities = new Map();
-  for (const container of initContainers) {
-    if (container.restartPolicy === "Always") {
-      addInto(total, requests(container));
-      addInto(sidecars, requests(container));
-      maxInto(initPeak, sidecars);
-    } else {
-      const beside: Quantities = new Map(sidecars);
-      addInto(beside, requests(container));
-      maxInto(initPeak, beside);
-    }
-  }
-  maxInto(total, initPeak);
-  return total;
-}
-
-function addInto(into: Quantities, more: Quantities): void {
-  for (const [name, quantity] of more) into.set(name, into.get(name)?.add(quantity) ?? quantity);
-}
-
-function maxInto(into: Quantities, other: Quantities): void {
-  for (const [name, quantity] of other) if (!into.has(name) || quantity.cmp(into.get(name)!) > 0) into.set(name, quantity);
 }
 
 function readRequirements(
