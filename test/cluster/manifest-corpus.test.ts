@@ -23,7 +23,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { describeCluster, kubernetesModuleDir, type ClusterEnv } from "../cluster-fixtures.ts";
+import { describeCluster, kubernetesModuleDir } from "../cluster-fixtures.ts";
 import { loadManifestFile } from "../../src/manifest/source.ts";
 import { formatIssue } from "../../src/manifest/errors.ts";
 import { describeDocker } from "../docker/helpers.ts";
