@@ -54,6 +54,16 @@ describeDocker("the security context on the docker runtime", () => {
     expect(state.message?.split("\n")).toEqual(["123", "123", ""]);
   }, 30_000);
 
+  test("fsGroup: a subPath into a memory emptyDir is a directory made in its tmpfs, the group's, setgid; the whole volume shows what was written there", async () => {
+    const script = "echo inside > /sub/note && { stat -c '%g %a' /sub; cat /vol/made/here/note; grep -c ' /sub tmpfs ' /proc/mounts; } > /dev/termination-log";
+    const spec = terminatingPod("fsgroup-memory-subpath", script, `      volumeMounts: [{ name: vol, mountPath: /vol }, { name: vol, mountPath: /sub, subPath: made/here }]
+      securityContext: { runAsUser: 1001 }
+  securityContext: { fsGroup: 123 }
+  volumes: [{ name: vol, emptyDir: { medium: Memory } }]`);
+    const state = await terminated(spec);
+    expect(state.message?.split("\n")).toEqual(["123 2777", "inside", "1", ""]);
+  }, 30_000);
+
   test("fsGroup: a volume the kubelet fills (downwardAPI here) is the group's and readable by it, so a non-root user in the group reads a 0400 item", async () => {
     const script = "{ stat -L -c '%g %a' /info/name; cat /info/name; echo; } > /dev/termination-log";
     const spec = terminatingPod("fsgroup-filled", script, `      volumeMounts: [{ name: info, mountPath: /info }]

@@ -51,6 +51,11 @@ export interface ResolvedMount {
   create?: "directory" | "file";
   /** An emptyDir's own directory (the source, or above its subPath): what fsGroup owns. */
   emptyDir?: string;
+  /**
+   * A subPath into a memory emptyDir's engine volume: the source is found on the host when the
+   * container is created (docker-memory-volumes.ts, memorySubPathSource).
+   */
+  memorySubPath?: { volume: string; subPath: string };
 }
 
 /** Where a pod's emptyDir lives on the host: one directory per pod uid, one per volume inside it. */
@@ -93,9 +98,10 @@ export function resolveMounts(pod: PodSpec, container: ContainerSpec, volumeRoot
       );
     }
     if (isMemoryEmptyDir(volume)) {
-      // A named engine volume mounts whole: Binds cannot reach a path inside one.
-      if (mount.subPath) throw new Error(`container ${container.name}: volumeMounts[${index}].subPath into memory emptyDir ${JSON.stringify(volume.name)} is not supported on docker`);
-      return { source: memoryVolumeName(pod.uid, volume.name), target: mount.mountPath, readOnly: mount.readOnly };
+      const name = memoryVolumeName(pod.uid, volume.name);
+      // A named engine volume mounts whole: a path inside one is bound from where its tmpfs is.
+      if (mount.subPath) return { source: "", target: mount.mountPath, readOnly: mount.readOnly, memorySubPath: { volume: name, subPath: mount.subPath } };
+      return { source: name, target: mount.mountPath, readOnly: mount.readOnly };
     }
     const base = volume.type === "hostPath" ? volume.path : emptyDirPath(volumeRoot, pod.uid, volume.name);
     const source = mount.subPath ? join(base, mount.subPath) : base;

@@ -14,6 +14,8 @@ import { dirname } from "node:path";
 import type Dockerode from "dockerode";
 import { containerCreateOptions, resolveMounts, terminationFilesDir, type ResolvedMount } from "./docker-container-config.ts";
 import { etcHostsMount } from "./docker-etc-hosts.ts";
+import { memorySubPathSource } from "./docker-memory-volumes.ts";
+import { parseMountinfo, readMountinfo } from "../../host/mountinfo.ts";
 import { createTerminationFile } from "../termination-message.ts";
 import { dockerMessage, dockerStatusCode, isConflict, isNotModified, rethrowUnreachable } from "./docker-errors.ts";
 import type { NodeResourcePolicy } from "./docker-resources.ts";
@@ -44,6 +46,7 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
   let options: Dockerode.ContainerCreateOptions;
   try {
     const mounts = resolveMounts(config.pod, config.container, engine.volumeRoot);
+    await placeMemorySubPaths(engine, mounts);
     prepareMounts(mounts, engine.volumeRoot, podFsGroup(config.pod));
     const hosts = etcHostsMount(config, engine.volumeRoot);
     if (hosts) mounts.push(hosts);
@@ -84,6 +87,19 @@ export async function createAndStart(engine: ContainerEngine, config: ContainerC
   }
   engine.started(container.id);
   return container.id;
+}
+
+/** A subPath into a memory emptyDir becomes a directory in its tmpfs, made and owned as an emptyDir's. */
+async function placeMemorySubPaths(engine: ContainerEngine, mounts: ResolvedMount[]): Promise<void> {
+  const inMemory = mounts.filter((mount) => mount.memorySubPath);
+  if (inMemory.length === 0) return;
+  const mountinfo = readMountinfo();
+  const entries = mountinfo === undefined ? undefined : parseMountinfo(mountinfo);
+  for (const mount of inMemory) {
+    const { volume, subPath } = mount.memorySubPath!;
+    const { tmpfs, source } = await memorySubPathSource(engine.docker, volume, subPath, entries);
+    Object.assign(mount, { source, create: "directory", emptyDir: tmpfs });
+  }
 }
 
 /**

@@ -6,6 +6,8 @@
  * sandbox, removed with it, labelled like it so only this agent's are touched.
  */
 import type Dockerode from "dockerode";
+import { join } from "node:path";
+import type { MountEntry } from "../../host/mountinfo.ts";
 import type { PodSpec, Volume } from "../../manifest/types.ts";
 import { isNotFound } from "./docker-errors.ts";
 import { LABEL, sandboxLabels } from "../labels.ts";
@@ -39,6 +41,21 @@ export async function ensureMemoryVolumes(engine: VolumeEngine, pod: PodSpec): P
     // The local driver answers a create of an existing name with that volume.
     await engine.docker.createVolume({ Name: memoryVolumeName(pod.uid, volume.name), Driver: "local", DriverOpts: { type: "tmpfs", device: "tmpfs", o }, Labels: labels });
   }
+}
+
+/**
+ * Where a subPath into a memory emptyDir is on the host: a directory in the volume's tmpfs, bound
+ * as any host directory is (the engine mounts no part of a named volume before API 1.45). The tmpfs
+ * is where the engine mounted it for the pause container, which holds it for the pod's life; an
+ * agent that cannot see it mounted there (not on the engine's host, or not root) is told so, rather
+ * than bind a directory of the disk below it.
+ */
+export async function memorySubPathSource(docker: Dockerode, volume: string, subPath: string, mounts: readonly MountEntry[] | undefined): Promise<{ tmpfs: string; source: string }> {
+  const mountpoint = (await docker.getVolume(volume).inspect()).Mountpoint;
+  if (!mounts?.some((mount) => mount.mountPoint === mountpoint && mount.fsType === "tmpfs")) {
+    throw new Error(`subPath ${JSON.stringify(subPath)} into memory emptyDir volume ${volume}: its tmpfs is not mounted at ${mountpoint} where this agent can reach it (the agent must run as root beside the engine)`);
+  }
+  return { tmpfs: mountpoint, source: join(mountpoint, subPath) };
 }
 
 /** Removes this agent's memory volumes of a pod; gone already is fine. */

@@ -15,6 +15,7 @@ import type { ResourceRequirements } from "../../manifest/types.ts";
 import { parseQuantity } from "../../manifest/quantity.ts";
 import { CFS_PERIOD_US, MIN_CFS_QUOTA_US, milliCpuToQuota, milliCpuToShares } from "../milli-cpu.ts";
 import type { UsageDirs } from "./cgroup-usage.ts";
+import { parseMountinfo, readMountinfo } from "../../host/mountinfo.ts";
 
 export type CgroupMode =
   /** `cpuacct` is the accounting hierarchy (the same directory as `cpu` where the two are mounted together). */
@@ -66,13 +67,9 @@ export function sharesToWeight(shares: bigint): bigint {
 export function detectCgroupMode(mountinfo: string): CgroupMode {
   const v1 = new Map<string, string>();
   let unified: string | undefined;
-  for (const line of mountinfo.split("\n")) {
-    const [left, right] = line.split(" - ");
-    if (!left || !right) continue;
-    const mountPoint = unescapeMount(left.split(" ")[4] ?? "");
-    const [fsType, , superOptions = ""] = right.split(" ");
+  for (const { mountPoint, fsType, superOptions } of parseMountinfo(mountinfo)) {
     if (fsType === "cgroup2") unified ??= mountPoint;
-    if (fsType === "cgroup") for (const option of superOptions.split(",")) if (!v1.has(option)) v1.set(option, mountPoint);
+    if (fsType === "cgroup") for (const option of superOptions) if (!v1.has(option)) v1.set(option, mountPoint);
   }
   const memory = v1.get("memory");
   if (memory) return { kind: "v1", memory, cpu: v1.get("cpu"), pids: v1.get("pids"), cpuacct: v1.get("cpuacct") };
@@ -85,7 +82,7 @@ export function detectCgroupMode(mountinfo: string): CgroupMode {
 }
 
 export function detectHostCgroupMode(): CgroupMode {
-  const mountinfo = readText("/proc/self/mountinfo");
+  const mountinfo = readMountinfo();
   return mountinfo === undefined ? { kind: "unavailable", reason: "/proc/self/mountinfo is unreadable" } : detectCgroupMode(mountinfo);
 }
 
@@ -319,10 +316,6 @@ function killQuietly(pid: number): void {
 }
 
 /** mountinfo escapes blanks and backslashes in paths as octal (`\040`). */
-function unescapeMount(path: string): string {
-  return path.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
-}
-
 function readText(file: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
