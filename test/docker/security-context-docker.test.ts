@@ -37,12 +37,12 @@ describeDocker("the security context on the docker runtime", () => {
   }, 30_000);
 
   test("fsGroup: an emptyDir (and a subPath made in it) belongs to the group, setgid, so a file a container creates there is the group's", async () => {
-    const script = "touch /vol/file /sub/file && stat -c '%g %a' /vol /vol/file /sub > /dev/termination-log";
+    const script = "touch /vol/file /sub/file && stat -c '%u %g %a' /vol /vol/file /sub > /dev/termination-log";
     const spec = terminatingPod("fsgroup", script, `      volumeMounts: [{ name: vol, mountPath: /vol }, { name: vol, mountPath: /sub, subPath: made/here }]
   securityContext: { fsGroup: 123 }
   volumes: [{ name: vol, emptyDir: {} }]`);
     const state = await terminated(spec);
-    expect(state.message?.split("\n")).toEqual(["123 2777", "123 644", "123 2777", ""]);
+    expect(state.message?.split("\n")).toEqual(["0 123 2777", "0 123 644", "0 123 2777", ""]);
   }, 30_000);
 
   test("fsGroup: a memory emptyDir (the engine's tmpfs) is the group's too, setgid", async () => {
@@ -54,14 +54,14 @@ describeDocker("the security context on the docker runtime", () => {
     expect(state.message?.split("\n")).toEqual(["123", "123", ""]);
   }, 30_000);
 
-  test("fsGroup: a subPath into a memory emptyDir is a directory made in its tmpfs, the group's, setgid; the whole volume shows what was written there", async () => {
-    const script = "echo inside > /sub/note && { stat -c '%g %a' /sub; cat /vol/made/here/note; grep -c ' /sub tmpfs ' /proc/mounts; } > /dev/termination-log";
+  test("fsGroup: a subPath into a memory emptyDir is a directory made in its tmpfs, root's and the group's with the volume's mode (3777, as the kubelet makes it); the whole volume shows what was written there", async () => {
+    const script = "echo inside > /sub/note && { stat -c '%u %g %a' /sub; cat /vol/made/here/note; grep -c ' /sub tmpfs ' /proc/mounts; } > /dev/termination-log";
     const spec = terminatingPod("fsgroup-memory-subpath", script, `      volumeMounts: [{ name: vol, mountPath: /vol }, { name: vol, mountPath: /sub, subPath: made/here }]
       securityContext: { runAsUser: 1001 }
   securityContext: { fsGroup: 123 }
   volumes: [{ name: vol, emptyDir: { medium: Memory } }]`);
     const state = await terminated(spec);
-    expect(state.message?.split("\n")).toEqual(["123 2777", "inside", "1", ""]);
+    expect(state.message?.split("\n")).toEqual(["0 123 3777", "inside", "1", ""]);
   }, 30_000);
 
   test("fsGroup: a volume the kubelet fills (downwardAPI here) is the group's and readable by it, so a non-root user in the group reads a 0400 item", async () => {

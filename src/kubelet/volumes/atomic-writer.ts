@@ -5,7 +5,8 @@
  * top-level name the user sees is a symlink through `..data`. Then the previous directory and the
  * names no longer written are removed. A payload equal to what `..data` holds writes nothing.
  */
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chownGroup } from "../../host/chown-group.ts";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /** The symlink readers go through; it names the directory holding the current files. */
@@ -40,7 +41,7 @@ export function writeAtomically(targetDir: string, payload: readonly PayloadFile
   const tsDir = mkdtempSync(join(targetDir, timestampPrefix(now)));
   // mkdtemp makes it 0700: containers running as another user must read through it.
   chmodSync(tsDir, 0o755);
-  const own = (path: string) => group !== undefined && chownSync(path, -1, group);
+  const own = (path: string) => group !== undefined && chownGroup(path, group);
   own(tsDir);
   for (const file of payload) {
     const full = join(tsDir, file.path);

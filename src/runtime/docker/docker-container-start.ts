@@ -8,7 +8,8 @@
  */
 import { podFsGroup } from "../../manifest/fs-group.ts";
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { chownGroup } from "../../host/chown-group.ts";
 import { makePrivateDir } from "../../host/private-files.ts";
 import { dirname } from "node:path";
 import type Dockerode from "dockerode";
@@ -111,14 +112,16 @@ async function placeMemorySubPaths(engine: ContainerEngine, mounts: ResolvedMoun
  */
 function prepareMounts(mounts: ResolvedMount[], volumeRoot: string, fsGroup: number | undefined): void {
   for (const mount of mounts) {
-    if (mount.create === "directory" && !existsSync(mount.source)) {
+    if (mount.create === "directory" && !existsSync(mount.source) && mount.memorySubPath) {
+      placeInVolumeMode(mount.source, mount.emptyDir!, fsGroup);
+    } else if (mount.create === "directory" && !existsSync(mount.source)) {
       if (mount.source.startsWith(`${volumeRoot}/`)) makePrivateDir(volumeRoot);
       mkdirSync(mount.source, { recursive: true });
       if (mount.emptyDir !== undefined && fsGroup !== undefined) {
         // The emptyDir's directory and those of a subPath in it, from the deepest up.
         const dirs: string[] = [];
         for (let dir = mount.source; dir.length >= mount.emptyDir.length; dir = dirname(dir)) dirs.push(dir);
-        for (const dir of dirs) chownSync(dir, -1, fsGroup);
+        for (const dir of dirs) chownGroup(dir, fsGroup);
         setgidWritable(dirs);
       } else {
         chmodSync(mount.source, 0o777); // mkdir's mode is cut by the umask
@@ -149,10 +152,28 @@ function dockerStatusCodeMissing(error: unknown): boolean {
 }
 
 /**
+ * A subPath's directories in a memory emptyDir's tmpfs (`volume`, which the engine mounted): the
+ * fsGroup's, with the volume's own mode, as the kubelet makes a subPath (SafeMakeDir with the
+ * volume's GetMode: 3777 for a tmpfs that an fsGroup owns).
+ */
+function placeInVolumeMode(source: string, volume: string, fsGroup: number | undefined): void {
+  mkdirSync(source, { recursive: true });
+  const dirs: string[] = [];
+  for (let dir = source; dir.length > volume.length; dir = dirname(dir)) dirs.push(dir);
+  if (fsGroup !== undefined) for (const dir of dirs) chownGroup(dir, fsGroup);
+  chmodWithSpecialBits((statSync(volume).mode & 0o7777).toString(8), dirs);
+}
+
+/**
  * chmod 2777: Bun's fs.chmod drops the setgid bit (it keeps only the permission bits), so the
  * system's chmod sets it. Only a pod with an fsGroup gets here, once per directory it makes.
  */
 function setgidWritable(dirs: string[]): void {
-  const result = spawnSync("chmod", ["2777", ...dirs], { encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`chmod 2777 ${dirs.join(" ")}: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
+  chmodWithSpecialBits("2777", dirs);
+}
+
+/** The system's chmod, which sets the setgid and sticky bits Bun's fs.chmod drops. */
+function chmodWithSpecialBits(octal: string, paths: string[]): void {
+  const result = spawnSync("chmod", [octal, ...paths], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`chmod ${octal} ${paths.join(" ")}: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
 }

@@ -34,9 +34,10 @@ export async function ensureMemoryVolumes(engine: VolumeEngine, pod: PodSpec): P
   for (const volume of pod.volumes) {
     if (volume.type !== "emptyDir" || volume.medium !== "Memory") continue;
     const size = memoryMediumSizeBytes(pod, volume);
-    // With the pod's fsGroup the tmpfs is the group's, setgid, as SetVolumeOwnership leaves an emptyDir.
+    // A tmpfs's own mode is 1777; with the pod's fsGroup it is the group's and setgid too, as
+    // SetVolumeOwnership leaves the kubelet's tmpfs emptyDir (3777).
     const fsGroup = podFsGroup(pod);
-    const o = [...(fsGroup === undefined ? ["mode=1777"] : ["mode=2777", `gid=${fsGroup}`]), ...(size ? [`size=${size}`] : [])].join(",");
+    const o = [...(fsGroup === undefined ? ["mode=1777"] : ["mode=3777", `gid=${fsGroup}`]), ...(size ? [`size=${size}`] : [])].join(",");
     const { [LABEL.sandbox]: _sandbox, ...labels } = sandboxLabels(pod, engine.owner);
     // The local driver answers a create of an existing name with that volume.
     await engine.docker.createVolume({ Name: memoryVolumeName(pod.uid, volume.name), Driver: "local", DriverOpts: { type: "tmpfs", device: "tmpfs", o }, Labels: labels });
