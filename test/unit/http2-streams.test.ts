@@ -26,6 +26,8 @@ const read = (name: string) => readFileSync(file(name), "utf8");
 const clock = new FakeClock();
 /** Seconds the server keeps a connection with no stream open (server.ts's idle timeout). */
 const IDLE_SECONDS = 60;
+/** 64 KiB chunks of a body far past HTTP/2's 64 KiB stream window: the server waits for the client many times. */
+const BIG_CHUNKS = 128;
 
 const seen: (CertificateUser | undefined)[] = [];
 let server: ApiServer;
@@ -40,6 +42,21 @@ beforeAll(() => {
     routes: [
       { method: "GET", path: "/who", handle: () => new Response("served", { headers: { "content-type": "text/plain" } }) },
       { method: "POST", path: "/echo", handle: async (request) => new Response(await request.body()) },
+      {
+        method: "GET",
+        path: "/big",
+        handle: () => {
+          let sent = 0;
+          return new Response(
+            new ReadableStream({
+              pull(controller) {
+                if (sent === BIG_CHUNKS) return controller.close();
+                controller.enqueue(new Uint8Array(64 * 1024).fill(sent++ % 251));
+              },
+            }),
+          );
+        },
+      },
       {
         method: "GET",
         path: "/slow",
@@ -101,6 +118,25 @@ test("an h2 client's streams share one connection, each served with its certific
     expect(answers[0]!.headers["content-type"]).toBe("text/plain");
     expect(answers[0]!.headers.connection).toBeUndefined();
     expect(seen.map((user) => user?.name)).toEqual(["alice", "alice", "alice"]);
+  } finally {
+    session.close();
+  }
+});
+
+test("a body far larger than the stream's window comes whole and in order, the writer waiting on the client's flow control", async () => {
+  const session = await connect();
+  try {
+    const received = await new Promise<Buffer>((done, failed) => {
+      const stream = session.request({ ":method": "GET", ":path": "/big" });
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => done(Buffer.concat(chunks)));
+      stream.on("error", failed);
+      stream.end();
+    });
+    expect(received.length).toBe(BIG_CHUNKS * 64 * 1024);
+    const firstOfEach = Array.from({ length: BIG_CHUNKS }, (_, index) => received[index * 64 * 1024]);
+    expect(firstOfEach).toEqual(Array.from({ length: BIG_CHUNKS }, (_, index) => index % 251));
   } finally {
     session.close();
   }

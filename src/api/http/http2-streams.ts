@@ -116,13 +116,26 @@ async function serveStream(stream: ServerHttp2Stream, headers: IncomingHttpHeade
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!stream.write(value)) await new Promise<void>((resume) => (stream.once("drain", resume), stream.once("close", resume)));
+      if (!stream.write(value)) await drainedOrClosed(stream);
       if (stream.closed) return;
     }
     stream.end();
   } catch {
     stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
   }
+}
+
+/** Waits for the stream to take more, or to end; neither listener outlives the wait. */
+function drainedOrClosed(stream: ServerHttp2Stream): Promise<void> {
+  return new Promise((resume) => {
+    const done = () => {
+      stream.off("drain", done);
+      stream.off("close", done);
+      resume();
+    };
+    stream.on("drain", done);
+    stream.on("close", done);
+  });
 }
 
 function toRequest(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, signal: AbortSignal): Request {
