@@ -93,11 +93,15 @@ describeDocker("node mode on the docker runtime", () => {
       expect(done.status.containerStatuses[0].state.terminated.exitCode).toBe(0);
     }, 45_000);
 
-    test("a crashing container: its exit, shown while its back-off runs, and its restarts in the API server", async () => {
+    test("a crashing container: its exits and its restarts in the API server", async () => {
       create("crash", { command: ["sh", "-c", "exit 3"] });
-      const crashing = await waitFor("crash's second exit shown, with a restart", () => {
+      const crashing = await waitFor("crash's exit with a restart", () => {
         const status = pod("crash")?.status?.containerStatuses?.[0];
-        return status?.state?.terminated?.exitCode === 3 && status.restartCount >= 1 ? status : undefined;
+        if (!status || status.restartCount < 1) return undefined;
+        // The pass that meets an exit shows it (terminated); a later pass of the same back-off shows
+        // CrashLoopBackOff with the exit as lastState, and the status manager may send only that one.
+        const shown = status.state?.terminated ?? (status.state?.waiting?.reason === "CrashLoopBackOff" ? status.lastState?.terminated : undefined);
+        return shown?.exitCode === 3 ? status : undefined;
       }, 30_000);
       expect(crashing.lastState.terminated.exitCode).toBe(3);
     }, 45_000);
