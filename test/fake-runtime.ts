@@ -5,6 +5,7 @@ import type {
   ContainerConfig,
   ContainerInfo,
   ContainerStatus,
+  ContainerUsage,
   ExecResult,
   ExecSession,
   ExecStreamRequest,
@@ -18,7 +19,7 @@ import type {
 } from "../src/runtime/runtime.ts";
 import { ContainerStartError, ImagePullError } from "../src/runtime/runtime.ts";
 import { containerLabels, sandboxLabels } from "../src/runtime/labels.ts";
-import type { ContainerSpec, PodSpec } from "../src/manifest/types.ts";
+import type { ContainerSpec, PodSpec, ResourceRequirements } from "../src/manifest/types.ts";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../src/clock.ts";
@@ -124,6 +125,10 @@ export class FakeRuntime implements Runtime {
   missingImages = new Set<string>();
   /** Where podVolumeDir puts a pod's kubelet-filled volumes; a test with a downwardAPI volume sets it. */
   volumeRoot?: string;
+  /** Memory in use by container name, what containerUsage reports; a container not named here is not measured. */
+  readonly memoryUsage = new Map<string, number>();
+  /** Set: the next updates of a container's resources fail with this message. */
+  updateError?: string;
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
   private nextId = 1;
 
@@ -227,6 +232,23 @@ export class FakeRuntime implements Runtime {
     } else {
       end();
     }
+  }
+
+  /** Recorded as `resize NAME cpu=REQ/LIMIT memory=REQ/LIMIT`; the container's config carries the new values after. */
+  async updateContainerResources(id: string, resources: ResourceRequirements | undefined): Promise<void> {
+    const container = this.containers.get(id);
+    if (!container || container.state !== "running") throw new Error(`container ${id} is not running`);
+    if (this.updateError) throw new Error(this.updateError);
+    const value = (list: "requests" | "limits", name: string) => resources?.[list][name] ?? "-";
+    this.calls.push(`resize ${container.config.container.name} cpu=${value("requests", "cpu")}/${value("limits", "cpu")} memory=${value("requests", "memory")}/${value("limits", "memory")}`);
+    const { resources: _old, ...spec } = container.config.container;
+    container.config = { ...container.config, container: resources ? { ...spec, resources } : spec };
+  }
+
+  async containerUsage(id: string): Promise<ContainerUsage | undefined> {
+    const container = this.containers.get(id);
+    const bytes = container && container.state === "running" ? this.memoryUsage.get(container.config.container.name) : undefined;
+    return bytes === undefined ? undefined : { at: this.clock.now(), memory: { usageBytes: bytes, workingSetBytes: bytes } };
   }
 
   async execSync(id: string, command: string[], timeoutMs: number): Promise<ExecResult> {

@@ -8,7 +8,8 @@
  * order (each with the back-off wait it must sit out instead, if any), and what the probes' verdicts
  * change once the starts are done. No await, no runtime, no store, no clock in here.
  */
-import type { ProbeKind } from "../manifest/types.ts";
+import type { ProbeKind, ResourceRequirements } from "../manifest/types.ts";
+import { loweredMemoryLimit, pendingActuation, resizeNeedsRestart } from "./pod-resize.ts";
 import type { ProbeVerdict } from "../prober/tracker.ts";
 import { backoffForgotten, type BackoffEntry, type BackoffSettings } from "./backoff.ts";
 import type { BackOffWait } from "./container-lifecycle.ts";
@@ -105,11 +106,21 @@ export interface PodActions {
   /** Every init container is done once the init starts went through: the app containers follow. */
   initialized: boolean;
   containersToStart: ContainerToStart[];
+  /** Running containers given their new cpu and memory in place (an accepted resize), before the starts. */
+  containersToResize: ContainerToResize[];
   /**
    * Once the starts are done: a finished pod's next sidecar stopped, or the probes' verdicts on
    * the running attempts. (The executor decides this part again on the state the starts left.)
    */
   afterStarts: AfterStartActions;
+}
+
+export interface ContainerToResize {
+  name: string;
+  /** The allocation to apply. */
+  resources: ResourceRequirements | undefined;
+  /** The memory limit it lowers (or sets), in bytes: the container's usage must be below it first. */
+  lowersMemoryLimitTo?: bigint;
 }
 
 export interface AfterStartActions {
@@ -129,6 +140,7 @@ export function computePodActions(input: PodActionsInput): PodActions {
     initFailed: false,
     initialized: false,
     containersToStart: [],
+    containersToResize: [],
     afterStarts: { containersToKill: [], probes: [] },
   };
   if (pod.deletionRequestedAt !== undefined) {
@@ -160,6 +172,17 @@ export function computePodActions(input: PodActionsInput): PodActions {
       if (!c.definitionChanged) continue;
       if (c.state === "running") kills.stop(c, "changed", pod.spec.terminationGracePeriodSeconds * 1000);
       else actions.backOffsToForget.push(c.name);
+    }
+    // computePodResizeAction: an accepted resize not yet applied, by a restart where the resizePolicy asks for one.
+    for (const c of allContainers(view)) {
+      const pending = c.stopping ? undefined : pendingActuation(pod, c);
+      if (!pending) continue;
+      if (resizeNeedsRestart(c, pending.actuated, pending.target)) {
+        kills.stop(c, "resize", pod.spec.terminationGracePeriodSeconds * 1000);
+        continue;
+      }
+      const lowersMemoryLimitTo = loweredMemoryLimit(pending.actuated, pending.target);
+      actions.containersToResize.push({ name: c.name, resources: pending.target, ...(lowersMemoryLimitTo !== undefined && { lowersMemoryLimitTo }) });
     }
     const start = (c: ContainerRecord, then: StartGate): ContainerToStart => {
       const backOff = actions.backOffsToForget.includes(c.name) ? undefined : backOffOf(input, c);
@@ -331,7 +354,9 @@ function planApps(pod: PodRecord, start: (c: ContainerRecord, then: StartGate) =
   for (const c of pod.app) {
     if (c.state === "running") continue;
     const last = c.terminated ?? c.lastTermination;
-    if (c.attempts > 0 && last && !c.definitionChanged && !containerShouldRestart(pod.spec.restartPolicy, c, last.exitCode)) continue;
+    // Stopped to take its new resources: started again whatever the policy, as the kubelet's resize does.
+    const resized = last?.killCause === "resize";
+    if (c.attempts > 0 && last && !c.definitionChanged && !resized && !containerShouldRestart(pod.spec.restartPolicy, c, last.exitCode)) continue;
     starts.push(start(c, "untilHook"));
   }
   return starts;

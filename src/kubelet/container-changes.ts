@@ -3,8 +3,8 @@
  * source delivers an update. Like the kubelet, which compares each running container's hash with
  * its spec's, a container whose definition changed is killed (`Container NAME definition changed,
  * will be restarted`) and started again with the new definition, whatever the restart policy and
- * without a back-off wait (the kubelet's back-off key includes the hash); labels and annotations
- * restart nothing, and an ephemeral container added (`kubectl debug`) is started beside the others.
+ * without a back-off wait (the kubelet's back-off key includes the hash); new resources are a
+ * resize (pod-resize.ts), labels and annotations restart nothing, and an ephemeral container added (`kubectl debug`) is started beside the others.
  * A file pod never comes here: an edited file has a new uid, so it is a new pod, as for a static pod.
  * The kill and the forgotten back-off are the plan's (compute-pod-actions.ts).
  */
@@ -41,9 +41,13 @@ function podShape(spec: PodSpec): string {
   });
 }
 
-/** Stands for the kubelet's container hash: any change to the definition is a change. */
+/**
+ * Stands for the kubelet's container hash: any change to the definition is a change, but for its
+ * resources, which an in-place resize applies (pod-resize.ts) without replacing the container.
+ */
 function containerHash(container: ContainerSpec): string {
-  return canonicalJson(container);
+  const { resources: _resized, ...definition } = container;
+  return canonicalJson(definition);
 }
 
 /**

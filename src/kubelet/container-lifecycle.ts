@@ -5,7 +5,8 @@
 import type { MetricContainerType } from "../stats/kubelet-metrics.ts";
 import { ContainerStartError, ImagePullError, type ContainerStatus } from "../runtime/runtime.ts";
 import { goDuration } from "../printers/go-duration.ts";
-import type { ContainerSpec, EnvVar } from "../manifest/types.ts";
+import type { ContainerSpec, EnvVar, ResourceRequirements } from "../manifest/types.ts";
+import { allocatedResources } from "./pod-resize.ts";
 import { backoffKey } from "./backoff.ts";
 import { DownwardApiError, resolveEnv } from "./env/downward-values.ts";
 import { ContainerConfigError, containerEnv } from "./env/container-env.ts";
@@ -253,7 +254,7 @@ async function nonRootRefusal(ctx: SyncContext, pod: PodRecord, container: Conta
  * args expanded.
  */
 function runtimeSpec(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): ContainerSpec {
-  const spec = container.spec;
+  const spec = withResources(container.spec, allocatedResources(pod, container));
   const hasReference = (text: string) => text.includes("$");
   const withObjects = ctx.objects !== undefined || spec.envFrom !== undefined;
   if (!withObjects && !spec.env.some((env) => env.valueFrom || hasReference(env.value)) && ![...spec.command, ...spec.args].some(hasReference)) return spec;
@@ -269,6 +270,13 @@ function runtimeSpec(ctx: SyncContext, pod: PodRecord, container: ContainerRecor
   return { ...spec, env, ...expandCommand(spec, env) };
 }
 
+/** The container as the node allocated it: a resize that waits has not given it the spec's resources. */
+function withResources(spec: ContainerSpec, resources: ResourceRequirements | undefined): ContainerSpec {
+  if (resources === spec.resources) return spec;
+  const { resources: _desired, ...rest } = spec;
+  return resources ? { ...rest, resources } : rest;
+}
+
 function metricContainerType(kind: ContainerRecord["kind"]): MetricContainerType {
   if (kind === "init" || kind === "sidecar") return "init_container";
   return kind === "ephemeral" ? "ephemeral_container" : "container";
@@ -282,6 +290,7 @@ export function beginAttempt(container: ContainerRecord, attempt: number, id: st
   // The new attempt runs the definition it was started with, and its own stop signal once the runtime reports it.
   delete container.definitionChanged;
   delete container.stopSignal;
+  delete container.actuated;
 }
 
 function recordStartError(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, error: ContainerStartError): void {

@@ -8,6 +8,7 @@
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import type { PodRequests } from "./admission/admission.ts";
 import { applyInPlaceUpdate, inPlaceChanges } from "./container-changes.ts";
+import { currentAllocation, type Allocation } from "./pod-resize.ts";
 import type { PodRecord } from "./pod-state.ts";
 
 /** What the walk changes in the loop. */
@@ -18,6 +19,8 @@ export interface DesiredLoop {
   /** The requests of the pods admitted now, read once per walk. */
   admittedNow(): PodRequests[];
   requestDeletion(pod: PodRecord, cause: "removed" | "replaced"): void;
+  /** The pod's spec may ask for other resources than `before` allocated: the resize is accepted or waits (pod-resize.ts). */
+  resize(pod: PodRecord, before: Allocation): void;
   deleteApiPod(pod: PodRecord, deletion: { requestedAt: number; gracePeriodSeconds: number }): void;
 }
 
@@ -42,20 +45,29 @@ export function applyDesired(loop: DesiredLoop, desired: ReadonlyMap<PodKey, Pod
     } else if (pod.deletionRequestedAt === undefined) {
       const changed = pod.spec.configHash === spec.configHash ? undefined : inPlaceChanges(pod.spec, spec);
       if (changed) {
+        const before = currentAllocation(pod);
         applyInPlaceUpdate(pod, spec, changed);
+        loop.resize(pod, before);
       } else if (pod.spec.configHash !== spec.configHash) {
         pod.replacement = spec;
         loop.requestDeletion(pod, "replaced");
-      } else if (spec.api && pod.spec.uid === spec.uid) {
-        // An API pod's hash covers its spec only: new labels or annotations are taken as they are,
-        // and served from its next pass.
-        if (apiMetadata(pod.spec) !== apiMetadata(spec)) touched.add(key);
-        pod.spec = spec;
-      } else if (pod.spec.source !== spec.source) {
-        // Renamed, content unchanged: the same pod, keeping the uid its containers carry, now
-        // read from the new file (the uid a file would give is a hash of its path too).
-        pod.spec = { ...pod.spec, source: spec.source };
-        touched.add(key);
+      } else {
+        if (spec.api && pod.spec.uid === spec.uid) {
+          // An API pod's hash covers its spec only: new labels or annotations are taken as they are,
+          // and served from its next pass.
+          if (apiMetadata(pod.spec) !== apiMetadata(spec)) touched.add(key);
+          pod.spec = spec;
+        } else if (pod.spec.source !== spec.source) {
+          // Renamed, content unchanged: the same pod, keeping the uid its containers carry, now
+          // read from the new file (the uid a file would give is a hash of its path too).
+          pod.spec = { ...pod.spec, source: spec.source };
+          touched.add(key);
+        }
+        if (pod.resize?.pending) {
+          // A resize that waits is tried again on each walk: pods that went away may have made room.
+          loop.resize(pod, currentAllocation(pod));
+          touched.add(key);
+        }
       }
     } else if (pod.deletionCause !== "shutdown" && (pod.replacement?.configHash !== spec.configHash || pod.replacement.source !== spec.source)) {
       // Wanted again (or changed again) while still stopping: run the newest spec afterwards.

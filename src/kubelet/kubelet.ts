@@ -36,6 +36,7 @@ import type { SyncContext } from "./sync-context.ts";
 import { StatusManager, type PodListener } from "./status/status-manager.ts";
 import { RETRY_BASE_MS, SyncFailures } from "./sync-failures.ts";
 import { WakeTimers } from "./wake-timers.ts";
+import { acceptResize, clearPendingResize, currentAllocation, deferResize, finishResize, podGeneration, resizeRequested, resizeSummary, type Allocation } from "./pod-resize.ts";
 import { emptyDirEviction } from "./empty-dir-eviction.ts";
 import { podObjectNames, type ObjectChange, type PodObjectSource } from "./objects/pod-object-source.ts";
 import { TokenCache } from "./volumes/token-cache.ts";
@@ -211,7 +212,26 @@ export class Kubelet {
       admittedNow: () => this.admission.admittedNow(),
       requestDeletion: (pod, cause) => this.requestDeletion(pod, cause),
       deleteApiPod: (pod, deletion) => deleteApiPod(this.ctx, pod, deletion),
+      resize: (pod, before) => this.resize(pod, before),
     };
+  }
+
+  /**
+   * The allocation manager's handlePodResourcesResize: a spec asking for new resources is accepted
+   * when the pod's new requests fit beside the other pods' allocations (ResizeStarted), else it
+   * waits as Deferred with admission's message (ResizeDeferred, once per reason and generation).
+   */
+  private resize(pod: PodRecord, before: Allocation): void {
+    if (!resizeRequested(pod, before)) return clearPendingResize(pod);
+    const now = this.clock.now();
+    const generation = podGeneration(pod.spec);
+    const refusal = this.admission.resizeRefusal(pod);
+    if (!refusal) {
+      acceptResize(pod, before, now, generation);
+      this.event(pod, "Normal", "ResizeStarted", undefined, `Pod resize started: ${resizeSummary(pod.spec, generation)}`);
+    } else if (deferResize(pod, before, { reason: "Deferred", message: refusal.message }, now, generation)) {
+      this.event(pod, "Warning", "ResizeDeferred", undefined, `Pod resize Deferred: ${resizeSummary(pod.spec, generation, refusal.message)}`);
+    }
   }
 
   /** Subscribes to runtime events so an exit wakes its pod at once. Idempotent. */
@@ -396,6 +416,8 @@ export class Kubelet {
       if (await syncTerminating(this.pass, pod)) return this.removePod(pod);
     } else if (!pod.rejected && !pod.waitingForNode) {
       await syncRunning(this.pass, pod);
+      const resized = finishResize(pod);
+      if (resized) this.event(pod, "Normal", "ResizeCompleted", undefined, `Pod resize completed: ${resizeSummary(pod.spec, resized.generation)}`);
     }
     const before = pod.phase;
     pod.phase = podPhase(pod);
@@ -428,12 +450,22 @@ export class Kubelet {
     // Never throws: a store that refuses the removal must neither keep shutdown waiting nor lose the replacement.
     this.status.remove(pod);
     this.retryRemovalsLater();
+    this.retryPendingResizes();
     if (pod.replacement) {
       if (pod.replacement.uid === pod.spec.uid) this.metrics.podRestarted(!pod.replacement.api);
       this.pods.set(key, this.admit(pod.replacement, this.clock.now()));
       this.dispatch(key);
     } else if (this.pods.size === 0) {
       for (const resolve of this.emptyWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** A pod went, so its requests are free: each resize that waits is tried again (the allocation manager's RetryPendingResizes). */
+  private retryPendingResizes(): void {
+    for (const pod of this.pods.values()) {
+      if (!pod.resize?.pending || pod.deletionRequestedAt !== undefined) continue;
+      this.resize(pod, currentAllocation(pod));
+      if (!pod.resize?.pending) this.dispatch(pod.spec.key);
     }
   }
 

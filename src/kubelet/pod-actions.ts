@@ -20,6 +20,7 @@ import {
   type StartGate,
 } from "./compute-pod-actions.ts";
 import { startPlanned } from "./container-lifecycle.ts";
+import { applyResizes } from "./resize-actions.ts";
 import { syncPodVolumes } from "./volumes/pod-volumes.ts";
 import { isTerminalPhase, podPhase } from "./status/phase.ts";
 import { allContainers, type ContainerRecord, type PodRecord } from "./pod-state.ts";
@@ -93,6 +94,7 @@ export async function syncRunning(pass: PodPass, pod: PodRecord): Promise<void> 
   // and the pass the request queued stops what this one started.
   if (terminationRequested(pod)) return;
   for (const kill of actions.containersToKill) stop(ctx, pod, kill);
+  await applyResizes(ctx, pod, actions.containersToResize);
   if (!actions.startsHeldBy) {
     for (const name of actions.backOffsToForget) ctx.backoff.forget(backoffKey(pod.spec.uid, name));
     await carryOutStarts(ctx, pod, actions);

@@ -2,7 +2,7 @@
  * What the loop knows about each pod and container between passes. Everything here is plain data,
  * so the store can checkpoint it and a restarted agent can load it back.
  */
-import type { ContainerSpec, PodKey, PodSpec, ProbeKind } from "../manifest/types.ts";
+import type { ContainerSpec, PodKey, PodSpec, ProbeKind, ResourceRequirements } from "../manifest/types.ts";
 import type { ProbeTrackerSnapshot } from "../prober/tracker.ts";
 import { isSidecar } from "../manifest/types.ts";
 import type { ContainerKind, Sandbox } from "../runtime/runtime.ts";
@@ -63,6 +63,11 @@ interface ContainerBase {
   definitionChanged?: true;
   /** The latest attempt's stop signal as the runtime reported it (docker: the image's STOPSIGNAL). */
   stopSignal?: string;
+  /**
+   * The resources the running attempt has, while an accepted resize is not applied to it yet
+   * (pod-resize.ts); null: it has none. Absent: it has its allocation.
+   */
+  actuated?: ResourceRequirements | null;
 }
 
 /** Not running: before its first start, or between an exit and the restart (back-off, a pull). */
@@ -172,6 +177,23 @@ export interface PodRecord {
   evicted?: { message: string; reason?: string; graceMs?: number };
   /** Each condition's status and when it last changed (lastTransitionTime), by condition type. */
   conditions: Record<string, { status: "True" | "False"; since: number }>;
+  /**
+   * While a resize waits (PodResizePending): the resources each container it changes is still
+   * allocated, by name (null: none). Absent: the spec's resources are the allocation (pod-resize.ts).
+   */
+  allocation?: Record<string, ResourceRequirements | null>;
+  /** The resize conditions, when either is set. */
+  resize?: ResizeConditions;
+}
+
+/** The PodResizePending reasons (v1.PodReasonDeferred, PodReasonInfeasible). */
+export type ResizePendingReason = "Deferred" | "Infeasible";
+
+/** The pod's resize conditions as the kubelet's status manager caches them; each absent when not set. */
+export interface ResizeConditions {
+  pending?: { reason: ResizePendingReason; message: string; generation?: number; since: number };
+  /** Accepted and not yet applied to every running container; `error`: applying failed (reason Error). */
+  inProgress?: { generation?: number; since: number; error?: string };
 }
 
 /** `podHasInit`: the pod has init containers, so every container waits as PodInitializing until it is created, as the kubelet reports it. */
@@ -195,7 +217,7 @@ export function newContainerRecord(spec: ContainerSpec, kind: ContainerKind, pod
  * dropped, the fields of the state it is in are kept.
  */
 export function loadedContainerRecord(saved: ContainerRecord): ContainerRecord {
-  const { name, kind, spec, containerId, previousContainerId, attempts, lastTermination, backoffAnnouncedFor, definitionChanged, stopSignal } = saved;
+  const { name, kind, spec, containerId, previousContainerId, attempts, lastTermination, backoffAnnouncedFor, definitionChanged, stopSignal, actuated } = saved;
   const base = {
     name,
     kind,
@@ -208,11 +230,14 @@ export function loadedContainerRecord(saved: ContainerRecord): ContainerRecord {
     ...(definitionChanged !== undefined && { definitionChanged }),
     ...(stopSignal !== undefined && { stopSignal }),
   };
+  // Only a running attempt can wait for its resize.
+  const running = actuated !== undefined ? { actuated } : {};
   switch (saved.state) {
     case "running": {
       const { startedAt, ready, started, stopping, postStart, probeCounters } = saved;
       return {
         ...base,
+        ...running,
         state: "running",
         containerId: saved.containerId,
         startedAt,

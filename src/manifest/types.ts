@@ -220,6 +220,8 @@ export interface ContainerSpec {
   stopSignal?: string;
   /** Absent when the container sets none (and in records written before resources were read). */
   resources?: ResourceRequirements;
+  /** How an in-place resize of each resource is applied (absent, or a resource not named: NotRequired). */
+  resizePolicy?: ContainerResizePolicy[];
   /**
    * The container's own stdin stays open for `kubectl attach -i` (absent: false); with `stdinOnce`
    * it is closed once the first attach's stdin ends; `tty` runs it on a terminal. The runtimes that
@@ -244,6 +246,12 @@ export interface ContainerSpec {
    * its message. Absent is File (the message is the file only); a spec recorded before reads the same.
    */
   terminationMessagePolicy?: "FallbackToLogsOnError";
+}
+
+export interface ContainerResizePolicy {
+  resourceName: "cpu" | "memory";
+  /** RestartContainer: the container is restarted to take the new value; NotRequired: applied to the running one. */
+  restartPolicy: "NotRequired" | "RestartContainer";
 }
 
 export interface PodSpec {

@@ -4,7 +4,7 @@
  * Every runtime (fake, process, docker) runs the same contract suite in test/runtime-contract.ts;
  * the fake, which runs no command, is told what each command does, and has no case on what a command itself does.
  */
-import type { ContainerSpec, PodSpec } from "../manifest/types.ts";
+import type { ContainerSpec, PodSpec, ResourceRequirements } from "../manifest/types.ts";
 import type { SignalName } from "../manifest/signals.ts";
 
 /** RunPodSandbox's result: the thing every container of a pod joins. */
@@ -289,6 +289,12 @@ export interface ContainerManager {
    * container that is not running or that the runtime cannot measure. Never throws for a gone one.
    */
   containerUsage?(id: string): Promise<ContainerUsage | undefined>;
+  /**
+   * Gives a running container new cpu and memory values in place (the CRI's
+   * UpdateContainerResources, for an in-place resize); a limit the new resources drop is lifted.
+   * Throws when the runtime refuses them.
+   */
+  updateContainerResources?(id: string, resources: ResourceRequirements | undefined): Promise<void>;
 }
 
 /** The user an image runs as when the pod sets none (the CRI's ImageStatus uid and username); neither: root. */

@@ -102,6 +102,15 @@ export interface V1ContainerStatus {
   lastState?: V1ContainerState;
   /** The signal a stop sends (KEP-4960): the spec's, else the image's, else SIGTERM. */
   stopSignal?: string;
+  /** The resources the container runs with (an in-place resize changes them). */
+  resources?: V1ResourceRequirements;
+  /** The requests the node allocated it. */
+  allocatedResources?: Record<string, string>;
+}
+
+export interface V1ResourceRequirements {
+  limits?: Record<string, string>;
+  requests?: Record<string, string>;
 }
 
 export interface V1PodIP {

@@ -103,3 +103,30 @@ describe("defaulting and the served object", () => {
     expect(served.resources).toEqual({});
   });
 });
+
+describe("resizePolicy", () => {
+  const withPolicy = (resizePolicy: unknown): Json => {
+    const raw = pod({ limits: { cpu: "1", memory: "128Mi" } });
+    raw.spec.containers[0].resizePolicy = resizePolicy;
+    return raw;
+  };
+
+  test("is read per resource: the restart a resize of each needs", () => {
+    const policy = [{ resourceName: "memory", restartPolicy: "RestartContainer" }, { resourceName: "cpu", restartPolicy: "NotRequired" }];
+    expect(admitted(withPolicy(policy)).containers[0]!.resizePolicy).toEqual(policy);
+    expect(admitted(pod(undefined)).containers[0]!.resizePolicy).toBeUndefined();
+  });
+
+  test("a resource other than cpu and memory, a policy not known, a resource named twice and a missing field are refused", () => {
+    expect(issuesOf(withPolicy([{ resourceName: "ephemeral-storage", restartPolicy: "NotRequired" }]))).toEqual([
+      'spec.containers[0].resizePolicy[0].resourceName: must be one of cpu, memory (found "ephemeral-storage")',
+    ]);
+    expect(issuesOf(withPolicy([{ resourceName: "cpu", restartPolicy: "Sometimes" }]))).toEqual([
+      'spec.containers[0].resizePolicy[0].restartPolicy: must be one of NotRequired, RestartContainer (found "Sometimes")',
+    ]);
+    expect(issuesOf(withPolicy([{ resourceName: "cpu", restartPolicy: "NotRequired" }, { resourceName: "cpu", restartPolicy: "RestartContainer" }]))).toEqual([
+      'spec.containers[0].resizePolicy[1].resourceName: Duplicate value: "cpu"',
+    ]);
+    expect(issuesOf(withPolicy([{ resourceName: "cpu" }]))).toEqual(["spec.containers[0].resizePolicy[0].restartPolicy: Required value"]);
+  });
+});

@@ -5,7 +5,8 @@
  * first), or it is refused as the kubelet's rejectPod leaves it (Failed, never started). Adopted pods never come through here: a restart refuses nothing.
  */
 import type { NodeAllocatable } from "../../eviction/node-allocatable.ts";
-import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests, type PodRequests } from "./admission.ts";
+import { admissionRefusal, DISK_PRESSURE_WAIT, podRequests, type AdmissionRefusal, type PodRequests } from "./admission.ts";
+import { allocatedSpec } from "../pod-resize.ts";
 import { osRefusal } from "./os-admission.ts";
 import { sysctlRefusal } from "./sysctl-admission.ts";
 import type { EventType } from "../../v1/kube-event.ts";
@@ -65,6 +66,15 @@ export class PodAdmission {
     return true;
   }
 
+  /**
+   * Whether the pod's spec, asking for new resources, fits beside the other pods' allocations (the
+   * kubelet's canAdmitPod for a resize); the refusal when it does not.
+   */
+  resizeRefusal(pod: PodRecord): AdmissionRefusal | undefined {
+    const { allocatable } = this.options;
+    return allocatable && admissionRefusal(podRequests(pod.spec), this.admittedRequests(pod), allocatable);
+  }
+
   /** The waiting pods, oldest first: the order they are admitted in once the pressure clears. */
   waiting(): PodRecord[] {
     return [...this.options.pods()].filter((pod) => pod.waitingForNode && pod.deletionRequestedAt === undefined).sort((a, b) => a.createdAt - b.createdAt);
@@ -90,6 +100,7 @@ export class PodAdmission {
     const active = [...this.options.pods()].filter(
       (pod) => pod !== candidate && !pod.rejected && !pod.waitingForNode && (!isTerminalPhase(pod.phase) || allContainers(pod).some((c) => c.state === "running")),
     );
-    return active.map((pod) => podRequests(pod.spec));
+    // What they were allocated: a resize that waits has not taken what it asks for.
+    return active.map((pod) => podRequests(allocatedSpec(pod)));
   }
 }

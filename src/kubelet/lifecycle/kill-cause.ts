@@ -6,7 +6,7 @@
  * and leaves the Kubernetes-visible reason exactly as the kubelet sets it.
  */
 /** Why the agent stops a container: for the Killing event and for what follows (a liveness kill restarts, a pod removal does not). */
-export type StopCause = "removed" | "replaced" | "shutdown" | "liveness" | "startup" | "completed" | "changed" | "postStart" | "evicted";
+export type StopCause = "removed" | "replaced" | "shutdown" | "liveness" | "startup" | "completed" | "changed" | "resize" | "postStart" | "evicted";
 
 /** oom: the kernel at the memory limit; otherwise why the agent stopped the container. */
 export type KillCause = "oom" | StopCause;
@@ -41,6 +41,7 @@ const CAUSE_WORDS: Record<KillCause, string> = {
   shutdown: "agent shutdown",
   completed: "pod completed",
   changed: "spec changed",
+  resize: "resize",
   postStart: "postStart hook",
   evicted: "pod evicted",
 };

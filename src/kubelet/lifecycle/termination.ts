@@ -26,6 +26,8 @@ export function killingMessage(pod: PodRecord, container: ContainerRecord, cause
       return `Container ${container.name} failed startup probe${then}`;
     case "changed":
       return `Container ${container.name} definition changed, will be restarted`;
+    case "resize":
+      return `Container ${container.name} resize requires restart`;
     case "postStart":
       // The kubelet's killContainer is given the bare reason as its message.
       return "FailedPostStartHook";

@@ -50,7 +50,7 @@ export function updateConditions(pod: PodRecord, now: number): void {
 }
 
 export function podConditions(pod: PodRecord): V1PodCondition[] {
-  return evaluate(pod).map((value) => {
+  return [...evaluate(pod).map((value) => {
     const condition: V1PodCondition = {
       type: value.type,
       status: value.ok ? "True" : "False",
@@ -60,7 +60,24 @@ export function podConditions(pod: PodRecord): V1PodCondition[] {
     if (value.reason) condition.reason = value.reason;
     if (value.message) condition.message = value.message;
     return condition;
+  }), ...resizeConditions(pod)];
+}
+
+/** PodResizePending and PodResizeInProgress, after the others as the status manager appends them; True while set. */
+function resizeConditions(pod: PodRecord): V1PodCondition[] {
+  const { pending, inProgress } = pod.resize ?? {};
+  const conditions: V1PodCondition[] = [];
+  const condition = (type: string, since: number, reason?: string, message?: string): V1PodCondition => ({
+    type,
+    status: "True",
+    lastProbeTime: null,
+    lastTransitionTime: isoTime(since),
+    ...(reason && { reason }),
+    ...(message && { message }),
   });
+  if (pending) conditions.push(condition("PodResizePending", pending.since, pending.reason, pending.message));
+  if (inProgress) conditions.push(condition("PodResizeInProgress", inProgress.since, inProgress.error && "Error", inProgress.error));
+  return conditions;
 }
 
 /** Whether the pod's Ready condition holds now. */

@@ -6,7 +6,8 @@
 import { podQosClass } from "../../manifest/qos.ts";
 import { podObject } from "../../v1/pod-object.ts";
 import { isoTime } from "../../v1/time.ts";
-import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus } from "../../v1/v1.ts";
+import type { V1ContainerState, V1ContainerStatus, V1Pod, V1PodStatus, V1ResourceRequirements } from "../../v1/v1.ts";
+import { actuatedResources, allocatedResources } from "../pod-resize.ts";
 import { HOST_IP } from "../env/downward-values.ts";
 import { podConditions } from "./pod-conditions.ts";
 import { stopSignalOf } from "../lifecycle/stop-signal.ts";
@@ -48,6 +49,25 @@ function currentState(container: ContainerRecord, runtimeName: string): V1Contai
       return { waiting };
     }
   }
+}
+
+/**
+ * What the kubelet's status says of a container's resources once the runtime has it: `resources`
+ * the running attempt's (its allocation, unless a resize is not applied to it yet), and
+ * `allocatedResources` the requests the node allocated.
+ */
+function withResources(status: V1ContainerStatus, pod: PodRecord, container: ContainerRecord): V1ContainerStatus {
+  if (status.containerID === undefined || container.kind === "ephemeral") return status;
+  const allocated = allocatedResources(pod, container);
+  const resources = container.state === "running" ? actuatedResources(pod, container) : allocated;
+  const requirements: V1ResourceRequirements = {};
+  if (resources && Object.keys(resources.limits).length > 0) requirements.limits = { ...resources.limits };
+  if (resources && Object.keys(resources.requests).length > 0) requirements.requests = { ...resources.requests };
+  return {
+    ...status,
+    ...(allocated && Object.keys(allocated.requests).length > 0 && { allocatedResources: { ...allocated.requests } }),
+    resources: requirements,
+  };
 }
 
 export function containerStatus(container: ContainerRecord, runtimeName: string): V1ContainerStatus {
@@ -95,7 +115,7 @@ export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatu
     hostIP: HOST_IP,
     hostIPs: [{ ip: HOST_IP }],
     qosClass: podQosClass([...spec.initContainers, ...spec.containers], spec.resources),
-    containerStatuses: pod.app.map((c) => containerStatus(c, options.runtimeName)),
+    containerStatuses: pod.app.map((c) => withResources(containerStatus(c, options.runtimeName), pod, c)),
   };
   if (pod.rejected) {
     // The kubelet's rejectPod sets phase, reason and message only: no container ever had a status.
@@ -120,7 +140,7 @@ export function podStatus(pod: PodRecord, options: PodStatusOptions): V1PodStatu
     status.podIPs = [{ ip: pod.sandbox.ip }];
   }
   if (pod.startTime !== undefined) status.startTime = isoTime(pod.startTime);
-  if (pod.init.length > 0 && !pod.rejected && !pod.waitingForNode) status.initContainerStatuses = pod.init.map((c) => initContainerStatus(c, options.runtimeName));
+  if (pod.init.length > 0 && !pod.rejected && !pod.waitingForNode) status.initContainerStatuses = pod.init.map((c) => withResources(initContainerStatus(c, options.runtimeName), pod, c));
   if (pod.ephemeral && pod.ephemeral.length > 0) status.ephemeralContainerStatuses = pod.ephemeral.map((c) => ephemeralContainerStatus(c, options.runtimeName));
   return status;
 }

@@ -4,7 +4,7 @@
  * API server's defaults filled in.
  */
 import { CREATE_THROUGH_THE_API } from "./api-object-reference.ts";
-import type { ContainerPort, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "../types.ts";
+import type { ContainerPort, ContainerResizePolicy, ContainerSpec, EnvVar, ProbeKind, PullPolicy, VolumeMount } from "../types.ts";
 import { describeValue, Fields } from "../fields.ts";
 import { checkDns1123Label, checkEnvVarName, checkPortName } from "../names.ts";
 import { validateLifecycleHandler, validateProbe, type PortScope } from "./validate-probe.ts";
@@ -89,6 +89,8 @@ export function validateContainer(fields: Fields, context: ContainerContext): Co
 
   const resources = validateResources(fields);
   if (resources) container.resources = resources;
+  const resizePolicy = readResizePolicy(fields);
+  if (resizePolicy.length > 0) container.resizePolicy = resizePolicy;
 
   Object.assign(container, readContainerRestart(fields));
   // Probes and hooks on a plain init container would never run: it must exit for the pod to go on.
@@ -170,6 +172,21 @@ function readEnv(fields: Fields, apiObjects: boolean): EnvVar[] {
     env.push(valueFrom ? { name, value: "", valueFrom } : { name, value: raw ?? "" });
   }
   return env;
+}
+
+/** resizePolicy as the API server's validateResizePolicy reads it: cpu or memory, each once, with a policy. */
+function readResizePolicy(fields: Fields): ContainerResizePolicy[] {
+  const policies: ContainerResizePolicy[] = [];
+  for (const item of fields.objectList("resizePolicy")) {
+    if (!item.has("resourceName")) item.fail("resourceName", "Required value");
+    if (!item.has("restartPolicy")) item.fail("restartPolicy", "Required value");
+    // An invalid value is refused with the manifest; the fallback is never run.
+    const resourceName = item.oneOf("resourceName", ["cpu", "memory"] as const, "cpu");
+    const restartPolicy = item.oneOf("restartPolicy", ["NotRequired", "RestartContainer"] as const, "NotRequired");
+    if (policies.some((policy) => policy.resourceName === resourceName)) item.fail("resourceName", `Duplicate value: ${JSON.stringify(resourceName)}`);
+    else policies.push({ resourceName, restartPolicy });
+  }
+  return policies;
 }
 
 function readPorts(fields: Fields): ContainerPort[] {

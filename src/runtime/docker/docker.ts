@@ -8,7 +8,7 @@
 import Dockerode from "dockerode";
 import { realClock, type Clock } from "../../clock.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../log-rotation-policy.ts";
-import type { ContainerSpec, PodSpec } from "../../manifest/types.ts";
+import type { ContainerSpec, PodSpec, ResourceRequirements } from "../../manifest/types.ts";
 import { defaultVolumeRoot, emptyDirPath } from "./docker-container-config.ts";
 import { ensureMemoryVolumes } from "./docker-memory-volumes.ts";
 import { createAndStart, type ContainerEngine } from "./docker-container-start.ts";
@@ -22,7 +22,7 @@ import { startDockerExec } from "./docker-exec-stream.ts";
 import { attachDockerContainer } from "./docker-attach.ts";
 import { DockerImages } from "./docker-images.ts";
 import { listSandboxes, removeSandbox, runSandbox, type SandboxEngine } from "./docker-sandbox.ts";
-import type { NodeResourcePolicy } from "./docker-resources.ts";
+import { resourceHostConfig, type NodeResourcePolicy } from "./docker-resources.ts";
 import { joinedSandbox, statusFromInspect, terminationFileOf } from "./docker-status.ts";
 import { readTerminationFile } from "../termination-message.ts";
 import { dockerContainerUsage } from "./docker-usage.ts";
@@ -187,6 +187,16 @@ export class DockerRuntime implements Runtime {
 
   async containerUsage(id: string): Promise<ContainerUsage | undefined> {
     return dockerContainerUsage(this.docker, id, () => this.clock.now()).catch((error) => rethrowUnreachable(error, this.endpoint));
+  }
+
+  /** `docker update` of the cpu and memory fields: 0 leaves a field as it is, so a limit the resources drop stays. */
+  async updateContainerResources(id: string, resources: ResourceRequirements | undefined): Promise<void> {
+    const { Memory, MemorySwap, CpuShares, CpuPeriod, CpuQuota } = resourceHostConfig(resources);
+    try {
+      await this.docker.getContainer(id).update({ Memory, MemorySwap, CpuShares, CpuPeriod, CpuQuota });
+    } catch (error) {
+      rethrowUnreachable(error, this.endpoint);
+    }
   }
 
   async killContainer(id: string, signal: SignalName): Promise<void> {

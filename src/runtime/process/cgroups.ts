@@ -186,6 +186,42 @@ export class Cgroups {
   }
 
   /**
+   * New cpu and memory values for a running container's cgroup (an in-place resize): what the
+   * limits leave unset is lifted. A memory limit goes down before its swap limit and up after it,
+   * as the kernel refuses a memory limit above memsw. Returns a problem, or undefined when written.
+   */
+  update(id: string, limits: CgroupLimits): string | undefined {
+    const mode = this.mode;
+    if (mode.kind === "unavailable") return mode.reason;
+    try {
+      if (mode.kind === "v2") {
+        const dir = join(mode.root, this.parent, id);
+        writeValue(dir, "memory.max", limits.memoryBytes ?? "max");
+        writeValue(dir, "cpu.max", `${limits.cpuLimitMillis !== undefined ? cfsQuotaUs(limits.cpuLimitMillis) : "max"} ${CFS_PERIOD_US}`);
+        writeValue(dir, "cpu.weight", sharesToWeight(limits.cpuShares ?? BigInt(milliCpuToShares(0n))));
+        return undefined;
+      }
+      const memory = join(mode.memory, this.parent, id);
+      const bytes = limits.memoryBytes ?? -1n;
+      const memsw = existsSync(join(memory, "memory.memsw.limit_in_bytes"));
+      const current = BigInt(readText(join(memory, "memory.limit_in_bytes")) ?? "0");
+      const lowering = bytes !== -1n && bytes < current;
+      if (memsw && !lowering) writeValue(memory, "memory.memsw.limit_in_bytes", bytes);
+      writeValue(memory, "memory.limit_in_bytes", bytes);
+      if (memsw && lowering) writeValue(memory, "memory.memsw.limit_in_bytes", bytes);
+      const cpu = mode.cpu && join(mode.cpu, this.parent, id);
+      if (cpu && existsSync(cpu)) {
+        writeValue(cpu, "cpu.cfs_period_us", CFS_PERIOD_US);
+        writeValue(cpu, "cpu.cfs_quota_us", limits.cpuLimitMillis !== undefined ? cfsQuotaUs(limits.cpuLimitMillis) : -1);
+        writeValue(cpu, "cpu.shares", limits.cpuShares ?? BigInt(milliCpuToShares(0n)));
+      }
+      return undefined;
+    } catch (error) {
+      return `cannot write the cgroup of ${id}: ${(error as Error).message}`;
+    }
+  }
+
+  /**
    * True once the kernel's OOM killer has killed a process of the container's cgroup. Kernels
    * before 4.13 have no `oom_kill` count in v1's memory.oom_control: there a SIGKILL (137) after the
    * cgroup hit its limit (memory.failcnt) is taken for one, as nothing else tells them apart.

@@ -18,7 +18,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { realClock, type Clock } from "../../clock.ts";
-import type { ContainerSpec, PodSpec } from "../../manifest/types.ts";
+import type { ContainerSpec, PodSpec, ResourceRequirements } from "../../manifest/types.ts";
 import { DEFAULT_TERMINATION_MESSAGE_PATH } from "../../manifest/defaults.ts";
 import type {
   AttachRequest,
@@ -54,7 +54,7 @@ import { removeContainerFiles, signalContainer } from "./process-remove.ts";
 import { findGzip, monitorsOf, type MonitorTools } from "./process-monitor.ts";
 import { installMonitorBinary } from "./monitor-binary.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../log-rotation-policy.ts";
-import { Cgroups, detectHostCgroupMode } from "./cgroups.ts";
+import { Cgroups, detectHostCgroupMode, limitsFromResources } from "./cgroups.ts";
 import type { SignalName } from "../../manifest/signals.ts";
 import { readCgroupUsage } from "./cgroup-usage.ts";
 import { inMountNamespace } from "./process-mounts.ts";
@@ -272,6 +272,13 @@ export class ProcessRuntime implements Runtime {
     this.unenforced.delete(id);
     this.mountProblems.delete(id);
     this.events.forget(id);
+  }
+
+  /** Writes the new values to the container's cgroup; where there is none, its limits were never enforced (unenforcedLimits) and nothing changes. */
+  async updateContainerResources(id: string, resources: ResourceRequirements | undefined): Promise<void> {
+    if (!this.cgroups.available) return;
+    const problem = this.cgroups.update(id, limitsFromResources(resources));
+    if (problem) throw new Error(problem);
   }
 
   unenforcedLimits(id: string): string | undefined {
