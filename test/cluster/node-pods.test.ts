@@ -5,7 +5,7 @@
  * sees it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, removeNodeAndPods, tryGetJson } from "../cluster-fixtures.ts";
 import { Agent, ensureBinary, isRunning, killRecordedContainers, processContainers, processesMentioning, waitFor, Workspace } from "../e2e/helpers.ts";
@@ -149,6 +149,37 @@ describeCluster("node mode: the pods bound to the node", (env) => {
     expect(again.metadata.annotations["kubernetes.io/config.mirror"]).toBe(mirror.metadata.annotations["kubernetes.io/config.mirror"]);
     ws.remove("static.yaml");
     await waitFor("the mirror pod removed with its file", () => pod(name) === undefined, 15_000);
+  });
+
+  test("kubectl patch --subresource resize: the running container gets its new limits in its cgroup, keeps its id and restart count, and the status and events say so", async () => {
+    const resources = { requests: { cpu: "100m", memory: "32Mi" }, limits: { cpu: "200m", memory: "64Mi" } };
+    create("grow", ["sleep", "600"], { containers: [{ name: "grow", image: "busybox", command: ["sleep", "600"], resources }] });
+    const before = await waitFor("grow Running", () => {
+      const status = pod("grow")?.status?.containerStatuses?.[0];
+      return status?.state?.running ? status : undefined;
+    }, 20_000, () => agent.stdout + agent.stderr);
+    expect([before.resources, before.allocatedResources]).toEqual([resources, resources.requests]);
+    const bigger = { requests: { cpu: "150m", memory: "32Mi" }, limits: { cpu: "300m", memory: "96Mi" } };
+    kubectl(env, "patch", "pod", "grow", "-n", NS, "--subresource", "resize", "--type", "merge", "-p", JSON.stringify({ spec: { containers: [{ name: "grow", resources: bigger }] } }));
+    const after = await waitFor("grow resized in the API server", () => {
+      const object = pod("grow");
+      const status = object?.status?.containerStatuses?.[0];
+      const resizing = object?.status?.conditions?.some((c: { type: string }) => c.type.startsWith("PodResize"));
+      return status?.resources?.limits?.memory === "96Mi" && !resizing ? object : undefined;
+    }, 20_000, () => agent.stdout + agent.stderr);
+    const status = after.status.containerStatuses[0];
+    expect([status.containerID, status.restartCount, status.allocatedResources]).toEqual([before.containerID, 0, bigger.requests]);
+    expect(status.resources).toEqual(bigger);
+    expect(after.status.observedGeneration).toBe(after.metadata.generation);
+    const pid = processContainers(ws).find((c) => c.name === "grow" && !c.exited)?.pid;
+    const memoryCgroup = readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((line) => /:memory:/.test(line) || line.startsWith("0::"))!.replace(/^[^:]*:[^:]*:/, "");
+    const limitFile = existsSync("/sys/fs/cgroup/memory") ? `/sys/fs/cgroup/memory${memoryCgroup}/memory.limit_in_bytes` : `/sys/fs/cgroup${memoryCgroup}/memory.max`;
+    expect(readFileSync(limitFile, "utf8").trim()).toBe(String(96 * 1024 * 1024));
+    const reasons = await waitFor("ResizeStarted and ResizeCompleted in the cluster", () => {
+      const events = getJson(env, "events", "-n", NS, "--field-selector", `involvedObject.uid=${after.metadata.uid}`).items.map((event: { reason: string }) => event.reason);
+      return events.includes("ResizeCompleted") ? events : undefined;
+    });
+    expect(reasons).toContain("ResizeStarted");
   });
 
   test("kill -9 and a new agent: the same containers, restart counts unchanged in the API server, a pod deleted meanwhile stopped and gone, and status patches resume", async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { formatIssue, ManifestError } from "../../src/manifest/errors.ts";
 import { validatePod } from "../../src/manifest/validation/validate.ts";
-import type { PodSpec } from "../../src/manifest/types.ts";
+import type { ContainerResizePolicy, PodSpec } from "../../src/manifest/types.ts";
 import { newPodRecord } from "../../src/kubelet/pod-state.ts";
 import { servedPod } from "../../src/kubelet/status/pod-status.ts";
 
@@ -112,7 +112,7 @@ describe("resizePolicy", () => {
   };
 
   test("is read per resource: the restart a resize of each needs", () => {
-    const policy = [{ resourceName: "memory", restartPolicy: "RestartContainer" }, { resourceName: "cpu", restartPolicy: "NotRequired" }];
+    const policy: ContainerResizePolicy[] = [{ resourceName: "memory", restartPolicy: "RestartContainer" }, { resourceName: "cpu", restartPolicy: "NotRequired" }];
     expect(admitted(withPolicy(policy)).containers[0]!.resizePolicy).toEqual(policy);
     expect(admitted(pod(undefined)).containers[0]!.resizePolicy).toBeUndefined();
   });
