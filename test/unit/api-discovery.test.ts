@@ -66,7 +66,7 @@ test("legacy discovery: APIVersions, the APIGroupList and the v1 APIResourceList
   expect(await (await get("/apis", "application/json")).json()).toMatchObject({ kind: "APIGroupList", apiVersion: "v1", groups: [{ name: "authentication.k8s.io" }, { name: "authorization.k8s.io" }, { name: "metrics.k8s.io" }] });
   const list = (await (await get("/api/v1", "application/json, */*")).json()) as { resources: { name: string }[] };
   expect(list).toMatchObject({ kind: "APIResourceList", groupVersion: "v1" });
-  expect(list.resources.map((resource: { name: string }) => resource.name)).toEqual(["configmaps", "events", "namespaces", "nodes", "pods", "pods/attach", "pods/ephemeralcontainers", "pods/exec", "pods/log", "pods/portforward", "pods/status", "secrets", "serviceaccounts", "serviceaccounts/token", "services"]);
+  expect(list.resources.map((resource: { name: string }) => resource.name)).toEqual(["configmaps", "events", "namespaces", "nodes", "pods", "pods/attach", "pods/ephemeralcontainers", "pods/exec", "pods/log", "pods/portforward", "pods/resize", "pods/status", "secrets", "serviceaccounts", "serviceaccounts/token", "services"]);
   expect(list.resources.find((resource: { name: string }) => resource.name === "namespaces")).toMatchObject({ namespaced: false, kind: "Namespace", shortNames: ["ns"] });
   expect(list.resources.find((resource: { name: string }) => resource.name === "nodes")).toMatchObject({ namespaced: false, kind: "Node", shortNames: ["no"] });
 });

@@ -7,41 +7,15 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { apiRoutes } from "../../src/api/routes.ts";
 import { describePodText } from "../../src/cli/describe/describe-pod.ts";
-import { PodSources } from "../../src/config/pod-sources.ts";
 import { loadManifest } from "../../src/manifest/source.ts";
-import { call } from "../api-objects-fixtures.ts";
-import { apiHarness } from "../api-watch-fixtures.ts";
-import type { PodSpec } from "../../src/manifest/types.ts";
 import { desired } from "../pod-builder.ts";
 import { tempDir } from "../store-fixtures.ts";
+import { agentApi as sharedAgentApi } from "../agent-api-fixtures.ts";
 
 function agentApi(dir: string) {
-  const h = apiHarness(dir);
-  const sources = new PodSources({ db: h.agent.db, store: h.store, node: "lab", rules: { runtime: "process" }, log: () => {} });
-  const api = { ...h.api, podWrites: sources.writes };
-  const send = (method: string, path: string, body?: unknown) => call(apiRoutes, method, path, api, { body: body === undefined ? undefined : JSON.stringify(body) });
-  const patch = async (name: string, body: unknown, method = "PATCH") => {
-    const route = apiRoutes.find((r) => r.method === method && r.path.endsWith("/ephemeralcontainers"))!;
-    const url = new URL(`https://127.0.0.1:6443/api/v1/namespaces/default/pods/${name}/ephemeralcontainers`);
-    const bytes = new TextEncoder().encode(JSON.stringify(body));
-    const request = { method, url, headers: new Headers({ "content-type": method === "PUT" ? "application/json" : "application/strategic-merge-patch+json" }), params: { namespace: "default", name }, query: url.searchParams, signal: new AbortController().signal, body: async () => bytes, upgrade: () => undefined };
-    try {
-      const response = await route.handle(request, api);
-      return { status: response.status, body: (await response.json()) as any };
-    } catch (error) {
-      const status = error as { code?: number; toStatus?: () => unknown };
-      if (typeof status.toStatus !== "function") throw error;
-      return { status: status.code!, body: status.toStatus() as any };
-    }
-  };
-  /** One pass of the loop over both sources, `files` as the directory source read them. */
-  const sync = async (files = new Map<string, PodSpec>()) => {
-    await h.kubelet.sync(sources.desired(files));
-    await h.advance(0.1);
-  };
-  return { h, send, patch, sync, get: (name: string) => call(apiRoutes, "GET", `/api/v1/namespaces/default/pods/${name}`, api) };
+  const api = sharedAgentApi(dir);
+  return { ...api, patch: (name: string, body: unknown, method = "PATCH") => api.write("ephemeralcontainers", name, body, method) };
 }
 
 // The harness's API issues no ServiceAccount tokens: its pods opt out of the admission's token volume.

@@ -53,6 +53,7 @@ export const CORE_RESOURCES: readonly ServedResource[] = [
       { subresource: "exec", kind: "PodExecOptions", verbs: ["create", "get"] },
       { subresource: "log", kind: "Pod", verbs: ["get"] },
       { subresource: "portforward", kind: "PodPortForwardOptions", verbs: ["create", "get"] },
+      { subresource: "resize", kind: "Pod", verbs: ["get", "patch", "update"] },
       { subresource: "status", kind: "Pod", verbs: ["get"] },
     ],
   },

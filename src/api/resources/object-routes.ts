@@ -7,8 +7,9 @@ import { configObjectRoutes } from "./objects/objects-api.ts";
 import { tokenRequestRoutes } from "./objects/token-request-api.ts";
 import { podRoutes } from "./pods/pods-api.ts";
 import { podEphemeralRoutes } from "./pods/pods-ephemeral.ts";
+import { podResizeRoutes } from "./pods/pods-resize.ts";
 import { podUpdateRoutes } from "./pods/pods-update.ts";
 import { podWriteRoutes } from "./pods/pods-write-routes.ts";
 import { writeRefusalRoutes } from "./pods/write-refusals.ts";
 
-export const objectRoutes: Route[] = [...podRoutes, ...eventRoutes, ...nodeRoutes, ...namespaceRoutes, ...configObjectRoutes, ...tokenRequestRoutes, ...podWriteRoutes, ...podUpdateRoutes, ...podEphemeralRoutes, ...writeRefusalRoutes];
+export const objectRoutes: Route[] = [...podRoutes, ...eventRoutes, ...nodeRoutes, ...namespaceRoutes, ...configObjectRoutes, ...tokenRequestRoutes, ...podWriteRoutes, ...podUpdateRoutes, ...podEphemeralRoutes, ...podResizeRoutes, ...writeRefusalRoutes];
