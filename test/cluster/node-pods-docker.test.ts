@@ -127,6 +127,33 @@ describeDocker("node mode on the docker runtime", () => {
       expect(Date.now() - started).toBeLessThan(12_000);
     }, 45_000);
 
+    test("kubectl patch --subresource resize: the engine's container gets the new cpu and memory in place; with RestartContainer for memory, a new container", async () => {
+      const resources = { requests: { cpu: "100m", memory: "32Mi" }, limits: { cpu: "200m", memory: "64Mi" } };
+      const resizePolicy = [{ resourceName: "memory", restartPolicy: "RestartContainer" }];
+      create("grow", { command: ["sleep", "600"], resources });
+      create("bounce", { command: ["sleep", "600"], resources, resizePolicy });
+      const [grow, bounce] = [await running("grow"), await running("bounce")];
+      // A strategic merge patch (kubectl's default): a JSON merge patch would replace the container list and drop its resizePolicy, which the API server refuses.
+      const resize = (name: string, value: unknown) => kubectl(env, "patch", "pod", name, "-n", NS, "--subresource", "resize", "-p", JSON.stringify({ spec: { containers: [{ name, resources: value }] } }));
+      const resized = (name: string, memory: string) => waitFor(`${name} resized to ${memory}`, () => {
+        const object = pod(name);
+        const status = object?.status?.containerStatuses?.[0];
+        const resizing = object?.status?.conditions?.some((c: { type: string }) => c.type.startsWith("PodResize"));
+        return status?.state?.running && status.resources?.limits?.memory === memory && !resizing ? status : undefined;
+      }, 30_000, () => agent.stdout + agent.stderr);
+      const bigger = { requests: { cpu: "150m", memory: "32Mi" }, limits: { cpu: "300m", memory: "96Mi" } };
+      resize("grow", bigger);
+      resize("bounce", bigger);
+      const grown = await resized("grow", "96Mi");
+      expect([grown.containerID, grown.restartCount, grown.resources]).toEqual([grow.status.containerStatuses[0].containerID, 0, bigger]);
+      const hostConfig = (await docker.getContainer(grown.containerID.replace("docker://", "")).inspect()).HostConfig;
+      expect([hostConfig.Memory, hostConfig.CpuQuota, hostConfig.CpuShares]).toEqual([96 * 1024 * 1024, 30_000, 153]);
+      const bounced = await resized("bounce", "96Mi");
+      expect(bounced.containerID).not.toBe(bounce.status.containerStatuses[0].containerID);
+      expect(bounced.restartCount).toBe(1);
+      expect((await docker.getContainer(bounced.containerID.replace("docker://", "")).inspect()).HostConfig.Memory).toBe(96 * 1024 * 1024);
+    }, 90_000);
+
     test("kill -9 and a new agent: the same docker containers, restart counts unchanged in the API server", async () => {
       const before = pod("web")!.status.containerStatuses[0];
       await agent.kill9();

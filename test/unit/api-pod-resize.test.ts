@@ -52,6 +52,8 @@ describe("the resize subresource", () => {
     const storage = await a.write("resize", "web", resize({ requests: { ...RESOURCES.requests, "ephemeral-storage": "1Gi" }, limits: RESOURCES.limits }));
     expect(storage.status).toBe(422);
     expect(storage.body.message).toBe('Pod "web" is invalid: spec: Forbidden: only cpu and memory resources are mutable');
+    const policy = await a.write("resize", "web", resize(RESOURCES, { resizePolicy: [{ resourceName: "cpu", restartPolicy: "RestartContainer" }] }));
+    expect(policy.body.message).toBe('Pod "web" is invalid: spec: Forbidden: only cpu and memory resources are mutable');
     expect(a.h.runtime.calls.filter((c) => c.startsWith("resize"))).toEqual([]);
 
     const file = join(dir.path, "static.yaml");

@@ -128,10 +128,15 @@ function removed(now: Record<string, string> | undefined, old: Record<string, st
   return Object.keys(old ?? {}).some((name) => !(name in (now ?? {})));
 }
 
-/** A resource other than cpu and memory differs (ephemeral-storage, hugepages ...). */
+/**
+ * Something beside cpu and memory differs: another resource (ephemeral-storage, hugepages ...) or
+ * the resizePolicy, which the strategy carries over and the validation then finds changed (a JSON
+ * merge patch of the containers drops it, and is refused for it).
+ */
 function otherResourcesChanged(old: ContainerSpec, now: ContainerSpec): boolean {
   const others = (list: Record<string, string> | undefined) => JSON.stringify(Object.entries(list ?? {}).filter(([name]) => !RESIZED_RESOURCES.has(name)).sort());
-  return others(old.resources?.requests) !== others(now.resources?.requests) || others(old.resources?.limits) !== others(now.resources?.limits);
+  const policy = (c: ContainerSpec) => JSON.stringify(c.resizePolicy ?? []);
+  return others(old.resources?.requests) !== others(now.resources?.requests) || others(old.resources?.limits) !== others(now.resources?.limits) || policy(old) !== policy(now);
 }
 
 function forbidden(field: string, message: string): StatusCause {
