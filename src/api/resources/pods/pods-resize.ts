@@ -5,82 +5,22 @@
  * static pod, the same QoS class, no request or limit removed, only cpu and memory changed. The
  * loop then allocates and applies the new values (kubelet/pod-resize.ts). GET serves the pod.
  */
-import { ManifestError } from "../../../manifest/errors.ts";
 import { podQosClass } from "../../../manifest/qos.ts";
 import type { ContainerSpec, PodSpec } from "../../../manifest/types.ts";
 import { isSidecar } from "../../../manifest/types.ts";
-import { podObject } from "../../../v1/pod-object.ts";
-import type { V1PodStatus } from "../../../v1/v1.ts";
-import { ApiPodWriteError } from "../../../store/api-pod-store.ts";
-import type { ApiContext } from "../../http/context.ts";
-import type { ApiRequest, Route } from "../../http/http.ts";
-import { isObject, type JsonObject } from "../../patch/json.ts";
-import { deletionOf, expectedResourceVersion, patchedPod, updateTarget } from "./pod-write-target.ts";
-import { invalidPod, isDryRun, storeRefusal } from "./pod-write-status.ts";
-import { getPod } from "./pods-api.ts";
-import { decodeRequestObject } from "../../http/request-object.ts";
-import { ApiError, type StatusCause } from "../../http/status.ts";
-import { refuseChange } from "./write-refusals.ts";
+import { isObject } from "../../patch/json.ts";
+import type { StatusCause } from "../../http/status.ts";
+import { subresourceRoutes, type Json } from "./pod-subresource-write.ts";
 
-type Json = Record<string, unknown>;
-
-const PATH = "/api/v1/namespaces/:namespace/pods/:name/resize";
 /** What a resize may change of a container. */
 const RESIZABLE_FIELDS = ["resources", "resizePolicy"] as const;
 const RESIZED_RESOURCES = new Set(["cpu", "memory"]);
 
-async function patchResize(request: ApiRequest, api: ApiContext): Promise<Response> {
-  const body = await request.body();
-  return updateResize(request, api, (current) => patchedPod(request, current, body));
-}
-
-async function replaceResize(request: ApiRequest, api: ApiContext): Promise<Response> {
-  const body = decodeRequestObject(await request.body(), request.headers.get("content-type"), "Pod");
-  if (!isObject(body)) throw ApiError.badRequest("the body of a PUT must be a Pod object");
-  return updateResize(request, api, () => body as JsonObject);
-}
-
-function updateResize(request: ApiRequest, api: ApiContext, next: (current: JsonObject) => JsonObject): Response {
-  const { namespace, name } = request.params as { namespace: string; name: string };
-  // The API server's words for a mirror pod, on the root path (which prints as "[]").
-  if (api.podWrites?.fileOf(namespace, name)) throw ApiError.invalid("Pod", name, [forbidden("[]", "static pods cannot be resized")]);
-  const target = updateTarget(request, api, () => refuseChange("change")(request, api));
-  if (!target) throw ApiError.notFound("pods", name);
-  const { writes, stored, current } = target;
-  const proposed = next(current);
-  const metadata = (isObject(proposed.metadata) ? proposed.metadata : {}) as Json;
-  const asked = expectedResourceVersion(metadata.resourceVersion);
-  const storedSpec = (stored.object.spec ?? {}) as Json;
-  const proposedSpec = (isObject(proposed.spec) ? proposed.spec : {}) as Json;
-  const object = {
-    ...stored.object,
-    spec: { ...storedSpec, containers: resizedContainers(storedSpec.containers, proposedSpec.containers), initContainers: resizedContainers(storedSpec.initContainers, proposedSpec.initContainers) },
-  };
-  if (!Array.isArray(storedSpec.initContainers)) delete (object.spec as Json).initContainers;
-  const origin = { uid: stored.uid, createdAt: stored.createdAt };
-  let admitted;
-  try {
-    admitted = writes.admit(object, origin, false);
-  } catch (error) {
-    if (error instanceof ManifestError) throw invalidPod(name, error.issues, false);
-    throw error;
-  }
-  const before = writes.admit(stored.object, origin, false).pod;
-  const causes = resizeProblems(before, admitted.pod);
-  if (causes.length > 0) throw ApiError.invalid("Pod", name, causes);
-  const answer = podObject(admitted.pod, { createdAt: stored.createdAt, ...deletionOf(stored) }, (current.status ?? {}) as V1PodStatus);
-  let resourceVersion = Number((current.metadata as Json | undefined)?.resourceVersion ?? 0);
-  if (!isDryRun(request.query)) {
-    try {
-      resourceVersion = writes.store.update(namespace, name, asked, admitted.pod.manifest, answer as unknown as Json).resourceVersion;
-    } catch (error) {
-      if (error instanceof ApiPodWriteError) throw storeRefusal(error);
-      throw error;
-    }
-    writes.changed();
-  }
-  answer.metadata.resourceVersion = String(resourceVersion);
-  return Response.json(answer);
+/** The stored spec with the containers' resizable fields taken from the request (dropNonResizeUpdates). */
+function takeResizable(stored: Json, proposed: Json): Json {
+  const spec: Json = { ...stored, containers: resizedContainers(stored.containers, proposed.containers) };
+  if (Array.isArray(stored.initContainers)) spec.initContainers = resizedContainers(stored.initContainers, proposed.initContainers);
+  return spec;
 }
 
 /** The stored containers with the resources and resizePolicy the request gives the container of the same name at the same place. */
@@ -143,8 +83,9 @@ function forbidden(field: string, message: string): StatusCause {
   return { reason: "FieldValueForbidden", field, message: `Forbidden: ${message}` };
 }
 
-export const podResizeRoutes: Route[] = [
-  { method: "GET", path: PATH, handle: getPod },
-  { method: "PATCH", path: PATH, handle: patchResize },
-  { method: "PUT", path: PATH, handle: replaceResize },
-];
+export const podResizeRoutes = subresourceRoutes({
+  path: "/api/v1/namespaces/:namespace/pods/:name/resize",
+  staticPodMessage: "static pods cannot be resized",
+  take: takeResizable,
+  check: resizeProblems,
+});
