@@ -1,5 +1,5 @@
 /** Fake cgroup trees in a temp dir (v1: a hierarchy per controller; v2: one unified tree), with the mountinfo lines that describe them. */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 function mountLine(id: number, mountPoint: string, fsType: string, superOptions: string): string {
@@ -22,4 +22,11 @@ export function fakeV1(root: string, { memsw = true } = {}): string {
 export function fakeV2(root: string, controllers = "cpuset cpu io memory pids"): string {
   writeFileSync(join(root, "cgroup.controllers"), `${controllers}\n`);
   return mountLine(29, root, "cgroup2", "rw,nsdelegate");
+}
+
+/** The memory limit the kernel enforces on a host process, read from its own cgroup (v1 or v2). */
+export function hostMemoryLimitOf(pid: number): string {
+  const path = readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((line) => /:memory:/.test(line) || line.startsWith("0::"))!.replace(/^[^:]*:[^:]*:/, "");
+  const file = existsSync("/sys/fs/cgroup/memory") ? `/sys/fs/cgroup/memory${path}/memory.limit_in_bytes` : `/sys/fs/cgroup${path}/memory.max`;
+  return readFileSync(file, "utf8").trim();
 }

@@ -5,7 +5,8 @@
  * sees it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
+import { hostMemoryLimitOf } from "../cgroup-fixtures.ts";
 import { join } from "node:path";
 import { describeCluster, getJson, kubectl, nodeCredentials, type ClusterEnv, removeNodeAndPods, tryGetJson } from "../cluster-fixtures.ts";
 import { Agent, ensureBinary, isRunning, killRecordedContainers, processContainers, processesMentioning, waitFor, Workspace } from "../e2e/helpers.ts";
@@ -172,9 +173,7 @@ describeCluster("node mode: the pods bound to the node", (env) => {
     expect(status.resources).toEqual(bigger);
     expect(after.status.observedGeneration).toBe(after.metadata.generation);
     const pid = processContainers(ws).find((c) => c.name === "grow" && !c.exited)?.pid;
-    const memoryCgroup = readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((line) => /:memory:/.test(line) || line.startsWith("0::"))!.replace(/^[^:]*:[^:]*:/, "");
-    const limitFile = existsSync("/sys/fs/cgroup/memory") ? `/sys/fs/cgroup/memory${memoryCgroup}/memory.limit_in_bytes` : `/sys/fs/cgroup${memoryCgroup}/memory.max`;
-    expect(readFileSync(limitFile, "utf8").trim()).toBe(String(96 * 1024 * 1024));
+    expect(hostMemoryLimitOf(pid!)).toBe(String(96 * 1024 * 1024));
     const reasons = await waitFor("ResizeStarted and ResizeCompleted in the cluster", () => {
       const events = getJson(env, "events", "-n", NS, "--field-selector", `involvedObject.uid=${after.metadata.uid}`).items.map((event: { reason: string }) => event.reason);
       return events.includes("ResizeCompleted") ? events : undefined;

@@ -4,7 +4,8 @@
  * the new resources in spec and status; a file pod is the API server's refusal for a static pod.
  */
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
+import { hostMemoryLimitOf } from "../cgroup-fixtures.ts";
 import { join } from "node:path";
 import { processContainers, waitFor } from "../e2e/helpers.ts";
 import { describeWithKubectl, KUBECTL, useAgentWithApi } from "./harness.ts";
@@ -12,13 +13,6 @@ import { describeWithKubectl, KUBECTL, useAgentWithApi } from "./harness.ts";
 const live = useAgentWithApi((ws) => ws.write("static.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: static}\nspec:\n  containers:\n    - {name: app, image: busybox, command: [sleep, '600']}\n"));
 
 const kubectl = (binary: string, ...args: string[]) => live.session.run(binary, args, { timeoutMs: 60_000 });
-
-/** The memory limit the kernel enforces on the process, from its cgroup (v1 or v2). */
-function memoryLimitOf(pid: number): string {
-  const path = readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((line) => /:memory:/.test(line) || line.startsWith("0::"))!.replace(/^[^:]*:[^:]*:/, "");
-  const file = existsSync("/sys/fs/cgroup/memory") ? `/sys/fs/cgroup/memory${path}/memory.limit_in_bytes` : `/sys/fs/cgroup${path}/memory.max`;
-  return readFileSync(file, "utf8").trim();
-}
 
 // --subresource resize is kubectl's since 1.32.
 describeWithKubectl("kubectl 1.33 patch --subresource resize", KUBECTL.versions["1.33"], (binary) => {
@@ -36,7 +30,7 @@ describeWithKubectl("kubectl 1.33 patch --subresource resize", KUBECTL.versions[
     }, 15_000);
     expect(status).toBe("96Mi 96Mi 0");
     expect(processContainers(live.ws).find((c) => c.podName === "grow" && !c.exited)?.pid).toBe(pid);
-    if (process.getuid?.() === 0) expect(memoryLimitOf(pid)).toBe(String(96 * 1024 * 1024));
+    if (process.getuid?.() === 0) expect(hostMemoryLimitOf(pid)).toBe(String(96 * 1024 * 1024));
   }, 60_000);
 
   test("resizing a file pod is the API server's refusal for a static pod", async () => {

@@ -34,14 +34,28 @@ function resized(base: PodSpec, value: ResourceRequirements, generation = 2): Po
   };
 }
 
+/** A harness (on a node of `allocatable`, when given) with `pods` running. */
+async function started(pods: PodSpec[], allocatable?: { cpuMillis: bigint; memoryBytes: bigint; ephemeralStorageBytes: bigint; pods: number }) {
+  const h = harness(allocatable ? { allocatable } : {});
+  await h.kubelet.sync(desired(...pods));
+  await h.advance(1);
+  return h;
+}
+
+/** A node of one cpu, with `web` and `other` at 400m each: `bigger` asks 700m for web, which does not fit beside other. */
+async function smallNode() {
+  const web = sized("web", resources(["400m", "400m"], ["64Mi", "64Mi"]));
+  const other = sized("other", resources(["400m", "400m"], ["64Mi", "64Mi"]));
+  const h = await started([web, other], { cpuMillis: 1000n, memoryBytes: 1024n * Mi, ephemeralStorageBytes: 10n * 1024n * Mi, pods: 10 });
+  return { h, web, other, bigger: resized(web, resources(["700m", "700m"], ["64Mi", "64Mi"])) };
+}
+
 const eventLines = (h: ReturnType<typeof harness>, from: number) => h.events.slice(from).map((e) => `${e.type} ${e.reason}: ${e.message}`);
 
 describe("in-place resize", () => {
   test("NotRequired: the running container gets the new values through the runtime, keeps its id and restart count, and the status says so", async () => {
-    const h = harness();
     const base = sized("web", resources(["100m", "200m"], ["64Mi", "128Mi"]));
-    await h.kubelet.sync(desired(base));
-    await h.advance(1);
+    const h = await started([base]);
     const before = h.pod(base.key)!.app[0]!;
     const id = before.containerId;
     const mark = h.events.length;
@@ -59,10 +73,8 @@ describe("in-place resize", () => {
   });
 
   test("RestartContainer for memory: a memory change restarts the container with the new values, without a back-off wait", async () => {
-    const h = harness();
     const base = sized("db", resources(["100m", "100m"], ["64Mi", "64Mi"]), [{ resourceName: "memory", restartPolicy: "RestartContainer" }]);
-    await h.kubelet.sync(desired(base));
-    await h.advance(1);
+    const h = await started([base]);
     const mark = h.events.length;
     await h.kubelet.sync(desired(resized(base, resources(["100m", "100m"], ["96Mi", "96Mi"]))));
     await h.advance(1);
@@ -75,15 +87,13 @@ describe("in-place resize", () => {
     const db = h.pod(base.key)!.app[0]!;
     expect([db.state, restartCountOf(db), db.lastTermination?.killCause]).toEqual(["running", 1, "resize"]);
     expect(h.runtime.calls.filter((c) => c.startsWith("resize"))).toEqual([]);
-    const started = [...h.runtime.containers.values()].filter((c) => c.config.container.name === "db").at(-1)!;
-    expect(started.config.container.resources?.limits.memory).toBe("96Mi");
+    const newest = [...h.runtime.containers.values()].filter((c) => c.config.container.name === "db").at(-1)!;
+    expect(newest.config.container.resources?.limits.memory).toBe("96Mi");
   });
 
   test("a cpu change under a memory-only RestartContainer policy is applied in place", async () => {
-    const h = harness();
     const base = sized("db", resources(["100m", "100m"], ["64Mi", "64Mi"]), [{ resourceName: "memory", restartPolicy: "RestartContainer" }]);
-    await h.kubelet.sync(desired(base));
-    await h.advance(1);
+    const h = await started([base]);
     await h.kubelet.sync(desired(resized(base, resources(["200m", "200m"], ["64Mi", "64Mi"]))));
     await h.advance(1);
     expect(restartCountOf(h.pod(base.key)!.app[0]!)).toBe(0);
@@ -91,14 +101,8 @@ describe("in-place resize", () => {
   });
 
   test("a resize that does not fit waits as Deferred with admission's message, and is taken once another pod went", async () => {
-    const allocatable = { cpuMillis: 1000n, memoryBytes: 1024n * Mi, ephemeralStorageBytes: 10n * 1024n * Mi, pods: 10 };
-    const h = harness({ allocatable });
-    const web = sized("web", resources(["400m", "400m"], ["64Mi", "64Mi"]));
-    const other = sized("other", resources(["400m", "400m"], ["64Mi", "64Mi"]));
-    await h.kubelet.sync(desired(web, other));
-    await h.advance(1);
+    const { h, web, other, bigger } = await smallNode();
     const mark = h.events.length;
-    const bigger = resized(web, resources(["700m", "700m"], ["64Mi", "64Mi"]));
     await h.kubelet.sync(desired(bigger, other));
     await h.advance(1);
     const message = "Node didn't have enough resource: cpu, requested: 700, used: 400, capacity: 1000";
@@ -123,13 +127,7 @@ describe("in-place resize", () => {
   });
 
   test("a new pod is admitted against the waiting pod's allocation, not against what it asks for", async () => {
-    const allocatable = { cpuMillis: 1000n, memoryBytes: 1024n * Mi, ephemeralStorageBytes: 10n * 1024n * Mi, pods: 10 };
-    const h = harness({ allocatable });
-    const web = sized("web", resources(["400m", "400m"], ["64Mi", "64Mi"]));
-    const other = sized("other", resources(["400m", "400m"], ["64Mi", "64Mi"]));
-    await h.kubelet.sync(desired(web, other));
-    await h.advance(1);
-    const bigger = resized(web, resources(["700m", "700m"], ["64Mi", "64Mi"]));
+    const { h, other, bigger } = await smallNode();
     await h.kubelet.sync(desired(bigger, other));
     const third = sized("third", resources(["200m", "200m"], ["64Mi", "64Mi"]));
     await h.kubelet.sync(desired(bigger, other, third));
@@ -139,10 +137,8 @@ describe("in-place resize", () => {
   });
 
   test("a memory limit below the usage is not applied: PodResizeInProgress says why (reason Error) until the usage drops", async () => {
-    const h = harness();
     const base = sized("cache", resources(["100m", "100m"], ["64Mi", "200Mi"]));
-    await h.kubelet.sync(desired(base));
-    await h.advance(1);
+    const h = await started([base]);
     h.runtime.memoryUsage.set("cache", 150 * 1024 * 1024);
     const mark = h.events.length;
     await h.kubelet.sync(desired(resized(base, resources(["100m", "100m"], ["64Mi", "100Mi"]))));
@@ -166,10 +162,8 @@ describe("in-place resize", () => {
   });
 
   test("a runtime that refuses the values leaves the resize in progress with its error", async () => {
-    const h = harness();
     const base = sized("web", resources(["100m", "100m"], ["64Mi", "64Mi"]));
-    await h.kubelet.sync(desired(base));
-    await h.advance(1);
+    const h = await started([base]);
     h.runtime.updateError = "engine said no";
     await h.kubelet.sync(desired(resized(base, resources(["200m", "200m"], ["64Mi", "64Mi"]))));
     await h.advance(1);
@@ -179,10 +173,8 @@ describe("in-place resize", () => {
   });
 
   test("a pod never resized reports its resources and allocatedResources once its container exists, as the kubelet does", async () => {
-    const h = harness();
     const base = sized("web", resources(["100m", "200m"], ["64Mi", "128Mi"]));
-    await h.kubelet.sync(desired(base));
-    await h.advance(1);
+    const h = await started([base]);
     const status = podStatus(h.pod(base.key)!, { runtimeName: "fake" }).containerStatuses![0]!;
     expect([status.resources, status.allocatedResources]).toEqual([{ limits: { cpu: "200m", memory: "128Mi" }, requests: { cpu: "100m", memory: "64Mi" } }, { cpu: "100m", memory: "64Mi" }]);
     const bare = pod({ name: "bare", containers: [container("bare")] });
