@@ -3,7 +3,13 @@
  * cadvisor housekeeping, 10 s by default), never on the loop's path, and keeps the last two
  * readings of each so the summary can give rates (usageNanoCores) and metrics.k8s.io its window.
  * Serves StatsSource (the kubelet server's /stats/summary and /metrics/resource) and MetricsSource
- * (the API's metrics.k8s.io) from what it last read: a request never waits on a reading.
+ * (the API's metrics.k8s.io) from what it last read.
+ *
+ * The containers and their volumes are read only while someone reads the figures (a request within
+ * STATS_DEMAND_WINDOW_MS), as the kubelet's CRI stats provider reads a container's stats when they
+ * are asked for: an idle node with a thousand pods and no scraper reads nothing per container. The
+ * first request after a quiet spell waits for one round (the pods' figures then have no rate yet,
+ * as right after a start); metrics.k8s.io, which answers at once, has them from the next round.
  */
 import type { Clock } from "../clock.ts";
 import type { ContainerManager, ImageManager, SandboxManager } from "../runtime/runtime.ts";
@@ -23,6 +29,13 @@ export const DEFAULT_HOUSEKEEPING_MS = 10_000;
  * status files); a few at a time keeps each stretch short, so the loop's own work runs between them.
  */
 const READ_CONCURRENCY = 4;
+
+/**
+ * How long after a request for figures the timer goes on reading the containers: longer than any
+ * scraper's period (metrics-server's 15-60 s, Prometheus's 15 s-1 min), so a scraped node is read
+ * every round and its rates stay current.
+ */
+export const STATS_DEMAND_WINDOW_MS = 5 * 60_000;
 
 /** The kubelet's --volume-stats-agg-period default: a volume is walked at most this often. */
 export const DEFAULT_VOLUME_STATS_MS = 60_000;
@@ -53,6 +66,12 @@ export class StatsCollector implements StatsSource, MetricsSource {
   private lastError: string | undefined;
   /** Drawn once per round, however often they are asked for (a scrape every 100 ms costs one drawing). */
   private drawn: { summary?: unknown; metrics?: string } = {};
+  /** When the figures were last asked for; undefined: never. */
+  private askedAt: number | undefined;
+  /** The round under way reads the containers too. */
+  private inFlightReadsContainers = false;
+  /** When the last round that read the containers began; undefined: none yet. */
+  private containersReadAt: number | undefined;
 
   constructor(private readonly options: StatsCollectorOptions) {
     this.intervalMs = options.intervalMs ?? DEFAULT_HOUSEKEEPING_MS;
@@ -77,21 +96,49 @@ export class StatsCollector implements StatsSource, MetricsSource {
 
   private tick(): void {
     this.cancel = undefined;
-    void this.sample().finally(() => {
+    void this.round(this.inDemand()).finally(() => {
       if (this.running) this.cancel = this.options.clock.setTimeout(() => this.tick(), this.intervalMs);
     });
   }
 
-  /** One round: the node, then every running container. Rounds never overlap: a second call joins the first. */
+  /**
+   * One round: the node, then every running container, asked for as a request asks (so the timer
+   * goes on reading the containers). Rounds never overlap: a second call joins the first.
+   */
   sample(): Promise<void> {
-    this.inFlight ??= this.readAll().finally(() => (this.inFlight = undefined));
+    this.askedAt = this.options.clock.now();
+    return this.round(true);
+  }
+
+  private async round(containers: boolean): Promise<void> {
+    // A round of the node alone under way does not answer for the containers: one follows it.
+    if (this.inFlight && containers && !this.inFlightReadsContainers) await this.inFlight;
+    if (!this.inFlight) {
+      this.inFlightReadsContainers = containers;
+      this.inFlight = this.readAll(containers).finally(() => (this.inFlight = undefined));
+    }
     return this.inFlight;
   }
 
-  private async readAll(): Promise<void> {
+  private inDemand(): boolean {
+    return this.askedAt !== undefined && this.options.clock.now() - this.askedAt <= STATS_DEMAND_WINDOW_MS;
+  }
+
+  /** The figures are asked for: when the containers were not read within the interval, a round of them at once (waited for by `wait`). */
+  private asked(wait: boolean): Promise<void> {
+    const now = this.options.clock.now();
+    this.askedAt = now;
+    if (this.containersReadAt !== undefined && now - this.containersReadAt < this.intervalMs) return Promise.resolve();
+    const reading = this.sample();
+    return wait ? reading : Promise.resolve();
+  }
+
+  private async readAll(readContainers: boolean): Promise<void> {
     const { clock, runtime } = this.options;
     const pods = this.options.pods();
-    const refs = pods.flatMap(runningContainers);
+    // Not asked for lately: the node alone, and the containers' figures forgotten rather than kept stale.
+    const refs = readContainers ? pods.flatMap(runningContainers) : [];
+    if (readContainers) this.containersReadAt = clock.now();
     const errors: string[] = [];
     let node: NodeReading | undefined;
     try {
@@ -122,7 +169,7 @@ export class StatsCollector implements StatsSource, MetricsSource {
       if (!usage) continue;
       containers.set(ref.id, { ref, ...advance(previous.containers.get(ref.id), usage) });
     }
-    const volumes = await this.readVolumes(pods, new Set(refs.map((ref) => ref.podUid)), previous.volumes);
+    const volumes = readContainers ? await this.readVolumes(pods, new Set(refs.map((ref) => ref.podUid)), previous.volumes) : new Map<string, VolumeSample>();
     const error = errors.length > 0 ? errors.join("; ") : undefined;
     // Said once per distinct failure, not once a round; a round cut short by the agent stopping says nothing.
     if (error && error !== this.lastError && !this.stopped) this.options.log?.(`stats: ${error}`);
@@ -162,14 +209,17 @@ export class StatsCollector implements StatsSource, MetricsSource {
   }
 
   async summary(): Promise<unknown> {
+    await this.asked(true);
     return (this.drawn.summary ??= buildSummary(this.options.nodeName, this.samples, this.options.pods()));
   }
 
   async resourceMetrics(): Promise<string> {
+    await this.asked(true);
     return (this.drawn.metrics ??= resourceMetricsText(this.samples));
   }
 
   nodeUsage(): UsageWindow | undefined {
+    void this.asked(false);
     const node = this.samples.node;
     const cpu = node && nanoCores(node);
     if (!node?.prev || cpu === undefined || !node.last.memory) return undefined;
@@ -177,6 +227,7 @@ export class StatsCollector implements StatsSource, MetricsSource {
   }
 
   podUsage(uid: string): ContainerUsageWindow[] | undefined {
+    void this.asked(false);
     const windows: ContainerUsageWindow[] = [];
     for (const samples of this.samples.containers.values()) {
       if (samples.ref.podUid !== uid) continue;

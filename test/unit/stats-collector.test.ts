@@ -276,3 +276,52 @@ test("emptyDir volumes: walked like du, in ephemeral-storage unless medium Memor
   await stats.sample();
   expect(await volumeOf("cache")).toMatchObject({ time: "2026-01-01T12:01:00Z", inodesUsed: 4 });
 });
+
+test("the containers are read only while the figures are asked for: a request reads them at once, the timer goes on for the demand window, then stops and forgets them", async () => {
+  using dir = tempDir();
+  const clock = new FakeClock();
+  const readings: number[] = [];
+  const runtime = {
+    async containerUsage(): Promise<ContainerUsage | undefined> {
+      readings.push(clock.now());
+      return { at: clock.now(), cpuUsageCoreNanoSeconds: readings.length * 1_000_000_000, memory: { usageBytes: 10, workingSetBytes: 8 } };
+    },
+  };
+  const pod: V1Pod = {
+    metadata: { name: "p", namespace: "demo", uid: "u" },
+    spec: { containers: [] } as unknown as V1Pod["spec"],
+    status: { phase: "Running", containerStatuses: [{ name: "c", ready: true, restartCount: 0, containerID: "docker://c1", state: { running: { startedAt: STARTED } } }] },
+  };
+  const stats = new StatsCollector({ nodeName: "lab", runtime, pods: () => [pod], clock, intervalMs: 10_000, node: { proc: join(dir.path, "none"), fsPath: dir.path } });
+  const settle = async () => {
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+  };
+  stats.start();
+  for (let i = 0; i < 6; i++) {
+    clock.step(10_000);
+    await settle();
+  }
+  // A minute with nobody asking: the node's rounds only.
+  expect(readings).toEqual([]);
+
+  const start = clock.now();
+  const first = (await stats.summary()) as Summary;
+  expect(readings).toEqual([start]);
+  expect(first.pods[0]!.containers[0]!.cpu?.usageCoreNanoSeconds).toBe(1_000_000_000);
+  clock.step(10_000);
+  await settle();
+  expect(readings).toEqual([start, start + 10_000]);
+  // metrics.k8s.io has its window from the second reading.
+  expect(stats.podUsage("u")).toMatchObject([{ name: "c", windowMs: 10_000, cpuNanoCores: 100_000_000 }]);
+
+  // Asked at start + 10 s: read every round until five minutes later, then no more, and the figures are gone.
+  for (let i = 0; i < 35; i++) {
+    clock.step(10_000);
+    await settle();
+  }
+  const lastRead = start + 10_000 + 300_000;
+  expect(readings.at(-1)).toBe(lastRead);
+  expect(readings.filter((at) => at > lastRead)).toEqual([]);
+  expect(stats.podUsage("u")).toBeUndefined();
+  await stats.stop();
+});
