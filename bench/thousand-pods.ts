@@ -10,7 +10,7 @@
  * Figures only, no assertions. Every process it started is ended by pid.
  *
  *   node_modules/.bin/bun bench/thousand-pods.ts [PODS] [--idle SECONDS] [--runs R]
- *   (defaults: 1000 pods, 30 s of idle, 1 run)
+ *   (defaults: 1000 pods, 60 s of idle, 1 run)
  */
 import { Database } from "bun:sqlite";
 import { spawn, spawnSync } from "node:child_process";
@@ -28,7 +28,7 @@ const option = (name: string, fallback: number) => {
   return at >= 0 ? Number(args[at + 1]) : fallback;
 };
 const count = Number(args.find((arg, i) => /^\d+$/.test(arg) && !args[i - 1]?.startsWith("--")) ?? 1000);
-const idleSeconds = option("--idle", 30);
+const idleSeconds = option("--idle", 60);
 const runs = option("--runs", 1);
 const TICKS_PER_SECOND = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 
