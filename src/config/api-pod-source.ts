@@ -28,6 +28,11 @@ export class ApiPodSource {
   private warningListener?: (pod: PodSpec, warnings: Issue[]) => void;
   /** The pods (uid and config hash) whose warnings were told: each version of a pod is told once. */
   private warned = new Set<string>();
+  /**
+   * Each stored version's admission, by uid: the periodic rescan reads every row, and a row not
+   * written since (the same revision and deletion) is not validated again.
+   */
+  private admitted = new Map<string, { version: string; spec: PodSpec; warnings: Issue[] }>();
 
   constructor(private readonly options: ApiPodSourceOptions) {}
 
@@ -62,9 +67,17 @@ export class ApiPodSource {
     }
     const pods = new Map<PodKey, PodSpec>();
     const reported = new Map<string, string>();
+    const admitted = new Map<string, { version: string; spec: PodSpec; warnings: Issue[] }>();
     for (const pod of stored) {
       try {
-        const { pod: spec, warnings } = admitApiPod(pod.object, { uid: pod.uid, node: this.options.node, label: `pod ${pod.namespace}/${pod.name}`, meta: { createdAt: pod.createdAt, ...(pod.deletion && { deletion: pod.deletion }) }, stage: "stored", apiObjects: "allowed" }, this.options.rules);
+        const version = `${pod.resourceVersion}/${pod.deletion ? `${pod.deletion.requestedAt}/${pod.deletion.gracePeriodSeconds}` : ""}`;
+        let known = this.admitted.get(pod.uid);
+        if (known?.version !== version) {
+          const { pod: spec, warnings } = admitApiPod(pod.object, { uid: pod.uid, node: this.options.node, label: `pod ${pod.namespace}/${pod.name}`, meta: { createdAt: pod.createdAt, ...(pod.deletion && { deletion: pod.deletion }) }, stage: "stored", apiObjects: "allowed" }, this.options.rules);
+          known = { version, spec, warnings };
+        }
+        admitted.set(pod.uid, known);
+        const { spec, warnings } = known;
         pods.set(spec.key, spec);
         this.tellWarnings(spec, warnings);
       } catch (error) {
@@ -75,6 +88,7 @@ export class ApiPodSource {
     }
     this.reported = reported;
     this.current = pods;
+    this.admitted = admitted;
     // Only the versions still stored are remembered: the set never outgrows the pods.
     const current = new Set([...pods.values()].map(warningVersion));
     for (const version of this.warned) if (!current.has(version)) this.warned.delete(version);

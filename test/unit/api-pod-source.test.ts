@@ -40,6 +40,25 @@ function agent(dir: string, node = "lab") {
 }
 
 describe("the API's pods as a second source", () => {
+  test("a read admits only the rows written since the last one: the rescan of unchanged pods validates nothing again", async () => {
+    using dir = tempDir();
+    const a = agent(dir.path);
+    a.store.create({ uid: "11111111-2222-4333-8444-555555555555", namespace: "default", name: "web", createdAt: 42_000, object: podJson("web") });
+    a.store.create({ uid: "21111111-2222-4333-8444-555555555555", namespace: "default", name: "db", createdAt: 42_000, object: podJson("db") });
+    a.source.read();
+    const [web, db] = [a.source.pods().get("default/web"), a.source.pods().get("default/db")];
+    a.source.read();
+    expect(a.source.pods().get("default/web")).toBe(web!);
+    a.store.update("default", "web", undefined, podJson("web", { labels: { tier: "front" } }));
+    a.store.markDeleting("default", "db", { requestedAt: 50_000, gracePeriodSeconds: 5 });
+    a.source.read();
+    expect(a.source.pods().get("default/web")).not.toBe(web!);
+    expect(a.source.pods().get("default/web")!.labels).toEqual({ tier: "front" });
+    expect(a.source.pods().get("default/db")!.api?.deletion?.gracePeriodSeconds).toBe(5);
+    expect(a.source.pods().get("default/db")).not.toBe(db!);
+    a.agent.close();
+  });
+
   test("an API pod runs under its own name and uid, with config.source api, beside the files' NAME-NODE pods", async () => {
     using dir = tempDir();
     const a = agent(dir.path);
