@@ -25,7 +25,11 @@ export function inPlaceChanges(current: PodSpec, next: PodSpec): string[] | unde
   return pairs.filter(([before, after]) => containerHash(before) !== containerHash(after)).map(([before]) => before.name);
 }
 
-/** The pod without what an in-place update may change: containers by name only, ephemeral ones not at all, the active deadline. */
+/**
+ * The pod without what an in-place update may change: containers by name only, ephemeral ones not
+ * at all, the active deadline, and the pod-level resources (a pod-level resize, which this agent
+ * does not enforce as a pod cgroup, so there is nothing to apply).
+ */
 function podShape(spec: PodSpec): string {
   const names = (containers: ContainerSpec[]) => containers.map((c) => c.name);
   return canonicalJson({
@@ -35,6 +39,7 @@ function podShape(spec: PodSpec): string {
     annotations: {},
     manifest: {},
     activeDeadlineSeconds: undefined,
+    resources: undefined,
     initContainers: names(spec.initContainers),
     containers: names(spec.containers),
     ephemeralContainers: [],

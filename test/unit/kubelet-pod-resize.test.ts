@@ -184,3 +184,15 @@ describe("in-place resize", () => {
     expect([bareStatus.resources, bareStatus.allocatedResources]).toEqual([{}, undefined]);
   });
 });
+
+test("a pod-level resize restarts nothing: pod-level resources are counted at admission, not enforced as a pod cgroup", async () => {
+  const base = { ...sized("web", resources(["100m", "200m"], ["64Mi", "128Mi"])), resources: { requests: { cpu: "200m" }, limits: { cpu: "400m" } } };
+  const h = await started([base]);
+  const id = h.pod(base.key)!.app[0]!.containerId;
+  const next = { ...base, resources: { requests: { cpu: "300m" }, limits: { cpu: "500m" } }, configHash: `${base.configHash}-pod-level` };
+  await h.kubelet.sync(desired(next));
+  await h.advance(1);
+  const web = h.pod(base.key)!;
+  expect([web.app[0]!.containerId, restartCountOf(web.app[0]!), web.spec.resources?.requests.cpu]).toEqual([id, 0, "300m"]);
+  expect(web.deletionRequestedAt).toBeUndefined();
+});
