@@ -20,7 +20,14 @@
  *   minikubelet-monitor --dir DIR --events EVENTS --id ID --log LOGFILE --log-max-bytes N
  *       --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N]
  *       [--stdin] [--stdin-once] [--tty] [--attach-socket PATH]
- *       [--bind SRC DST]... [--bind-ro SRC DST]... -- COMMAND [ARGS...]
+ *       [--bind SRC DST]... [--bind-ro SRC DST]... [--read-only-root] [--hostname NAME]
+ *       [IDENTITY] -- COMMAND [ARGS...]
+ *   minikubelet-monitor --enter PID --wd DIR [IDENTITY] -- COMMAND [ARGS...]
+ *
+ * IDENTITY is who the command runs as, the container's security context as the kubelet hands it to
+ * a runtime: [--user UID] [--group GID] [--groups GID,...] [--capabilities HEX] [--no-new-privs].
+ * --capabilities is the bounding set kept (a bit per capability; the rest are dropped, and nothing
+ * is inherited), so a root process has exactly those after its exec and any other user none.
  *
  * --stdin: the container's stdin is a pipe the monitor holds open (not /dev/null); --tty: it runs
  * on a pseudo-terminal whose output is logged as stdout. --attach-socket: a unix socket (0600) that
@@ -32,7 +39,12 @@
  * CLOSE_STDIN is a detach, except with --stdin-once and no tty from the first attach that fed
  * stdin (or its going away): then the container's stdin is closed, as docker and conmon do.
  * --bind/--bind-ro: the container gets its own mount namespace (private, so nothing reaches the
- * host) with SRC bound at DST (read-only for --bind-ro); DST must exist.
+ * host) with SRC bound at DST (read-only for --bind-ro); DST must exist. --read-only-root: in that
+ * namespace the root mount is read-only (what is mounted on it, the volumes among them, is not).
+ * --hostname: the container gets its own UTS namespace with that hostname.
+ * --enter: no monitor at all, but an exec's starter: it joins the mount, UTS and IPC namespaces of
+ * process PID (those that are not its own already), changes to DIR there, takes IDENTITY and
+ * becomes the command, its stdio untouched.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,6 +59,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/statvfs.h>
@@ -81,6 +94,21 @@ static struct bind {
   int read_only;
 } binds[MAX_BINDS];
 static int n_binds;
+static int read_only_root;
+static const char *hostname;
+static const char *enter_pid, *enter_wd;
+
+/* IDENTITY: -1 (and n_groups -1) leaves what the monitor has. */
+#define MAX_GROUPS 64
+static long long run_uid = -1, run_gid = -1;
+static gid_t run_groups[MAX_GROUPS];
+static int n_groups = -1;
+static int caps_given, no_new_privs;
+static unsigned long long caps_keep;
+
+/* What only the container's process (before its exec) or an exec's starter runs: kept apart from
+ * the monitor's own code, so the pages a long-lived monitor keeps resident stay few. */
+#define COLD __attribute__((cold, noinline))
 
 static int err_fd = -1;
 /* The paths, packed into one arena: a buffer each would touch a page each. */
@@ -96,7 +124,10 @@ static void usage(const char *problem) {
           "usage: minikubelet-monitor --dir DIR --events EVENTS --id ID --log LOGFILE --log-max-bytes N\n"
           "           --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N]\n"
           "           [--stdin] [--stdin-once] [--tty] [--attach-socket PATH]\n"
-          "           [--bind SRC DST]... [--bind-ro SRC DST]... -- COMMAND [ARGS...]\n");
+          "           [--bind SRC DST]... [--bind-ro SRC DST]... [--read-only-root] [--hostname NAME]\n"
+          "           [IDENTITY] -- COMMAND [ARGS...]\n"
+          "       minikubelet-monitor --enter PID --wd DIR [IDENTITY] -- COMMAND [ARGS...]\n"
+          "IDENTITY: [--user UID] [--group GID] [--groups GID,...] [--capabilities HEX] [--no-new-privs]\n");
   exit(2);
 }
 
@@ -117,20 +148,51 @@ static void diag(const char *fmt, ...) {
   n += TS_LEN + 1;
   if ((size_t)n > sizeof line - 2) n = sizeof line - 2;
   line[n++] = '\n';
-  if (err_fd >= 0 && write(err_fd, line, n) < 0) {
+  if (write(err_fd >= 0 ? err_fd : 2, line, n) < 0) {
     /* Nowhere left to say it. */
   }
 }
 
-static unsigned long long number(const char *option, const char *value, unsigned long long min) {
+static unsigned long long number_in_base(const char *option, const char *value, unsigned long long min, int base) {
   char *end;
   errno = 0;
-  unsigned long long n = strtoull(value, &end, 10);
-  if (errno || *value < '0' || *value > '9' || *end || n < min) {
+  unsigned long long n = strtoull(value, &end, base);
+  if (errno || !*value || *value == '-' || *value == '+' || *value == ' ' || *end || n < min) {
     dprintf(2, "minikubelet-monitor: %s wants a number >= %llu, not '%s'\n", option, min, value);
     usage(NULL);
   }
   return n;
+}
+
+static unsigned long long number(const char *option, const char *value, unsigned long long min) {
+  return number_in_base(option, value, min, 10);
+}
+
+/* A uid or gid: 32 bits, of which (uid_t)-1 means "unchanged" to the kernel, so it is refused. */
+static long long id_number(const char *option, const char *value) {
+  unsigned long long n = number(option, value, 0);
+  if (n >= 0xffffffffULL) {
+    dprintf(2, "minikubelet-monitor: %s wants an id below 4294967295, not '%s'\n", option, value);
+    usage(NULL);
+  }
+  return (long long)n;
+}
+
+static void parse_groups(const char *value) {
+  n_groups = 0;
+  if (!*value) return;
+  char one[24];
+  for (const char *at = value;;) {
+    const char *comma = strchr(at, ',');
+    size_t len = comma ? (size_t)(comma - at) : strlen(at);
+    if (len == 0 || len >= sizeof one) usage("--groups wants GID,GID,...");
+    if (n_groups == MAX_GROUPS) usage("too many --groups");
+    memcpy(one, at, len);
+    one[len] = 0;
+    run_groups[n_groups++] = (gid_t)id_number("--groups", one);
+    if (!comma) return;
+    at = comma + 1;
+  }
 }
 
 static void parse_args(int argc, char **argv) {
@@ -145,6 +207,8 @@ static void parse_args(int argc, char **argv) {
     if (strcmp(option, "--stdin") == 0) stdin_mode = 1;
     else if (strcmp(option, "--stdin-once") == 0) stdin_once = 1;
     else if (strcmp(option, "--tty") == 0) tty_mode = 1;
+    else if (strcmp(option, "--read-only-root") == 0) read_only_root = 1;
+    else if (strcmp(option, "--no-new-privs") == 0) no_new_privs = 1;
     else if (strcmp(option, "--bind") == 0 || strcmp(option, "--bind-ro") == 0) {
       if (i + 1 >= argc) {
         dprintf(2, "minikubelet-monitor: %s wants SRC and DST\n", option);
@@ -168,6 +232,16 @@ static void parse_args(int argc, char **argv) {
       else if (strcmp(option, "--gzip") == 0) gzip_path = value;
       else if (strcmp(option, "--drain-ms") == 0) drain_ms = number(option, value, 0);
       else if (strcmp(option, "--attach-socket") == 0) attach_path = value;
+      else if (strcmp(option, "--hostname") == 0) hostname = value;
+      else if (strcmp(option, "--enter") == 0) enter_pid = (number(option, value, 1), value);
+      else if (strcmp(option, "--wd") == 0) enter_wd = value;
+      else if (strcmp(option, "--user") == 0) run_uid = id_number(option, value);
+      else if (strcmp(option, "--group") == 0) run_gid = id_number(option, value);
+      else if (strcmp(option, "--groups") == 0) parse_groups(value);
+      else if (strcmp(option, "--capabilities") == 0) {
+        caps_keep = number_in_base(option, value, 0, 16);
+        caps_given = 1;
+      }
       else if (strcmp(option, "--cgroup-procs") == 0) {
         if (n_cgroups == MAX_CGROUPS) usage("too many --cgroup-procs");
         cgroup_procs[n_cgroups++] = value;
@@ -180,6 +254,10 @@ static void parse_args(int argc, char **argv) {
   if (i >= argc) usage("no '--' before the command");
   if (i + 1 >= argc) usage("no command after '--'");
   command = argv + i + 1;
+  if (enter_pid) {
+    if (!enter_wd) usage("--enter wants --wd");
+    return;
+  }
   if (!dir) usage("--dir is required");
   if (!events) usage("--events is required");
   if (!id) usage("--id is required");
@@ -924,12 +1002,29 @@ static void write_all_cgroups(void) {
   }
 }
 
+/* Remounts the mount at `path` read-only, keeping the flags it has (nosuid, nodev...): a remount
+ * that drops one is refused (EPERM). Only that mount, not those on it. */
+COLD static int remount_read_only(const char *path) {
+  struct statvfs st;
+  unsigned long keep = 0;
+  if (statvfs(path, &st) == 0) {
+    if (st.f_flag & ST_NOSUID) keep |= MS_NOSUID;
+    if (st.f_flag & ST_NODEV) keep |= MS_NODEV;
+    if (st.f_flag & ST_NOEXEC) keep |= MS_NOEXEC;
+    if (st.f_flag & ST_NOATIME) keep |= MS_NOATIME;
+    if (st.f_flag & ST_NODIRATIME) keep |= MS_NODIRATIME;
+    if (st.f_flag & ST_RELATIME) keep |= MS_RELATIME;
+  }
+  return mount(NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | keep, NULL);
+}
+
 /*
  * The volumes at their mountPath, in the container's own mount namespace; made private first so
- * no mount goes back to the host's. Whatever fails is 126, as an exec that cannot be.
+ * no mount goes back to the host's. The root read-only last, so the binds could still be made on
+ * it. Whatever fails is 126, as an exec that cannot be.
  */
-static void make_mounts(void) {
-  if (n_binds == 0) return;
+COLD static void make_mounts(void) {
+  if (n_binds == 0 && !read_only_root) return;
   if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
     diag("a private mount namespace: %s", strerror(errno));
     _exit(126);
@@ -940,29 +1035,115 @@ static void make_mounts(void) {
       diag("bind %s at %s: %s", b->src, b->dst, strerror(errno));
       _exit(126);
     }
-    if (!b->read_only) continue;
-    /* A remount must keep the flags the mount has (nosuid, nodev...) or it is refused (EPERM). */
-    struct statvfs st;
-    unsigned long keep = 0;
-    if (statvfs(b->dst, &st) == 0) {
-      if (st.f_flag & ST_NOSUID) keep |= MS_NOSUID;
-      if (st.f_flag & ST_NODEV) keep |= MS_NODEV;
-      if (st.f_flag & ST_NOEXEC) keep |= MS_NOEXEC;
-      if (st.f_flag & ST_NOATIME) keep |= MS_NOATIME;
-      if (st.f_flag & ST_NODIRATIME) keep |= MS_NODIRATIME;
-      if (st.f_flag & ST_RELATIME) keep |= MS_RELATIME;
-    }
-    if (mount(b->src, b->dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC | keep, NULL) < 0) {
+    if (b->read_only && remount_read_only(b->dst) < 0) {
       diag("bind %s at %s read-only: %s", b->src, b->dst, strerror(errno));
       _exit(126);
     }
   }
+  if (read_only_root && remount_read_only("/") < 0) {
+    diag("the root read-only: %s", strerror(errno));
+    _exit(126);
+  }
+}
+
+/* The pod's hostname, in a UTS namespace of the container's own. */
+COLD static void make_hostname(void) {
+  if (!hostname) return;
+  if (unshare(CLONE_NEWUTS) < 0 || sethostname(hostname, strlen(hostname)) < 0) {
+    diag("the hostname %s: %s", hostname, strerror(errno));
+    _exit(126);
+  }
+}
+
+/* The capability sets' layout (linux/capability.h, version 3: two 32-bit words), which musl's headers lack. */
+struct cap_header {
+  uint32_t version;
+  int pid;
+};
+struct cap_data {
+  uint32_t effective, permitted, inheritable;
+};
+#define CAP_VERSION_3 0x20080522
+
+/*
+ * The bounding set cut to caps_keep, and nothing inheritable or ambient, so what the exec gives is
+ * that set for root and nothing for another user. Done while the capabilities to do it (SETPCAP,
+ * SETUID, SETGID) are still effective: the bounding set only limits what an exec grants.
+ */
+COLD static int limit_capabilities(void) {
+  for (int cap = 0; cap < 64 && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
+    if ((caps_keep >> cap) & 1) continue;
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) return -1;
+  }
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL) return -1;
+  struct cap_header header = {CAP_VERSION_3, 0};
+  struct cap_data data[2];
+  if (syscall(SYS_capget, &header, data) < 0) return -1;
+  data[0].inheritable = data[1].inheritable = 0;
+  return (int)syscall(SYS_capset, &header, data);
+}
+
+/*
+ * IDENTITY, in the order the kernel allows it: capabilities, groups, group, user, then
+ * no_new_privs. The raw system calls: libc's wrappers would make every thread take the change
+ * (there is one), and that machinery is a page of the binary each monitor maps.
+ */
+COLD static void take_identity(void) {
+  const char *step = NULL;
+  if (caps_given && limit_capabilities() < 0) step = "limit the capabilities";
+  else if (n_groups >= 0 && syscall(SYS_setgroups, n_groups, run_groups) < 0) step = "set the supplementary groups";
+  else if (run_gid >= 0 && syscall(SYS_setresgid, run_gid, run_gid, run_gid) < 0) step = "set the group";
+  else if (run_uid >= 0 && syscall(SYS_setresuid, run_uid, run_uid, run_uid) < 0) step = "set the user";
+  else if (no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) step = "set no_new_privs";
+  if (!step) return;
+  diag("%s: %s", step, strerror(errno));
+  _exit(126);
+}
+
+/*
+ * --enter: an exec in a running container. Each namespace of the container's that is not already
+ * ours is joined; the directory is changed to after the mount namespace, where DIR is the
+ * container's. Every failure is said on stderr (the exec's) and is 126.
+ */
+COLD static void enter_container(void) {
+  static const char *const kinds[] = {"ipc", "uts", "mnt"};
+  int fds[3];
+  char path[64];
+  for (int i = 0; i < 3; i++) {
+    struct stat theirs, ours;
+    snprintf(path, sizeof path, "/proc/%s/ns/%s", enter_pid, kinds[i]);
+    fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+    if (fds[i] < 0 || fstat(fds[i], &theirs) < 0) {
+      diag("enter %s: %s", path, strerror(errno));
+      _exit(126);
+    }
+    snprintf(path, sizeof path, "/proc/self/ns/%s", kinds[i]);
+    if (stat(path, &ours) == 0 && ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev) {
+      close(fds[i]);
+      fds[i] = -1;
+    }
+  }
+  for (int i = 0; i < 3; i++) {
+    if (fds[i] >= 0 && setns(fds[i], 0) < 0) {
+      diag("enter the %s namespace of %s: %s", kinds[i], enter_pid, strerror(errno));
+      _exit(126);
+    }
+  }
+  if (chdir(enter_wd) < 0) {
+    diag("chdir %s: %s", enter_wd, strerror(errno));
+    _exit(126);
+  }
+  take_identity();
+  execvp(command[0], command);
+  int failure = errno;
+  diag("exec %s: %s", command[0], strerror(failure));
+  _exit(failure == ENOENT ? 127 : 126);
 }
 
 static char pts_name[64];
 
 /* The terminal's slave as stdin, stdout, stderr and the controlling terminal of the new session. */
-static void take_terminal(void) {
+COLD static void take_terminal(void) {
   int fd = open(pts_name, O_RDWR);
   if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0) {
     diag("the terminal %s: %s", pts_name, strerror(errno));
@@ -972,7 +1153,7 @@ static void take_terminal(void) {
   if (fd > 2) close(fd);
 }
 
-static void run_child(int out_w, int err_w, int in_r, int report_w, mode_t umask_was, const char *monitor_ids) {
+COLD static void run_child(int out_w, int err_w, int in_r, int report_w, mode_t umask_was, const char *monitor_ids) {
   struct child_report report;
   memset(&report, 0, sizeof report);
   setsid();
@@ -993,6 +1174,7 @@ static void run_child(int out_w, int err_w, int in_r, int report_w, mode_t umask
     report.started_failed = 1;
   }
   if (write(report_w, &report, sizeof report) < 0) diag("report to the monitor: %s", strerror(errno));
+  make_hostname();
   make_mounts();
   if (tty_mode) {
     take_terminal();
@@ -1011,6 +1193,7 @@ static void run_child(int out_w, int err_w, int in_r, int report_w, mode_t umask
   }
   umask(umask_was);
   reset_signals();
+  take_identity();
   execvp(command[0], command);
   int failure = errno;
   diag("exec %s: %s", command[0], strerror(failure));
@@ -1058,6 +1241,7 @@ int main(int argc, char **argv) {
   for (int fd = open("/dev/null", O_RDWR); fd >= 0 && fd <= 2; fd = open("/dev/null", O_RDWR)) {
   }
   parse_args(argc, argv);
+  if (enter_pid) enter_container();
   set_paths();
   mode_t umask_was = umask(077);
   err_fd = open(err_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);

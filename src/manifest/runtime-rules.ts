@@ -55,9 +55,20 @@ export function runtimeErrors(pod: PodSpec, runtime: RuntimeName): Issue[] {
   return issues;
 }
 
-/** The securityContext fields the docker runtime hands to the engine (runtime/docker/docker-security.ts). */
-const DOCKER_CONTAINER_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "runAsNonRoot", "privileged", "allowPrivilegeEscalation", "readOnlyRootFilesystem", "capabilities"];
-const DOCKER_POD_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "runAsNonRoot", "supplementalGroups", "sysctls"];
+/**
+ * The securityContext fields each runtime applies: docker hands them to the engine
+ * (runtime/docker/docker-security.ts), the process runtime's monitor applies them itself
+ * (runtime/process/process-security.ts; an agent that is not root refuses what needs root).
+ */
+const CONTAINER_SECURITY: readonly string[] = ["runAsUser", "runAsGroup", "privileged", "allowPrivilegeEscalation", "readOnlyRootFilesystem", "capabilities"];
+const POD_SECURITY: Readonly<Record<RuntimeName, readonly string[]>> = {
+  docker: ["runAsUser", "runAsGroup", "supplementalGroups", "sysctls"],
+  process: ["runAsUser", "runAsGroup", "supplementalGroups"],
+};
+const FS_GROUP_HONOURED: Readonly<Record<RuntimeName, string>> = {
+  docker: "honoured by the docker runtime as an extra group of each container and as the group (setgid) of the pod's emptyDir directories; other volumes' ownership is not changed",
+  process: "honoured by the process runtime as an extra group of each container; volumes' ownership is not changed",
+};
 /** What the loop checks on either runtime before a start (kubelet/run-as-non-root.ts): the process runtime against the agent's own user. */
 const CHECKED_SECURITY: readonly string[] = ["runAsNonRoot"];
 
@@ -71,8 +82,8 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
   if (!spec) return issues;
   const name = `the ${runtime} runtime`;
   for (const key of Object.keys(objectAt(spec, "securityContext") ?? {})) {
-    if ((runtime === "docker" && DOCKER_POD_SECURITY.includes(key)) || CHECKED_SECURITY.includes(key)) continue;
-    const message = runtime === "docker" && key === "fsGroup" ? `honoured by ${name} as an extra group of each container and as the group (setgid) of the pod's emptyDir directories; other volumes' ownership is not changed` : `not honoured by ${name}`;
+    if (POD_SECURITY[runtime].includes(key) || CHECKED_SECURITY.includes(key)) continue;
+    const message = key === "fsGroup" ? FS_GROUP_HONOURED[runtime] : `not honoured by ${name}`;
     issues.push({ path: ["spec", "securityContext", key], message });
   }
   issues.push(...podNamespaceWarnings(spec, runtime));
@@ -93,8 +104,8 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
       if (!isPlainObject(container)) return;
       const at = (...rest: (string | number)[]): FieldPath => ["spec", list, index, ...rest];
       for (const key of Object.keys(objectAt(container, "securityContext") ?? {})) {
-        if ((runtime === "docker" && DOCKER_CONTAINER_SECURITY.includes(key)) || CHECKED_SECURITY.includes(key)) continue;
-        issues.push({ path: at("securityContext", key), message: `not honoured by ${name}${runtime === "process" ? ": every process runs as the agent's user" : ""}` });
+        if (CONTAINER_SECURITY.includes(key) || CHECKED_SECURITY.includes(key)) continue;
+        issues.push({ path: at("securityContext", key), message: `not honoured by ${name}` });
       }
       resourceWarnings(container, at, issues, name);
       // Docker mounts a file of the container's own there; the process runtime cannot (its unhonouredTerminationMessagePath).

@@ -1,7 +1,8 @@
 /**
- * spec.hostAliases on the process runtime, run as root (as the suite is, for its mounts): the
- * container reads the host's /etc/hosts with the aliases after it, bound in its own mount
- * namespace, while the host's file is left as it was; a container that mounts its own keeps it.
+ * spec.hostAliases on the process runtime, run as root (as the suite is, for its mounts): on the
+ * host's network the container reads the host's /etc/hosts with the aliases after it, off it the
+ * kubelet's file for its own hostname, bound in its own mount namespace, while the host's file is
+ * left as it was; a container that mounts its own keeps it.
  */
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -28,12 +29,12 @@ afterAll(async () => {
 
 const HOST_ALIASES = [{ ip: "123.45.67.89", hostnames: ["foo", "bar"] }];
 
-async function etcHostsSeenBy(container: ContainerSpec, extra: Partial<PodSpec> = {}): Promise<string> {
+async function etcHostsSeenBy(container: ContainerSpec, extra: Partial<PodSpec> = {}, spec: Record<string, unknown> = {}): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), "minikubelet-host-aliases-"));
   roots.push(root);
   const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root) });
   const base = contractPod("aliases", [container]);
-  const pod: PodSpec = { ...base, ...extra, manifest: { ...base.manifest, spec: { ...(base.manifest.spec as object), hostAliases: HOST_ALIASES } } };
+  const pod: PodSpec = { ...base, ...extra, manifest: { ...base.manifest, spec: { ...(base.manifest.spec as object), ...spec, hostAliases: HOST_ALIASES } } };
   const sandbox = await runtime.runPodSandbox(pod);
   const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox });
   open.push({ runtime, ids: [id] });
@@ -42,10 +43,18 @@ async function etcHostsSeenBy(container: ContainerSpec, extra: Partial<PodSpec> 
   return runtime.readLogs(id);
 }
 
-test("the container reads the host's /etc/hosts with the aliases after it; the host's file is unchanged", async () => {
+test("on the host's network the container reads the host's /etc/hosts with the aliases after it; the host's file is unchanged", async () => {
+  const before = readFileSync("/etc/hosts", "utf8");
+  const seen = await etcHostsSeenBy(contractContainer("main", ["cat", "/etc/hosts"]), { hostNetwork: true }, { hostNetwork: true });
+  expect(seen).toBe(`# Kubernetes-managed hosts file (host network).\n${before}\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n`);
+  expect(readFileSync("/etc/hosts", "utf8")).toBe(before);
+});
+
+test("off the host's network the container reads the kubelet's file for its loopback IP and hostname, the aliases after it", async () => {
   const before = readFileSync("/etc/hosts", "utf8");
   const seen = await etcHostsSeenBy(contractContainer("main", ["cat", "/etc/hosts"]));
-  expect(seen).toBe(`# Kubernetes-managed hosts file (host network).\n${before}\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n`);
+  expect(seen).toStartWith("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n");
+  expect(seen).toEndWith("\n127.0.0.1\taliases\n\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n");
   expect(readFileSync("/etc/hosts", "utf8")).toBe(before);
 });
 

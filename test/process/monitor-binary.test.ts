@@ -163,6 +163,12 @@ test("options are checked: an unknown one, a missing one or no command is exit 2
     ["--dir", dir, "--events", dir, "--id", "x", "--log", join(dir, "log"), "--log-max-bytes", "100", "--", "true"],
     ["--dir", dir, "--events", dir, "--id", "x", "--log", join(dir, "log"), "--log-max-bytes", "100", "--log-max-files", "2"],
     ["--dir", dir, "--events", dir, "--id", "x", "--log", join(dir, "log"), "--log-max-bytes", "x", "--log-max-files", "2", "--", "true"],
+    // An exec's starter needs the directory; an identity is numbers (uid -1 would be "unchanged" to the kernel).
+    ["--enter", "1", "--", "true"],
+    ["--enter", "1", "--wd", "/", "--user", "nobody", "--", "true"],
+    ["--enter", "1", "--wd", "/", "--user", "4294967295", "--", "true"],
+    ["--enter", "1", "--wd", "/", "--groups", "5,,6", "--", "true"],
+    ["--enter", "1", "--wd", "/", "--capabilities", "-1", "--", "true"],
   ];
   for (const args of cases) {
     const result = Bun.spawnSync([binary, ...args], { stderr: "pipe" });

@@ -47,6 +47,9 @@ while [ "$1" != -- ]; do
     --events) events=$2 ;;
     --id) id=$2 ;;
     --cgroup-procs) if [ "$cgroups" = - ]; then cgroups=$2; else cgroups=$cgroups:$2; fi ;;
+    # What the shell monitor never did: the binds, the root read-only, no_new_privs.
+    --bind | --bind-ro) shift ;;
+    --read-only-root | --no-new-privs) shift; continue ;;
   esac
   shift 2
 done

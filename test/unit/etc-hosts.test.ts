@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { etcHostsMount } from "../../src/runtime/docker/docker-etc-hosts.ts";
-import { hostAliasesBind } from "../../src/runtime/process/process-etc-hosts.ts";
+import { podHostsBind } from "../../src/runtime/process/process-etc-hosts.ts";
 import type { ContainerConfig } from "../../src/runtime/runtime.ts";
 import type { PodSpec } from "../../src/manifest/types.ts";
 import { container, pod } from "../pod-builder.ts";
@@ -106,18 +106,25 @@ describe("on the host's network", () => {
   });
 });
 
-describe("on the process runtime (the host's network)", () => {
-  test("as root, a pod with aliases gets the node's file with them after it", () => {
-    const bind = hostAliasesBind(config(withSpec({ hostAliases: ALIASES }), "127.0.0.1"), volumeRoot, true, nodeHosts);
+describe("on the process runtime", () => {
+  test("as root, a pod on the pod network gets the kubelet's file for its loopback IP and hostname, its aliases after them", () => {
+    const bind = podHostsBind(config(withSpec({ hostname: "web", subdomain: "svc-a", hostAliases: ALIASES }), "127.0.0.1"), volumeRoot, true, nodeHosts);
     expect(bind).toMatchObject({ target: "/etc/hosts", readOnly: false });
+    expect(readFileSync(bind!.source, "utf8")).toBe(
+      "# Kubernetes-managed hosts file.\n" + LOCALHOST_LINES + "127.0.0.1\tweb.svc-a.demo.svc.\tweb\n\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n2001:db8::1\tv6.example\n",
+    );
+  });
+
+  test("as root, a pod on the host's network with aliases gets the node's file with them after it", () => {
+    const bind = podHostsBind(config(withSpec({ hostNetwork: true, hostAliases: ALIASES }, { hostNetwork: true }), "127.0.0.1"), volumeRoot, true, nodeHosts);
     expect(readFileSync(bind!.source, "utf8")).toBe(
       "# Kubernetes-managed hosts file (host network).\n127.0.0.1\tlocalhost\n10.0.0.5\tthe-node\n\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n2001:db8::1\tv6.example\n",
     );
   });
 
-  test("no bind without aliases, without root, or over a container's own /etc/hosts", () => {
-    expect(hostAliasesBind(config(withSpec({}), "127.0.0.1"), volumeRoot, true, nodeHosts)).toBeUndefined();
-    expect(hostAliasesBind(config(withSpec({ hostAliases: ALIASES }), "127.0.0.1"), volumeRoot, false, nodeHosts)).toBeUndefined();
-    expect(hostAliasesBind(config(withSpec({ hostAliases: ALIASES }), "127.0.0.1", ["/etc/hosts"]), volumeRoot, true, nodeHosts)).toBeUndefined();
+  test("no bind on the host's network without aliases, without root, or over a container's own /etc/hosts", () => {
+    expect(podHostsBind(config(withSpec({ hostNetwork: true }, { hostNetwork: true }), "127.0.0.1"), volumeRoot, true, nodeHosts)).toBeUndefined();
+    expect(podHostsBind(config(withSpec({}), "127.0.0.1"), volumeRoot, false, nodeHosts)).toBeUndefined();
+    expect(podHostsBind(config(withSpec({ hostAliases: ALIASES }), "127.0.0.1", ["/etc/hosts"]), volumeRoot, true, nodeHosts)).toBeUndefined();
   });
 });

@@ -284,20 +284,21 @@ describe("runtime rules", () => {
 
   test("fields the process runtime cannot honour are warnings naming each field", () => {
     write("web.json", manifest(
-      { command: ["sleep"], securityContext: { runAsUser: 1000 }, volumeMounts: [{ name: "data", mountPath: "/data", readOnly: true }] },
+      { command: ["sleep"], securityContext: { runAsUser: 1000, seccompProfile: { type: "RuntimeDefault" } }, volumeMounts: [{ name: "data", mountPath: "/data", readOnly: true }] },
       { securityContext: { fsGroup: 2000 } },
     ));
     const { errors, warnings } = loadManifests(dir, "", { runtime: "process" });
     expect(errors).toEqual([]);
     expect(warnings.get("demo/web")!.map(formatIssue)).toEqual([
-      "spec.securityContext.fsGroup: not honoured by the process runtime",
-      "spec.containers[0].securityContext.runAsUser: not honoured by the process runtime: every process runs as the agent's user",
+      "spec.securityContext.fsGroup: honoured by the process runtime as an extra group of each container; volumes' ownership is not changed",
+      "spec.containers[0].securityContext.seccompProfile: not honoured by the process runtime",
       "spec.containers[0].volumeMounts[0].mountPath: honoured by the process runtime only as root and where the path exists on the host (bound in the container's own mount namespace); else the process finds the volume's host path in $MINIKUBELET_VOLUME_DATA",
       "spec.containers[0].volumeMounts[0].readOnly: enforced by the process runtime only where the mountPath is honoured",
     ]);
-    // Docker takes the user (and the fsGroup as a group, not the volumes' ownership).
+    // Both take the user (and the fsGroup as a group, not the volumes' ownership); neither a seccomp profile.
     expect(loadManifests(dir, "", { runtime: "docker" }).warnings.get("demo/web")!.map(formatIssue)).toEqual([
       "spec.securityContext.fsGroup: honoured by the docker runtime as an extra group of each container and as the group (setgid) of the pod's emptyDir directories; other volumes' ownership is not changed",
+      "spec.containers[0].securityContext.seccompProfile: not honoured by the docker runtime",
     ]);
   });
 

@@ -129,12 +129,12 @@ describe("minikubelet validate, as strict as run", () => {
   });
 
   test("unknown fields and fields the runtime ignores are warnings; --strict refuses unknown fields", () => {
-    writeFileSync(join(dir, "web.json"), manifest({ command: ["sleep", "9"], comand: ["sleep"], securityContext: { runAsUser: 1000 } }));
+    writeFileSync(join(dir, "web.json"), manifest({ command: ["sleep", "9"], comand: ["sleep"], securityContext: { seccompProfile: { type: "RuntimeDefault" } } }));
     const warned = run(dir);
     expect(warned.code).toBe(0);
     expect(warned.stderr.split("\n")).toEqual([
       'Warning: web.json: unknown field "spec.containers[0].comand"',
-      "Warning: web.json: spec.containers[0].securityContext.runAsUser: not honoured by the process runtime: every process runs as the agent's user",
+      "Warning: web.json: spec.containers[0].securityContext.seccompProfile: not honoured by the process runtime",
       "",
     ]);
     const strict = run(dir, undefined, { strict: true });

@@ -9,35 +9,22 @@
  * is a validate warning (manifest/runtime-rules.ts).
  */
 import type { ContainerCreateOptions } from "dockerode";
-import { securityContexts } from "../../manifest/security-context.ts";
+import { effectiveSecurity } from "../../manifest/security-context.ts";
 import type { PodSpec } from "../../manifest/types.ts";
-
-interface SecurityContext {
-  runAsUser?: number;
-  runAsGroup?: number;
-  supplementalGroups?: number[];
-  fsGroup?: number;
-  privileged?: boolean;
-  allowPrivilegeEscalation?: boolean;
-  readOnlyRootFilesystem?: boolean;
-  capabilities?: { add?: string[]; drop?: string[] };
-}
 
 type SecurityOptions = Pick<ContainerCreateOptions, "User"> & { HostConfig: NonNullable<ContainerCreateOptions["HostConfig"]> };
 
 /** The create options' part for the container named `name` of `pod`, as its manifest sets them. */
 export function securityCreateOptions(pod: PodSpec, name: string): SecurityOptions {
-  const { pod: podContext, container: own } = securityContexts<SecurityContext>(pod, name);
-  const user = own.runAsUser ?? podContext.runAsUser;
-  const group = own.runAsGroup ?? podContext.runAsGroup;
-  const groups = [...(podContext.supplementalGroups ?? []), ...(podContext.fsGroup !== undefined ? [podContext.fsGroup] : [])];
+  const security = effectiveSecurity(pod, name);
+  const { runAsUser: user, runAsGroup: group, groups } = security;
   const hostConfig: SecurityOptions["HostConfig"] = {};
   if (groups.length > 0) hostConfig.GroupAdd = groups.map(String);
-  if (own.privileged === true) hostConfig.Privileged = true;
-  if (own.allowPrivilegeEscalation === false) hostConfig.SecurityOpt = ["no-new-privileges"];
-  if (own.readOnlyRootFilesystem === true) hostConfig.ReadonlyRootfs = true;
-  if (own.capabilities?.add?.length) hostConfig.CapAdd = own.capabilities.add;
-  if (own.capabilities?.drop?.length) hostConfig.CapDrop = own.capabilities.drop;
+  if (security.privileged) hostConfig.Privileged = true;
+  if (security.noNewPrivs) hostConfig.SecurityOpt = ["no-new-privileges"];
+  if (security.readOnlyRootFilesystem) hostConfig.ReadonlyRootfs = true;
+  if (security.capabilitiesAdd.length) hostConfig.CapAdd = security.capabilitiesAdd;
+  if (security.capabilitiesDrop.length) hostConfig.CapDrop = security.capabilitiesDrop;
   // A group without a user keeps the image's user, which the engine cannot be told apart from it.
   return { ...(user !== undefined && { User: group !== undefined ? `${user}:${group}` : String(user) }), HostConfig: hostConfig };
 }

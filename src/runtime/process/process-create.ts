@@ -17,7 +17,9 @@ import { PRIVATE_FILE_MODE } from "../../host/private-files.ts";
 import { containerIdPrefix, ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
 import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory, mountSource } from "./process-spec.ts";
 import { planBindMounts } from "./process-mounts.ts";
-import { hostAliasesBind } from "./process-etc-hosts.ts";
+import { podHostsBind } from "./process-etc-hosts.ts";
+import { hostAccounts, processSecurity, type HostAccounts } from "./process-security.ts";
+import { podHostname } from "../pod-hostname.ts";
 import { ContainerStartError, type ContainerConfig } from "../runtime.ts";
 import { CRI_LOG_NAME } from "../container-log-file.ts";
 
@@ -30,6 +32,8 @@ export interface CreateContainerInput {
   podPidsLimit: number | undefined;
   /** Stamps the record's createdAt. */
   clock: Clock;
+  /** The agent's credentials and the host's account files; the host's by default. */
+  accounts?: HostAccounts;
 }
 
 /** A container whose directory is written and whose process is not started yet. */
@@ -63,8 +67,11 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   const volumeBinds = container.volumeMounts
     .filter(bindable)
     .map((mount) => ({ source: mountSource({ pod, volumeDir }, mount, fail), target: mount.mountPath, readOnly: mount.readOnly === true }));
-  const hostsBind = hostAliasesBind(config, podDir);
-  const mounts = planBindMounts(hostsBind ? [...volumeBinds, hostsBind] : volumeBinds);
+  const accounts = input.accounts ?? hostAccounts();
+  const isRoot = accounts.uid === 0;
+  const security = processSecurity(pod, container.name, accounts, fail);
+  const hostsBind = podHostsBind(config, podDir, isRoot);
+  const mounts = planBindMounts(hostsBind ? [...volumeBinds, hostsBind] : volumeBinds, isRoot);
   const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
   if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
   const argv = [...container.command, ...container.args];
@@ -90,6 +97,10 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
     command: argv,
     createdAt: input.clock.now(),
     ...("binds" in mounts && mounts.binds.length > 0 && { binds: mounts.binds }),
+    ...(Object.keys(security.identity).length > 0 && { identity: security.identity }),
+    ...(security.readOnlyRoot && { readOnlyRoot: true as const }),
+    // A pod on the host's network keeps the node's hostname, as the kubelet's does; only root can give another.
+    ...(isRoot && !pod.hostNetwork && { hostname: podHostname(pod) }),
   };
   writeJson(join(dir, "config.json"), record);
   writeJson(join(dir, "labels.json"), containerLabels(config, input.owner));

@@ -28,6 +28,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameS
 import { join } from "node:path";
 import { PRIVATE_FILE_MODE, makePrivateDir, tightenMode } from "../../host/private-files.ts";
 import type { BindMount } from "./process-mounts.ts";
+import type { ProcessIdentity } from "./process-security.ts";
 
 /** What the agent records at create time: enough to exec in the container after a restart. */
 export interface ContainerRecord {
@@ -42,6 +43,12 @@ export interface ContainerRecord {
   createdAt: number;
   /** Volumes bind-mounted at their mountPath in the container's own mount namespace (process-mounts.ts); absent: none. */
   binds?: BindMount[];
+  /** Who the process runs as (process-security.ts), and each exec in it; absent: the agent's own user, every capability (records of earlier versions). */
+  identity?: ProcessIdentity;
+  /** The root is read-only in its mount namespace. */
+  readOnlyRoot?: true;
+  /** Its UTS namespace's hostname; absent: the host's. */
+  hostname?: string;
 }
 
 export interface SandboxRecord {

@@ -48,6 +48,9 @@ export async function launchContainer(input: LaunchInput): Promise<void> {
       cgroupProcs: input.cgroupProcs,
       stdio: created.stdio,
       binds: record.binds ?? [],
+      readOnlyRoot: record.readOnlyRoot === true,
+      hostname: record.hostname,
+      identity: record.identity ?? {},
       onExit: () => {
         monitorGone = true;
         events.monitorExited(id);

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { MONITOR_NAME } from "./monitor-binary.ts";
 import { ATTACH_SOCKET_NAME } from "./process-attach.ts";
 import { bindArgs, type BindMount } from "./process-mounts.ts";
+import { identityArgs, type ProcessIdentity } from "./process-security.ts";
 
 /** What the monitor is run with, resolved once when the runtime starts. */
 export interface MonitorTools {
@@ -54,6 +55,12 @@ export interface MonitorLaunch {
   cgroupProcs: string[];
   /** Volumes bound at their mountPath in the container's own mount namespace. */
   binds: BindMount[];
+  /** The root read-only in that namespace. */
+  readOnlyRoot: boolean;
+  /** The hostname of a UTS namespace of its own; undefined: the host's. */
+  hostname: string | undefined;
+  /** Who the process runs as. */
+  identity: ProcessIdentity;
   /** The spec's stdin, stdinOnce and tty: the monitor then holds the stdin or terminal behind an attach socket. */
   stdio: { stdin: boolean; stdinOnce: boolean; tty: boolean };
   /** Called when the monitor (our child until the agent goes) exits. */
@@ -82,11 +89,23 @@ export function monitorArgv(launch: MonitorLaunch): string[] {
     ...launch.cgroupProcs.flatMap((file) => ["--cgroup-procs", file]),
     ...attachArgs(launch),
     ...bindArgs(launch.binds),
+    ...(launch.readOnlyRoot ? ["--read-only-root"] : []),
+    ...(launch.hostname !== undefined ? ["--hostname", launch.hostname] : []),
+    ...identityArgs(launch.identity),
     "--drain-ms",
     String(DRAIN_MS),
     "--",
     ...launch.argv,
   ];
+}
+
+/**
+ * `argv` run as an exec in the container whose process is `pid`: the monitor binary's --enter mode
+ * joins its namespaces, changes to `cwd` as the container sees it, and takes its identity, as a
+ * runtime's exec runs with the container's process spec.
+ */
+export function enterArgv(monitor: string, pid: number, cwd: string, identity: ProcessIdentity, argv: string[]): string[] {
+  return [monitor, "--enter", String(pid), "--wd", cwd, ...identityArgs(identity), "--", ...argv];
 }
 
 /** The stdin and terminal the monitor holds, and the socket `kubectl attach` reaches them by (process-attach.ts). */

@@ -6,7 +6,7 @@
  * would change the host's own filesystem. Where any mount cannot be made so (not root, a missing
  * mountPath), the container runs as before, finding its volumes in MINIKUBELET_VOLUME_<NAME>, and
  * the kubelet says why in one Warning event.
- * An exec in such a container (kubectl exec, exec probes) enters its mount namespace with nsenter.
+ * An exec in such a container (kubectl exec, exec probes) enters its mount namespace (process-monitor.ts's enterArgv).
  */
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
@@ -51,9 +51,4 @@ function targetProblem({ source, target }: BindMount): string | undefined {
 /** The monitor's options for the binds. */
 export function bindArgs(binds: BindMount[]): string[] {
   return binds.flatMap((bind) => [bind.readOnly ? "--bind-ro" : "--bind", bind.source, bind.target]);
-}
-
-/** `argv` run in the mount namespace of process `pid`, from `cwd` as that namespace sees it. */
-export function inMountNamespace(argv: string[], pid: number, cwd: string, nsenter = Bun.which("nsenter") ?? "/usr/bin/nsenter"): string[] {
-  return [nsenter, `--mount=/proc/${pid}/ns/mnt`, `--wd=${cwd}`, "--", ...argv];
 }

@@ -51,13 +51,12 @@ import { ProcessSandboxes } from "./process-sandboxes.ts";
 import { readContainerStatus } from "./process-status.ts";
 import { launchContainer } from "./process-launch.ts";
 import { removeContainerFiles, signalContainer } from "./process-remove.ts";
-import { findGzip, monitorsOf, type MonitorTools } from "./process-monitor.ts";
+import { enterArgv, findGzip, monitorsOf, type MonitorTools } from "./process-monitor.ts";
 import { installMonitorBinary } from "./monitor-binary.ts";
 import { DEFAULT_LOG_POLICY, type ContainerLogPolicy } from "../log-rotation-policy.ts";
 import { Cgroups, detectHostCgroupMode, limitsFromResources } from "./cgroups.ts";
 import type { SignalName } from "../../manifest/signals.ts";
 import { readCgroupUsage } from "./cgroup-usage.ts";
-import { inMountNamespace } from "./process-mounts.ts";
 import { containerLogFilesSize, containerLogPath, decodeCriLog, isCriLogPath } from "../container-log-file.ts";
 
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
@@ -243,10 +242,11 @@ export class ProcessRuntime implements Runtime {
     return attachProcessContainer(id, dir, request);
   }
 
-  /** An exec sees the container's volumes where it does: in its mount namespace, when it has one. */
+  /** An exec runs where the container runs and as it runs: in its namespaces, as its user, with its capabilities. */
   private execArgv(id: string, record: ContainerRecord, command: string[]): string[] {
-    const pid = record.binds?.length ? this.readStatus(id).pid : undefined;
-    return pid === undefined ? command : inMountNamespace(command, pid, record.workingDir);
+    const isolated = record.binds?.length || record.identity || record.readOnlyRoot || record.hostname !== undefined;
+    const pid = isolated ? this.readStatus(id).pid : undefined;
+    return pid === undefined ? command : enterArgv(this.tools.monitor, pid, record.workingDir, record.identity ?? {}, command);
   }
 
   /** The container's recorded config, for an exec; throws unless the container is running. */
