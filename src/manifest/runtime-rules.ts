@@ -96,7 +96,7 @@ export function runtimeWarnings(raw: unknown, runtime: RuntimeName): Issue[] {
     issues.push({ path: ["spec", "imagePullSecrets"], message: `not used: ${why}` });
   }
   if (runtime === "process" && Array.isArray(spec.hostAliases) && spec.hostAliases.length > 0) {
-    issues.push({ path: ["spec", "hostAliases"], message: "honoured by the process runtime only as root (the host's /etc/hosts with the aliases after it, bound in the container's own mount namespace); else the container reads the host's /etc/hosts without them" });
+    issues.push({ path: ["spec", "hostAliases"], message: "honoured by the process runtime only as root (after the kubelet's entries for the pod's hostname, or for a hostNetwork pod after the host's own /etc/hosts, bound in the container's own mount namespace); else the container reads the host's /etc/hosts without them" });
   }
   for (const list of ["initContainers", "containers"] as const) {
     const containers = Array.isArray(spec[list]) ? (spec[list] as unknown[]) : [];
