@@ -10,6 +10,7 @@ import type { Clock } from "../clock.ts";
 import { ClusterPodSource, type ClusterPodObject } from "../config/cluster-pod-source.ts";
 import { MIRROR_ANNOTATION } from "../v1/pod-object.ts";
 import type { Kubelet } from "../kubelet/kubelet.ts";
+import { specRefusal } from "../kubelet/admission/pod-admission.ts";
 import type { ManifestRules } from "../manifest/admit.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
 import type { ApiReachability } from "../node/api-reachability.ts";
@@ -111,7 +112,7 @@ export function startNodePods(options: NodePodsOptions): NodePods {
 
   /** A pod this node cannot run fails, as the kubelet's rejectPod fails it: a Warning and a Failed status. */
   const rejectRefused = () => {
-    for (const [uid, { object, message }] of source.refused()) {
+    for (const [uid, { object, message: refusal, withoutRuntimeRules }] of source.refused()) {
       const ref = { namespace: object.metadata.namespace, name: object.metadata.name, uid };
       const deleting = object.metadata.deletionTimestamp !== undefined;
       if (rejected.has(uid) && !deleting) continue;
@@ -120,9 +121,13 @@ export function startNodePods(options: NodePodsOptions): NodePods {
       rejected.add(uid);
       // The QoS class stays as the API server set it on create ("keep it as is", rejectPod says).
       const qosClass = object.status?.qosClass;
-      const status = { phase: "Failed", reason: UNSUPPORTED_REASON, message: `Pod was rejected: ${message}`, ...(qosClass !== undefined && { qosClass }) } as V1PodStatus;
+      // The kubelet's own admission answers first: it refuses what it refuses whatever the runtime.
+      const kubelet = withoutRuntimeRules && specRefusal(withoutRuntimeRules);
+      const reason = kubelet ? kubelet.reason : UNSUPPORTED_REASON;
+      const message = kubelet ? kubelet.message : refusal;
+      const status = { phase: "Failed", reason, message: `Pod was rejected: ${message}`, ...(qosClass !== undefined && { qosClass }) } as V1PodStatus;
       reporter.report(ref, status, { finish: deleting });
-      if (first) events.record({ at: clock.now(), type: "Warning", reason: UNSUPPORTED_REASON, podKey: `${ref.namespace}/${ref.name}`, namespace: ref.namespace, pod: ref.name, podUid: uid, container: "", message }, ref);
+      if (first) events.record({ at: clock.now(), type: "Warning", reason, podKey: `${ref.namespace}/${ref.name}`, namespace: ref.namespace, pod: ref.name, podUid: uid, container: "", message }, ref);
     }
   };
 

@@ -45,6 +45,11 @@ export interface ClusterPodObject {
 export interface RefusedClusterPod {
   object: ClusterPodObject;
   message: string;
+  /**
+   * The pod as it reads when only the runtime's rules refuse it: the kubelet's own admission
+   * (which knows nothing of those rules) is asked about it first.
+   */
+  withoutRuntimeRules?: PodSpec;
 }
 
 export interface ClusterPodSourceOptions {
@@ -246,7 +251,9 @@ export class ClusterPodSource {
             admission = { object, admitted, spec: admitClusterPod(object, this.options.nodeName, this.options.rules) };
           } catch (error) {
             // The pod is named by whoever shows the message (its status, the log line): the issues alone.
-            admission = { object, admitted, message: error instanceof ManifestError ? error.issues.map(formatIssue).join("; ") : (error as Error).message };
+            const message = error instanceof ManifestError ? error.issues.map(formatIssue).join("; ") : (error as Error).message;
+            const withoutRuntimeRules = this.options.rules.runtime === undefined ? undefined : admittedWithout(object, this.options.nodeName, this.options.rules);
+            admission = { object, admitted, message, ...(withoutRuntimeRules && { withoutRuntimeRules }) };
           }
         }
       }
@@ -256,7 +263,7 @@ export class ClusterPodSource {
         continue;
       }
       const message = admission.message!;
-      refused.set(metadata.uid, { object, message });
+      refused.set(metadata.uid, { object, message, ...(admission.withoutRuntimeRules && { withoutRuntimeRules: admission.withoutRuntimeRules }) });
       if (this.reported.get(metadata.uid) !== message) this.options.log(`pod ${key} is not run: ${message}`);
       reported.set(metadata.uid, message);
     }
@@ -298,6 +305,7 @@ interface Admission {
   admitted: string;
   spec?: PodSpec;
   message?: string;
+  withoutRuntimeRules?: PodSpec;
 }
 
 /** What `admitClusterPod` reads of an object (everything but its status and bookkeeping), as one comparable string. */
@@ -313,6 +321,15 @@ function admittedPart(object: ClusterPodObject): string {
  * when the grace ends).
  * @throws ManifestError when this node cannot run it.
  */
+/** The pod admitted without the runtime's rules, or undefined when it is refused even so. */
+function admittedWithout(object: ClusterPodObject, nodeName: string, rules: ManifestRules): PodSpec | undefined {
+  try {
+    return admitClusterPod(object, nodeName, { ...rules, runtime: undefined });
+  } catch {
+    return undefined;
+  }
+}
+
 export function admitClusterPod(object: ClusterPodObject, nodeName: string, rules: ManifestRules): PodSpec {
   const { metadata } = object;
   const written = {

@@ -150,6 +150,18 @@ describe("node mode's pods", () => {
     await pods.stop();
   });
 
+  test("the kubelet's own admission answers before the runtime's rules: an unsafe sysctl is SysctlForbidden, command or not", async () => {
+    const unsafe = clusterPod("sysctl", "u4", {}, null);
+    unsafe.spec = { ...unsafe.spec, securityContext: { sysctls: [{ name: "kernel.msgmax", value: "10000000000" }] } };
+    const { api, pods } = setup([unsafe]);
+    await settle();
+    const status = (api.writes.find((request) => request.method === "PATCH")!.body as { status: Record<string, string> }).status;
+    expect([status.phase, status.reason, status.message]).toEqual(["Failed", "SysctlForbidden", 'Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted']);
+    const event = api.writes.find((request) => request.path.endsWith("/events"))!.body as Record<string, string>;
+    expect([event.type, event.reason, event.message]).toEqual(["Warning", "SysctlForbidden", 'forbidden sysctl: "kernel.msgmax" not allowlisted']);
+    await pods.stop();
+  });
+
   test("a static pod's pass makes its mirror pod, whose status is then the static pod's", async () => {
     const { api, loop, pods } = setup([]);
     await settle();

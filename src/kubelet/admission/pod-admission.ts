@@ -10,6 +10,7 @@ import { allocatedSpec } from "../pod-resize.ts";
 import { osRefusal } from "./os-admission.ts";
 import { sysctlRefusal } from "./sysctl-admission.ts";
 import type { EventType } from "../../v1/kube-event.ts";
+import type { PodSpec } from "../../manifest/types.ts";
 import { isTerminalPhase, podPhase } from "../status/phase.ts";
 import { allContainers, type PodRecord } from "../pod-state.ts";
 
@@ -26,6 +27,15 @@ export interface PodAdmissionOptions {
   /** The pods the loop holds, the candidate among them or not. */
   pods: () => Iterable<PodRecord>;
   event: (pod: PodRecord, type: EventType, reason: string, message: string) => void;
+}
+
+/**
+ * What the kubelet's admit handlers refuse of a pod on its own, before the others are looked at, in
+ * their order: the sysctl allowlist, then what of the predicate handler's no preemption could help
+ * (the OS). The resources come after, beside the other pods.
+ */
+export function specRefusal(spec: PodSpec): AdmissionRefusal | undefined {
+  return sysctlRefusal(spec) ?? osRefusal(spec);
 }
 
 export class PodAdmission {
@@ -83,9 +93,7 @@ export class PodAdmission {
   private fit(pod: PodRecord, admitted?: PodRequests[]): void {
     const { allocatable } = this.options;
     const requests = podRequests(pod.spec);
-    // The kubelet's handlers in order: the sysctl allowlist, then the predicate handler's, what no
-    // preemption could help (the OS) before the resources.
-    const refusal = sysctlRefusal(pod.spec) ?? osRefusal(pod.spec) ?? (allocatable && admissionRefusal(requests, admitted ?? this.admittedRequests(pod), allocatable));
+    const refusal = specRefusal(pod.spec) ?? (allocatable && admissionRefusal(requests, admitted ?? this.admittedRequests(pod), allocatable));
     if (!refusal) {
       admitted?.push(requests);
       return;
