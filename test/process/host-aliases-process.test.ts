@@ -4,40 +4,23 @@
  * kubelet's file for its own hostname, bound in its own mount namespace, while the host's file is
  * left as it was; a container that mounts its own keeps it.
  */
-import { afterAll, afterEach, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import type { ContainerSpec, PodSpec } from "../../src/manifest/types.ts";
-import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
-import { testCgroupIdentities } from "../host-cgroups.ts";
+import { processRuntimes } from "../process-runtime-fixtures.ts";
 
-const cgroups = testCgroupIdentities();
-const roots: string[] = [];
-const open: { runtime: ProcessRuntime; ids: string[] }[] = [];
-afterEach(async () => {
-  for (const { runtime, ids } of open.splice(0)) {
-    for (const id of ids) await runtime.removeContainer(id);
-    await runtime.close();
-  }
-});
-afterAll(async () => {
-  for (const dir of roots) rmSync(dir, { recursive: true, force: true });
-  await cgroups.cleanup();
-});
+const runtimes = processRuntimes("host-aliases");
 
 const HOST_ALIASES = [{ ip: "123.45.67.89", hostnames: ["foo", "bar"] }];
 
 async function etcHostsSeenBy(container: ContainerSpec, extra: Partial<PodSpec> = {}, spec: Record<string, unknown> = {}): Promise<string> {
-  const root = mkdtempSync(join(tmpdir(), "minikubelet-host-aliases-"));
-  roots.push(root);
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root) });
+  const runtime = runtimes.runtime();
   const base = contractPod("aliases", [container]);
   const pod: PodSpec = { ...base, ...extra, manifest: { ...base.manifest, spec: { ...(base.manifest.spec as object), ...spec, hostAliases: HOST_ALIASES } } };
   const sandbox = await runtime.runPodSandbox(pod);
   const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox });
-  open.push({ runtime, ids: [id] });
+  runtimes.track(runtime, id);
   const status = await waitForStatus(runtime, id, (s) => s.state === "exited");
   expect(status.exitCode).toBe(0);
   return runtime.readLogs(id);

@@ -5,43 +5,27 @@
  * hostname in its own UTS namespace with the kubelet's /etc/hosts; an exec in it runs the same
  * way. Each read from the container's own /proc and from the host afterwards.
  */
-import { afterAll, afterEach, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import type { ContainerSpec, PodSpec } from "../../src/manifest/types.ts";
-import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
-import { testCgroupIdentities } from "../host-cgroups.ts";
+import { processRuntimes } from "../process-runtime-fixtures.ts";
 
-const cgroups = testCgroupIdentities();
-const roots: string[] = [];
-const open: { runtime: ProcessRuntime; ids: string[] }[] = [];
-afterEach(async () => {
-  for (const { runtime, ids } of open.splice(0)) {
-    for (const id of ids) await runtime.removeContainer(id);
-    await runtime.close();
-  }
-});
-afterAll(async () => {
-  for (const dir of roots) rmSync(dir, { recursive: true, force: true });
-  await cgroups.cleanup();
-});
+const runtimes = processRuntimes("security");
 
 /** containerd's default bounding set (docker's CapBnd). */
 const DEFAULT_CAPABILITIES = "00000000a80425fb";
 
 /** Runs one container of a pod whose spec (as the manifest says it) gets `spec`, the container `securityContext`; resolves with the runtime and its id. */
 async function start(script: string, spec: Record<string, unknown> = {}, securityContext: Record<string, unknown> = {}, extra: Partial<PodSpec> = {}) {
-  const root = mkdtempSync(join(tmpdir(), "minikubelet-security-"));
-  roots.push(root);
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root) });
+  const runtime = runtimes.runtime();
   const container: ContainerSpec = contractContainer("main", ["sh", "-c", script]);
   const base = contractPod("secure", [container]);
   const pod: PodSpec = { ...base, ...extra, manifest: { spec: { ...spec, containers: [{ name: "main", securityContext }] } } };
   const sandbox = await runtime.runPodSandbox(pod);
   const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox });
-  open.push({ runtime, ids: [id] });
+  runtimes.track(runtime, id);
   return { runtime, id };
 }
 

@@ -4,30 +4,16 @@
  * keeps its own contents), read-only where asked; an exec sees what the container sees. A mountPath
  * missing on the host is not created: the container runs as before and the runtime says why.
  */
-import { afterAll, afterEach, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ContainerSpec } from "../../src/manifest/types.ts";
-import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
-import { testCgroupIdentities } from "../host-cgroups.ts";
+import { processRuntimes } from "../process-runtime-fixtures.ts";
 import { container, desired, pod } from "../pod-builder.ts";
 import { realHarness } from "../real-harness.ts";
 
-const cgroups = testCgroupIdentities();
-const roots: string[] = [];
-const open: { runtime: ProcessRuntime; ids: string[] }[] = [];
-afterEach(async () => {
-  for (const { runtime, ids } of open.splice(0)) {
-    for (const id of ids) await runtime.removeContainer(id);
-    await runtime.close();
-  }
-});
-afterAll(async () => {
-  for (const dir of roots) rmSync(dir, { recursive: true, force: true });
-  await cgroups.cleanup();
-});
+const runtimes = processRuntimes("mounts");
 
 /** What the container wrote to `file`, once it has: the shell's redirection makes the file before echo writes to it. */
 async function written(file: string): Promise<string> {
@@ -36,18 +22,14 @@ async function written(file: string): Promise<string> {
   return text();
 }
 
-function tempRoot(): string {
-  const dir = mkdtempSync(join(tmpdir(), "minikubelet-mounts-"));
-  roots.push(dir);
-  return dir;
-}
+const tempRoot = runtimes.tempRoot;
 
 async function start(root: string, container: ContainerSpec) {
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root) });
+  const runtime = runtimes.runtime(root);
   const pod = { ...contractPod("mounts", [container]), volumes: [{ name: "data", type: "emptyDir" as const }] };
   const sandbox = await runtime.runPodSandbox(pod);
   const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox });
-  open.push({ runtime, ids: [id] });
+  runtimes.track(runtime, id);
   return { runtime, id, volume: runtime.emptyDirPath(pod.uid, "data") };
 }
 
@@ -101,7 +83,7 @@ test("a mountPath missing on the host is not created: the container runs with it
 
 test("the kubelet says why in one Warning event at the start, and the pod runs", async () => {
   const root = tempRoot();
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root) });
+  const runtime = runtimes.runtime(root);
   const h = realHarness(runtime);
   try {
     const target = join(root, "missing");
@@ -130,11 +112,11 @@ test("the ServiceAccount admission's token mount, its path missing on the host, 
     ],
   };
   expect(existsSync("/var/run/secrets/kubernetes.io/serviceaccount")).toBe(false);
-  const runtime = new ProcessRuntime({ rootDir: join(root, "process"), owner: cgroups.ownerFor(root) });
+  const runtime = runtimes.runtime(root);
   const spec = { ...contractPod("mounts", [container]), volumes: [{ name: "data", type: "emptyDir" as const }, { name: token, type: "emptyDir" as const }] };
   const sandbox = await runtime.runPodSandbox(spec);
   const id = await runtime.startContainer({ pod: spec, container, kind: "app", attempt: 0, sandbox });
-  open.push({ runtime, ids: [id] });
+  runtimes.track(runtime, id);
   const volume = runtime.emptyDirPath(spec.uid, "data");
   expect(await written(join(volume, "where"))).toBe(`${runtime.emptyDirPath(spec.uid, token)}\n`);
   expect(readdirSync(target)).toEqual([]);
