@@ -25,7 +25,9 @@
  *   minikubelet-monitor --enter PID --wd DIR [IDENTITY] -- COMMAND [ARGS...]
  *
  * IDENTITY is who the command runs as, the container's security context as the kubelet hands it to
- * a runtime: [--user UID] [--group GID] [--groups GID,...] [--capabilities HEX] [--no-new-privs].
+ * a runtime: [--user UID] [--group GID] [--groups GID,...] [--capabilities HEX] [--no-new-privs]
+ * [--oom-score-adj N] (N the kubelet's OOM score adjustment, -1000..1000; one the kernel refuses is
+ * said in monitor.err and the command runs with the score it has).
  * --capabilities is the bounding set kept (a bit per capability; the rest are dropped, and nothing
  * is inherited), so a root process has exactly those after its exec and any other user none.
  *
@@ -104,6 +106,7 @@ static long long run_uid = -1, run_gid = -1;
 static gid_t run_groups[MAX_GROUPS];
 static int n_groups = -1;
 static int caps_given, no_new_privs;
+static const char *oom_score_adj;
 static unsigned long long caps_keep;
 
 /* What only the container's process (before its exec) or an exec's starter runs: kept apart from
@@ -127,7 +130,8 @@ static void usage(const char *problem) {
           "           [--bind SRC DST]... [--bind-ro SRC DST]... [--read-only-root] [--hostname NAME]\n"
           "           [IDENTITY] -- COMMAND [ARGS...]\n"
           "       minikubelet-monitor --enter PID --wd DIR [IDENTITY] -- COMMAND [ARGS...]\n"
-          "IDENTITY: [--user UID] [--group GID] [--groups GID,...] [--capabilities HEX] [--no-new-privs]\n");
+          "IDENTITY: [--user UID] [--group GID] [--groups GID,...] [--capabilities HEX] [--no-new-privs]\n"
+          "          [--oom-score-adj N]\n");
   exit(2);
 }
 
@@ -238,6 +242,12 @@ static void parse_args(int argc, char **argv) {
       else if (strcmp(option, "--user") == 0) run_uid = id_number(option, value);
       else if (strcmp(option, "--group") == 0) run_gid = id_number(option, value);
       else if (strcmp(option, "--groups") == 0) parse_groups(value);
+      else if (strcmp(option, "--oom-score-adj") == 0) {
+        char *end;
+        long n = strtol(value, &end, 10);
+        if (!*value || *end || n < -1000 || n > 1000) usage("--oom-score-adj wants -1000..1000");
+        oom_score_adj = value;
+      }
       else if (strcmp(option, "--capabilities") == 0) {
         caps_keep = number_in_base(option, value, 0, 16);
         caps_given = 1;
@@ -1089,6 +1099,8 @@ COLD static int limit_capabilities(void) {
  * (there is one), and that machinery is a page of the binary each monitor maps.
  */
 COLD static void take_identity(void) {
+  /* First: a lower score needs CAP_SYS_RESOURCE, which the capabilities below may drop. */
+  if (oom_score_adj && write_small("/proc/self/oom_score_adj", oom_score_adj) < 0) diag("oom_score_adj %s: %s", oom_score_adj, strerror(errno));
   const char *step = NULL;
   if (caps_given && limit_capabilities() < 0) step = "limit the capabilities";
   else if (n_groups >= 0 && syscall(SYS_setgroups, n_groups, run_groups) < 0) step = "set the supplementary groups";

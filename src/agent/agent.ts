@@ -24,6 +24,7 @@ import type { BackoffSettings } from "../kubelet/backoff.ts";
 import { Kubelet } from "../kubelet/kubelet.ts";
 import { isRuntimeName } from "../manifest/runtime-rules.ts";
 import { nodeAllocatable, readHostCapacity, type NodeReservations } from "../eviction/node-allocatable.ts";
+import { lowestOomScoreAdj } from "../host/oom-score-floor.ts";
 import { nodeNameOf } from "../host/node-name.ts";
 import { EventedPleg } from "../pleg/evented-pleg.ts";
 import { ProbeManager } from "../prober/probe-manager.ts";
@@ -218,13 +219,15 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const probes = new ProbeManager({ runner: new Prober({ clock, exec: (id, command, timeoutMs) => runtime.execSync(id, command, timeoutMs) }), clock, metrics: metrics.recorder });
   const refusedFiles = new Set<string>();
   const removalReason = (source: string) => (refusedFiles.has(source) ? "turned invalid" : undefined);
-  const allocatable = nodeAllocatable(readHostCapacity(runtimeRootOf(dbPath)), options.reservations, options.maxPods);
+  const capacity = readHostCapacity(runtimeRootOf(dbPath));
+  const allocatable = nodeAllocatable(capacity, options.reservations, options.maxPods);
+  const oomScores = { memoryCapacityBytes: BigInt(capacity.memoryTotalKi) * 1024n, lowest: lowestOomScoreAdj() };
   const nodeConditions = { diskPressure: () => disk?.pressure ?? false };
   // Node mode: the ConfigMaps, Secrets, Services and tokens the cluster's pods reference, read with the node's credentials.
   // On one host: the ConfigMaps and Secrets created through the agent's own API.
   const podObjects = cluster && new PodObjectCache({ client: cluster.client, clock, log });
   const objects = podObjects ?? new StoreObjectSource({ db: database.db, objects: sources.writes.objects, ...(api && "url" in api && { api: agentApiForPods(api, database.db) }) });
-  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, node: nodeConditions, metrics: metrics.recorder, objects });
+  const kubelet = new Kubelet({ runtime, pleg, clock, backoff: options.backoff, store, probes, log, removalReason, allocatable, oomScores, node: nodeConditions, metrics: metrics.recorder, objects });
   loop.kubelet = kubelet;
   kubelet.recorder.subscribe(onEvent);
   // Node mode's status reports a change at once; it starts below, so it is reached through this holder.

@@ -19,6 +19,7 @@ import { noticeRestartInPlace } from "./runtime-restarts.ts";
 import { exitedSuffix, killCauseOf } from "./lifecycle/kill-cause.ts";
 import { beginPostStart } from "./lifecycle/post-start.ts";
 import { fallbackTerminationMessage } from "./termination-message.ts";
+import { containerOomScoreAdj } from "./oom-score-adj.ts";
 
 /** Reads a live container's status from the runtime and records an exit if there was one. */
 export async function refreshContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {
@@ -212,7 +213,16 @@ async function startContainer(ctx: SyncContext, pod: PodRecord, container: Conta
   try {
     const target = container.spec.targetContainerName;
     const targetContainerId = target === undefined ? undefined : allContainers(pod).find((c) => c.name === target && c.state === "running")?.containerId;
-    id = await ctx.runtime.startContainer({ pod: pod.spec, container: spec, kind: container.kind, attempt, sandbox: pod.sandbox, ...(targetContainerId && { targetContainerId }) });
+    const oomScoreAdj = ctx.oomScores && containerOomScoreAdj(pod.spec, spec, ctx.oomScores);
+    id = await ctx.runtime.startContainer({
+      pod: pod.spec,
+      container: spec,
+      kind: container.kind,
+      attempt,
+      sandbox: pod.sandbox,
+      ...(targetContainerId && { targetContainerId }),
+      ...(oomScoreAdj !== undefined && { oomScoreAdj }),
+    });
   } catch (error) {
     // No gRPC status here: every runtime failure is the CRI's Unknown.
     ctx.metrics.containerStartFailed(metricType, "Unknown");

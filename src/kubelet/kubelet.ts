@@ -8,6 +8,7 @@
  */
 import type { Clock } from "../clock.ts";
 import type { NodeAllocatable } from "../eviction/node-allocatable.ts";
+import type { OomScorePolicy } from "./oom-score-adj.ts";
 import { EventRecorder, type EventType, type KubeEvent } from "../v1/kube-event.ts";
 import { NO_METRICS, type KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { PodKey, PodSpec } from "../manifest/types.ts";
@@ -63,6 +64,8 @@ export interface KubeletOptions {
   removalReason?: (source: string) => string | undefined;
   /** What new pods are admitted against (node-allocatable.ts); without it every pod is admitted. */
   allocatable?: NodeAllocatable;
+  /** The node's memory and what its host allows, for each container's OOM score (oom-score-adj.ts); without it none is set. */
+  oomScores?: OomScorePolicy;
   /** The node's conditions: under DiskPressure new pods wait (call nodeConditionsChanged when it clears). */
   node?: NodeConditions;
   /**
@@ -194,6 +197,7 @@ export class Kubelet {
       ...(this.objects && { objects: this.objects }),
       ...(this.tokens && { tokens: this.tokens }),
       allocatable: options.allocatable,
+      ...(options.oomScores && { oomScores: options.oomScores }),
     };
     this.pass = { ctx: this.ctx, probes: this.probes, sandboxSuspects: this.sandboxSuspects };
     this.localStorage = emptyDirEviction({

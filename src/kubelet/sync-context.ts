@@ -11,6 +11,7 @@ import type { KubeletMetricsRecorder } from "../stats/kubelet-metrics.ts";
 import type { ContainerRecord, PodRecord } from "./pod-state.ts";
 import type { PodObjectSource } from "./objects/pod-object-source.ts";
 import type { TokenCache } from "./volumes/token-cache.ts";
+import type { OomScorePolicy } from "./oom-score-adj.ts";
 
 export interface SyncContext {
   runtime: Runtime;
@@ -34,6 +35,8 @@ export interface SyncContext {
   stopped(): boolean;
   /** The node's allocatable: the downward API's value of a limit a container does not set. */
   allocatable?: NodeAllocatable;
+  /** How each container's OOM score adjustment is made; absent: none is set. */
+  oomScores?: OomScorePolicy;
   /** Where the ConfigMaps, Secrets and Services a pod references are read; absent: none can be (no cluster). */
   objects?: PodObjectSource;
   /** The pods' ServiceAccount tokens, requested through `objects`. */

@@ -28,6 +28,8 @@ export interface ContainerConfig {
   sandbox: Sandbox;
   /** An ephemeral container with targetContainerName: the runtime id of the container whose process namespace it joins. */
   targetContainerId?: string;
+  /** The OOM score adjustment of its processes (the CRI's LinuxContainerResources.oom_score_adj); absent: left as the runtime has it. */
+  oomScoreAdj?: number;
 }
 
 export type RuntimeContainerState = "created" | "running" | "exited" | "unknown";

@@ -18,13 +18,13 @@ const runtimes = processRuntimes("security");
 const DEFAULT_CAPABILITIES = "00000000a80425fb";
 
 /** Runs one container of a pod whose spec (as the manifest says it) gets `spec`, the container `securityContext`; resolves with the runtime and its id. */
-async function start(script: string, spec: Record<string, unknown> = {}, securityContext: Record<string, unknown> = {}, extra: Partial<PodSpec> = {}) {
+async function start(script: string, spec: Record<string, unknown> = {}, securityContext: Record<string, unknown> = {}, extra: Partial<PodSpec> = {}, oomScoreAdj?: number) {
   const runtime = runtimes.runtime();
   const container: ContainerSpec = contractContainer("main", ["sh", "-c", script]);
   const base = contractPod("secure", [container]);
   const pod: PodSpec = { ...base, ...extra, manifest: { spec: { ...spec, containers: [{ name: "main", securityContext }] } } };
   const sandbox = await runtime.runPodSandbox(pod);
-  const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox });
+  const id = await runtime.startContainer({ pod, container, kind: "app", attempt: 0, sandbox, ...(oomScoreAdj !== undefined && { oomScoreAdj }) });
   runtimes.track(runtime, id);
   return { runtime, id };
 }
@@ -85,4 +85,11 @@ test("the pod's hostname in a UTS namespace of its own, resolved by the kubelet'
   // A pod on the host's network keeps the node's hostname and /etc/hosts.
   const onHost = await output("hostname; cat /etc/hosts", { hostNetwork: true }, {}, { hostNetwork: true });
   expect(onHost).toBe(`${hostname()}\n${readFileSync("/etc/hosts", "utf8")}`);
+});
+
+test("the kubelet's OOM score adjustment is the process's and an exec's, below the capabilities it keeps", async () => {
+  const { runtime, id } = await start("cat /proc/self/oom_score_adj; sleep 30", {}, { runAsUser: 65534 }, {}, 999);
+  for (let i = 0; i < 100 && (await runtime.readLogs(id)) === ""; i++) await Bun.sleep(20);
+  expect(await runtime.readLogs(id)).toBe("999\n");
+  expect((await runtime.execSync(id, ["cat", "/proc/self/oom_score_adj"], 5000)).output).toBe("999\n");
 });

@@ -39,3 +39,10 @@ test("privileged, no_new_privs when allowPrivilegeEscalation is false, a read-on
   const plain = optionsOf(withSecurity(undefined, { allowPrivilegeEscalation: true })).HostConfig!;
   for (const key of ["Privileged", "SecurityOpt", "ReadonlyRootfs", "CapAdd", "CapDrop", "GroupAdd"]) expect(plain).not.toHaveProperty(key);
 });
+
+test("the kubelet's OOM score adjustment is the engine's OomScoreAdj; without one the engine's own is left", () => {
+  const p = pod({ name: "web" });
+  const config = { pod: p, container: container("web"), kind: "app" as const, attempt: 0, sandbox: { id: "sb1", ip: "", podUid: p.uid } };
+  expect(containerCreateOptions({ ...config, oomScoreAdj: 999 }, []).HostConfig?.OomScoreAdj).toBe(999);
+  expect(containerCreateOptions(config, []).HostConfig).not.toHaveProperty("OomScoreAdj");
+});

@@ -127,7 +127,8 @@ function createKind(volume: Volume, hasSubPath: boolean): ResolvedMount["create"
  * the Kubernetes rule too. The engine's json-file driver rotates the output by the
  * kubelet's log limits (its max-file counts the current file, as --container-log-max-files does).
  * Resources become the cgroup settings the kubelet would give the container (docker-resources.ts),
- * and the security context the user, groups and privileges it would (docker-security.ts).
+ * and the security context the user, groups and privileges it would (docker-security.ts); the
+ * kubelet's OOM score adjustment goes with them.
  */
 export function containerCreateOptions(
   config: ContainerConfig,
@@ -166,6 +167,7 @@ export function containerCreateOptions(
       LogConfig: { Type: "json-file", Config: { "max-size": String(logPolicy.maxBytes), "max-file": String(logPolicy.maxFiles) } },
       ...resourceHostConfig(container.resources, nodeResources),
       ...security.HostConfig,
+      ...(config.oomScoreAdj !== undefined && { OomScoreAdj: config.oomScoreAdj }),
     },
   };
 }

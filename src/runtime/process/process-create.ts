@@ -101,6 +101,7 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
     ...(security.readOnlyRoot && { readOnlyRoot: true as const }),
     // A pod on the host's network keeps the node's hostname, as the kubelet's does; only root can give another.
     ...(isRoot && !pod.hostNetwork && { hostname: podHostname(pod) }),
+    ...(config.oomScoreAdj !== undefined && { oomScoreAdj: config.oomScoreAdj }),
   };
   writeJson(join(dir, "config.json"), record);
   writeJson(join(dir, "labels.json"), containerLabels(config, input.owner));
