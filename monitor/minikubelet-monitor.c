@@ -648,6 +648,8 @@ static struct client {
   size_t start, end;
   char queue[CLIENT_QUEUE];
 } clients[MAX_CLIENTS];
+/* MAX_CLIENTS with an attach socket, else 0: the slots the loops look at. */
+static int client_slots;
 static int listen_fd = -1;
 /* The container's stdin (the pipe's write end, or a dup of the pty master): -1 once closed. */
 static int in_fd = -1;
@@ -728,7 +730,7 @@ static void write_client(struct client *c) {
 
 /* What the container wrote, to every attach (the log has its own copy). */
 static void broadcast(int type, const char *data, size_t len) {
-  for (int i = 0; i < MAX_CLIENTS; i++) {
+  for (int i = 0; i < client_slots; i++) {
     if (clients[i].fd < 0) continue;
     queue_frame(&clients[i], type, data, len);
     write_client(&clients[i]);
@@ -839,7 +841,7 @@ static void accept_clients(void) {
     int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     struct client *c = NULL;
-    for (int i = 0; i < MAX_CLIENTS && !c; i++)
+    for (int i = 0; i < client_slots && !c; i++)
       if (clients[i].fd < 0) c = &clients[i];
     if (!c) {
       close(fd);
@@ -898,7 +900,7 @@ static void close_attach_socket(void) {
 static void send_exit(const char *code_line) {
   close_attach_socket();
   size_t len = strcspn(code_line, " ");
-  for (int i = 0; i < MAX_CLIENTS; i++) {
+  for (int i = 0; i < client_slots; i++) {
     if (clients[i].fd < 0) continue;
     queue_frame(&clients[i], F_EXIT, code_line, len);
     clients[i].ending = 1;
@@ -910,7 +912,7 @@ static void send_exit(const char *code_line) {
 }
 
 static int clients_ending(void) {
-  for (int i = 0; i < MAX_CLIENTS; i++)
+  for (int i = 0; i < client_slots; i++)
     if (clients[i].fd >= 0) return 1;
   return 0;
 }
@@ -1269,7 +1271,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (open_log() < 0) diag("open %s: %s (output is dropped until it can be)", log_path, strerror(errno));
-  for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
+  /* Each slot is a page apart: only a container with an attach socket touches them. */
+  if (attach_path) {
+    client_slots = MAX_CLIENTS;
+    for (int i = 0; i < client_slots; i++) clients[i].fd = -1;
+  }
   int in_r = -1, master = -1;
   if (tty_mode) {
     struct winsize size = {.ws_col = 80, .ws_row = 24};
@@ -1357,7 +1363,7 @@ int main(int argc, char **argv) {
     };
     /* A client feeding stdin is not read while the container's queue has no room for a read. */
     int stdin_full = stdin_open && STDIN_QUEUE - in_end < READ_CHUNK;
-    for (int i = 0; i < MAX_CLIENTS; i++) {
+    for (int i = 0; i < client_slots; i++) {
       struct client *c = &clients[i];
       int hold = c->fd >= 0 && c->feeds && stdin_full;
       fds[6 + i].fd = hold ? -1 : c->fd;
@@ -1373,7 +1379,7 @@ int main(int argc, char **argv) {
       int linger = linger_until > now ? (int)(linger_until - now) : 0;
       if (timeout < 0 || linger < timeout) timeout = linger;
     }
-    if (poll(fds, 6 + MAX_CLIENTS, timeout) < 0) {
+    if (poll(fds, 6 + (nfds_t)client_slots, timeout) < 0) {
       if (errno != EINTR) diag("poll: %s", strerror(errno));
       continue;
     }
@@ -1382,7 +1388,7 @@ int main(int argc, char **argv) {
     if (fds[1].revents) read_stream(&err);
     if (fds[4].revents) accept_clients();
     if (fds[5].revents) write_stdin();
-    for (int i = 0; i < MAX_CLIENTS; i++) {
+    for (int i = 0; i < client_slots; i++) {
       short revents = fds[6 + i].revents;
       if (!revents || clients[i].fd < 0) continue;
       if (revents & POLLOUT) write_client(&clients[i]);
@@ -1415,7 +1421,7 @@ int main(int argc, char **argv) {
       }
     }
   }
-  for (int i = 0; i < MAX_CLIENTS; i++) drop_client(&clients[i]);
+  for (int i = 0; i < client_slots; i++) drop_client(&clients[i]);
   close_attach_socket();
   return 0;
 }

@@ -117,7 +117,7 @@ test("the pid file names the container's own process, which leads its session; m
 
   // While a container runs, the monitor's own memory (its proportional share) stays tiny.
   const pss = Number(/^Pss:\s+(\d+) kB/m.exec(read(`/proc/${monitorPid}/smaps_rollup`)!)![1]);
-  expect(pss).toBeLessThanOrEqual(150);
+  expect(pss).toBeLessThanOrEqual(100);
 
   writeFileSync(join(run.root, "go"), "");
   expect(await exitOf(run)).toBe("3 -\n");
