@@ -314,13 +314,6 @@ function admittedPart(object: ClusterPodObject): string {
   return JSON.stringify([name, namespace, generateName, labels, annotations, uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, object.spec]);
 }
 
-/**
- * A cluster pod as the loop's desired pod: the object's metadata the pod reads (name, namespace,
- * labels, annotations) and its spec, with its uid, creation and deletion from the API server. The
- * deletion's start is its deletionTimestamp less its grace (the API server sets the timestamp to
- * when the grace ends).
- * @throws ManifestError when this node cannot run it.
- */
 /** The pod admitted without the runtime's rules, or undefined when it is refused even so. */
 function admittedWithout(object: ClusterPodObject, nodeName: string, rules: ManifestRules): PodSpec | undefined {
   try {
@@ -330,6 +323,13 @@ function admittedWithout(object: ClusterPodObject, nodeName: string, rules: Mani
   }
 }
 
+/**
+ * A cluster pod as the loop's desired pod: the object's metadata the pod reads (name, namespace,
+ * labels, annotations) and its spec, with its uid, creation and deletion from the API server. The
+ * deletion's start is its deletionTimestamp less its grace (the API server sets the timestamp to
+ * when the grace ends).
+ * @throws ManifestError when this node cannot run it.
+ */
 export function admitClusterPod(object: ClusterPodObject, nodeName: string, rules: ManifestRules): PodSpec {
   const { metadata } = object;
   const written = {
