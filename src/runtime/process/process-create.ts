@@ -70,6 +70,7 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   const accounts = input.accounts ?? hostAccounts();
   const isRoot = accounts.uid === 0;
   const security = processSecurity(pod, container.name, accounts, fail);
+  const identity = { ...security.identity, ...(config.oomScoreAdj !== undefined && { oomScoreAdj: config.oomScoreAdj }) };
   const hostsBind = podHostsBind(config, podDir, isRoot);
   const mounts = planBindMounts(hostsBind ? [...volumeBinds, hostsBind] : volumeBinds, isRoot);
   const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
@@ -97,11 +98,10 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
     command: argv,
     createdAt: input.clock.now(),
     ...("binds" in mounts && mounts.binds.length > 0 && { binds: mounts.binds }),
-    ...(Object.keys(security.identity).length > 0 && { identity: security.identity }),
+    ...(Object.keys(identity).length > 0 && { identity }),
     ...(security.readOnlyRoot && { readOnlyRoot: true as const }),
     // A pod on the host's network keeps the node's hostname, as the kubelet's does; only root can give another.
     ...(isRoot && !pod.hostNetwork && { hostname: podHostname(pod) }),
-    ...(config.oomScoreAdj !== undefined && { oomScoreAdj: config.oomScoreAdj }),
   };
   writeJson(join(dir, "config.json"), record);
   writeJson(join(dir, "labels.json"), containerLabels(config, input.owner));

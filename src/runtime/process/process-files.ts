@@ -49,8 +49,6 @@ export interface ContainerRecord {
   readOnlyRoot?: true;
   /** Its UTS namespace's hostname; absent: the host's. */
   hostname?: string;
-  /** Its processes' OOM score adjustment, an exec's too; absent: the agent's. */
-  oomScoreAdj?: number;
 }
 
 export interface SandboxRecord {

@@ -51,7 +51,6 @@ export async function launchContainer(input: LaunchInput): Promise<void> {
       readOnlyRoot: record.readOnlyRoot === true,
       hostname: record.hostname,
       identity: record.identity ?? {},
-      oomScoreAdj: record.oomScoreAdj,
       onExit: () => {
         monitorGone = true;
         events.monitorExited(id);

@@ -61,8 +61,6 @@ export interface MonitorLaunch {
   hostname: string | undefined;
   /** Who the process runs as. */
   identity: ProcessIdentity;
-  /** Its OOM score adjustment; undefined: the monitor's own. */
-  oomScoreAdj: number | undefined;
   /** The spec's stdin, stdinOnce and tty: the monitor then holds the stdin or terminal behind an attach socket. */
   stdio: { stdin: boolean; stdinOnce: boolean; tty: boolean };
   /** Called when the monitor (our child until the agent goes) exits. */
@@ -94,7 +92,6 @@ export function monitorArgv(launch: MonitorLaunch): string[] {
     ...(launch.readOnlyRoot ? ["--read-only-root"] : []),
     ...(launch.hostname !== undefined ? ["--hostname", launch.hostname] : []),
     ...identityArgs(launch.identity),
-    ...oomScoreArgs(launch.oomScoreAdj),
     "--drain-ms",
     String(DRAIN_MS),
     "--",
@@ -107,12 +104,8 @@ export function monitorArgv(launch: MonitorLaunch): string[] {
  * joins its namespaces, changes to `cwd` as the container sees it, and takes its identity, as a
  * runtime's exec runs with the container's process spec.
  */
-export function enterArgv(monitor: string, pid: number, cwd: string, identity: ProcessIdentity, oomScoreAdj: number | undefined, argv: string[]): string[] {
-  return [monitor, "--enter", String(pid), "--wd", cwd, ...identityArgs(identity), ...oomScoreArgs(oomScoreAdj), "--", ...argv];
-}
-
-function oomScoreArgs(oomScoreAdj: number | undefined): string[] {
-  return oomScoreAdj === undefined ? [] : ["--oom-score-adj", String(oomScoreAdj)];
+export function enterArgv(monitor: string, pid: number, cwd: string, identity: ProcessIdentity, argv: string[]): string[] {
+  return [monitor, "--enter", String(pid), "--wd", cwd, ...identityArgs(identity), "--", ...argv];
 }
 
 /** The stdin and terminal the monitor holds, and the socket `kubectl attach` reaches them by (process-attach.ts). */

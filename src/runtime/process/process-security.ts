@@ -24,6 +24,8 @@ export interface ProcessIdentity {
   /** The bounding set kept, as hex; absent for a privileged container (all the agent has). */
   capabilities?: string;
   noNewPrivs?: true;
+  /** The kubelet's OOM score adjustment (kubelet/oom-score-adj.ts); absent: the agent's. */
+  oomScoreAdj?: number;
 }
 
 export interface ProcessSecurity {
@@ -86,6 +88,7 @@ export function identityArgs(identity: ProcessIdentity): string[] {
     ...(identity.groups !== undefined ? ["--groups", identity.groups.join(",")] : []),
     ...(identity.capabilities !== undefined ? ["--capabilities", identity.capabilities] : []),
     ...(identity.noNewPrivs ? ["--no-new-privs"] : []),
+    ...(identity.oomScoreAdj !== undefined ? ["--oom-score-adj", String(identity.oomScoreAdj)] : []),
   ];
 }
 

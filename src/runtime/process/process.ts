@@ -244,9 +244,9 @@ export class ProcessRuntime implements Runtime {
 
   /** An exec runs where the container runs and as it runs: in its namespaces, as its user, with its capabilities. */
   private execArgv(id: string, record: ContainerRecord, command: string[]): string[] {
-    const isolated = record.binds?.length || record.identity || record.readOnlyRoot || record.hostname !== undefined || record.oomScoreAdj !== undefined;
+    const isolated = record.binds?.length || record.identity || record.readOnlyRoot || record.hostname !== undefined;
     const pid = isolated ? this.readStatus(id).pid : undefined;
-    return pid === undefined ? command : enterArgv(this.tools.monitor, pid, record.workingDir, record.identity ?? {}, record.oomScoreAdj, command);
+    return pid === undefined ? command : enterArgv(this.tools.monitor, pid, record.workingDir, record.identity ?? {}, command);
   }
 
   /** The container's recorded config, for an exec; throws unless the container is running. */
