@@ -18,7 +18,7 @@
  * buffer is static, one 16 KiB line buffer per stream, read into directly.
  *
  *   minikubelet-monitor --dir DIR --events EVENTS --id ID --log LOGFILE --log-max-bytes N
- *       --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N]
+ *       --log-max-files N [--gzip PATH] [--cgroup-join FILE]... [--drain-ms N]
  *       [--stdin] [--stdin-once] [--tty] [--attach-socket PATH]
  *       [--bind SRC DST]... [--bind-ro SRC DST]... [--read-only-root] [--hostname NAME]
  *       [IDENTITY] -- COMMAND [ARGS...]
@@ -84,7 +84,7 @@
 #define PATH_BYTES 4096
 
 static const char *dir, *events, *id, *log_path, *gzip_path;
-static const char *cgroup_procs[MAX_CGROUPS];
+static const char *cgroup_join[MAX_CGROUPS];
 static int n_cgroups;
 static unsigned long long max_bytes, max_files, drain_ms = 2000;
 static char **command;
@@ -125,7 +125,7 @@ static void usage(const char *problem) {
   if (problem) dprintf(2, "minikubelet-monitor: %s\n", problem);
   dprintf(2,
           "usage: minikubelet-monitor --dir DIR --events EVENTS --id ID --log LOGFILE --log-max-bytes N\n"
-          "           --log-max-files N [--gzip PATH] [--cgroup-procs FILE]... [--drain-ms N]\n"
+          "           --log-max-files N [--gzip PATH] [--cgroup-join FILE]... [--drain-ms N]\n"
           "           [--stdin] [--stdin-once] [--tty] [--attach-socket PATH]\n"
           "           [--bind SRC DST]... [--bind-ro SRC DST]... [--read-only-root] [--hostname NAME]\n"
           "           [IDENTITY] -- COMMAND [ARGS...]\n"
@@ -252,9 +252,9 @@ static void parse_args(int argc, char **argv) {
         caps_keep = number_in_base(option, value, 0, 16);
         caps_given = 1;
       }
-      else if (strcmp(option, "--cgroup-procs") == 0) {
-        if (n_cgroups == MAX_CGROUPS) usage("too many --cgroup-procs");
-        cgroup_procs[n_cgroups++] = value;
+      else if (strcmp(option, "--cgroup-join") == 0) {
+        if (n_cgroups == MAX_CGROUPS) usage("too many --cgroup-join");
+        cgroup_join[n_cgroups++] = value;
       } else {
         dprintf(2, "minikubelet-monitor: unknown option '%s'\n", option);
         usage(NULL);
@@ -1004,12 +1004,13 @@ struct child_report {
   char pid_line[126];
 };
 
+/* `0` is the writer itself. Written to a v1 `tasks` file it moves only this thread (the child is
+ * single-threaded, so all of it), which the kernel does without the global threadgroup lock whose
+ * RCU wait a pid, or a whole process, costs on every start. */
 static void write_all_cgroups(void) {
-  char text[24];
-  int len = snprintf(text, sizeof text, "%d\n", (int)getpid());
   for (int i = 0; i < n_cgroups; i++) {
-    int fd = open(cgroup_procs[i], O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || write(fd, text, (size_t)len) != len) diag("join %s: %s", cgroup_procs[i], strerror(errno));
+    int fd = open(cgroup_join[i], O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0\n", 2) != 2) diag("join %s: %s", cgroup_join[i], strerror(errno));
     if (fd >= 0) close(fd);
   }
 }

@@ -46,7 +46,7 @@ while [ "$1" != -- ]; do
     --dir) dir=$2 ;;
     --events) events=$2 ;;
     --id) id=$2 ;;
-    --cgroup-procs) if [ "$cgroups" = - ]; then cgroups=$2; else cgroups=$cgroups:$2; fi ;;
+    --cgroup-join) if [ "$cgroups" = - ]; then cgroups=$2; else cgroups=$cgroups:$2; fi ;;
     # What the shell monitor never did: the binds, the root read-only, no_new_privs.
     --bind | --bind-ro) shift ;;
     --read-only-root | --no-new-privs) shift; continue ;;

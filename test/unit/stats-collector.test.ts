@@ -70,7 +70,7 @@ for (const version of ["v1", "v2"] as const) {
     expect(cgroups.prepare()).toBeUndefined();
     const created = cgroups.create("c1", {});
     // Joined for accounting though no cpu limit is set.
-    expect("procs" in created && created.procs.length).toBe(version === "v1" ? 2 : 1);
+    expect("join" in created && created.join.length).toBe(version === "v1" ? 2 : 1);
     const dirs = cgroups.usageDirs("c1")!;
     const cpuFile = dirs.kind === "v2" ? join(dirs.dir, "cpu.stat") : join(dirs.cpuacct!, "cpuacct.usage");
     const writeCpu = (nanos: number) => writeFileSync(cpuFile, dirs.kind === "v2" ? `usage_usec ${nanos / 1000}\nuser_usec 1\n` : `${nanos}\n`);

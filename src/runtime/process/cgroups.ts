@@ -5,7 +5,10 @@
  * per controller hierarchy; on v2 one directory in the unified tree.
  *
  * The runtime only creates and fills the cgroup; the monitor puts the container's own process in it
- * (writes its pid to each `cgroup.procs`) before it execs the command, so no allocation escapes.
+ * before it execs the command, so no allocation escapes. It joins by writing `0` (itself) to each
+ * join file (JOIN_FILE): on v1 that is `tasks`, the single thread it is, since moving a whole thread
+ * group (`cgroup.procs`) takes the kernel's global threadgroup lock and waits out an RCU grace
+ * period, some 7 ms on every start; moving the writer's own thread is exempt.
  * Where cgroups cannot be used (not root, read-only, a controller missing) the mode is
  * `unavailable` with a reason, and containers run without limits rather than fail.
  */
@@ -16,6 +19,12 @@ import { parseQuantity } from "../../manifest/quantity.ts";
 import { CFS_PERIOD_US, MIN_CFS_QUOTA_US, milliCpuToQuota, milliCpuToShares } from "../milli-cpu.ts";
 import type { UsageDirs } from "./cgroup-usage.ts";
 import { parseMountinfo, readMountinfo } from "../../host/mountinfo.ts";
+
+/**
+ * The file a process joins a cgroup by, writing `0`. v2 has no `tasks` outside threaded subtrees:
+ * there the whole process moves (clone3's CLONE_INTO_CGROUP would spare the lock; not done).
+ */
+export const JOIN_FILE = { v1: "tasks", v2: "cgroup.procs" } as const;
 
 export type CgroupMode =
   /** `cpuacct` is the accounting hierarchy (the same directory as `cpu` where the two are mounted together). */
@@ -127,10 +136,10 @@ export class Cgroups {
   }
 
   /**
-   * Creates the container's cgroup with its limits; returns the `cgroup.procs` files its process
-   * must join, or a problem (the container then runs without limits).
+   * Creates the container's cgroup with its limits; returns the files its process joins it by
+   * (JOIN_FILE), or a problem (the container then runs without limits).
    */
-  create(id: string, limits: CgroupLimits): { procs: string[] } | { problem: string } {
+  create(id: string, limits: CgroupLimits): { join: string[] } | { problem: string } {
     const mode = this.mode;
     if (mode.kind === "unavailable") return { problem: mode.reason };
     try {
@@ -145,7 +154,7 @@ export class Cgroups {
         if (limits.cpuLimitMillis !== undefined) writeValue(dir, "cpu.max", `${cfsQuotaUs(limits.cpuLimitMillis)} ${CFS_PERIOD_US}`);
         if (limits.cpuShares !== undefined) writeValue(dir, "cpu.weight", sharesToWeight(limits.cpuShares));
         if (limits.pidsMax !== undefined) writeValue(dir, "pids.max", limits.pidsMax);
-        return { procs: [join(dir, "cgroup.procs")] };
+        return { join: [join(dir, JOIN_FILE.v2)] };
       }
       const memory = join(mode.memory, this.parent, id);
       mkdirSync(memory, { recursive: true });
@@ -154,7 +163,7 @@ export class Cgroups {
         // memsw is memory plus swap: equal to the limit means no swap, as the kubelet sets it.
         if (existsSync(join(mode.memory, "memory.memsw.limit_in_bytes"))) writeValue(memory, "memory.memsw.limit_in_bytes", limits.memoryBytes);
       }
-      const procs = [join(memory, "cgroup.procs")];
+      const joinFiles = [join(memory, JOIN_FILE.v1)];
       // cpuacct is joined whatever the limits: it is how the container's CPU time is read (stats/).
       const accountedByCpu = mode.cpuacct !== undefined && mode.cpuacct === mode.cpu;
       if (mode.cpu && (accountedByCpu || limits.cpuLimitMillis !== undefined || limits.cpuShares !== undefined)) {
@@ -165,20 +174,20 @@ export class Cgroups {
           writeValue(cpu, "cpu.cfs_quota_us", cfsQuotaUs(limits.cpuLimitMillis));
         }
         if (limits.cpuShares !== undefined) writeValue(cpu, "cpu.shares", limits.cpuShares);
-        procs.push(join(cpu, "cgroup.procs"));
+        joinFiles.push(join(cpu, JOIN_FILE.v1));
       }
       if (mode.cpuacct && !accountedByCpu) {
         const cpuacct = join(mode.cpuacct, this.parent, id);
         mkdirSync(cpuacct, { recursive: true });
-        procs.push(join(cpuacct, "cgroup.procs"));
+        joinFiles.push(join(cpuacct, JOIN_FILE.v1));
       }
       if (mode.pids && limits.pidsMax !== undefined) {
         const pids = join(mode.pids, this.parent, id);
         mkdirSync(pids, { recursive: true });
         writeValue(pids, "pids.max", limits.pidsMax);
-        procs.push(join(pids, "cgroup.procs"));
+        joinFiles.push(join(pids, JOIN_FILE.v1));
       }
-      return { procs };
+      return { join: joinFiles };
     } catch (error) {
       this.remove(id);
       return { problem: `cannot write the cgroup of ${id}: ${(error as Error).message}` };

@@ -24,8 +24,8 @@ export interface LaunchInput {
   /** The container's name in its pod, for the errors. */
   name: string;
   created: CreatedContainer;
-  /** The `cgroup.procs` files the process joins before it execs; none without a cgroup. */
-  cgroupProcs: string[];
+  /** The cgroup join files (cgroups.ts JOIN_FILE) the process writes itself into before it execs; none without a cgroup. */
+  cgroupJoin: string[];
 }
 
 /** Launches the container's monitor and resolves once the process runs (its pid is recorded). */
@@ -45,7 +45,7 @@ export async function launchContainer(input: LaunchInput): Promise<void> {
       env: record.env,
       argv: record.command,
       logPolicy: input.logPolicy,
-      cgroupProcs: input.cgroupProcs,
+      cgroupJoin: input.cgroupJoin,
       stdio: created.stdio,
       binds: record.binds ?? [],
       readOnlyRoot: record.readOnlyRoot === true,

@@ -51,8 +51,8 @@ export interface MonitorLaunch {
   env: Record<string, string>;
   argv: string[];
   logPolicy: ContainerLogPolicy;
-  /** The `cgroup.procs` files the container's process joins before it execs (none: no cgroup). */
-  cgroupProcs: string[];
+  /** The cgroup join files (cgroups.ts JOIN_FILE) the container's process writes itself into before it execs (none: no cgroup). */
+  cgroupJoin: string[];
   /** Volumes bound at their mountPath in the container's own mount namespace. */
   binds: BindMount[];
   /** The root read-only in that namespace. */
@@ -86,7 +86,7 @@ export function monitorArgv(launch: MonitorLaunch): string[] {
     "--log-max-files",
     String(launch.logPolicy.maxFiles),
     ...(tools.gzip ? ["--gzip", tools.gzip] : []),
-    ...launch.cgroupProcs.flatMap((file) => ["--cgroup-procs", file]),
+    ...launch.cgroupJoin.flatMap((file) => ["--cgroup-join", file]),
     ...attachArgs(launch),
     ...bindArgs(launch.binds),
     ...(launch.readOnlyRoot ? ["--read-only-root"] : []),

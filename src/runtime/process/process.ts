@@ -194,7 +194,7 @@ export class ProcessRuntime implements Runtime {
       startTimeoutMs: this.startTimeoutMs,
       name: config.container.name,
       created,
-      cgroupProcs: "procs" in cgroup ? cgroup.procs : [],
+      cgroupJoin: "join" in cgroup ? cgroup.join : [],
     });
     this.events.track(id);
     return id;
