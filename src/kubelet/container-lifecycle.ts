@@ -96,42 +96,50 @@ export interface BackOffWait {
  * its first pass keeps the exit as the container's state (one BackOff event per wait); the passes
  * after it make the ended attempt the last termination, the container waiting with reason
  * CrashLoopBackOff, and wake the pod at the wait's end. Otherwise the container is started and
- * the back-off advanced.
+ * the back-off advanced. The dead container the ended attempt replaces as the one kept is removed
+ * after the start, as the kubelet's container GC removes it off the sync: the restart does not wait
+ * for a directory, a cgroup and their files to go.
  */
 export async function startPlanned(ctx: SyncContext, pod: PodRecord, container: ContainerRecord, backOff: BackOffWait | undefined): Promise<void> {
-  if (container.attempts > 0) {
-    if (backOff?.announce && container.state === "terminated" && !restartedInKillPass(container.terminated)) {
-      // The kubelet's pass that meets the exit draws the pod's status before it tries the start; the
-      // back-off that start meets (its BackOff event now) is shown from the next pass on (its
-      // reasonCache), which its pod worker runs at the back-off's end, a resync interval at most. Till
-      // then the status shows the exit (Error), or RunContainerError for a start that failed; the
-      // ended attempt is still the current one (`logs --previous` reads the one before).
-      container.backoffAnnouncedFor = backOff.finishedAt;
-      ctx.event(pod, "Warning", "BackOff", container, backOffEventMessage(pod, container));
-      if (container.terminated.containerId === "") showStartFailure(container, container.terminated);
-      ctx.wakeAt(pod, Math.min(backOff.until, ctx.clock.now() + POD_WORKER_RESYNC_MS));
-      return;
-    }
-    if (container.state === "terminated") {
-      await keepAsPrevious(ctx, container, container.terminated.containerId);
-      container.lastTermination = container.terminated;
-      transition(container, { state: "waiting", ready: false, started: false });
-    }
-    if (backOff) {
-      container.waiting = {
-        reason: "CrashLoopBackOff",
-        message: `back-off ${goDuration(backOff.delayMs)} restarting failed container=${container.name} pod=${pod.spec.fullName}_${pod.spec.namespace}(${pod.spec.uid})`,
-      };
-      if (backOff.announce) {
+  let replaced: string | undefined;
+  try {
+    if (container.attempts > 0) {
+      if (backOff?.announce && container.state === "terminated" && !restartedInKillPass(container.terminated)) {
+        // The kubelet's pass that meets the exit draws the pod's status before it tries the start; the
+        // back-off that start meets (its BackOff event now) is shown from the next pass on (its
+        // reasonCache), which its pod worker runs at the back-off's end, a resync interval at most. Till
+        // then the status shows the exit (Error), or RunContainerError for a start that failed; the
+        // ended attempt is still the current one (`logs --previous` reads the one before).
         container.backoffAnnouncedFor = backOff.finishedAt;
         ctx.event(pod, "Warning", "BackOff", container, backOffEventMessage(pod, container));
+        if (container.terminated.containerId === "") showStartFailure(container, container.terminated);
+        ctx.wakeAt(pod, Math.min(backOff.until, ctx.clock.now() + POD_WORKER_RESYNC_MS));
+        return;
       }
-      ctx.wakeAt(pod, backOff.until);
-      return;
+      if (container.state === "terminated") {
+        replaced = keepAsPrevious(ctx, container, container.terminated.containerId);
+        container.lastTermination = container.terminated;
+        transition(container, { state: "waiting", ready: false, started: false });
+      }
+      if (backOff) {
+        container.waiting = {
+          reason: "CrashLoopBackOff",
+          message: `back-off ${goDuration(backOff.delayMs)} restarting failed container=${container.name} pod=${pod.spec.fullName}_${pod.spec.namespace}(${pod.spec.uid})`,
+        };
+        if (backOff.announce) {
+          container.backoffAnnouncedFor = backOff.finishedAt;
+          ctx.event(pod, "Warning", "BackOff", container, backOffEventMessage(pod, container));
+        }
+        ctx.wakeAt(pod, backOff.until);
+        return;
+      }
+      ctx.backoff.next(backoffKey(pod.spec.uid, container.name), container.lastTermination?.finishedAt ?? ctx.clock.now());
     }
-    ctx.backoff.next(backoffKey(pod.spec.uid, container.name), container.lastTermination?.finishedAt ?? ctx.clock.now());
+    await startContainer(ctx, pod, container);
+  } finally {
+    // No longer kept whether or not the start went through.
+    if (replaced) await ctx.runtime.removeContainer(replaced).catch((error) => ctx.log(`removing ${replaced}: ${error}`));
   }
-  await startContainer(ctx, pod, container);
 }
 
 /**
@@ -159,16 +167,16 @@ function backOffEventMessage(pod: PodRecord, container: ContainerRecord): string
 
 /**
  * Keeps one dead container per container (what `logs --previous` reads), like the kubelet's GC:
- * the one that just ended replaces the one kept before. A failed start leaves no container, so
- * then the kept one stays.
+ * the one that just ended replaces the one kept before, which is returned for removal. A failed
+ * start leaves no container, so then the kept one stays.
  */
-async function keepAsPrevious(ctx: SyncContext, container: ContainerRecord, ended: string | undefined): Promise<void> {
-  if (!ended || ended === container.previousContainerId) return;
+function keepAsPrevious(ctx: SyncContext, container: ContainerRecord, ended: string | undefined): string | undefined {
+  if (!ended || ended === container.previousContainerId) return undefined;
   const older = container.previousContainerId;
   container.previousContainerId = ended;
-  if (!older) return;
+  if (!older) return undefined;
   ctx.untrack(older);
-  await ctx.runtime.removeContainer(older).catch((error) => ctx.log(`removing ${older}: ${error}`));
+  return older;
 }
 
 async function startContainer(ctx: SyncContext, pod: PodRecord, container: ContainerRecord): Promise<void> {

@@ -147,6 +147,19 @@ describe("dead containers kept for logs --previous", () => {
     expect(running.previousContainerId).toBe(running.lastTermination!.containerId);
   });
 
+  test("the dead container a restart no longer keeps is removed after the new attempt starts, not before it", async () => {
+    // A back-off of a millisecond: the pass that ends it both drops the older dead container and starts the next attempt.
+    const h = harness({ baseSeconds: 0.001, capSeconds: 0.001 });
+    h.runtime.behaviours.set("crash", (n) => (n < 2 ? { exitAfterMs: 100, exitCode: 1 } : {}));
+    const crash = pod({ name: "crash", containers: [container("crash")] });
+    await h.kubelet.sync(desired(crash));
+    await h.advance(1);
+    const lifecycle = h.runtime.calls.filter((call) => call.startsWith("start crash") || call.startsWith("remove crash"));
+    // As the kubelet's container GC, off the sync: the restart waits for no directory or cgroup to go.
+    expect(lifecycle).toEqual(["start crash attempt=0", "start crash attempt=1", "start crash attempt=2", "remove crash"]);
+    expect([...h.runtime.containers.values()].map((c) => c.config.attempt).sort()).toEqual([1, 2]);
+  });
+
   test("a failed start keeps the dead container that came before it", async () => {
     const h = harness();
     h.runtime.behaviours.set("app", (n) => (n === 0 ? { exitAfterMs: 100, exitCode: 1 } : n === 1 ? { startError: "no such file" } : {}));
