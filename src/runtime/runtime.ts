@@ -352,7 +352,7 @@ export class ImagePullError extends Error {
 
 /**
  * The CRI's NotFound for a stop: the runtime has no container by this id it may act on, because
- * nothing recorded proves the container, or its process, its own (a corrupt labels.json or pid file).
+ * nothing recorded proves the container, or its process, its own (a corrupt record of its labels, or pid file).
  * Nothing was signalled; the kubelet takes the container for gone, as it does one the runtime cannot
  * find (ContainerStatusUnknown), rather than signal it forever.
  */

@@ -281,7 +281,7 @@ export function processContainers(ws: Workspace, db = ws.db): ProcessContainer[]
       const base = join(dir, id);
       let labels: Record<string, string> = {};
       try {
-        labels = JSON.parse(readFileSync(join(base, "labels.json"), "utf8"));
+        labels = JSON.parse(readFileSync(join(base, "config.json"), "utf8")).labels ?? {};
       } catch {
         continue; // being created or removed
       }

@@ -1,5 +1,6 @@
 /**
- * Fail closed on ownership: a container whose labels.json, or a pod whose sandbox.json, is missing,
+ * Fail closed on ownership: a container whose config.json (its labels' record; labels.json for a
+ * container of an earlier version), or a pod whose sandbox.json, is missing,
  * unreadable or corrupt cannot be proven this agent's, so it is neither listed (adoption neither
  * adopts nor removes it) nor removed, its process keeps running, and the runtime says so once per
  * directory however often it lists. A directory that is itself gone is still nothing to remove.
@@ -62,9 +63,9 @@ function alive(pid: number): boolean {
   }
 }
 
-test("a corrupt labels.json: the container is not removed, not listed, keeps running, and is reported once", async () => {
+test("a corrupt config.json, which holds the labels: the container is not removed, not listed, keeps running, and is reported once", async () => {
   const { runtime, open, said, sandbox, id, dir, pid, spoil } = await runningPod();
-  spoil(join(dir, "labels.json"), '{"io.minikubelet');
+  spoil(join(dir, "config.json"), `{"id": "${id}", "labels": {"io.minikubelet`);
 
   await expect(runtime.removeContainer(id)).rejects.toThrow(`container ${id}`);
   expect(existsSync(dir)).toBe(true);
@@ -78,7 +79,7 @@ test("a corrupt labels.json: the container is not removed, not listed, keeps run
   for (let pass = 0; pass < 3; pass++) expect(await runtime.listContainers()).toEqual([]);
   expect(said).toHaveLength(1);
   expect(said[0]).toContain(id);
-  expect(said[0]).toContain(join(dir, "labels.json"));
+  expect(said[0]).toContain(join(dir, "config.json"));
 
   // A restarted agent adopts from the same listing: it neither sees nor removes the container.
   const next = open();
@@ -88,9 +89,9 @@ test("a corrupt labels.json: the container is not removed, not listed, keeps run
   expect(alive(pid)).toBe(true);
 });
 
-test("a missing labels.json is refused like a corrupt one; a container directory that is gone is nothing to remove", async () => {
+test("a missing config.json is refused like a corrupt one; a container directory that is gone is nothing to remove", async () => {
   const { runtime, said, id, dir, pid, spoil } = await runningPod();
-  spoil(join(dir, "labels.json"), undefined);
+  spoil(join(dir, "config.json"), undefined);
   await expect(runtime.removeContainer(id)).rejects.toThrow(`container ${id}`);
   expect(alive(pid)).toBe(true);
   expect(await runtime.listContainers()).toEqual([]);
@@ -98,6 +99,21 @@ test("a missing labels.json is refused like a corrupt one; a container directory
   expect(said[0]).toContain("missing");
 
   await runtime.removeContainer("no-such-container");
+});
+
+test("a container of an earlier version, its labels in labels.json beside a record without them: ours while they read, refused once they do not", async () => {
+  const { runtime, said, id, dir, pid, spoil } = await runningPod();
+  const { labels, ...record } = JSON.parse(readFileSync(join(dir, "config.json"), "utf8"));
+  spoil(join(dir, "config.json"), JSON.stringify(record));
+  writeFileSync(join(dir, "labels.json"), JSON.stringify(labels));
+  expect((await runtime.listContainers()).map((info) => [info.id, info.labels])).toEqual([[id, labels]]);
+
+  spoil(join(dir, "labels.json"), '{"io.minikubelet');
+  await expect(runtime.removeContainer(id)).rejects.toThrow(`container ${id}`);
+  expect(alive(pid)).toBe(true);
+  expect(await runtime.listContainers()).toEqual([]);
+  expect(said).toHaveLength(1);
+  expect(said[0]).toContain(join(dir, "labels.json"));
 });
 
 test("a corrupt sandbox.json: the pod is not removed, not listed, its container keeps running, and it is reported once", async () => {

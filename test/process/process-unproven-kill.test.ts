@@ -1,5 +1,5 @@
 /**
- * Fail closed on signals too: a container whose labels.json is corrupt, or whose pid file names no
+ * Fail closed on signals too: a container whose config.json (its labels) is corrupt, or whose pid file names no
  * process, is never signalled. The stop is refused with ContainerNotFoundError (the kubelet then
  * takes it for gone), its removal is refused, and a stranger its pid file names lives on.
  */
@@ -62,16 +62,16 @@ function alive(pid: number): boolean {
   }
 }
 
-test("a corrupt labels.json and a pid file naming a stranger: neither the stranger nor the container is signalled, nothing is removed", async () => {
+test("a corrupt config.json (the labels' record) and a pid file naming a stranger: neither the stranger nor the container is signalled, nothing is removed", async () => {
   const { runtime, sandbox, id, dir, pid, spoil } = await runningPod();
   const other = stranger();
   const ticks = processStartTicks(other) as string;
   spoil("pid", `${other} ${ticks} - ${other} ${ticks}\n`);
-  spoil("labels.json", "\u0000garbage{");
+  spoil("config.json", "\u0000garbage{");
 
   const kill = runtime.killContainer(id, "SIGKILL");
   await expect(kill).rejects.toBeInstanceOf(ContainerNotFoundError);
-  await expect(runtime.killContainer(id, "SIGKILL")).rejects.toThrow(join(dir, "labels.json"));
+  await expect(runtime.killContainer(id, "SIGKILL")).rejects.toThrow(join(dir, "config.json"));
   await expect(runtime.removeContainer(id)).rejects.toThrow(`container ${id}`);
   await expect(runtime.removePodSandbox(sandbox.id)).rejects.toThrow(`container ${id}`);
   expect(alive(other)).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * The process runtime's files are its owner's alone (issue 26): the root, each pod's and container's
- * directory 0700; config.json (the env), labels.json, `log` and its rotations (plain and gzipped)
+ * directory 0700; config.json (the env and the labels), `log` and its rotations (plain and gzipped)
  * 0600, with the agent under a umask of 022 as a login shell gives it; an older agent's 0755/0644
  * tree narrowed when a runtime starts on it. The container itself keeps the agent's umask.
  */
@@ -55,7 +55,7 @@ async function runToEnd(root: string) {
   return { runtime, id, podDir, dir };
 }
 
-test("directories are 0700 and config.json, labels.json, the log and its rotations 0600 under umask 022", async () => {
+test("directories are 0700 and config.json, the log and its rotations 0600 under umask 022", async () => {
   const parent = mkdtempSync(join(tmpdir(), "minikubelet-modes-"));
   roots.push(parent);
   const root = join(parent, "state.db.runtime", "process");
@@ -67,7 +67,7 @@ test("directories are 0700 and config.json, labels.json, the log and its rotatio
   const logs = logFiles(dir);
   expect(logs.some((name) => name.endsWith(".gz"))).toBe(true);
   expect(logs.some((name) => name.startsWith(`${CRI_LOG_NAME}.`) && !name.endsWith(".gz"))).toBe(true);
-  const files = ["config.json", "labels.json", ...logs, "sandbox.json"].map((name) => (name === "sandbox.json" ? join(podDir, name) : join(dir, name)));
+  const files = ["config.json", ...logs, "sandbox.json"].map((name) => (name === "sandbox.json" ? join(podDir, name) : join(dir, name)));
   expect(files.map((file) => `${file.slice(dir.length)} ${modeOf(file)}`)).toEqual(files.map((file) => `${file.slice(dir.length)} 600`));
   // The container's own umask is the agent's, not the log writer's.
   expect(decodeCriLog(readFileSync(join(dir, CRI_LOG_NAME))).toString()).toBe("eeee\n");

@@ -1,6 +1,6 @@
 /**
  * A container the runtime refuses to signal because nothing proves it (or its process) its own
- * (ContainerNotFoundError: a corrupt labels.json or pid file in the process runtime) is taken for
+ * (ContainerNotFoundError: a corrupt config.json or pid file in the process runtime) is taken for
  * gone at the SIGKILL, like a container the kubelet's runtime cannot find: ContainerStatusUnknown,
  * one Warning that says why, and the pod's stop ends instead of sending SIGKILL forever.
  */
@@ -9,7 +9,7 @@ import { container, desired, pod } from "../pod-builder.ts";
 import { harness } from "../kubelet-harness.ts";
 import { ContainerNotFoundError } from "../../src/runtime/runtime.ts";
 
-const WHY = "container x cannot be proven created by this agent's database (labels.json is not JSON): not signalled, its processes left running";
+const WHY = "container x cannot be proven created by this agent's database (config.json is not JSON): not signalled, its processes left running";
 
 test("a stop the runtime refuses as not found ends with the container unknown and one Warning, not a SIGKILL loop", async () => {
   const h = harness();

@@ -1,10 +1,11 @@
 /**
  * The create half of a process container's start (CRI's CreateContainer): the spec checked against
- * the host, then the container's directory written (config.json, labels.json, an empty log), all
- * before a monitor runs. Every refusal is a ContainerStartError naming the container, so the loop
+ * the host, then the container's directory and its one record (config.json, its labels in it)
+ * written before a monitor runs; the monitor creates the log. A start creates no file it does not
+ * need: on a filesystem under churn each new inode is a measurable part of a start. Every refusal is a ContainerStartError naming the container, so the loop
  * reports it as the kubelet would a failed start.
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../clock.ts";
@@ -13,7 +14,6 @@ import { isAdmittedTokenMount } from "../../manifest/service-account-token.ts";
 import type { VolumeMount } from "../../manifest/types.ts";
 import { limitsFromResources, type CgroupLimits } from "./cgroups.ts";
 import { containerLabels } from "../labels.ts";
-import { PRIVATE_FILE_MODE } from "../../host/private-files.ts";
 import { containerIdPrefix, ensureDir, writeJson, type ContainerRecord, type ProcessLayout } from "./process-files.ts";
 import { DEFAULT_PATH, checkExecutable, containerEnv, isDirectory, mountSource } from "./process-spec.ts";
 import { planBindMounts } from "./process-mounts.ts";
@@ -21,12 +21,11 @@ import { podHostsBind } from "./process-etc-hosts.ts";
 import { hostAccounts, processSecurity, type HostAccounts } from "./process-security.ts";
 import { podHostname } from "../pod-hostname.ts";
 import { ContainerStartError, type ContainerConfig } from "../runtime.ts";
-import { CRI_LOG_NAME } from "../container-log-file.ts";
 
 export interface CreateContainerInput {
   layout: ProcessLayout;
   config: ContainerConfig;
-  /** The identity put in labels.json; undefined leaves the label off. */
+  /** The identity put in the record's labels; undefined leaves the label off. */
   owner: string | undefined;
   /** pids.max for every container; undefined is no limit. */
   podPidsLimit: number | undefined;
@@ -102,10 +101,9 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
     ...(security.readOnlyRoot && { readOnlyRoot: true as const }),
     // A pod on the host's network keeps the node's hostname, as the kubelet's does; only root can give another.
     ...(isRoot && !pod.hostNetwork && { hostname: podHostname(pod) }),
+    labels: containerLabels(config, input.owner),
   };
   writeJson(join(dir, "config.json"), record);
-  writeJson(join(dir, "labels.json"), containerLabels(config, input.owner));
-  writeFileSync(join(dir, CRI_LOG_NAME), "", { flag: "a", mode: PRIVATE_FILE_MODE });
   const stdio = { stdin: container.stdin === true, stdinOnce: container.stdinOnce === true, tty: container.tty === true };
   return { id, dir, record, limits, stdio, ...("problem" in mounts && { mountProblem: mounts.problem }) };
 }

@@ -10,8 +10,9 @@
  * pods/<podUid>/sandbox.json          { id, podUid, labels, createdAt }
  * pods/<podUid>/volumes/<name>/       emptyDir volumes
  * pods/<podUid>/containers/<id>/      one directory per container attempt:
- *     config.json  labels.json        written by the agent before the monitor starts
- *     container.log[.<time>[.gz]]     the CRI log the monitor writes and rotates (container-log-file.ts);
+ *     config.json                     written by the agent before the monitor starts: the record, its
+ *                                     labels in it (earlier versions wrote them to labels.json beside it)
+ *     container.log[.<time>[.gz]]     the CRI log the monitor creates, writes and rotates (container-log-file.ts);
  *                                     `log`: the raw log of an earlier version's shell monitor
  *     pid                             "<pid> <starttime> <startedNs|-> <monitorPid> <monitorStarttime>"
  *     .ended                          "<code> -", written by the monitor the moment the process ended
@@ -49,6 +50,8 @@ export interface ContainerRecord {
   readOnlyRoot?: true;
   /** Its UTS namespace's hostname; absent: the host's. */
   hostname?: string;
+  /** The container's labels, the proof of whose it is (process-ownership.ts); absent in records of earlier versions, which kept them in labels.json. */
+  labels?: Record<string, string>;
 }
 
 export interface SandboxRecord {
@@ -217,7 +220,14 @@ export function readRecordFile<T>(dir: string, name: string, shape: string, isSh
   return isShape(value) ? { state: "read", value } : { state: "unusable", problem: `${file} is not ${shape}` };
 }
 
-/** labels.json's shape: an object of strings. */
+/** config.json's shape, as far as ownership reads it: a record whose labels, when it has them, are a map of strings. */
+export function isContainerRecord(value: unknown): value is ContainerRecord {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const record = value as Partial<Record<keyof ContainerRecord, unknown>>;
+  return typeof record.id === "string" && (record.labels === undefined || isLabelMap(record.labels));
+}
+
+/** A map of labels' shape (labels.json of earlier versions, and the labels in a record): an object of strings. */
 export function isLabelMap(value: unknown): value is Record<string, string> {
   return typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === "string");
 }

@@ -1,5 +1,6 @@
 /**
- * Whose a process-runtime directory is. A container's `labels.json` and a pod's `sandbox.json` are
+ * Whose a process-runtime directory is. The labels in a container's `config.json` (in the
+ * `labels.json` beside it, for a container of an earlier version) and a pod's `sandbox.json` are
  * the only proof of which database's agent created it, and an agent never removes what it cannot
  * prove it created: a record that is missing (its directory still there), unreadable or corrupt
  * proves nothing, so the directory is not ours. It is not listed (adoption neither adopts nor
@@ -7,7 +8,7 @@
  * directory, not on every listing. A directory that is gone is nothing to act on.
  */
 import { isOwnedBy } from "../labels.ts";
-import { isLabelMap, isSandboxRecord, readRecordFile, type RecordFile, type SandboxRecord } from "./process-files.ts";
+import { isContainerRecord, isLabelMap, isSandboxRecord, readRecordFile, type RecordFile, type SandboxRecord } from "./process-files.ts";
 
 /** What a directory's record proves: ours (with the record), another database's, nothing (and why), or the directory is gone. */
 export type Ownership<T> = { verdict: "ours"; record: T } | { verdict: "theirs" } | { verdict: "unproven"; problem: string } | { verdict: "gone" };
@@ -25,9 +26,14 @@ export class ProcessOwnership {
 
   constructor(private readonly options: ProcessOwnershipOptions) {}
 
-  /** The container in `dir`, by its labels.json. */
+  /** The container in `dir`, by the labels in its config.json, or in its labels.json when the record has none (an earlier version's). */
   container(dir: string): Ownership<Record<string, string>> {
-    return this.judge(dir, readRecordFile(dir, "labels.json", "a map of labels", isLabelMap), (labels) => labels);
+    const config = readRecordFile(dir, "config.json", "a container record", isContainerRecord);
+    if (config.state === "read" && config.value.labels === undefined) {
+      return this.judge(dir, readRecordFile(dir, "labels.json", "a map of labels", isLabelMap), (labels) => labels);
+    }
+    const labels: RecordFile<Record<string, string>> = config.state === "read" ? { state: "read", value: config.value.labels! } : config;
+    return this.judge(dir, labels, (found) => found);
   }
 
   /** The pod sandbox in `dir`, by its sandbox.json. */

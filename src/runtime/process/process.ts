@@ -82,7 +82,7 @@ export interface ProcessRuntimeOptions {
   /** The most processes each container may have (pids.max; the kubelet's --pod-max-pids). Default: no limit. */
   podPidsLimit?: number;
   /**
-   * Where the runtime says what it leaves alone and why: a directory whose labels.json or
+   * Where the runtime says what it leaves alone and why: a directory whose config.json (its labels) or
    * sandbox.json cannot be read (process-ownership.ts), once per directory. Default: nowhere.
    */
   log?: (message: string) => void;
@@ -261,7 +261,7 @@ export class ProcessRuntime implements Runtime {
 
   /**
    * Kills the container's process and removes its directory, cgroup and markers; a container that is
-   * gone is a no-op. Refused, leaving the process running, unless labels.json proves it ours.
+   * gone is a no-op. Refused, leaving the process running, unless the labels in its config.json prove it ours.
    */
   async removeContainer(id: string): Promise<void> {
     const dir = this.findDir(id);
