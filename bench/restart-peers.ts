@@ -12,30 +12,12 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BenchAgent, BenchDir, podManifest, summary, until } from "./stamps.ts";
+import { BenchDir, agentFirstRestarts, crashTogether, summary, until } from "./stamps.ts";
 
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf("--rounds");
 const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 3;
 const count = args.length > 0 ? Number(args[0]) : 10;
-
-/** The gap of each program: its crash stamp to the first stamp of its next run. */
-async function crashTogether(dir: BenchDir, names: string[]): Promise<number[]> {
-  const stamped = (name: string, kind: string) => dir.readStamps(name).filter((s) => s.kind === kind).length;
-  await until("every program's first start", () => names.every((n) => stamped(n, "s") >= 1), 60_000);
-  await Bun.sleep(200);
-  await until("every program's crash", () => {
-    if (names.every((n) => stamped(n, "e") >= 1)) return true;
-    dir.trigger();
-    return false;
-  });
-  await until("every program's second start", () => names.every((n) => stamped(n, "s") >= 2), 60_000);
-  return names.map((name) => {
-    const stamps = dir.readStamps(name);
-    const exit = stamps.find((s) => s.kind === "e")!;
-    return stamps.filter((s) => s.kind === "s")[1]!.ms - exit.ms;
-  });
-}
 
 function program(dir: BenchDir, name: string, mode: "crash" | "floor"): string {
   return `bash ${dir.script} ${dir.stampFile(name)} ${dir.fifo} ${mode}`;
@@ -109,26 +91,6 @@ async function stopRunsvdir(child: ChildProcess): Promise<void> {
   });
 }
 
-async function minikubelet(): Promise<number[]> {
-  const dir = new BenchDir();
-  const agent = new BenchAgent(dir);
-  const gaps: number[] = [];
-  try {
-    for (let round = 0; round < rounds; round++) {
-      const names = Array.from({ length: count }, (_, i) => `r${round}-p${i}`);
-      for (const name of names) dir.renameIn(`${name}.yaml`, podManifest(name, dir, "crash"));
-      gaps.push(...(await crashTogether(dir, names)));
-      const removed = agent.count("PodRemoved");
-      for (const name of names) rmSync(`${dir.manifests}/${name}.yaml`);
-      await until("the round's pods to be removed", () => agent.count("PodRemoved") >= removed + count);
-    }
-  } finally {
-    await agent.stop();
-    dir.cleanup();
-  }
-  return gaps;
-}
-
 async function shellPair(): Promise<number[]> {
   const gaps: number[] = [];
   for (let round = 0; round < rounds * 4; round++) {
@@ -163,7 +125,7 @@ function ensureInstalled(command: string, pkg: string): boolean {
 
 console.log(`exit -> next start, first restart, ${count} programs crashing together, ${rounds} rounds (the machine is shared: compare within the run)`);
 console.log(`${"one shell pair (the floor)".padEnd(30)} ${summary(await shellPair())}`);
-console.log(`${`minikubelet, ${count} pods`.padEnd(30)} ${summary(await minikubelet())}`);
+console.log(`${`minikubelet, ${count} pods`.padEnd(30)} ${summary(await agentFirstRestarts(count, rounds))}`);
 if (ensureInstalled("supervisord", "supervisor")) console.log(`${`supervisord, ${count} programs`.padEnd(30)} ${summary(await peer(supervisord, stopSupervisord))}`);
 else console.log("supervisord: not installed (apt-get install supervisor)");
 if (ensureInstalled("runsvdir", "runit")) console.log(`${`runit, ${count} services`.padEnd(30)} ${summary(await peer(runsvdir, stopRunsvdir))}`);

@@ -152,3 +152,45 @@ export function summary(values: number[]): string {
   const f = (ms: number) => `${ms.toFixed(1).padStart(6)} ms`;
   return `p50 ${f(percentile(values, 50))}  p99 ${f(percentile(values, 99))}  max ${f(Math.max(...values))}  (n=${values.length})`;
 }
+
+/**
+ * Waits until every program in `names` has stamped its first start, lets them reach the fifo, ends
+ * the wait, and returns each one's gap: its crash stamp to the first stamp of its next run.
+ */
+export async function crashTogether(dir: BenchDir, names: string[]): Promise<number[]> {
+  const stamped = (name: string, kind: string) => dir.readStamps(name).filter((s) => s.kind === kind).length;
+  await until("every program's first start", () => names.every((n) => stamped(n, "s") >= 1));
+  await Bun.sleep(200);
+  await until("every program's crash", () => {
+    if (names.every((n) => stamped(n, "e") >= 1)) return true;
+    dir.trigger();
+    return false;
+  });
+  await until("every program's second start", () => names.every((n) => stamped(n, "s") >= 2));
+  return names.map((name) => {
+    const stamps = dir.readStamps(name);
+    const exit = stamps.find((s) => s.kind === "e")!;
+    return stamps.filter((s) => s.kind === "s")[1]!.ms - exit.ms;
+  });
+}
+
+/** First restarts on one agent: each round renames `count` new crashing pods in, crashes them together, and removes them. */
+export async function agentFirstRestarts(count: number, rounds: number): Promise<number[]> {
+  const dir = new BenchDir();
+  const agent = new BenchAgent(dir);
+  const gaps: number[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const names = Array.from({ length: count }, (_, i) => `r${round}-p${i}`);
+      for (const name of names) dir.renameIn(`${name}.yaml`, podManifest(name, dir, "crash"));
+      gaps.push(...(await crashTogether(dir, names)));
+      const removed = agent.count("PodRemoved");
+      for (const name of names) rmSync(join(dir.manifests, `${name}.yaml`));
+      await until("the round's pods to be removed", () => agent.count("PodRemoved") >= removed + count);
+    }
+  } finally {
+    await agent.stop();
+    dir.cleanup();
+  }
+  return gaps;
+}
