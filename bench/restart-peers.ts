@@ -12,7 +12,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BenchDir, agentFirstRestarts, crashTogether, summary, until } from "./stamps.ts";
+import { BenchDir, agentRestarts, crashTogether, summary, until } from "./stamps.ts";
 
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf("--rounds");
@@ -125,7 +125,7 @@ function ensureInstalled(command: string, pkg: string): boolean {
 
 console.log(`exit -> next start, first restart, ${count} programs crashing together, ${rounds} rounds (the machine is shared: compare within the run)`);
 console.log(`${"one shell pair (the floor)".padEnd(30)} ${summary(await shellPair())}`);
-console.log(`${`minikubelet, ${count} pods`.padEnd(30)} ${summary(await agentFirstRestarts(count, rounds))}`);
+console.log(`${`minikubelet, ${count} pods`.padEnd(30)} ${summary(await agentRestarts(count, rounds))}`);
 if (ensureInstalled("supervisord", "supervisor")) console.log(`${`supervisord, ${count} programs`.padEnd(30)} ${summary(await peer(supervisord, stopSupervisord))}`);
 else console.log("supervisord: not installed (apt-get install supervisor)");
 if (ensureInstalled("runsvdir", "runit")) console.log(`${`runit, ${count} services`.padEnd(30)} ${summary(await peer(runsvdir, stopRunsvdir))}`);

@@ -16,11 +16,15 @@ export const BINARY = process.env.MINIKUBELET_BINARY ?? join(ROOT, "minikubelet"
 
 /**
  * The container: stamps `s`, then, on its first run, waits for the bench's trigger (EOF on a fifo),
- * stamps `e` and crashes; on a later run it sleeps (or, as the floor's second run, ends).
- * Arguments: STAMPFILE FIFO MODE (crash | floor | sleep).
+ * stamps `e` and crashes; on a later run it sleeps (or, as the floor's second run, ends). In mode
+ * `loop` it crashes that way on each of its first LOOP_CRASHES runs.
+ * Arguments: STAMPFILE FIFO MODE (crash | floor | sleep | loop).
  */
+export const LOOP_CRASHES = 3;
 export const CONTAINER_SCRIPT = `echo "s $EPOCHREALTIME" >>"$1"
-if [ "$3" = sleep ] || [ -e "$1.crashed" ]; then
+if [ "$3" = loop ]; then
+  [ "$(grep -c '^s' "$1")" -gt ${LOOP_CRASHES} ] && exec sleep 3600
+elif [ "$3" = sleep ] || [ -e "$1.crashed" ]; then
   [ "$3" = floor ] && exit 0
   exec sleep 3600
 fi
@@ -90,7 +94,7 @@ export class BenchDir {
   }
 }
 
-export function podManifest(name: string, dir: BenchDir, mode: "crash" | "sleep"): string {
+export function podManifest(name: string, dir: BenchDir, mode: "crash" | "sleep" | "loop"): string {
   return `apiVersion: v1
 kind: Pod
 metadata: {name: ${name}, namespace: bench}
@@ -154,36 +158,43 @@ export function summary(values: number[]): string {
 }
 
 /**
- * Waits until every program in `names` has stamped its first start, lets them reach the fifo, ends
- * the wait, and returns each one's gap: its crash stamp to the first stamp of its next run.
+ * Crashes every program in `names` together, `crashes` times (each time once all have started and
+ * reached the fifo), and returns each one's gap: its last crash stamp to the first stamp of the run
+ * after it.
  */
-export async function crashTogether(dir: BenchDir, names: string[]): Promise<number[]> {
+export async function crashTogether(dir: BenchDir, names: string[], crashes = 1): Promise<number[]> {
   const stamped = (name: string, kind: string) => dir.readStamps(name).filter((s) => s.kind === kind).length;
-  await until("every program's first start", () => names.every((n) => stamped(n, "s") >= 1));
-  await Bun.sleep(200);
-  await until("every program's crash", () => {
-    if (names.every((n) => stamped(n, "e") >= 1)) return true;
-    dir.trigger();
-    return false;
-  });
-  await until("every program's second start", () => names.every((n) => stamped(n, "s") >= 2));
+  for (let crash = 1; crash <= crashes; crash++) {
+    await until(`every program's start ${crash}`, () => names.every((n) => stamped(n, "s") >= crash));
+    await Bun.sleep(200);
+    await until(`every program's crash ${crash}`, () => {
+      if (names.every((n) => stamped(n, "e") >= crash)) return true;
+      dir.trigger();
+      return false;
+    });
+  }
+  await until("every program's start after its last crash", () => names.every((n) => stamped(n, "s") > crashes));
   return names.map((name) => {
     const stamps = dir.readStamps(name);
-    const exit = stamps.find((s) => s.kind === "e")!;
-    return stamps.filter((s) => s.kind === "s")[1]!.ms - exit.ms;
+    return stamps.filter((s) => s.kind === "s")[crashes]!.ms - stamps.filter((s) => s.kind === "e")[crashes - 1]!.ms;
   });
 }
 
-/** First restarts on one agent: each round renames `count` new crashing pods in, crashes them together, and removes them. */
-export async function agentFirstRestarts(count: number, rounds: number): Promise<number[]> {
+/**
+ * Restarts on one agent: each round renames `count` new pods in, crashes them together and removes
+ * them. By default the first restart (which the kubelet makes at once); `loop` measures the restart
+ * after the LOOP_CRASHES-th crash instead, under the agent `flags` (a short back-off), by when a
+ * restart also replaces the dead container kept before.
+ */
+export async function agentRestarts(count: number, rounds: number, options: { loop?: boolean; flags?: string[] } = {}): Promise<number[]> {
   const dir = new BenchDir();
-  const agent = new BenchAgent(dir);
+  const agent = new BenchAgent(dir, options.flags ?? []);
   const gaps: number[] = [];
   try {
     for (let round = 0; round < rounds; round++) {
       const names = Array.from({ length: count }, (_, i) => `r${round}-p${i}`);
-      for (const name of names) dir.renameIn(`${name}.yaml`, podManifest(name, dir, "crash"));
-      gaps.push(...(await crashTogether(dir, names)));
+      for (const name of names) dir.renameIn(`${name}.yaml`, podManifest(name, dir, options.loop ? "loop" : "crash"));
+      gaps.push(...(await crashTogether(dir, names, options.loop ? LOOP_CRASHES : 1)));
       const removed = agent.count("PodRemoved");
       for (const name of names) rmSync(join(dir.manifests, `${name}.yaml`));
       await until("the round's pods to be removed", () => agent.count("PodRemoved") >= removed + count);
