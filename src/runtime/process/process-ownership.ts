@@ -8,7 +8,10 @@
  * directory, not on every listing. A directory that is gone is nothing to act on.
  */
 import { isOwnedBy } from "../labels.ts";
-import { isContainerRecord, isLabelMap, isSandboxRecord, readRecordFile, type RecordFile, type SandboxRecord } from "./process-files.ts";
+import { isContainerRecord, isLabelMap, isSandboxRecord, readRecordFile, type ContainerRecord, type RecordFile, type SandboxRecord } from "./process-files.ts";
+
+/** A container's record with its labels, wherever they were kept. */
+export type LabelledContainerRecord = ContainerRecord & { labels: Record<string, string> };
 
 /** What a directory's record proves: ours (with the record), another database's, nothing (and why), or the directory is gone. */
 export type Ownership<T> = { verdict: "ours"; record: T } | { verdict: "theirs" } | { verdict: "unproven"; problem: string } | { verdict: "gone" };
@@ -27,13 +30,9 @@ export class ProcessOwnership {
   constructor(private readonly options: ProcessOwnershipOptions) {}
 
   /** The container in `dir`, by the labels in its config.json, or in its labels.json when the record has none (an earlier version's). */
-  container(dir: string): Ownership<Record<string, string>> {
+  container(dir: string): Ownership<LabelledContainerRecord> {
     const config = readRecordFile(dir, "config.json", "a container record", isContainerRecord);
-    if (config.state === "read" && config.value.labels === undefined) {
-      return this.judge(dir, readRecordFile(dir, "labels.json", "a map of labels", isLabelMap), (labels) => labels);
-    }
-    const labels: RecordFile<Record<string, string>> = config.state === "read" ? { state: "read", value: config.value.labels! } : config;
-    return this.judge(dir, labels, (found) => found);
+    return this.judge(dir, config.state === "read" ? withLabels(dir, config.value) : config, (record) => record.labels);
   }
 
   /** The pod sandbox in `dir`, by its sandbox.json. */
@@ -66,6 +65,12 @@ export class ProcessOwnership {
     if (file.state === "gone") return { verdict: "gone" };
     return isOwnedBy(labelsOf(file.value), { database: this.options.owner }) ? { verdict: "ours", record: file.value } : { verdict: "theirs" };
   }
+}
+
+function withLabels(dir: string, record: ContainerRecord): RecordFile<LabelledContainerRecord> {
+  if (record.labels) return { state: "read", value: { ...record, labels: record.labels } };
+  const labels = readRecordFile(dir, "labels.json", "a map of labels", isLabelMap);
+  return labels.state === "read" ? { state: "read", value: { ...record, labels: labels.value } } : labels;
 }
 
 /** Why `what` may not be acted on (signalled, removed), or undefined when it is ours or gone. */

@@ -317,9 +317,8 @@ export class ProcessRuntime implements Runtime {
     const infos: ContainerInfo[] = [];
     for (const { id, dir } of this.layout.scanContainers()) {
       this.dirs.set(id, dir);
-      const labels = this.ownership.listed(`container ${id}`, dir, this.ownership.container(dir));
-      const record = readJson<ContainerRecord>(join(dir, "config.json"));
-      if (!labels || !record) continue;
+      const record = this.ownership.listed(`container ${id}`, dir, this.ownership.container(dir));
+      if (!record) continue;
       let status = this.readStatus(id);
       // An agent killed right after launching a monitor leaves a container whose process is about to
       // run: wait for the monitor to report rather than take it for one that never ran.
@@ -328,7 +327,7 @@ export class ProcessRuntime implements Runtime {
         status = this.readStatus(id);
       }
       if (status.state === "running") this.events.track(id);
-      infos.push({ ...status, labels, sandboxId: record.sandboxId });
+      infos.push({ ...status, labels: record.labels, sandboxId: record.sandboxId });
     }
     return infos;
   }
