@@ -289,7 +289,6 @@ static void set_paths(void) {
   ended_path = join_path(dir, ".ended", "");
   exit_path = join_path(dir, "exit", "");
   exit_code_path = join_path(dir, "exit-code", "");
-  new_log_path = join_path(dir, ".log.new", "");
   err_path = join_path(dir, "monitor.err", "");
   started_path = join_path(events, id, ".started");
   exited_path = join_path(events, id, ".exited");
@@ -304,6 +303,8 @@ static void set_paths(void) {
     log_base = slash + 1;
   }
   log_base_len = strlen(log_base);
+  /* Beside the log, so the rotation's rename never crosses filesystems (DIR may be a tmpfs). */
+  new_log_path = join_path(log_dir, ".log.new", "");
   if (strlen(log_path) + 40 >= PATH_BYTES) usage("a path is too long");
 }
 

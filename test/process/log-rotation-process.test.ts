@@ -1,7 +1,9 @@
 /**
  * Container log rotation on the process runtime: the monitor rotates its CRI log as it fills,
  * keeps at most --container-log-max-files files (older rotated ones compressed), and loses or
- * repeats no line at the rotations, even under a container writing as fast as it can.
+ * repeats no line at the rotations, even under a container writing as fast as it can. The records
+ * are on a tmpfs apart from the logs, as the agent keeps them (process-files.ts): a rotation never
+ * moves a file between the two.
  */
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,8 +25,8 @@ const cgroups = testCgroupIdentities();
 afterAll(() => cgroups.cleanup());
 
 const roots: string[] = [];
-function tempRoot(): string {
-  const dir = mkdtempSync(join(tmpdir(), "minikubelet-logrotate-"));
+function tempRoot(parent = tmpdir()): string {
+  const dir = mkdtempSync(join(parent, "minikubelet-logrotate-"));
   roots.push(dir);
   return dir;
 }
@@ -41,7 +43,7 @@ afterEach(async () => {
 });
 
 async function start(root: string, logPolicy: ContainerLogPolicy, command: string[]) {
-  const runtime = new ProcessRuntime({ rootDir: root, owner: cgroups.ownerFor(root), logPolicy });
+  const runtime = new ProcessRuntime({ rootDir: root, stateDir: tempRoot("/dev/shm"), owner: cgroups.ownerFor(root), logPolicy });
   const container = contractContainer("main", command);
   const pod = contractPod("flood", [container]);
   const sandbox = await runtime.runPodSandbox(pod);

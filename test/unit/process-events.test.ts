@@ -18,7 +18,7 @@ function setup() {
   const exited = new Set<string>();
   const statusReads: string[] = [];
   const events = new ContainerEvents({
-    eventsDir,
+    eventsDirs: [eventsDir],
     clock,
     hasExited: (id) => {
       statusReads.push(id);

@@ -1,7 +1,7 @@
 /**
  * The create half of a process container's start (CRI's CreateContainer): the spec checked against
- * the host, then the container's directory and its one record (config.json, its labels in it)
- * written before a monitor runs; the monitor creates the log. A start creates no file it does not
+ * the host, then the container's state directory and its one record (config.json, its labels in
+ * it) written before a monitor runs, and its log directory; the monitor creates the log. A start creates no file it does not
  * need: on a filesystem under churn each new inode is a measurable part of a start. Every refusal
  * is a ContainerStartError naming the container, so the loop reports it as the kubelet would a
  * failed start.
@@ -39,7 +39,10 @@ export interface CreateContainerInput {
 /** A container whose directory is written and whose process is not started yet. */
 export interface CreatedContainer {
   id: string;
+  /** Its records. */
   dir: string;
+  /** Its log and the log's rotations. */
+  logDir: string;
   record: ContainerRecord;
   /** What its cgroup is to enforce. */
   limits: CgroupLimits;
@@ -61,7 +64,8 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   // validate and the file source refuse such a pod already; a checkpointed spec may predate that.
   const problem = containerStartProblem(container, "process");
   if (problem) fail(problem.field ? `${problem.field}: ${problem.message}` : problem.message);
-  if (!existsSync(join(podDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
+  const sandboxDir = layout.sandboxDir(podUid);
+  if (!existsSync(join(sandboxDir, "sandbox.json"))) fail(`sandbox ${config.sandbox.id} does not exist (runPodSandbox first)`);
   const volumeDir = (name: string) => layout.volumeDir(pod.uid, name);
   const env = containerEnv({ pod, container, podDir, volumeDir }, fail);
   const volumeBinds = container.volumeMounts
@@ -71,7 +75,8 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   const isRoot = accounts.uid === 0;
   const security = processSecurity(pod, container.name, accounts, fail);
   const identity = { ...security.identity, ...(config.oomScoreAdj !== undefined && { oomScoreAdj: config.oomScoreAdj }) };
-  const hostsBind = podHostsBind(config, podDir, isRoot);
+  // Beside the sandbox's record: an earlier version's pod keeps the file its containers have bound.
+  const hostsBind = podHostsBind(config, sandboxDir, isRoot);
   const mounts = planBindMounts(hostsBind ? [...volumeBinds, hostsBind] : volumeBinds, isRoot);
   const workingDir = container.workingDir ? resolve(podDir, container.workingDir) : podDir;
   if (!isDirectory(workingDir)) fail(`chdir to workingDir "${workingDir}": no such directory`);
@@ -86,7 +91,9 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
 
   const id = `${containerIdPrefix(podUid)}${container.name}-${config.attempt}-${randomBytes(3).toString("hex")}`;
   const dir = layout.containerDir(podUid, id);
+  const logDir = layout.logDir(podUid, id);
   ensureDir(dir);
+  ensureDir(logDir);
   const record: ContainerRecord = {
     id,
     podUid,
@@ -106,7 +113,7 @@ export function createContainerDir(input: CreateContainerInput): CreatedContaine
   };
   writeJson(join(dir, "config.json"), record);
   const stdio = { stdin: container.stdin === true, stdinOnce: container.stdinOnce === true, tty: container.tty === true };
-  return { id, dir, record, limits, stdio, ...("problem" in mounts && { mountProblem: mounts.problem }) };
+  return { id, dir, logDir, record, limits, stdio, ...("problem" in mounts && { mountProblem: mounts.problem }) };
 }
 
 /**

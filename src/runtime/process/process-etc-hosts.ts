@@ -13,13 +13,13 @@ import { ETC_HOSTS_PATH, podHostAliases, podHostsContent } from "../etc-hosts.ts
 import type { ContainerConfig } from "../runtime.ts";
 import type { BindMount } from "./process-mounts.ts";
 
-/** Writes the pod's hosts file into `podDir` and returns its bind, or undefined when the container reads the host's. */
-export function podHostsBind(config: ContainerConfig, podDir: string, isRoot: boolean, nodeHostsPath = ETC_HOSTS_PATH): BindMount | undefined {
+/** Writes the pod's hosts file into `dir` (its state directory) and returns its bind, or undefined when the container reads the host's. */
+export function podHostsBind(config: ContainerConfig, dir: string, isRoot: boolean, nodeHostsPath = ETC_HOSTS_PATH): BindMount | undefined {
   const { pod } = config;
   if (!isRoot || (pod.hostNetwork && podHostAliases(pod).length === 0)) return undefined;
   // A container that mounts its own /etc/hosts keeps it, as on the kubelet.
   if (config.container.volumeMounts.some((mount) => mount.mountPath === ETC_HOSTS_PATH)) return undefined;
-  const file = join(podDir, "etc-hosts");
+  const file = join(dir, "etc-hosts");
   const content = podHostsContent(pod, config.sandbox.ip, () => readFileSync(nodeHostsPath, "utf8"));
   // Another container of the pod may have it bound: the same inode is rewritten only when it changed.
   if (readOrUndefined(file) !== content) {

@@ -12,12 +12,13 @@
  * its monitor died first), as only that tells a monitor killed with the container still running (the
  * exit is then recorded as lost).
  */
-import { readdirSync, watch, type FSWatcher } from "node:fs";
+import { existsSync, readdirSync, watch, type FSWatcher } from "node:fs";
 import type { Clock } from "../../clock.ts";
 import type { RuntimeEvent } from "../runtime.ts";
 
 export interface ContainerEventsOptions {
-  eventsDir: string;
+  /** The directories the monitors drop markers into: the runtime's, and an earlier version's when its monitors may still run. */
+  eventsDirs: string[];
   clock: Clock;
   /** Reads whether `id` has exited (recording a lost exit when its monitor is gone). */
   hasExited: (id: string) => boolean;
@@ -35,17 +36,20 @@ export class ContainerEvents {
   /** Ids whose monitor is our live child: its exit callback reports whatever the markers miss. */
   private readonly children = new Set<string>();
   private lastUnwatchedCheck: number;
-  private readonly watcher: FSWatcher | undefined;
+  private readonly watchers: FSWatcher[];
   private closed = false;
 
   constructor(private readonly options: ContainerEventsOptions) {
-    this.watcher = watch(options.eventsDir, (_type, filename) => {
-      const name = filename?.toString() ?? "";
-      const dot = name.lastIndexOf(".");
-      if (dot > 0) this.notify(name.slice(0, dot), name.slice(dot + 1) === "started");
-    });
-    this.watcher.on("error", () => {
-      // The directory went away (root removed under us): the backstop still runs.
+    this.watchers = options.eventsDirs.filter((dir) => existsSync(dir)).map((dir) => {
+      const watcher = watch(dir, (_type, filename) => {
+        const name = filename?.toString() ?? "";
+        const dot = name.lastIndexOf(".");
+        if (dot > 0) this.notify(name.slice(0, dot), name.slice(dot + 1) === "started");
+      });
+      watcher.on("error", () => {
+        // The directory went away (root removed under us): the backstop still runs.
+      });
+      return watcher;
     });
     this.lastUnwatchedCheck = options.clock.now();
   }
@@ -126,12 +130,16 @@ export class ContainerEvents {
     if (this.options.clock.now() - this.lastUnwatchedCheck >= UNWATCHED_CHECK_MS) this.checkUnwatched();
   }
 
-  /** One listing of the events directory: an `.exited` marker of a container seen running is an exit the watch missed. */
+  /** One listing of each events directory: an `.exited` marker of a container seen running is an exit the watch missed. */
   private scanMarkers(): void {
     if (this.running.size === 0) return;
+    for (const dir of this.options.eventsDirs) this.scanMarkersIn(dir);
+  }
+
+  private scanMarkersIn(dir: string): void {
     let names: string[];
     try {
-      names = readdirSync(this.options.eventsDir);
+      names = readdirSync(dir);
     } catch {
       return; // The directory went away (root removed under us): nothing to report from it.
     }
@@ -150,7 +158,7 @@ export class ContainerEvents {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.watcher?.close();
+    for (const watcher of this.watchers) watcher.close();
     this.listeners.clear();
     for (const set of this.waiters.values()) for (const wake of [...set]) wake();
   }

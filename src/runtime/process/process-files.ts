@@ -1,24 +1,39 @@
 /**
- * The process runtime's on-disk state: where each pod and container attempt lives, and how the
- * files the monitor writes are read back. Everything the runtime knows is in these files, so a new
- * agent process on the same root sees exactly what the old one saw.
+ * The process runtime's state: where each pod and container attempt lives, and how the files the
+ * monitor writes are read back. Everything the runtime knows is in these files, so a new agent
+ * process on the same roots sees exactly what the old one saw.
  *
- * Layout under `rootDir`:
+ * Two roots, as containerd keeps its state in /run and its content on disk. What a start and an
+ * exit create (records, pid, exit, markers) lives under `stateDir`, on a tmpfs when the agent has
+ * one (host/volatile-state.ts): on a disk each new inode is a measurable part of a restart, and
+ * none of it outlives the processes it describes. What must survive a reboot or take the disk's
+ * room lives under `rootDir`: the monitor binary, each pod's working directory and volumes, and
+ * the logs. A runtime given one root keeps both halves there.
+ *
+ * Under `rootDir`:
  * ```
  * minikubelet-monitor-<sha256>        the monitor binary (monitor-binary.ts), one per version
+ * pods/<podUid>/                      the containers' default working directory
+ * pods/<podUid>/volumes/<name>/       emptyDir volumes
+ * pods/<podUid>/containers/<id>/      container.log[.<time>[.gz]]: the CRI log the monitor creates,
+ *                                     writes and rotates (container-log-file.ts); `log`: the raw log
+ *                                     of an earlier version's shell monitor
+ * ```
+ * Under `stateDir`:
+ * ```
  * events/<id>.started|.exited         empty markers the monitor creates; one directory watch sees them all
  * pods/<podUid>/sandbox.json          { id, podUid, labels, createdAt }
- * pods/<podUid>/volumes/<name>/       emptyDir volumes
+ * pods/<podUid>/etc-hosts             the pod's managed /etc/hosts (process-etc-hosts.ts)
  * pods/<podUid>/containers/<id>/      one directory per container attempt:
  *     config.json                     written by the agent before the monitor starts: the record, its
  *                                     labels in it (earlier versions wrote them to labels.json beside it)
- *     container.log[.<time>[.gz]]     the CRI log the monitor creates, writes and rotates (container-log-file.ts);
- *                                     `log`: the raw log of an earlier version's shell monitor
  *     pid                             "<pid> <starttime> <startedNs|-> <monitorPid> <monitorStarttime>"
  *     .ended                          "<code> -", written by the monitor the moment the process ended
  *     exit                            "<code> <finishedNs|->" (+ " lost" when the agent had to write it)
  *     exit-code                       a symlink to "<code>": the monitor's exit on a disk too full for `exit`
  * ```
+ * Earlier versions kept everything under `rootDir`: a pod or container whose records are there and
+ * not under `stateDir` is theirs, and is read, listed and removed where it is.
  * `-` for a time is the mtime of `pid` (start) or `.ended` (finish): the kernel's clock when the
  * monitor wrote them, so the monitor runs no `date` (a process, milliseconds of a restart). Each
  * file is new and written by one short write, so a reader sees all of it or too little to parse.
@@ -85,7 +100,7 @@ export function containerIdPrefix(podUid: string): string {
   return `${podUid.slice(0, 8)}-`;
 }
 
-/** One container attempt's directory, as the layout's scans find it. */
+/** One container attempt's directory, as the layout's scans find it: `dir` holds its records. */
 export interface ContainerDirEntry {
   podUid: string;
   id: string;
@@ -93,67 +108,121 @@ export interface ContainerDirEntry {
 }
 
 export class ProcessLayout {
-  constructor(readonly rootDir: string) {}
+  /** `stateDir` defaults to `rootDir`: one root holds both halves. */
+  constructor(
+    readonly rootDir: string,
+    readonly stateDir: string = rootDir,
+  ) {}
 
+  /** Whether records live apart from the logs and volumes, so an earlier version's may be found under `rootDir`. */
+  private get split(): boolean {
+    return this.stateDir !== this.rootDir;
+  }
+
+  /** The pods' directories on disk (working directories, volumes, logs). */
   get podsDir(): string {
     return join(this.rootDir, "pods");
   }
-  get eventsDir(): string {
-    return join(this.rootDir, "events");
+  /** The pods' records. */
+  get statePodsDir(): string {
+    return join(this.stateDir, "pods");
   }
+  get eventsDir(): string {
+    return join(this.stateDir, "events");
+  }
+  /** The pod's directory on disk: its containers' default working directory, its volumes and logs. */
   podDir(podUid: string): string {
     return join(this.podsDir, podUid);
+  }
+  /** Where the pod's sandbox.json and etc-hosts are written. */
+  podStateDir(podUid: string): string {
+    return join(this.statePodsDir, podUid);
   }
   volumeDir(podUid: string, volume: string): string {
     return join(this.podDir(podUid), "volumes", volume);
   }
-  containersDir(podUid: string): string {
-    return join(this.podDir(podUid), "containers");
-  }
+  /** Where a new container's records go. */
   containerDir(podUid: string, id: string): string {
-    return join(this.containersDir(podUid), id);
+    return join(this.statePodsDir, podUid, "containers", id);
   }
-  marker(id: string, kind: "started" | "exited"): string {
-    return join(this.eventsDir, `${id}.${kind}`);
+  /** Where the container's log and its rotations are (for an earlier version's container, its records too). */
+  logDir(podUid: string, id: string): string {
+    return join(this.podsDir, podUid, "containers", id);
+  }
+  /** The events directories monitors may still drop markers into: the runtime's, and the root's when an earlier version's monitors wrote there. */
+  eventsDirs(): string[] {
+    const earlier = join(this.rootDir, "events");
+    return this.split && existsSync(earlier) ? [this.eventsDir, earlier] : [this.eventsDir];
+  }
+  /** Where a container's marker of `kind` is, or may be (an earlier version's container's is under the root). */
+  markers(id: string, kind: "started" | "exited"): string[] {
+    return this.eventsDirs().map((dir) => join(dir, `${id}.${kind}`));
   }
 
-  /** Every container directory under the root, as (podUid, id, dir). Unreadable entries are skipped. */
+  /** The directory holding the pod's sandbox.json (and etc-hosts): its state directory, unless only an earlier version's pod directory has one. */
+  sandboxDir(podUid: string): string {
+    const state = this.podStateDir(podUid);
+    if (!this.split || existsSync(join(state, "sandbox.json"))) return state;
+    return existsSync(join(this.podDir(podUid), "sandbox.json")) ? this.podDir(podUid) : state;
+  }
+
+  /** Every container directory, as (podUid, id, dir). Unreadable entries are skipped. */
   scanContainers(): ContainerDirEntry[] {
-    return listDir(this.podsDir).flatMap((podUid) => this.podContainers(podUid));
+    return this.scanPods().flatMap((podUid) => this.podContainers(podUid));
   }
 
   /** One pod's container directories: what removing it reads, whatever the number of other pods. */
   podContainers(podUid: string): ContainerDirEntry[] {
-    return listDir(this.containersDir(podUid)).map((id) => ({ podUid, id, dir: this.containerDir(podUid, id) }));
+    const current = listDir(join(this.statePodsDir, podUid, "containers")).map((id) => ({ podUid, id, dir: this.containerDir(podUid, id) }));
+    if (!this.split) return current;
+    // A directory on disk with its records in it is an earlier version's container; one with only
+    // logs is the other half of a container listed above (or of one whose records a reboot took).
+    const ids = new Set(current.map((entry) => entry.id));
+    const earlier = listDir(join(this.podsDir, podUid, "containers"))
+      .filter((id) => !ids.has(id) && holdsRecord(this.logDir(podUid, id)))
+      .map((id) => ({ podUid, id, dir: this.logDir(podUid, id) }));
+    return [...current, ...earlier];
   }
 
   /** The containers of the pods that may hold `id`: those whose uid it begins with (containerIdPrefix), so a lookup is not a scan of every pod. */
   findContainer(id: string): ContainerDirEntry[] {
-    return listDir(this.podsDir)
+    return this.scanPods()
       .filter((podUid) => id.startsWith(containerIdPrefix(podUid)))
       .flatMap((podUid) => this.podContainers(podUid));
   }
 
   /**
-   * Narrows what an older agent left 0755/0644: the root, its directories and each container's
+   * Narrows what an older agent left 0755/0644: the roots, their directories and each container's
    * files. Volumes' contents are the containers' own and keep their modes (their 0700 parents
    * already close them). Once per start: it reads every container directory.
    */
   tighten(): void {
-    for (const path of [this.rootDir, this.podsDir, this.eventsDir]) tightenMode(path);
+    for (const path of [this.rootDir, this.podsDir, this.stateDir, this.statePodsDir, this.eventsDir]) tightenMode(path);
     for (const podUid of this.scanPods()) {
-      for (const path of [this.podDir(podUid), this.containersDir(podUid), join(this.podDir(podUid), "volumes"), join(this.podDir(podUid), "sandbox.json")]) tightenMode(path);
-    }
-    for (const { dir } of this.scanContainers()) {
-      tightenMode(dir);
-      for (const name of listDir(dir)) tightenMode(join(dir, name));
+      for (const dir of new Set([this.podDir(podUid), this.podStateDir(podUid)])) {
+        for (const path of [dir, join(dir, "containers"), join(dir, "volumes"), join(dir, "sandbox.json")]) tightenMode(path);
+      }
+      for (const { podUid: uid, id, dir } of this.podContainers(podUid)) {
+        for (const path of new Set([dir, this.logDir(uid, id)])) {
+          tightenMode(path);
+          for (const name of listDir(path)) tightenMode(join(path, name));
+        }
+      }
     }
   }
 
-  /** Every pod directory under the root, by pod uid; each should hold a sandbox.json. */
+  /** Every pod with records, by uid; each should hold a sandbox.json. */
   scanPods(): string[] {
-    return listDir(this.podsDir);
+    const current = listDir(this.statePodsDir);
+    if (!this.split) return current;
+    const known = new Set(current);
+    return [...current, ...listDir(this.podsDir).filter((uid) => !known.has(uid) && existsSync(join(this.podDir(uid), "sandbox.json")))];
   }
+}
+
+/** Whether a container directory holds the record an agent writes before its monitor runs (config.json; labels.json of earlier versions). */
+function holdsRecord(dir: string): boolean {
+  return existsSync(join(dir, "config.json")) || existsSync(join(dir, "labels.json"));
 }
 
 function listDir(dir: string): string[] {

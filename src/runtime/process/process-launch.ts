@@ -31,7 +31,7 @@ export interface LaunchInput {
 /** Launches the container's monitor and resolves once the process runs (its pid is recorded). */
 export async function launchContainer(input: LaunchInput): Promise<void> {
   const { events, name, created } = input;
-  const { id, dir, record } = created;
+  const { id, dir, logDir, record } = created;
   let monitorGone = false;
   events.ownChild(id);
   try {
@@ -40,7 +40,7 @@ export async function launchContainer(input: LaunchInput): Promise<void> {
       tools: input.tools,
       id,
       containerDir: dir,
-      logPath: join(dir, CRI_LOG_NAME),
+      logPath: join(logDir, CRI_LOG_NAME),
       workingDir: record.workingDir,
       env: record.env,
       argv: record.command,

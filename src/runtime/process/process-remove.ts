@@ -1,7 +1,7 @@
 /**
  * Signalling and removing a process container. A removal stops everything that could still run or
- * write in the container's directory (a monitor about to start the process, the process, the
- * monitor's last writes) before the directory, its cgroup and its event markers go, so nothing is
+ * write in the container's directories (a monitor about to start the process, the process, the
+ * monitor's last writes) before the directories, its cgroup and its event markers go, so nothing is
  * left behind and nothing is started after.
  */
 import { existsSync, rmSync } from "node:fs";
@@ -33,7 +33,10 @@ export function signalContainer(id: string, dir: string, name: SignalName): void
 
 export interface RemovalInput {
   id: string;
+  /** Its records. */
   dir: string;
+  /** Its logs (the same directory for a container of an earlier version). */
+  logDir: string;
   layout: ProcessLayout;
   events: Pick<ContainerEvents, "waitFor">;
   cgroups: Pick<Cgroups, "remove">;
@@ -41,7 +44,7 @@ export interface RemovalInput {
   state: () => RuntimeContainerState;
 }
 
-/** Kills what runs in the container, waits for its monitor's last writes, then removes its cgroup, directory and markers. */
+/** Kills what runs in the container, waits for its monitor's last writes, then removes its cgroup, directories and markers. */
 export async function removeContainerFiles(input: RemovalInput): Promise<void> {
   const { id, dir, layout, events } = input;
   // A monitor that has not recorded its pid yet may still start the process: it goes first.
@@ -53,13 +56,13 @@ export async function removeContainerFiles(input: RemovalInput): Promise<void> {
   if (input.state() === "running") signalContainer(id, dir, "SIGKILL");
   // Let the monitor finish its last writes (exit file, then marker) so nothing is left behind.
   if (pid && !readExit(dir)?.lost) {
-    const marker = layout.marker(id, "exited");
-    await events.waitFor(id, () => existsSync(marker) || !isLiveProcess(pid.monitorPid, pid.monitorStartTicks), 2000, 20);
+    const markers = layout.markers(id, "exited");
+    await events.waitFor(id, () => markers.some((marker) => existsSync(marker)) || !isLiveProcess(pid.monitorPid, pid.monitorStartTicks), 2000, 20);
   }
   input.cgroups.remove(id);
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-  rmSync(layout.marker(id, "started"), { force: true });
-  rmSync(layout.marker(id, "exited"), { force: true });
+  if (input.logDir !== dir) rmSync(input.logDir, { recursive: true, force: true, maxRetries: 3 });
+  for (const marker of [...layout.markers(id, "started"), ...layout.markers(id, "exited")]) rmSync(marker, { force: true });
 }
 
 /** SIGKILLs the monitors of a container until none is left, so none can start or record anything more. */

@@ -1,14 +1,15 @@
 /**
- * The process runtime's pod sandboxes: a directory per pod uid (`pods/<uid>/`, process-files.ts)
- * holding its `sandbox.json`, its emptyDir volumes and its containers. There is no pause process
- * and no network namespace: every pod's IP is the host's loopback.
+ * The process runtime's pod sandboxes: per pod uid, a directory on disk (`pods/<uid>/`,
+ * process-files.ts) holding its emptyDir volumes and its containers' logs, and a state directory
+ * holding its `sandbox.json` and its containers' records. There is no pause process and no
+ * network namespace: every pod's IP is the host's loopback.
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../../clock.ts";
 import type { PodSpec } from "../../manifest/types.ts";
 import { sandboxLabels } from "../labels.ts";
-import { ProcessLayout, SAFE_NAME, ensureDir, writeJson, type SandboxRecord } from "./process-files.ts";
+import { ProcessLayout, SAFE_NAME, ensureDir, writeJson, type ContainerDirEntry, type SandboxRecord } from "./process-files.ts";
 import type { ProcessOwnership } from "./process-ownership.ts";
 import type { Sandbox, SandboxInfo } from "../runtime.ts";
 import { memoryMediumFallback, mountTmpfs, unmountTmpfs } from "./process-tmpfs.ts";
@@ -21,7 +22,7 @@ export interface ProcessSandboxesOptions {
   owner: string | undefined;
   ownership: ProcessOwnership;
   /** Removes one container of a pod being removed, refusing one not provably ours. */
-  removeContainer(container: { id: string; dir: string }): Promise<void>;
+  removeContainer(container: ContainerDirEntry): Promise<void>;
 }
 
 export class ProcessSandboxes {
@@ -31,8 +32,8 @@ export class ProcessSandboxes {
   async run(pod: PodSpec): Promise<Sandbox> {
     const { layout } = this.options;
     if (!SAFE_NAME.test(pod.uid)) throw new Error(`pod ${pod.key}: uid "${pod.uid}" is not usable as a directory name`);
-    const dir = layout.podDir(pod.uid);
-    ensureDir(join(dir, "containers"));
+    ensureDir(layout.podDir(pod.uid));
+    ensureDir(join(layout.podStateDir(pod.uid), "containers"));
     const warnings: string[] = [];
     for (const volume of pod.volumes) {
       if (volume.type === "secret") {
@@ -50,7 +51,7 @@ export class ProcessSandboxes {
       const why = await mountTmpfs(path, memoryMediumSizeBytes(pod, volume));
       if (why) warnings.push(memoryMediumFallback(volume.name, why));
     }
-    const file = join(dir, "sandbox.json");
+    const file = join(layout.sandboxDir(pod.uid), "sandbox.json");
     if (!existsSync(file)) {
       const record: SandboxRecord = { id: pod.uid, podUid: pod.uid, labels: sandboxLabels(pod, this.options.owner), createdAt: this.options.clock.now() };
       writeJson(file, record);
@@ -59,21 +60,23 @@ export class ProcessSandboxes {
   }
 
   /**
-   * Removes the pod's containers, then its directory; a pod already gone is a no-op. Refused, with
+   * Removes the pod's containers, then its directories; a pod already gone is a no-op. Refused, with
    * nothing removed, when its sandbox.json does not prove it ours; stops at the first container that
-   * is not provably ours, leaving the directory.
+   * is not provably ours, leaving the directories.
    */
   async remove(id: string): Promise<void> {
     const { layout, ownership } = this.options;
     if (!SAFE_NAME.test(id)) return;
     const dir = layout.podDir(id);
-    if (!existsSync(dir)) return;
-    if (!ownership.removable(`sandbox ${id}`, ownership.sandbox(dir))) return;
+    const stateDir = layout.podStateDir(id);
+    if (!existsSync(dir) && !existsSync(stateDir)) return;
+    if (!ownership.removable(`sandbox ${id}`, ownership.sandbox(layout.sandboxDir(id)))) return;
     for (const entry of layout.podContainers(id)) await this.options.removeContainer(entry);
     // A memory emptyDir's tmpfs goes first, or removing the directory would stop at its mount point.
     const volumes = join(dir, "volumes");
     if (existsSync(volumes)) for (const name of readdirSync(volumes)) await unmountTmpfs(join(volumes, name));
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    rmSync(stateDir, { recursive: true, force: true, maxRetries: 3 });
   }
 
   /** The sandboxes provably ours; every other pod directory is left out (and reported once). */
@@ -81,7 +84,7 @@ export class ProcessSandboxes {
     const { layout, ownership } = this.options;
     const sandboxes: SandboxInfo[] = [];
     for (const uid of layout.scanPods()) {
-      const dir = layout.podDir(uid);
+      const dir = layout.sandboxDir(uid);
       const record = ownership.listed(`sandbox ${uid}`, dir, ownership.sandbox(dir));
       if (record) sandboxes.push({ id: record.id, podUid: record.podUid, ip: "127.0.0.1", labels: record.labels, ready: true });
     }

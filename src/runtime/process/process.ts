@@ -1,8 +1,8 @@
 /**
  * The plain-process runtime: no images, no namespaces; each container attempt is a process in a
  * session of its own, held by a compiled monitor (process-monitor.ts) that outlives the agent.
- * All state lives in files under `rootDir` (process-files.ts), so a new agent adopts what an old
- * one started: same ids, same pids, exits recorded while nobody watched.
+ * All state lives in files under `rootDir` and `stateDir` (process-files.ts), so a new agent adopts
+ * what an old one started: same ids, same pids, exits recorded while nobody watched.
  *
  * Choices a user can see:
  * - Container ids are `<podUid first 8>-<container>-<attempt>-<6 random hex>`: readable in `ps`
@@ -44,7 +44,7 @@ import { ContainerEvents } from "./process-events.ts";
 import { execInContainer } from "./process-exec.ts";
 import { attachProcessContainer, processAttachSupport } from "./process-attach.ts";
 import { startExecBeside } from "./process-exec-stream.ts";
-import { ProcessLayout, SAFE_NAME, ensureDir, readExit, readJson, readPid, readText, type ContainerRecord } from "./process-files.ts";
+import { ProcessLayout, SAFE_NAME, ensureDir, readExit, readJson, readPid, readText, type ContainerDirEntry, type ContainerRecord } from "./process-files.ts";
 import { createContainerDir } from "./process-create.ts";
 import { ProcessOwnership, refusal } from "./process-ownership.ts";
 import { ProcessSandboxes } from "./process-sandboxes.ts";
@@ -62,8 +62,10 @@ import { containerLogFilesSize, containerLogPath, decodeCriLog, isCriLogPath } f
 export { DEFAULT_PATH, volumeEnvName } from "./process-spec.ts";
 
 export interface ProcessRuntimeOptions {
-  /** Holds every pod and container directory; created if missing. */
+  /** Holds the monitor binary and every pod's working directory, volumes and logs; created if missing. */
   rootDir: string;
+  /** Holds the records a start and an exit write (process-files.ts), best on a tmpfs; created if missing. Default: `rootDir`. */
+  stateDir?: string;
   /** Default: the real clock. Drives the start/exec timeouts and the once-a-minute look at adopted monitors. */
   clock?: Clock;
   /** How long startContainer waits for the monitor to report the process. Default 10000 ms. */
@@ -111,17 +113,18 @@ export class ProcessRuntime implements Runtime {
   /** id -> why its volumes are not at their mountPath. */
   private readonly mountProblems = new Map<string, string>();
   /** id -> container directory; filled on start and by scans, so lookups rarely scan. */
-  private readonly dirs = new Map<string, string>();
+  private readonly dirs = new Map<string, ContainerDirEntry>();
   /** Container directory -> when its lost exit was noticed, while the disk cannot take the record (process-status.ts). */
   private readonly unwrittenExits = new Map<string, number>();
 
   constructor(options: ProcessRuntimeOptions) {
-    this.layout = new ProcessLayout(resolve(options.rootDir));
+    this.layout = new ProcessLayout(resolve(options.rootDir), resolve(options.stateDir ?? options.rootDir));
     this.clock = options.clock ?? realClock;
     this.startTimeoutMs = options.startTimeoutMs ?? 10_000;
     this.owner = options.owner;
     this.logPolicy = options.logPolicy ?? DEFAULT_LOG_POLICY;
     ensureDir(this.layout.podsDir);
+    ensureDir(this.layout.statePodsDir);
     ensureDir(this.layout.eventsDir);
     this.layout.tighten();
     this.tools = { monitor: installMonitorBinary(this.layout.rootDir), gzip: findGzip(), ...options.monitorTools };
@@ -134,7 +137,7 @@ export class ProcessRuntime implements Runtime {
       this.sweptCgroups = this.cgroups.sweep((id) => known.has(id));
     }
     this.events = new ContainerEvents({
-      eventsDir: this.layout.eventsDir,
+      eventsDirs: this.layout.eventsDirs(),
       clock: this.clock,
       hasExited: (id) => this.readStatus(id).state === "exited",
     });
@@ -145,7 +148,7 @@ export class ProcessRuntime implements Runtime {
       owner: this.owner,
       ownership: this.ownership,
       removeContainer: (container) => {
-        this.dirs.set(container.id, container.dir);
+        this.dirs.set(container.id, container);
         return this.removeContainer(container.id);
       },
     });
@@ -180,7 +183,7 @@ export class ProcessRuntime implements Runtime {
   async startContainer(config: ContainerConfig): Promise<string> {
     const created = createContainerDir({ layout: this.layout, config, owner: this.owner, podPidsLimit: this.podPidsLimit, clock: this.clock });
     const { id, dir, limits } = created;
-    this.dirs.set(id, dir);
+    this.dirs.set(id, { podUid: config.sandbox.podUid, id, dir });
     // Without a cgroup the container still runs, unlimited: the agent said why at start-up, and the
     // kubelet records a Warning for the container (unenforcedLimits).
     const cgroup = this.cgroups.create(id, limits);
@@ -264,9 +267,10 @@ export class ProcessRuntime implements Runtime {
    * gone is a no-op. Refused, leaving the process running, unless the labels in its config.json prove it ours.
    */
   async removeContainer(id: string): Promise<void> {
-    const dir = this.findDir(id);
-    if (!dir || !this.ownership.removable(`container ${id}`, this.ownership.container(dir))) return;
-    await removeContainerFiles({ id, dir, layout: this.layout, events: this.events, cgroups: this.cgroups, state: () => this.readStatus(id).state });
+    const entry = this.findEntry(id);
+    if (!entry || !this.ownership.removable(`container ${id}`, this.ownership.container(entry.dir))) return;
+    const { dir } = entry;
+    await removeContainerFiles({ id, dir, logDir: this.logDirOf(entry), layout: this.layout, events: this.events, cgroups: this.cgroups, state: () => this.readStatus(id).state });
     this.dirs.delete(id);
     this.unwrittenExits.delete(dir);
     this.unenforced.delete(id);
@@ -305,18 +309,19 @@ export class ProcessRuntime implements Runtime {
 
   /** From the container's cgroup (CPU and memory) and its directory (the log files); no rootfs, as there is no image layer. */
   async containerUsage(id: string): Promise<ContainerUsage | undefined> {
-    const dir = this.findDir(id);
-    if (!dir || this.readStatus(id).state !== "running") return undefined;
+    const entry = this.findEntry(id);
+    if (!entry || this.readStatus(id).state !== "running") return undefined;
     const dirs = this.cgroups.usageDirs(id);
-    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, containerLogFilesSize(dir)]);
+    const [usage, logsUsedBytes] = await Promise.all([dirs ? readCgroupUsage(dirs, this.clock.now()) : { at: this.clock.now() }, containerLogFilesSize(this.logDirOf(entry))]);
     return { ...usage, logsUsedBytes };
   }
 
   /** The containers provably ours; every other container directory is left out (and reported once). */
   async listContainers(): Promise<ContainerInfo[]> {
     const infos: ContainerInfo[] = [];
-    for (const { id, dir } of this.layout.scanContainers()) {
-      this.dirs.set(id, dir);
+    for (const entry of this.layout.scanContainers()) {
+      const { id, dir } = entry;
+      this.dirs.set(id, entry);
       const record = this.ownership.listed(`container ${id}`, dir, this.ownership.container(dir));
       if (!record) continue;
       let status = this.readStatus(id);
@@ -333,9 +338,9 @@ export class ProcessRuntime implements Runtime {
   }
 
   async readLogs(id: string, options: LogOptions = {}): Promise<string> {
-    const dir = this.findDir(id);
-    if (!dir) throw new Error(`logs of container ${id}: no such container`);
-    const path = containerLogPath(dir);
+    const entry = this.findEntry(id);
+    if (!entry) throw new Error(`logs of container ${id}: no such container`);
+    const path = containerLogPath(this.logDirOf(entry));
     if (isCriLogPath(path)) return readCriLogText(path, options.tail);
     const text = readText(path) ?? "";
     if (options.tail === undefined) return text;
@@ -369,12 +374,21 @@ export class ProcessRuntime implements Runtime {
   }
 
   private findDir(id: string): string | undefined {
+    return this.findEntry(id)?.dir;
+  }
+
+  private findEntry(id: string): ContainerDirEntry | undefined {
     const cached = this.dirs.get(id);
-    if (cached && existsSync(cached)) return cached;
+    if (cached && existsSync(cached.dir)) return cached;
     this.dirs.delete(id);
-    for (const entry of this.layout.findContainer(id)) this.dirs.set(entry.id, entry.dir);
+    for (const entry of this.layout.findContainer(id)) this.dirs.set(entry.id, entry);
     const found = this.dirs.get(id);
-    return found && existsSync(found) ? found : undefined;
+    return found && existsSync(found.dir) ? found : undefined;
+  }
+
+  /** Where the container's log is (beside its records, for an earlier version's container). */
+  private logDirOf(entry: ContainerDirEntry): string {
+    return this.layout.logDir(entry.podUid, entry.id);
   }
 
   private readStatus(id: string): ContainerStatus {
