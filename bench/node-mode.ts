@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ClusterClient } from "../src/node/cluster-client.ts";
-import { BINARY, ensureBinary, freePort, killRecordedContainers } from "../test/e2e/helpers.ts";
+import { BINARY, ensureBinary, freePort, killRecordedContainers, removeProcessState } from "../test/e2e/helpers.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const args = process.argv.slice(2);
@@ -159,6 +159,7 @@ class NodeAgent {
       clearTimeout(timer);
     }
     killRecordedContainers(this.work);
+    removeProcessState(this.db);
     rmSync(this.work, { recursive: true, force: true });
   }
 }

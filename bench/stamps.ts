@@ -9,6 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { removeProcessState } from "../test/e2e/helpers.ts";
 
 export const ROOT = resolve(import.meta.dir, "..");
 /** The agent under test: ./minikubelet, or another build to compare with (MINIKUBELET_BINARY=/path). */
@@ -90,6 +91,7 @@ export class BenchDir {
   }
 
   cleanup(): void {
+    removeProcessState(join(this.path, "state.db"));
     rmSync(this.path, { recursive: true, force: true });
   }
 }

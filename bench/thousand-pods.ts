@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { findGzip } from "../src/runtime/process/process-monitor.ts";
 import { installMonitorBinary } from "../src/runtime/process/monitor-binary.ts";
 import { DEFAULT_LOG_POLICY } from "../src/runtime/log-rotation-policy.ts";
-import { BINARY, ensureBinary } from "../test/e2e/helpers.ts";
+import { BINARY, ensureBinary, removeProcessState } from "../test/e2e/helpers.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -145,6 +145,7 @@ async function agentRun(): Promise<AgentFigures> {
     // --stop-pods-on-exit stops every container (SIGTERM, grace, SIGKILL) before the agent exits.
     agent.kill("SIGTERM");
     await exited;
+    removeProcessState(db);
     rmSync(work, { recursive: true, force: true });
   }
 }

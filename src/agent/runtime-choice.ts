@@ -1,10 +1,13 @@
 /**
  * The runtime an agent runs its pods with, made for its database: its own root directory (derived
- * from the database, never shared), the database's identity on everything it creates, and, for
+ * from the database, never shared; the process runtime's records in a directory of their own on a
+ * tmpfs, named by the database too), the database's identity on everything it creates, and, for
  * docker, the node's lock on the engine. Each runtime is loaded only when chosen.
  */
 import { makePrivateDir, tightenMode } from "../host/private-files.ts";
 import { join } from "node:path";
+import { runtimeStateRootOf } from "../store/db-path.ts";
+import { volatileStateBase } from "../host/volatile-state.ts";
 import type { ContainerLogPolicy } from "../runtime/log-rotation-policy.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 
@@ -39,6 +42,17 @@ export interface RuntimeOwnership {
   log: (message: string) => void;
 }
 
+/**
+ * The process runtime's directories for the agent of `dbPath`, whose runtime root is `root`: its
+ * root under it, and the records a start and an exit write on a tmpfs when the host has one
+ * (process-files.ts), else under the root too.
+ */
+export function processRuntimeDirs(root: string, dbPath: string): { rootDir: string; stateDir: string } {
+  const rootDir = join(root, "process");
+  const base = volatileStateBase();
+  return { rootDir, stateDir: base === undefined ? rootDir : join(runtimeStateRootOf(dbPath, base), "process") };
+}
+
 export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeChoice> {
   const { root, owner, logPolicy } = agent;
   // The root holds every container's env, logs and volumes: 0700, an older agent's 0755 narrowed.
@@ -49,11 +63,12 @@ export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeCho
       const { ProcessRuntime } = await import("../runtime/process/process.ts");
       const { ProcessLayout } = await import("../runtime/process/process-files.ts");
       const { containerLogPath } = await import("../runtime/container-log-file.ts");
-      const rootDir = join(root, "process");
+      const { rootDir, stateDir } = processRuntimeDirs(root, agent.dbPath);
       makePrivateDir(rootDir);
-      const layout = new ProcessLayout(rootDir);
-      const runtime = new ProcessRuntime({ rootDir, owner, logPolicy, podPidsLimit: agent.podMaxPids, log: agent.log });
-      return { runtime, root: rootDir, logPathOf: (uid, id) => containerLogPath(layout.containerDir(uid, id)), limitsProblem: runtime.cgroupProblem };
+      makePrivateDir(stateDir);
+      const layout = new ProcessLayout(rootDir, stateDir);
+      const runtime = new ProcessRuntime({ rootDir, stateDir, owner, logPolicy, podPidsLimit: agent.podMaxPids, log: agent.log });
+      return { runtime, root: rootDir, logPathOf: (uid, id) => containerLogPath(layout.logDir(uid, id)), limitsProblem: runtime.cgroupProblem };
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker/docker.ts");

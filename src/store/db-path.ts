@@ -35,6 +35,17 @@ export function runtimeRootOf(dbPath: string): string {
 }
 
 /**
+ * Where the process runtime of `dbPath`'s agent keeps its records when the host has a tmpfs for
+ * them (host/volatile-state.ts gives `base`): a directory named by the database's path, so each
+ * database has its own, as it has its own runtime root.
+ */
+export function runtimeStateRootOf(dbPath: string, base: string): string {
+  // Required here, not imported: the commands that only read the database never load node:crypto.
+  const { createHash } = require("node:crypto") as typeof import("node:crypto");
+  return join(base, createHash("sha256").update(dbPath).digest("hex").slice(0, 16));
+}
+
+/**
  * Symlinks resolved, so one database reached by two names has one lock file and one runtime root.
  * A path that does not exist yet keeps its name under its directory's real path.
  */

@@ -10,10 +10,12 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { Cgroups, detectHostCgroupMode } from "../../src/runtime/process/cgroups.ts";
 import { LABEL } from "../../src/runtime/labels.ts";
-import { runtimeRootOf } from "../../src/store/db-path.ts";
+import { resolveDbPath, runtimeRootOf } from "../../src/store/db-path.ts";
+import { processRuntimeDirs } from "../../src/agent/runtime-choice.ts";
+import { ProcessLayout } from "../../src/runtime/process/process-files.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BINARY = join(ROOT, "minikubelet");
@@ -84,6 +86,9 @@ export class Workspace {
   }
 
   cleanup(): void {
+    // The process runtime's records of each database here, on a tmpfs apart from the workspace (process-files.ts).
+    const databases = new Set([this.db, ...listDir(this.path).filter((name) => name.endsWith(".db")).map((name) => join(this.path, name))]);
+    for (const db of databases) removeProcessState(db);
     rmSync(this.path, { recursive: true, force: true });
   }
 }
@@ -262,46 +267,55 @@ export interface ProcessContainer {
   database?: string;
 }
 
-/** Every container attempt of the database `db` (default the workspace's): <db>.runtime/process/pods. */
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** The process runtime's layout for the agent of database `db`, as the agent derives it. */
+export function processLayoutOf(db: string): ProcessLayout {
+  const dbPath = resolveDbPath(db);
+  const { rootDir, stateDir } = processRuntimeDirs(runtimeRootOf(dbPath), dbPath);
+  return new ProcessLayout(rootDir, stateDir);
+}
+
+/** Removes the process runtime's records of database `db` where they are kept apart from its runtime root (on a tmpfs). */
+export function removeProcessState(db: string): void {
+  const { rootDir, stateDir } = processLayoutOf(db);
+  if (stateDir !== rootDir) rmSync(dirname(stateDir), { recursive: true, force: true });
+}
+
+/** Every container attempt of the database `db` (default the workspace's), read off the runtime's directories. */
 export function processContainers(ws: Workspace, db = ws.db): ProcessContainer[] {
-  const pods = join(runtimeRootOf(db), "process", "pods");
-  if (!existsSync(pods)) return [];
   const found: ProcessContainer[] = [];
-  // The agent creates and removes these directories while we read: one gone meanwhile is skipped.
-  const entries = (dir: string) => {
+  // The agent creates and removes these directories while we read: the layout's scans skip what
+  // they cannot list, and a record gone meanwhile is skipped here.
+  for (const { podUid, id, dir } of processLayoutOf(db).scanContainers()) {
+    let labels: Record<string, string> = {};
     try {
-      return readdirSync(dir);
+      labels = JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).labels ?? {};
     } catch {
-      return [];
+      continue; // being created or removed
     }
-  };
-  for (const podUid of entries(pods)) {
-    const dir = join(pods, podUid, "containers");
-    for (const id of entries(dir)) {
-      const base = join(dir, id);
-      let labels: Record<string, string> = {};
-      try {
-        labels = JSON.parse(readFileSync(join(base, "config.json"), "utf8")).labels ?? {};
-      } catch {
-        continue; // being created or removed
-      }
-      let pid: number | undefined;
-      try {
-        pid = Number(readFileSync(join(base, "pid"), "utf8").trim().split(/\s+/)[0]);
-      } catch {
-        pid = undefined;
-      }
-      found.push({
-        podUid,
-        podName: labels[LABEL.podName] ?? "",
-        id,
-        name: labels[LABEL.containerName] ?? "",
-        attempt: Number(labels[LABEL.attempt] ?? -1),
-        pid,
-        exited: existsSync(join(base, "exit")),
-        database: labels[LABEL.database],
-      });
+    let pid: number | undefined;
+    try {
+      pid = Number(readFileSync(join(dir, "pid"), "utf8").trim().split(/\s+/)[0]);
+    } catch {
+      pid = undefined;
     }
+    found.push({
+      podUid,
+      podName: labels[LABEL.podName] ?? "",
+      id,
+      name: labels[LABEL.containerName] ?? "",
+      attempt: Number(labels[LABEL.attempt] ?? -1),
+      pid,
+      exited: existsSync(join(dir, "exit")),
+      database: labels[LABEL.database],
+    });
   }
   return found;
 }
@@ -373,6 +387,10 @@ function killIfAlive(pid: number): void {
   }
 }
 
+/**
+ * SIGKILLs every container, and its monitor, whose pid file is under `dir` or under the process
+ * runtime's records of a database found there (kept on a tmpfs apart from it, process-files.ts).
+ */
 export function killRecordedContainers(dir: string): void {
   const visit = (path: string) => {
     let entries;
@@ -384,7 +402,10 @@ export function killRecordedContainers(dir: string): void {
     for (const entry of entries) {
       const child = join(path, entry.name);
       if (entry.isDirectory()) visit(child);
-      else if (entry.name === "pid") {
+      else if (entry.name.endsWith(".db")) {
+        const { rootDir, stateDir } = processLayoutOf(child);
+        if (stateDir !== rootDir) visit(stateDir);
+      } else if (entry.name === "pid") {
         const [pid, ticks, , monitorPid, monitorTicks] = readFileSync(child, "utf8").trim().split(/\s+/);
         for (const [target, recorded] of [[Number(pid), ticks], [Number(monitorPid), monitorTicks]] as const) {
           if (!isRunning(target) || startTicks(target) !== recorded) continue;

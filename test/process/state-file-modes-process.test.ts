@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessRuntime } from "../../src/runtime/process/process.ts";
 import { createRuntime } from "../../src/agent/runtime-choice.ts";
+import { removeProcessState } from "../e2e/helpers.ts";
 import { contractContainer, contractPod, waitForStatus } from "../runtime-contract.ts";
 import { compressionDone, logFiles } from "../log-files.ts";
 import { testCgroupIdentities } from "../host-cgroups.ts";
@@ -98,5 +99,6 @@ test("the agent's runtime root (state.db.runtime) an older agent left 0755 is 07
   chmodSync(root, 0o755);
   const choice = await createRuntime({ kind: "process", root, owner: cgroups.ownerFor(join(root, "process")), node: "", dbPath: join(parent, "state.db"), logPolicy: { maxBytes: 1024, maxFiles: 2 }, podMaxPids: undefined, log: () => {} });
   await choice.runtime.close();
+  removeProcessState(join(parent, "state.db"));
   expect({ root: modeOf(root), process: modeOf(join(root, "process")) }).toEqual({ root: "700", process: "700" });
 });
