@@ -300,6 +300,7 @@ export class Kubelet {
    */
   async adopt(plan: AdoptionPlan, backoff: BackoffEntry[]): Promise<void> {
     this.backoff.restore(backoff);
+    for (const key of plan.sandboxesToCheck) this.sandboxSuspects.add(key);
     await applyAdoption(plan, {
       pods: this.pods,
       track: (id, pod) => void this.pleg.track(id, pod.spec.key, trackedKind(pod, id)),

@@ -91,6 +91,22 @@ describe("adoption after an agent restart", () => {
     expect(second.events.some((e) => e.reason === "Adopted" && e.message.includes("not recorded"))).toBe(true);
   });
 
+  test("a pod whose sandbox and containers the runtime lost (a reboot took its records) gets a new sandbox and starts again at once, its restart count going on", async () => {
+    const { clock, runtime, store } = world();
+    const first = agent(clock, runtime, store);
+    const web = pod({ name: "web" });
+    await first.kubelet.sync(desired(web));
+    first.kubelet.stop();
+    runtime.containers.clear();
+    runtime.sandboxes.clear();
+    const second = await restart(clock, runtime, store, first.kubelet, desired(web));
+    const record = second.kubelet.pods.get(web.key)!.app[0]!;
+    expect(runtime.sandboxes.size).toBe(1);
+    expect(record.state).toBe("running");
+    expect(restartCountOf(record)).toBe(1);
+    expect(second.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["Exited"]);
+  });
+
   test("a labelled container that nothing explains is stopped and removed", async () => {
     const { clock, runtime, store } = world();
     const first = agent(clock, runtime, store);

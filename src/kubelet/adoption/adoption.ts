@@ -68,6 +68,12 @@ export interface AdoptionPlan {
   /** Older attempts of known containers beyond the one dead attempt kept for `logs --previous`. */
   superseded: ContainerInfo[];
   orphanSandboxes: SandboxInfo[];
+  /**
+   * Pods whose recorded sandbox the runtime does not list ready (its records lost to a reboot, its
+   * pause container gone): their first pass asks the runtime for it, as the kubelet's
+   * computePodActions finds no ready sandbox and makes a new one.
+   */
+  sandboxesToCheck: PodKey[];
   notes: AdoptionNote[];
   restarts: ReplayedRestart[];
 }
@@ -83,7 +89,7 @@ export function planAdoption(input: AdoptionInput): AdoptionPlan {
       }
     }
   }
-  const plan: AdoptionPlan = { pods: [], orphans: [], superseded: [], orphanSandboxes: [], notes: [], restarts: [] };
+  const plan: AdoptionPlan = { pods: [], orphans: [], superseded: [], orphanSandboxes: [], sandboxesToCheck: [], notes: [], restarts: [] };
   const ours = (labels: Record<string, string>) => isOwnedBy(labels, { node: input.node, database: input.database });
   const byId = new Map(input.containers.map((info) => [info.id, info]));
   const unknown = input.containers
@@ -116,6 +122,8 @@ export function planAdoption(input: AdoptionInput): AdoptionPlan {
   }
   const sandboxIds = new Set(plan.pods.map((p) => p.sandbox?.id));
   plan.orphanSandboxes = input.sandboxes.filter((s) => ours(s.labels) && !sandboxIds.has(s.id));
+  const ready = new Set(input.sandboxes.filter((s) => s.ready).map((s) => s.id));
+  plan.sandboxesToCheck = plan.pods.filter((p) => p.sandbox && !ready.has(p.sandbox.id)).map((p) => p.spec.key);
   return plan;
 }
 
