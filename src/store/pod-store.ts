@@ -56,8 +56,11 @@ export class SqliteStore implements PodStateSink {
   private readonly log: (message: string) => void;
   private lastExpiryError: string | undefined;
   private readonly sql: WriteStatements;
-  /** The last v1 object written per live pod: a pass that changes nothing does not wake `get -w`. */
-  private readonly lastObject = new Map<string, string>();
+  /**
+   * A hash of the last v1 object written per live pod: a pass that changes nothing does not wake
+   * `get -w`. A hash, not the text: a thousand pods' objects would hold megabytes of the heap.
+   */
+  private readonly lastObject = new Map<string, bigint | number>();
   /**
    * A hash of the last record and back-off written per live pod: a pass that changes nothing is not
    * written at all, so a thousand quiet pods cost no transaction (and no WAL growth) per resync.
@@ -82,12 +85,13 @@ export class SqliteStore implements PodStateSink {
     const uid = pod.spec.uid;
     const object = JSON.stringify(served);
     const state = Bun.hash(`${JSON.stringify(pod)}\n${JSON.stringify(backoff)}`);
-    if (events.length === 0 && this.lastObject.get(uid) === object && this.lastState.get(uid) === state) {
+    const objectHash = Bun.hash(object);
+    if (events.length === 0 && this.lastObject.get(uid) === objectHash && this.lastState.get(uid) === state) {
       // Nothing to write, but expiry still follows the loop's passes.
       this.expireIfDue();
       return;
     }
-    this.checkpoint(pod, object, events, () => {
+    this.checkpoint(pod, object, objectHash, events, () => {
       this.sql.clearBackoff.run(pod.spec.uid);
       for (const entry of backoff) this.sql.insertBackoff.run(entry.key, backoffPodUid(entry.key), entry.delayMs, entry.updatedAt);
     }, undefined);
@@ -98,7 +102,7 @@ export class SqliteStore implements PodStateSink {
   /** Marks the pod deleted (kept for `describe` and `events` until retention) with its last events. */
   deletePod(pod: PodRecord, served: V1Pod, events: KubeEvent[]): void {
     const object = JSON.stringify(served);
-    this.checkpoint(pod, object, events, () => this.sql.clearBackoff.run(pod.spec.uid), this.clock.now());
+    this.checkpoint(pod, object, undefined, events, () => this.sql.clearBackoff.run(pod.spec.uid), this.clock.now());
     this.lastObject.delete(pod.spec.uid);
     this.lastState.delete(pod.spec.uid);
     this.expireIfDue();
@@ -182,11 +186,12 @@ export class SqliteStore implements PodStateSink {
     }
   }
 
-  private checkpoint(pod: PodRecord, object: string, events: KubeEvent[], extra: () => void, deletedAt: number | undefined): void {
+  /** `objectHash`: the live pod's object's, which is remembered; undefined for a deletion, which always changes the pod. */
+  private checkpoint(pod: PodRecord, object: string, objectHash: bigint | number | undefined, events: KubeEvent[], extra: () => void, deletedAt: number | undefined): void {
     const uid = pod.spec.uid;
     try {
       this.revisions.transact(this.db, () => {
-        this.writePod(pod, object, deletedAt);
+        this.writePod(pod, object, objectHash, deletedAt);
         for (const [position, container] of allContainers(pod).entries()) this.writeContainer(pod, container, position);
         extra();
         for (const event of events) this.writeEvent(event);
@@ -202,11 +207,11 @@ export class SqliteStore implements PodStateSink {
     }
   }
 
-  private writePod(pod: PodRecord, object: string, deletedAt: number | undefined): void {
+  private writePod(pod: PodRecord, object: string, objectHash: bigint | number | undefined, deletedAt: number | undefined): void {
     const { spec } = pod;
-    const changed = deletedAt !== undefined || this.lastObject.get(spec.uid) !== object;
+    const changed = objectHash === undefined || this.lastObject.get(spec.uid) !== objectHash;
     const revision = changed ? this.revisions.next() : this.revisions.current;
-    if (deletedAt === undefined) this.lastObject.set(spec.uid, object);
+    if (objectHash !== undefined) this.lastObject.set(spec.uid, objectHash);
     // A static pod's uid hashes node, file and content: a manifest written back revives a deleted
     // pod's uid. The new incarnation's attempts start at 0 and must not mix with the old rows.
     if (deletedAt === undefined) for (const clear of this.sql.clearDeletedIncarnation) clear.run(spec.uid);
