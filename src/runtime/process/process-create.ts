@@ -1,10 +1,10 @@
 /**
  * The create half of a process container's start (CRI's CreateContainer): the spec checked against
  * the host, then the container's state directory and its one record (config.json, its labels in
- * it) written before a monitor runs, and its log directory; the monitor creates the log. A start creates no file it does not
- * need: on a filesystem under churn each new inode is a measurable part of a start. Every refusal
- * is a ContainerStartError naming the container, so the loop reports it as the kubelet would a
- * failed start.
+ * it) written before a monitor runs, and its log directory; the monitor creates the log. A start
+ * creates no file it does not need: on a filesystem under churn each new inode is a measurable
+ * part of a start. Every refusal is a ContainerStartError naming the container, so the loop
+ * reports it as the kubelet would a failed start.
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
