@@ -67,6 +67,7 @@ describe("process runtime, records on a tmpfs", () => {
     const logs = join(rootDir, "pods", pod.uid, "containers", id);
     expect(readdirSync(records).sort()).toEqual(["config.json", "monitor.err", "pid"]);
     expect(readdirSync(logs)).toEqual([CRI_LOG_NAME]);
+    expect((await runtime.containerStatus(id)).logPath).toBe(join(logs, CRI_LOG_NAME));
     expect(existsSync(join(stateDir, "pods", pod.uid, "sandbox.json"))).toBe(true);
     expect(readdirSync(join(rootDir, "pods", pod.uid)).sort()).toEqual(["containers"]);
     expect(readdirSync(join(stateDir, "events"))).toEqual([`${id}.started`]);

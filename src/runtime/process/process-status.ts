@@ -22,10 +22,11 @@ export interface StatusSources {
   unwrittenExits: Map<string, number>;
 }
 
-/** The status of container `id` whose directory is `dir`; `unknown` when there is no directory. */
-export function readContainerStatus(id: string, dir: string | undefined, sources: StatusSources): ContainerStatus {
-  if (!dir) return { id, state: "unknown" };
-  const logPath = containerLogPath(dir);
+/** The status of container `id` whose records are in `dir` and logs in `logDir`; `unknown` when there is no directory. */
+export function readContainerStatus(id: string, dirs: { dir: string; logDir: string } | undefined, sources: StatusSources): ContainerStatus {
+  if (!dirs) return { id, state: "unknown" };
+  const { dir } = dirs;
+  const logPath = containerLogPath(dirs.logDir);
   const pid = readPid(dir);
   const exited = (): ContainerStatus | undefined => {
     const exit = readExit(dir);

@@ -392,7 +392,8 @@ export class ProcessRuntime implements Runtime {
   }
 
   private readStatus(id: string): ContainerStatus {
-    return readContainerStatus(id, this.findDir(id), { cgroups: this.cgroups, clock: this.clock, unwrittenExits: this.unwrittenExits });
+    const entry = this.findEntry(id);
+    return readContainerStatus(id, entry && { dir: entry.dir, logDir: this.logDirOf(entry) }, { cgroups: this.cgroups, clock: this.clock, unwrittenExits: this.unwrittenExits });
   }
 }
 
