@@ -200,7 +200,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   } catch (error) {
     log(`creating the namespaces' default ServiceAccounts and kube-root-ca.crt failed: ${(error as Error).message}`);
   }
-  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: chosen.root, node, api: apiUrl, kubelet: kubeletEndpoint?.url })) log(line);
+  for (const line of startBanner({ pid: process.pid, database: dbPath, runtime: runtime.name, runtimeRoot: chosen.root, runtimeState: chosen.stateRoot, node, api: apiUrl, kubelet: kubeletEndpoint?.url })) log(line);
   if (chosen.limitsProblem) log(`cgroups: ${chosen.limitsProblem}; containers run without their resource limits`);
   // The node's own events (no pod's): told like the loop's and saved at once.
   const nodeEvents = (events: KubeEvent[]) => {

@@ -1,6 +1,7 @@
 /**
  * What `run` says about itself at start, on stderr: enough to find this agent's process, its state
  * and its containers (pid, database, runtime and its root, node, API address) before the first event.
+ * The process runtime's records, when they are on a tmpfs apart from its root, get a line too.
  */
 
 export interface AgentIdentity {
@@ -9,6 +10,8 @@ export interface AgentIdentity {
   runtime: string;
   /** Where the runtime keeps this agent's files (process: pods and monitors; docker: volumes). */
   runtimeRoot: string;
+  /** Where the process runtime keeps its containers' records, when not under the root (process-files.ts). */
+  runtimeState?: string;
   node: string;
   /** The API's listen address; undefined while the agent serves none. */
   api: string | undefined;
@@ -23,6 +26,7 @@ export function startBanner(agent: AgentIdentity): string[] {
     ["database", agent.database],
     ["runtime", agent.runtime],
     ["runtime root", agent.runtimeRoot],
+    ...(agent.runtimeState === undefined ? [] : [["runtime state", agent.runtimeState] as [string, string]]),
     ["node", agent.node === "" ? "(none: pods keep their manifest names)" : agent.node],
     ["api", agent.api ?? "off"],
     ["kubelet", agent.kubelet ?? "off"],

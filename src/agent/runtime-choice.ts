@@ -17,6 +17,8 @@ export interface RuntimeChoice {
   runtime: Runtime;
   /** The directory the runtime keeps this agent's files in. */
   root: string;
+  /** Where the process runtime keeps its containers' records, when apart from `root` (on a tmpfs). */
+  stateRoot?: string;
   /** Where an attempt's output file is, for `logs` (the process runtime keeps one per attempt). */
   logPathOf?: (podUid: string, containerId: string) => string | undefined;
   /** Releases what the agent holds in the runtime beyond its database's lock (docker: the node). */
@@ -68,7 +70,7 @@ export async function createRuntime(agent: RuntimeOwnership): Promise<RuntimeCho
       makePrivateDir(stateDir);
       const layout = new ProcessLayout(rootDir, stateDir);
       const runtime = new ProcessRuntime({ rootDir, stateDir, owner, logPolicy, podPidsLimit: agent.podMaxPids, log: agent.log });
-      return { runtime, root: rootDir, logPathOf: (uid, id) => containerLogPath(layout.logDir(uid, id)), limitsProblem: runtime.cgroupProblem };
+      return { runtime, root: rootDir, ...(stateDir !== rootDir && { stateRoot: stateDir }), logPathOf: (uid, id) => containerLogPath(layout.logDir(uid, id)), limitsProblem: runtime.cgroupProblem };
     }
     case "docker": {
       const { DockerRuntime } = await import("../runtime/docker/docker.ts");
