@@ -9,7 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BINARY, ENV, ROOT, processesMentioning, waitFor } from "./helpers.ts";
+import { BINARY, ENV, ROOT, processesMentioning, removeProcessState, waitFor } from "./helpers.ts";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -18,7 +18,10 @@ afterEach(async () => {
 
 test("after scripts/demo, `get pods` and `describe pod web-lab` work exactly as typed", async () => {
   const state = mkdtempSync(join(tmpdir(), "minikubelet-demo-e2e-"));
-  cleanups.push(() => rmSync(state, { recursive: true, force: true }));
+  cleanups.push(() => {
+    removeProcessState(join(state, "state.db"));
+    rmSync(state, { recursive: true, force: true });
+  });
   const env = { ...ENV, MINIKUBELET_DB: join(state, "state.db") };
   const demo = spawn(join(ROOT, "scripts/demo"), [], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
