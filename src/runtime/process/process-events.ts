@@ -12,7 +12,7 @@
  * its monitor died first), as only that tells a monitor killed with the container still running (the
  * exit is then recorded as lost).
  */
-import { existsSync, readdirSync, watch, type FSWatcher } from "node:fs";
+import { readdirSync, watch, type FSWatcher } from "node:fs";
 import type { Clock } from "../../clock.ts";
 import type { RuntimeEvent } from "../runtime.ts";
 
@@ -40,7 +40,7 @@ export class ContainerEvents {
   private closed = false;
 
   constructor(private readonly options: ContainerEventsOptions) {
-    this.watchers = options.eventsDirs.filter((dir) => existsSync(dir)).map((dir) => {
+    this.watchers = options.eventsDirs.map((dir) => {
       const watcher = watch(dir, (_type, filename) => {
         const name = filename?.toString() ?? "";
         const dot = name.lastIndexOf(".");

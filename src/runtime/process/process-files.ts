@@ -114,6 +114,8 @@ export class ProcessLayout {
     readonly stateDir: string = rootDir,
   ) {}
 
+  private knownEventsDirs: string[] | undefined;
+
   /** Whether records live apart from the logs and volumes, so an earlier version's may be found under `rootDir`. */
   private get split(): boolean {
     return this.stateDir !== this.rootDir;
@@ -149,10 +151,15 @@ export class ProcessLayout {
   logDir(podUid: string, id: string): string {
     return join(this.podsDir, podUid, "containers", id);
   }
-  /** The events directories monitors may still drop markers into: the runtime's, and the root's when an earlier version's monitors wrote there. */
+  /**
+   * The events directories monitors may still drop markers into: the runtime's, and the root's when
+   * an earlier version's monitors wrote there. Looked for once: this version never makes the root's.
+   */
   eventsDirs(): string[] {
+    if (this.knownEventsDirs) return this.knownEventsDirs;
     const earlier = join(this.rootDir, "events");
-    return this.split && existsSync(earlier) ? [this.eventsDir, earlier] : [this.eventsDir];
+    this.knownEventsDirs = this.split && existsSync(earlier) ? [this.eventsDir, earlier] : [this.eventsDir];
+    return this.knownEventsDirs;
   }
   /** Where a container's marker of `kind` is, or may be (an earlier version's container's is under the root). */
   markers(id: string, kind: "started" | "exited"): string[] {
